@@ -12,8 +12,6 @@ import sys
 # Command groups, in the order `denpex --help` lists them. Each module defines
 # `register(subparsers: argparse._SubParsersAction) -> None`.
 COMMAND_MODULES = (
-    "bot.cli.diagnose",
-    "bot.cli.lookup",
     "bot.cli.rules",
 )
 

@@ -1,0 +1,76 @@
+"""`denpex rules lint` and `denpex rules test`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bot.cli import UsageError
+from bot.matcher.rulebook import RuleError, default_rules_dir, load_rulebook
+from bot.matcher.selftest import run_examples
+
+
+def _load(args: argparse.Namespace):
+    warnings: list[str] | None = [] if args.allow_missing else None
+    rules_dir = Path(args.rules_dir) if args.rules_dir else default_rules_dir()
+    if not rules_dir.is_dir():
+        raise UsageError(f"rules folder not found: {rules_dir}")
+    try:
+        book = load_rulebook(rules_dir, warnings=warnings)
+    except RuleError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(exc.problems)} problem(s) in {rules_dir}", file=sys.stderr)
+        return None
+    for w in warnings or []:
+        print(f"warning: {w}", file=sys.stderr)
+    return book
+
+
+def lint(args: argparse.Namespace) -> int:
+    book = _load(args)
+    if book is None:
+        return 1
+    print(f"{len(book)} rules OK")
+    return 0
+
+
+def test(args: argparse.Namespace) -> int:
+    book = _load(args)
+    if book is None:
+        return 1
+    only = set(args.only) if args.only else None
+    if only and (unknown := only - set(book.ids)):
+        raise UsageError(f"no rule with id {', '.join(sorted(unknown))}")
+    results = run_examples(book, only)
+    failed = [r for r in results if not r.ok]
+    for r in failed:
+        print(f"FAIL {r.rule_id} [{r.kind}] {r.example}: {r.problem}")
+    if args.verbose:
+        for r in results:
+            if r.ok:
+                print(f"ok   {r.rule_id} [{r.kind}] {r.example}")
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="check the knowledge base")
+    rsub = p.add_subparsers(dest="rules_command", metavar="ACTION")
+    rsub.required = True
+    for name, fn, helptext in (
+        ("lint", lint, "validate every rule file (schema, regexes, references, duplicates)"),
+        ("test", test, "run every rule's examples and near-misses through the matcher"),
+    ):
+        q = rsub.add_parser(name, help=helptext)
+        q.add_argument("--rules-dir", help="rules folder (default: $DENPEX_RULES_DIR or ./rules)")
+        q.add_argument(
+            "--allow-missing",
+            action="store_true",
+            help="report references to ids that do not exist yet as warnings (while writing entries)",
+        )
+        if name == "test":
+            q.add_argument("--only", nargs="+", metavar="ID", help="test only these rules")
+            q.add_argument("-v", "--verbose", action="store_true", help="list passing examples too")
+        q.set_defaults(handler=fn)

@@ -1,0 +1,494 @@
+"""Rule files: loading, validation and the in-memory rulebook.
+
+A rule file is `rules/<category>/<id>.yaml`; `rules/README.md` documents every field. Loading
+validates everything it can check without running the matcher and reports each problem as
+`<file>: <field>: <problem>`, all of them at once, so a rule author fixes a file in one pass.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+import yaml
+
+CATEGORIES = (
+    "network",
+    "distributed",
+    "hardware",
+    "scheduler",
+    "memory",
+    "gpu",
+    "environment",
+    "checkpoint",
+    "storage",
+    "numerics",
+    "code",
+    "compiler",
+    "config",
+    "inference",
+    "data",
+)
+SEVERITIES = ("critical", "high", "medium", "low")
+ROLES = ("root", "consequence", "wrapper")
+# The follow-up questions every entry answers (issue 2); the Slack bot maps questions to these.
+ANSWER_KEYS = (
+    "hardware_or_software",
+    "fix_time",
+    "inference_impact",
+    "cheapest_check",
+    "next_checks",
+    "recurrence",
+    "monitor",
+    "scale",
+    "docs",
+)
+STACKS = ("pytorch", "hf_trainer", "deepspeed", "megatron", "vllm", "lightning", "accelerate")
+
+_TOP_FIELDS = (
+    "id", "title", "category", "severity", "tags", "systems", "summary", "root_cause",
+    "mechanism", "symptoms", "fix", "verify", "confirm", "answers", "code", "related",
+    "references", "falsepositives", "match", "examples",
+)  # fmt: skip
+_REQUIRED = set(_TOP_FIELDS) - {"falsepositives", "code"}
+
+
+class RuleError(Exception):
+    """One or more rule files are invalid; `problems` holds one `<file>: <field>: <problem>` each."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    pattern: str
+    weight: float
+    compiled: regex.Pattern[str]
+    unless: regex.Pattern[str] | None = None
+    keywords: tuple[str, ...] = ()  # lower-case literals; empty means the rule's keywords
+
+
+@dataclass(frozen=True)
+class Symptom:
+    line: str
+    means: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    summary: str
+    steps: tuple[str, ...]
+    env: dict[str, str]
+    commands: str
+    config: str
+
+
+@dataclass(frozen=True)
+class Verify:
+    command: str
+    expect: str
+
+
+@dataclass(frozen=True)
+class Reference:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    log: str
+    why: str = ""
+    initiating_rank: int | None = None
+    collateral: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    category: str
+    severity: str
+    tags: tuple[str, ...]
+    systems: tuple[str, ...]
+    summary: str
+    root_cause: str
+    mechanism: str
+    symptoms: tuple[Symptom, ...]
+    fix: Fix
+    verify: Verify
+    confirm: tuple[str, ...]
+    answers: dict[str, str]
+    code: dict[str, str]
+    related: tuple[str, ...]
+    references: tuple[Reference, ...]
+    falsepositives: tuple[str, ...]
+    keywords: tuple[str, ...]
+    signatures: tuple[Signature, ...]
+    role: str
+    collateral_of: tuple[str, ...]
+    min_score: float
+    examples: tuple[Example, ...]
+    near_misses: tuple[Example, ...]
+    path: Path = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Rulebook:
+    rules: tuple[Rule, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {r.id: r for r in self.rules})
+
+    def get(self, rule_id: str) -> Rule | None:
+        return self._by_id.get(rule_id)  # type: ignore[attr-defined]
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.rules]
+
+
+def default_rules_dir() -> Path:
+    """`$DENPEX_RULES_DIR`, else the `rules/` folder next to the `bot` package."""
+    env = os.environ.get("DENPEX_RULES_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+class _Checker:
+    """Collects problems for one file instead of stopping at the first."""
+
+    def __init__(self, path: Path, problems: list[str]):
+        self.path = path
+        self.problems = problems
+
+    def fail(self, where: str, problem: str) -> None:
+        self.problems.append(f"{self.path}: {where}: {problem}")
+
+    def text(self, data: dict[str, Any], key: str, where: str = "", required: bool = True) -> str:
+        value = data.get(key)
+        name = f"{where}{key}"
+        if value is None:
+            if required:
+                self.fail(name, "missing")
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            self.fail(name, "must be a non-empty string")
+            return ""
+        return value.strip()
+
+    def strings(self, data: dict[str, Any], key: str, where: str = "", min_len: int = 1) -> tuple[str, ...]:
+        value = data.get(key)
+        name = f"{where}{key}"
+        if value is None:
+            if min_len:
+                self.fail(name, "missing")
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            self.fail(name, "must be a list of non-empty strings")
+            return ()
+        if len(value) < min_len:
+            self.fail(name, f"needs at least {min_len} item(s), has {len(value)}")
+        return tuple(v.strip() for v in value)
+
+    def mapping(self, data: dict[str, Any], key: str, where: str = "", required: bool = True) -> dict[str, Any]:
+        value = data.get(key)
+        name = f"{where}{key}"
+        if value is None:
+            if required:
+                self.fail(name, "missing")
+            return {}
+        if not isinstance(value, dict):
+            self.fail(name, "must be a mapping")
+            return {}
+        return value
+
+    def compile(self, pattern: Any, where: str) -> regex.Pattern[str] | None:
+        if not isinstance(pattern, str) or not pattern:
+            self.fail(where, "must be a non-empty regex string")
+            return None
+        try:
+            return regex.compile(pattern)
+        except regex.error as exc:
+            self.fail(where, f"does not compile: {exc}")
+            return None
+
+
+def _examples(ck: _Checker, raw: Any, where: str, min_len: int) -> tuple[Example, ...]:
+    if not isinstance(raw, list):
+        ck.fail(where, "must be a list of {name, log} items")
+        return ()
+    if len(raw) < min_len:
+        ck.fail(where, f"needs at least {min_len} example(s), has {len(raw)}")
+    out = []
+    for i, item in enumerate(raw):
+        w = f"{where}[{i}]."
+        if not isinstance(item, dict):
+            ck.fail(w.rstrip("."), "must be a mapping with name and log")
+            continue
+        unknown = set(item) - {"name", "log", "why", "initiating_rank", "collateral"}
+        if unknown:
+            ck.fail(w.rstrip("."), f"unknown field(s): {', '.join(sorted(unknown))}")
+        rank = item.get("initiating_rank")
+        if rank is not None and not isinstance(rank, int):
+            ck.fail(f"{w}initiating_rank", "must be an integer")
+            rank = None
+        out.append(
+            Example(
+                name=ck.text(item, "name", w),
+                log=ck.text(item, "log", w),
+                why=ck.text(item, "why", w, required=False),
+                initiating_rank=rank,
+                collateral=ck.strings(item, "collateral", w, min_len=0),
+            )
+        )
+    return tuple(out)
+
+
+def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
+    raw = match.get("signatures")
+    if not isinstance(raw, list) or not raw:
+        ck.fail("match.signatures", "must be a non-empty list")
+        return ()
+    out, names = [], set()
+    for i, item in enumerate(raw):
+        w = f"match.signatures[{i}]"
+        if not isinstance(item, dict):
+            ck.fail(w, "must be a mapping with name, pattern, weight")
+            continue
+        unknown = set(item) - {"name", "pattern", "weight", "unless", "keywords"}
+        if unknown:
+            ck.fail(w, f"unknown field(s): {', '.join(sorted(unknown))}")
+        name = ck.text(item, "name", w + ".")
+        if name in names:
+            ck.fail(f"{w}.name", f"duplicate signature name {name!r}")
+        names.add(name)
+        compiled = ck.compile(item.get("pattern"), f"{w}.pattern")
+        weight = item.get("weight")
+        if not isinstance(weight, int | float) or not 0 < weight <= 1:
+            ck.fail(f"{w}.weight", "must be a number in (0, 1]")
+            weight = 0.0
+        unless = None
+        if item.get("unless") is not None:
+            unless = ck.compile(item["unless"], f"{w}.unless")
+        keywords = ck.strings(item, "keywords", w + ".", min_len=0)
+        if compiled is not None:
+            out.append(
+                Signature(
+                    name=name,
+                    pattern=item["pattern"],
+                    weight=float(weight),
+                    compiled=compiled,
+                    unless=unless,
+                    keywords=tuple(k.lower() for k in keywords),
+                )
+            )
+    return tuple(out)
+
+
+def parse_rule(path: Path, data: Any, problems: list[str]) -> Rule | None:
+    """Validate one parsed YAML document; append problems; return the Rule when usable."""
+    ck = _Checker(path, problems)
+    before = len(problems)
+    if not isinstance(data, dict):
+        ck.fail("(file)", "must be a YAML mapping")
+        return None
+    unknown = set(data) - set(_TOP_FIELDS)
+    if unknown:
+        ck.fail("(file)", f"unknown field(s): {', '.join(sorted(unknown))}")
+    for key in sorted(_REQUIRED - set(data)):
+        ck.fail(key, "missing")
+
+    rule_id = ck.text(data, "id")
+    if rule_id and rule_id != path.stem:
+        ck.fail("id", f"{rule_id!r} differs from the file name {path.stem!r}")
+    if rule_id and not regex.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule_id):
+        ck.fail("id", "must be lower-case words joined by '-'")
+    category = ck.text(data, "category")
+    if category and category not in CATEGORIES:
+        ck.fail("category", f"{category!r} is not one of {', '.join(CATEGORIES)}")
+    if category and path.parent.name != category:
+        ck.fail("category", f"{category!r} but the file lives in {path.parent.name}/")
+    severity = ck.text(data, "severity")
+    if severity and severity not in SEVERITIES:
+        ck.fail("severity", f"{severity!r} is not one of {', '.join(SEVERITIES)}")
+
+    symptoms = []
+    for i, item in enumerate(data.get("symptoms") or []):
+        if not isinstance(item, dict):
+            ck.fail(f"symptoms[{i}]", "must be a mapping with line and means")
+            continue
+        symptoms.append(
+            Symptom(ck.text(item, "line", f"symptoms[{i}]."), ck.text(item, "means", f"symptoms[{i}]."))
+        )
+    if "symptoms" in data and not symptoms:
+        ck.fail("symptoms", "needs at least one {line, means} item")
+
+    fix_raw = ck.mapping(data, "fix")
+    fix = Fix(
+        summary=ck.text(fix_raw, "summary", "fix."),
+        steps=ck.strings(fix_raw, "steps", "fix.", min_len=0),
+        env={str(k): str(v) for k, v in (fix_raw.get("env") or {}).items()},
+        commands=ck.text(fix_raw, "commands", "fix.", required=False),
+        config=ck.text(fix_raw, "config", "fix.", required=False),
+    )
+    if fix_raw and not (fix.env or fix.commands or fix.config or fix.steps):
+        ck.fail("fix", "needs env, commands, config or steps: say exactly what to change")
+    verify_raw = ck.mapping(data, "verify")
+    verify = Verify(ck.text(verify_raw, "command", "verify."), ck.text(verify_raw, "expect", "verify."))
+
+    answers_raw = ck.mapping(data, "answers")
+    answers = {}
+    for key in ANSWER_KEYS:
+        answers[key] = ck.text(answers_raw, key, "answers.")
+    for key in sorted(set(answers_raw) - set(ANSWER_KEYS)):
+        ck.fail(f"answers.{key}", f"unknown question key (known: {', '.join(ANSWER_KEYS)})")
+
+    code_raw = ck.mapping(data, "code", required=False)
+    code = {}
+    for key, value in code_raw.items():
+        if key not in STACKS:
+            ck.fail(f"code.{key}", f"unknown stack (known: {', '.join(STACKS)})")
+        elif not isinstance(value, str) or not value.strip():
+            ck.fail(f"code.{key}", "must be a non-empty string")
+        else:
+            code[key] = value.rstrip()
+
+    references = []
+    for i, item in enumerate(data.get("references") or []):
+        if not isinstance(item, dict):
+            ck.fail(f"references[{i}]", "must be a mapping with title and url")
+            continue
+        url = ck.text(item, "url", f"references[{i}].")
+        if url and not url.startswith(("https://", "http://")):
+            ck.fail(f"references[{i}].url", "must be an http(s) URL")
+        references.append(Reference(ck.text(item, "title", f"references[{i}]."), url))
+    if "references" in data and not references:
+        ck.fail("references", "needs at least one {title, url} item")
+
+    match = ck.mapping(data, "match")
+    unknown = set(match) - {"keywords", "signatures", "role", "collateral_of", "min_score"}
+    if unknown:
+        ck.fail("match", f"unknown field(s): {', '.join(sorted(unknown))}")
+    keywords = ck.strings(match, "keywords", "match.")
+    signatures = _signatures(ck, match) if match else ()
+    role = match.get("role", "root")
+    if role not in ROLES:
+        ck.fail("match.role", f"{role!r} is not one of {', '.join(ROLES)}")
+    min_score = match.get("min_score", 0.25)
+    if not isinstance(min_score, int | float) or not 0 < min_score <= 1:
+        ck.fail("match.min_score", "must be a number in (0, 1]")
+        min_score = 0.25
+
+    examples_raw = ck.mapping(data, "examples")
+    unknown = set(examples_raw) - {"match", "near_miss"}
+    if unknown:
+        ck.fail("examples", f"unknown field(s): {', '.join(sorted(unknown))}")
+    examples = _examples(ck, examples_raw.get("match", []), "examples.match", 2)
+    near = _examples(ck, examples_raw.get("near_miss", []), "examples.near_miss", 1)
+
+    if len(problems) > before:
+        return None
+    return Rule(
+        id=rule_id,
+        title=ck.text(data, "title"),
+        category=category,
+        severity=severity,
+        tags=ck.strings(data, "tags"),
+        systems=ck.strings(data, "systems"),
+        summary=ck.text(data, "summary"),
+        root_cause=ck.text(data, "root_cause"),
+        mechanism=ck.text(data, "mechanism"),
+        symptoms=tuple(symptoms),
+        fix=fix,
+        verify=verify,
+        confirm=ck.strings(data, "confirm"),
+        answers=answers,
+        code=code,
+        related=ck.strings(data, "related", min_len=2),
+        references=tuple(references),
+        falsepositives=ck.strings(data, "falsepositives", min_len=0),
+        keywords=tuple(k.lower() for k in keywords),
+        signatures=signatures,
+        role=role,
+        collateral_of=ck.strings(match, "collateral_of", "match.", min_len=0),
+        min_score=float(min_score),
+        examples=examples,
+        near_misses=near,
+        path=path,
+    )
+
+
+def _cross_check(rules: list[Rule], problems: list[str], warnings: list[str] | None) -> None:
+    seen: dict[str, Path] = {}
+    for rule in rules:
+        if rule.id in seen:
+            problems.append(f"{rule.path}: id: duplicate of {seen[rule.id]}")
+        seen[rule.id] = rule.path
+    # While the knowledge base is being written, references to entries not written yet may be
+    # downgraded to warnings (`denpex rules lint --allow-missing`); CI never does that.
+    missing = warnings if warnings is not None else problems
+    for rule in rules:
+        for rid in rule.related:
+            if rid not in seen:
+                missing.append(f"{rule.path}: related: unknown id {rid!r}")
+            elif rid == rule.id:
+                problems.append(f"{rule.path}: related: lists itself")
+        for rid in rule.collateral_of:
+            if rid not in seen:
+                missing.append(f"{rule.path}: match.collateral_of: unknown id {rid!r}")
+        for ex in rule.examples + rule.near_misses:
+            for rid in ex.collateral:
+                if rid not in seen:
+                    missing.append(f"{rule.path}: examples {ex.name!r}: collateral: unknown id {rid!r}")
+
+
+def rule_files(rules_dir: Path) -> list[Path]:
+    return sorted(p for p in rules_dir.glob("*/*.yaml") if p.is_file())
+
+
+def load_rulebook(
+    rules_dir: Path | None = None,
+    *,
+    files: Iterable[Path] | None = None,
+    warnings: list[str] | None = None,
+) -> Rulebook:
+    """Load and validate every rule; raise RuleError listing every problem found.
+
+    With a `warnings` list, references to ids that do not exist go there instead of failing.
+    """
+    rules_dir = rules_dir or default_rules_dir()
+    if files is None:
+        if not rules_dir.is_dir():
+            raise RuleError([f"{rules_dir}: (dir): rules folder not found (set DENPEX_RULES_DIR)"])
+        files = rule_files(rules_dir)
+    problems: list[str] = []
+    rules: list[Rule] = []
+    for path in files:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            problems.append(f"{path}: (file): cannot be read as YAML: {exc}".replace("\n", " "))
+            continue
+        rule = parse_rule(path, data, problems)
+        if rule is not None:
+            rules.append(rule)
+    _cross_check(rules, problems, warnings)
+    if problems:
+        raise RuleError(problems)
+    return Rulebook(tuple(rules))

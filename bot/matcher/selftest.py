@@ -1,0 +1,67 @@
+"""`denpex rules test`: every rule's own examples, run through the whole matcher.
+
+A positive example must diagnose as its rule (root cause first), with the initiating rank and
+collateral the example states; a near-miss must not produce that rule at all. Each example runs
+with and without the prefilter, which must agree (a keyword list that misses what a regex
+matches is a bug in the rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.matcher.engine import Matcher
+from bot.matcher.model import Diagnosis
+from bot.matcher.rulebook import Example, Rule, Rulebook
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    rule_id: str
+    example: str
+    kind: str  # match | near_miss
+    ok: bool
+    problem: str = ""
+
+
+def _comparable(d: Diagnosis) -> dict:
+    out = d.to_dict()
+    out.pop("stats")
+    return out
+
+
+def check_example(matcher: Matcher, naive: Matcher, rule: Rule, ex: Example, kind: str) -> ExampleResult:
+    d = matcher.diagnose(ex.log)
+    ids = [m.id for m in d.matches]
+    problem = ""
+    if kind == "match":
+        if not ids:
+            problem = f"no match (unmatched line: {d.unmatched!r})"
+        elif ids[0] != rule.id:
+            problem = f"root cause is {ids[0]!r}, expected {rule.id!r} (all: {ids})"
+        elif ex.initiating_rank is not None and d.initiating_rank != ex.initiating_rank:
+            problem = f"initiating rank {d.initiating_rank}, expected {ex.initiating_rank}"
+        else:
+            coll = {c.id for c in d.collateral}
+            lacking = [c for c in ex.collateral if c not in coll]
+            if lacking:
+                problem = f"expected collateral {lacking} not found (collateral: {sorted(coll)})"
+    elif rule.id in ids:
+        problem = f"near-miss matched {rule.id!r} (matches: {ids})"
+    if not problem and _comparable(naive.diagnose(ex.log)) != _comparable(d):
+        problem = "differs without the prefilter: a keyword is missing from match.keywords"
+    return ExampleResult(rule.id, ex.name, kind, not problem, problem)
+
+
+def run_examples(rulebook: Rulebook, only: set[str] | None = None) -> list[ExampleResult]:
+    matcher = Matcher(rulebook)
+    naive = Matcher(rulebook, prefilter=False)
+    results = []
+    for rule in rulebook:
+        if only and rule.id not in only:
+            continue
+        for ex in rule.examples:
+            results.append(check_example(matcher, naive, rule, ex, "match"))
+        for ex in rule.near_misses:
+            results.append(check_example(matcher, naive, rule, ex, "near_miss"))
+    return results
