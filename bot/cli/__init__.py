@@ -12,7 +12,11 @@ import sys
 # Command groups, in the order `denpex --help` lists them. Each module defines
 # `register(subparsers: argparse._SubParsersAction) -> None`.
 COMMAND_MODULES = (
+    "bot.cli.diagnose",
+    "bot.cli.lookup",
     "bot.cli.rules",
+    "bot.cli.codes",
+    "bot.cli.stats",
 )
 
 

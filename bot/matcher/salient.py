@@ -29,7 +29,7 @@ _EXC_LINE = regex.compile(
 _ERROR_LINE = regex.compile(
     r"\b(?:FATAL|Fatal|fatal|ERROR|Error|error|CRITICAL|Segmentation fault|Aborted|Killed|failed|Failed)\b"
 )
-_NOT_ERROR = regex.compile(r"(?i)\bwarn(?:ing)?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b")
+_NOT_ERROR = regex.compile(r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b")
 _ELASTIC_RANK = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\b")
 _WORLD = regex.compile(
     r"(?i:world[_ ]size)\s*[=:]?\s*(\d{1,6})\b|\bnranks\s+(\d{1,6})\b|\bnRanks\s+(\d{1,6})\b"

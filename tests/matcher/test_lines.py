@@ -1,0 +1,67 @@
+"""Per-line facts: rank prefixes of every launcher, NCCL's host prefix, timestamp formats."""
+
+import pytest
+
+from bot.matcher.lines import parse_line, parse_timestamp, strip_prefixes
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        ("[rank3]:RuntimeError: boom", 3),
+        ("[rank12]:[E1130 04:12:55.118204 3301 ProcessGroupNCCL.cpp:616] x", 12),
+        ("[default5]:Traceback (most recent call last):", 5),
+        ("7: RuntimeError: CUDA error", 7),
+        ("[1,3]<stderr>:NCCL WARN", 3),
+        ("[1,14]<stdout>:step 10", 14),
+        ("worker-2: [rank9]: torch.OutOfMemoryError", 9),
+        ("[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout", 6),
+        ("[PG 0 Rank 4] Timeout at NCCL work: 12", 4),
+        ("RuntimeError: CUDA error: an illegal memory access", None),
+    ],
+)
+def test_rank_is_recovered_from_every_launcher_prefix(line, rank):
+    """Each launcher's prefix (and a rank named in the message) yields the rank."""
+    assert parse_line(line).rank == rank
+
+
+def test_nccl_prefix_is_a_host_and_device_not_a_rank():
+    """NCCL's `host:pid:tid [dev]` bracket is a local device: keep the host, no rank."""
+    facts = parse_line("node07:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 11[3] via NET/IB/0")
+    assert (facts.host, facts.device, facts.rank) == ("node07", 3, None)
+
+
+def test_rank_prefix_and_nccl_prefix_together():
+    """A torch rank prefix in front of NCCL's own prefix gives both."""
+    facts = parse_line("[rank8]:node02:2211:2290 [0] NCCL WARN NET/IB : Got completion")
+    assert (facts.rank, facts.host, facts.device) == (8, "node02", 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "kind", "text"),
+    [
+        ("2024-05-01T10:00:00.250Z rank 0 failed", "iso", "2024-05-01T10:00:00.250"),
+        ("[2024-05-01 10:00:00,123] [ERROR] x", "iso", "2024-05-01 10:00:00,123"),
+        ("May  1 10:00:00 node01 kernel: NVRM: Xid 79", "syslog", "May  1 10:00:00"),
+        ("I0501 10:00:00.123456 1234 file.cc:1] x", "glog", "I0501 10:00:00.123456"),
+        ("[rank1]:[E0501 10:00:00.5 99 x.cpp:1] y", "glog", "E0501 10:00:00.5"),
+        ("[ 1234.567890] NVRM: Xid (PCI:0000:1b:00): 79", "uptime", "[ 1234.567890]"),
+    ],
+)
+def test_timestamp_formats(line, kind, text):
+    """ISO, bracketed Python logging, syslog, glog and dmesg stamps are all read."""
+    ts = parse_timestamp(line)
+    assert ts is not None and ts.kind == kind and ts.text == text
+
+
+def test_timestamps_order_within_a_kind():
+    """Later stamps compare greater, down to the fraction of a second."""
+    a = parse_timestamp("[2024-05-01 10:00:00,123] a")
+    b = parse_timestamp("[2024-05-01 10:00:00,456] b")
+    assert a.value < b.value
+
+
+def test_strip_prefixes_leaves_the_message():
+    """The message a program printed, with the launcher's prefix removed."""
+    assert strip_prefixes("[rank3]:Traceback (most recent call last):") == "Traceback (most recent call last):"
+    assert strip_prefixes("node1: [default0]:KeyError: 'x'") == "KeyError: 'x'"

@@ -1,0 +1,203 @@
+"""Root versus collateral, initiating rank, confidence and the unmatched line, on a small rulebook."""
+
+import json
+
+import pytest
+import yaml
+
+from bot.matcher import Matcher, RuleError, load_rulebook
+from tests.matcher.rulefactory import rule_doc, sig, standard_book, write_rules
+
+
+@pytest.fixture
+def matcher(tmp_path):
+    return standard_book(tmp_path)
+
+
+def test_healthy_log_yields_no_match_and_no_unmatched_line(matcher):
+    """INFO chatter and loss lines give an empty diagnosis."""
+    log = "step 1 loss 2.31\nNCCL INFO Init COMPLETE\nstep 2 loss 2.10\n"
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched is None and d.initiating_rank is None
+
+
+def test_specific_cause_beats_consequences_on_other_ranks(matcher):
+    """Watchdog timeouts on seven ranks are collateral when rank 3 ran out of memory."""
+    lines = [f"[rank{r}]:[E1130 10:00:{10 + r:02d}.000 1 x.cpp:1] Watchdog caught collective operation timeout" for r in (0, 1, 2, 4, 5, 6, 7)]
+    lines.insert(2, "[rank3]:[E1130 10:00:05.000 1 x.cpp:1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    d = matcher.diagnose("\n".join(lines) + "\n")
+    assert d.matches[0].id == "oom" and d.matches[0].role == "root"
+    assert d.initiating_rank == 3
+    assert [(c.id, c.ranks) for c in d.collateral] == [("timeout", [0, 1, 2, 4, 5, 6, 7])]
+    assert d.matches[1].role == "collateral"
+
+
+def test_collateral_of_names_the_cause(matcher):
+    """A cuBLAS failure after an OOM is the OOM, even when the cuBLAS line scores higher."""
+    log = "CUDA out of memory\nRuntimeError: CUBLAS_STATUS_ALLOC_FAILED when calling cublasCreate(handle)\n"
+    d = matcher.diagnose(log)
+    assert [m.id for m in d.matches] == ["oom", "blas"]
+    assert d.collateral[0].id == "blas"
+
+
+def test_collateral_rule_alone_is_the_root(matcher):
+    """Without the OOM, the cuBLAS failure is itself the diagnosis."""
+    d = matcher.diagnose("RuntimeError: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasGemmEx\n")
+    assert d.matches[0].id == "blas" and d.collateral == []
+
+
+def test_wrapper_loses_to_anything_and_names_the_first_failure(matcher):
+    """ChildFailedError alone is the root, and its root-cause block gives the initiating rank."""
+    log = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-05-01_10:00:00
+  host      : node01
+  rank      : 5 (local_rank: 5)
+  exitcode  : 1 (pid: 4242)
+"""
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "wrapper" and d.initiating_rank == 5
+    assert d.matches[0].confidence in ("medium", "low")
+    d2 = matcher.diagnose("[rank5]:CUDA out of memory\n" + log)
+    assert d2.matches[0].id == "oom" and d2.initiating_rank == 5
+    assert "wrapper" in [c.id for c in d2.collateral]
+
+
+def test_initiating_rank_is_the_one_missing_from_the_timeouts(matcher):
+    """Only timeouts: the rank that did not time out is the one that stalled."""
+    lines = [f"[rank{r}]:Watchdog caught collective operation timeout" for r in (0, 1, 3)]
+    lines.insert(0, "NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE")
+    d = matcher.diagnose("\n".join(lines) + "\n")
+    assert d.matches[0].id == "timeout" and d.initiating_rank == 2
+    assert d.matches[0].confidence == "medium"
+
+
+def test_initiating_rank_by_lowest_sequence_number(matcher):
+    """All ranks time out; the one stuck on an earlier collective started it."""
+    log = "".join(
+        f"[rank{r}]:Watchdog caught collective operation timeout: WorkNCCL(SeqNum={s}, OpType=ALLREDUCE)\n"
+        for r, s in ((0, 120), (1, 120), (2, 119), (3, 120))
+    )
+    assert matcher.diagnose(log).initiating_rank == 2
+
+
+def test_initiating_rank_by_timestamp_not_line_order(matcher):
+    """Interleaved output: the earliest stamp wins even when printed later."""
+    log = (
+        "[rank1]:[2024-05-01 10:00:09,000] CUDA out of memory\n"
+        "[rank6]:[2024-05-01 10:00:02,000] CUDA out of memory\n"
+    )
+    assert matcher.diagnose(log).initiating_rank == 6
+
+
+def test_confidence_tiers_follow_the_score(matcher):
+    """A lone generic line is low; an unambiguous one is high."""
+    assert matcher.diagnose("something odd happened\n").matches[0].confidence == "low"
+    assert matcher.diagnose("CUDA out of memory\n").matches[0].confidence == "high"
+
+
+def test_unmatched_is_the_exception_line_of_the_first_traceback(matcher):
+    """No rule fired: the last line of the first traceback is the salient line."""
+    log = """[rank2]:Traceback (most recent call last):
+[rank2]:  File "train.py", line 10, in <module>
+[rank2]:    main()
+[rank1]:step 5 loss 1.0
+[rank2]:KeyError: 'input_ids'
+[rank0]:Traceback (most recent call last):
+[rank0]:ValueError: later
+"""
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched == "KeyError: 'input_ids'"
+
+
+def test_unmatched_falls_back_to_the_first_error_line(matcher):
+    """Without a traceback, the first line saying error (not a warning) is quoted."""
+    log = "UserWarning: error-prone setting\nINFO all good\nFATAL: disk quota exceeded for /data\nERROR later\n"
+    assert matcher.diagnose(log).unmatched == "FATAL: disk quota exceeded for /data"
+
+
+def test_evidence_carries_line_numbers_and_ranks(matcher):
+    """Evidence lines are 1-based, with the rank they came from."""
+    d = matcher.diagnose("a\nb\n[rank4]:CUDA out of memory\n")
+    ev = d.matches[0].evidence[0]
+    assert (ev.line, ev.rank) == (3, 4)
+
+
+def test_json_contract_fields(matcher):
+    """The JSON has exactly the fields of DESIGN.md."""
+    out = json.loads(json.dumps(matcher.diagnose("[rank1]:CUDA out of memory\n").to_dict()))
+    assert set(out) == {"matches", "initiating_rank", "collateral", "unmatched", "stats"}
+    assert set(out["matches"][0]) == {"id", "title", "category", "confidence", "score", "role", "ranks", "evidence"}
+    assert set(out["matches"][0]["evidence"][0]) == {"line", "rank", "text"}
+    assert {"bytes", "lines", "elapsed_ms"} <= set(out["stats"])
+
+
+@pytest.mark.parametrize("split", [1, 7, 64, 1000])
+def test_chunked_feeding_gives_the_same_diagnosis(tmp_path, split):
+    """Lines cut across chunk boundaries at any point are reassembled."""
+    m = standard_book(tmp_path)
+    log = ("noise line\n" * 50 + "[rank3]:CUDA out of memory\n" + "[rank1]:Watchdog caught collective operation timeout\n") * 3
+    data = log.encode()
+    whole = m.diagnose(log).to_dict()
+    parts = m.diagnose_chunks(data[i : i + split] for i in range(0, len(data), split)).to_dict()
+    whole.pop("stats"), parts.pop("stats")
+    assert whole == parts
+
+
+def test_prefilter_and_naive_paths_agree(tmp_path):
+    """Running every regex on every line finds exactly what the prefilter path finds."""
+    fast = standard_book(tmp_path)
+    naive = Matcher(fast.rulebook, prefilter=False)
+    log = "x\n[rank2]:CUDA out of memory\nTraceback (most recent call last):\nKeyError: 1\n[rank0]:Watchdog caught collective operation timeout\n"
+    a, b = fast.diagnose(log).to_dict(), naive.diagnose(log).to_dict()
+    a.pop("stats"), b.pop("stats")
+    assert a == b
+
+
+def test_hostile_line_is_bounded_and_reported(tmp_path):
+    """A catastrophic-backtracking regex on a hostile line times out instead of hanging."""
+    docs = [
+        rule_doc("slow", "code", {"keywords": ["aaaa"], "signatures": [sig("s", r"(a+)+b", 0.9)]}, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["slow", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["slow", "other"]),
+    ]
+    m = Matcher(load_rulebook(write_rules(tmp_path, docs)), regex_timeout_s=0.02)
+    d = m.diagnose("a" * 5000 + "!\nzzz\n")
+    assert d.stats.regex_timeouts == 1 and d.matches[0].id == "other"
+
+
+def test_loader_names_file_field_and_problem(tmp_path):
+    """Every problem in a broken rule is reported as file: field: problem."""
+    doc = rule_doc("broken", "network", {"keywords": ["x"], "signatures": [sig("s", "(unclosed", 2.0)]}, ["missing-id"])
+    doc["severity"] = "urgent"
+    doc["colour"] = "red"
+    del doc["answers"]["scale"]
+    write_rules(tmp_path, [doc])
+    with pytest.raises(RuleError) as err:
+        load_rulebook(tmp_path)
+    text = "\n".join(err.value.problems)
+    for expected in (
+        "broken.yaml: match.signatures[0].pattern: does not compile",
+        "broken.yaml: match.signatures[0].weight: must be a number in (0, 1]",
+        "broken.yaml: severity: 'urgent' is not one of",
+        "broken.yaml: (file): unknown field(s): colour",
+        "broken.yaml: answers.scale: missing",
+    ):
+        assert expected in text
+
+
+def test_loader_checks_references_and_file_placement(tmp_path):
+    """Related ids must exist; id must equal the file name and category the folder."""
+    doc = rule_doc("placed", "network", {"keywords": ["x"], "signatures": [sig("s", "x", 0.5)]}, ["nope", "nada"])
+    write_rules(tmp_path, [doc])
+    (tmp_path / "network" / "placed.yaml").rename(tmp_path / "network" / "elsewhere.yaml")
+    with pytest.raises(RuleError) as err:
+        load_rulebook(tmp_path)
+    text = "\n".join(err.value.problems)
+    assert "id: 'placed' differs from the file name 'elsewhere'" in text
+    doc2 = yaml.safe_load((tmp_path / "network" / "elsewhere.yaml").read_text())
+    assert doc2["related"] == ["nope", "nada"]
