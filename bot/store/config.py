@@ -1,0 +1,145 @@
+"""Store settings: where Redis is, how long things live, how much each plan may do."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from urllib.parse import urlsplit, urlunsplit
+
+from bot.store.errors import StoreConfigError
+
+
+class Plan(StrEnum):
+    """Plans a workspace can be on. Anything without a live plan record is FREE."""
+
+    FREE = "free"
+    SCALE = "scale"
+
+
+# Environment variable for each setting that can be set from the environment.
+_ENV = {
+    "url": "REDIS_URL",
+    "free_daily": "DENPEX_FREE_DAILY",
+    "scale_daily": "DENPEX_SCALE_DAILY",
+    "thread_ttl_s": "DENPEX_THREAD_TTL_S",
+    "dedupe_ttl_s": "DENPEX_DEDUPE_TTL_S",
+    "timeout_s": "DENPEX_REDIS_TIMEOUT_S",
+    "connect_timeout_s": "DENPEX_REDIS_CONNECT_TIMEOUT_S",
+    "health_check_interval_s": "DENPEX_REDIS_HEALTH_CHECK_S",
+    "cluster": "DENPEX_REDIS_CLUSTER",
+    "code_valid_days": "DENPEX_CODE_VALID_DAYS",
+}
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """Everything the store needs to know; `from_env()` reads it from the environment."""
+
+    url: str = field(default="redis://localhost:6379/0", repr=False)  # may hold a password
+    free_daily: int = 3
+    scale_daily: int = 50
+    thread_ttl_s: int = 7 * 86400
+    dedupe_ttl_s: int = 3600
+    # Socket read/write timeout of every call; connecting gets its own, shorter one.
+    timeout_s: float = 1.0
+    connect_timeout_s: float = 0.5
+    # An idle pooled connection is PINGed before reuse after this long, so a socket left
+    # dead by a Redis restart is replaced instead of failing the first call.
+    health_check_interval_s: int = 15
+    # Talk the Redis Cluster protocol (keys already carry hash tags; nothing else changes).
+    cluster: bool = False
+    # How long a new evaluation code can be redeemed (the plan then lasts its own days).
+    code_valid_days: int = 30
+    # Redemption attempts allowed against guessing: per user, and per workspace.
+    redeem_user_limit: int = 5
+    redeem_user_window_s: int = 600
+    redeem_team_limit: int = 20
+    redeem_team_window_s: int = 3600
+    # A day's quota counter outlives the day by this much, so a refund just after
+    # midnight still finds the counter it should decrement.
+    quota_grace_s: int = 3600
+    # Most distinct unmatched fingerprints kept per counter; the rarest go first.
+    unmatched_max: int = 10_000
+
+    def __post_init__(self) -> None:
+        if not self.url.startswith(("redis://", "rediss://", "unix://")):
+            raise StoreConfigError(
+                f"REDIS_URL must start with redis://, rediss:// or unix://, got {self.display_url!r}"
+            )
+        for name in ("free_daily", "scale_daily"):
+            if getattr(self, name) < 0:
+                raise StoreConfigError(f"{_label(name)} must be 0 or more")
+        for name in (
+            "thread_ttl_s",
+            "dedupe_ttl_s",
+            "code_valid_days",
+            "redeem_user_limit",
+            "redeem_user_window_s",
+            "redeem_team_limit",
+            "redeem_team_window_s",
+            "unmatched_max",
+        ):
+            if getattr(self, name) < 1:
+                raise StoreConfigError(f"{_label(name)} must be 1 or more")
+        for name in ("timeout_s", "connect_timeout_s"):
+            if not 0 < getattr(self, name) <= 60:
+                raise StoreConfigError(f"{_label(name)} must be between 0 and 60 seconds")
+        if self.health_check_interval_s < 0 or self.quota_grace_s < 0:
+            raise StoreConfigError("health check interval and quota grace must be 0 or more")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> StoreConfig:
+        """Read REDIS_URL and the DENPEX_* settings; unset or empty ones keep their defaults."""
+        env = os.environ if environ is None else environ
+        # Every setting has a default; its type says how to parse the variable.
+        kinds = {f.name: type(f.default) for f in fields(cls)}
+        values: dict[str, object] = {}
+        for name, var in _ENV.items():
+            raw = env.get(var, "").strip()
+            if not raw:
+                continue
+            kind = kinds[name]
+            try:
+                values[name] = _parse_bool(raw) if kind is bool else kind(raw)
+            except ValueError:
+                raise StoreConfigError(f"{var}={raw!r} is not a valid {kind.__name__}") from None
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def display_url(self) -> str:
+        """The Redis URL with any password (in the authority or the query) shown as ***."""
+        url = self.url
+        parts = urlsplit(url)
+        if parts.password is not None:
+            host = parts.hostname or ""
+            if ":" in host:  # IPv6 literal
+                host = f"[{host}]"
+            if parts.port is not None:
+                host = f"{host}:{parts.port}"
+            url = urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+        return re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
+
+    def daily_limit(self, plan: str) -> int:
+        """Diagnoses per UTC day on `plan`; unknown plans get the free allowance."""
+        return self.scale_daily if plan == Plan.SCALE else self.free_daily
+
+    def plan_limits(self) -> dict[str, int]:
+        """Daily limit of every plan, by plan name."""
+        return {plan.value: self.daily_limit(plan) for plan in Plan}
+
+
+def _label(name: str) -> str:
+    var = _ENV.get(name)
+    return f"{var} ({name})" if var else name
+
+
+def _parse_bool(raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(raw)
