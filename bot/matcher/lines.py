@@ -123,7 +123,7 @@ def strip_prefixes(line: str) -> str:
     m = _HOST_PREFIX.match(line)
     if m:
         pos = m.end()
-    for pattern in _RANK_PREFIXES[:2]:
+    for pattern in _RANK_PREFIXES:
         m = pattern.match(line, pos)
         if m:
             pos = m.end()
