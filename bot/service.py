@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from bot.followup import Answer, answer
-from bot.ingest import Limits, read_log
+from bot.ingest import NO_LIMITS, Limits, read_log
 from bot.masking import Masker
 from bot.matcher import Diagnosis, Matcher, Rule, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
@@ -68,7 +68,7 @@ class Denpex:
         self,
         chunks: Iterable[bytes],
         *,
-        limits: Limits = Limits(),
+        limits: Limits = NO_LIMITS,
         mask: bool = True,
         on_bytes: Callable[[int], None] | None = None,
     ) -> Outcome:
@@ -89,7 +89,7 @@ class Denpex:
         diagnosis = replace(diagnosis, stats=replace(diagnosis.stats, bytes=raw_bytes, elapsed_ms=elapsed))
         return Outcome(diagnosis, build_report(diagnosis, self.rulebook), dict(masker.counts) if mask else {})
 
-    def diagnose_text(self, text: str, *, limits: Limits = Limits()) -> Outcome:
+    def diagnose_text(self, text: str, *, limits: Limits = NO_LIMITS) -> Outcome:
         """Diagnose a pasted log. Raises InputError for empty or binary text."""
         return self.diagnose_stream([text.encode("utf-8", "surrogatepass")], limits=limits)
 
@@ -107,3 +107,28 @@ class Denpex:
             return None
         titles = {rid: r.title for rid in rule.related if (r := self.rulebook.get(rid))}
         return answer(question, rule, titles)
+
+
+class QuotaExceeded(Exception):
+    """The workspace has no diagnoses left today; `status` says when it resets."""
+
+    def __init__(self, status: object):
+        super().__init__("daily quota exhausted")
+        self.status = status
+
+
+def deliver_charged(store: object, team_id: str, post: Callable[[], object]) -> object:
+    """Charge one diagnosis to the workspace and post it; refund when posting fails.
+
+    The charge is atomic in the store (check-and-consume), so concurrent deliveries never
+    overspend; a diagnosis that was not delivered costs nothing.
+    """
+    result = store.quotas.consume(team_id)  # type: ignore[attr-defined]
+    if not result.allowed:
+        raise QuotaExceeded(result.status)
+    try:
+        return post()
+    except BaseException:
+        # Refund the day that was charged, even if midnight passed while posting.
+        store.quotas.refund(team_id, result.day)  # type: ignore[attr-defined]
+        raise

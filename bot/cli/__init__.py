@@ -15,8 +15,10 @@ COMMAND_MODULES = (
     "bot.cli.diagnose",
     "bot.cli.lookup",
     "bot.cli.rules",
+    "bot.cli.serve",
     "bot.cli.codes",
     "bot.cli.stats",
+    "bot.cli.mask",
 )
 
 

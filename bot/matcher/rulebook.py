@@ -199,8 +199,14 @@ class _Checker:
             if min_len:
                 self.fail(name, "missing")
             return ()
-        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            self.fail(name, "must be a list of non-empty strings")
+        if not isinstance(value, list):
+            self.fail(name, f"must be a list of strings, got {type(value).__name__}")
+            return ()
+        bad = [(i, v) for i, v in enumerate(value) if not (isinstance(v, str) and v.strip())]
+        for i, v in bad:
+            # YAML turns `503` into a number and `a: b` into a mapping: say which item and how.
+            self.fail(f"{name}[{i}]", f"must be a non-empty string, got {type(v).__name__} {v!r} (quote it)")
+        if bad:
             return ()
         if len(value) < min_len:
             self.fail(name, f"needs at least {min_len} item(s), has {len(value)}")

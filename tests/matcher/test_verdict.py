@@ -201,3 +201,15 @@ def test_loader_checks_references_and_file_placement(tmp_path):
     assert "id: 'placed' differs from the file name 'elsewhere'" in text
     doc2 = yaml.safe_load((tmp_path / "network" / "elsewhere.yaml").read_text())
     assert doc2["related"] == ["nope", "nada"]
+
+
+def test_loader_names_the_bad_list_item(tmp_path):
+    """An unquoted number or `a: b` in a list is reported with its index and the remedy."""
+    doc = rule_doc("listy", "network", {"keywords": ["x"], "signatures": [sig("s", "x", 0.5)]}, ["a", "b"])
+    doc["tags"] = ["nccl", 503, {"host": "x"}]
+    write_rules(tmp_path, [doc])
+    with pytest.raises(RuleError) as err:
+        load_rulebook(tmp_path)
+    text = "\n".join(err.value.problems)
+    assert "tags[1]: must be a non-empty string, got int 503 (quote it)" in text
+    assert "tags[2]: must be a non-empty string, got dict" in text

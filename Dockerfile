@@ -1,0 +1,24 @@
+# Denpex: the Slack bot (and the CLI) in a slim, non-root image.
+FROM python:3.11-slim AS runtime
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    DENPEX_RULES_DIR=/app/rules \
+    PORT=3000
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY rules ./rules
+RUN pip install --no-compile . \
+    && useradd --create-home --uid 10001 denpex \
+    && denpex rules lint
+
+USER denpex
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
+    CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"PORT\", \"3000\")}/healthz', timeout=2)" || exit 1
+
+# HTTP mode by default; for Socket Mode run `denpex serve` with SLACK_APP_TOKEN set.
+CMD ["sh", "-c", "exec denpex serve --http --port ${PORT}"]

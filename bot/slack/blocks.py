@@ -1,0 +1,299 @@
+"""Block Kit for every message the bot posts, always within Slack's limits.
+
+Limits (SLACK.md): 50 blocks a message, 3,000 characters a section, 150 a header, a total
+block-text budget of about 12k characters; every message also carries a plain-text fallback.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.followup import QUESTIONS_HELP, Answer
+from bot.matcher.rulebook import ANSWER_KEYS, Rule
+from bot.render.text import ANSWER_TITLES, STACK_TITLES
+from bot.report import Report, fix_script, ranks_text
+
+MAX_BLOCKS = 50
+SECTION_CHARS = 3000
+HEADER_CHARS = 150
+BUDGET_CHARS = 11_000
+FALLBACK_CHARS = 3_500
+MAX_RELATED_BUTTONS = 5
+_CONF_EMOJI = {"high": ":red_circle:", "medium": ":large_orange_circle:", "low": ":white_circle:"}
+
+Blocks = list[dict[str, Any]]
+
+
+def esc(text: str) -> str:
+    """Escape for mrkdwn: `<IP-1>` placeholders must show, not become links."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def code(text: str, limit: int = SECTION_CHARS - 200) -> str:
+    body = esc(text.rstrip()).replace("```", "`\u200b``")
+    return "```" + _cut(body, limit) + "```"
+
+
+def section(text: str) -> dict[str, Any]:
+    if len(text) > SECTION_CHARS:
+        # Never leave a code fence open when cutting.
+        cut = text[: SECTION_CHARS - 5]
+        if cut.count("```") % 2:
+            cut = cut[: SECTION_CHARS - 8] + "…```"
+        else:
+            cut += "…"
+        text = cut
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def header(text: str) -> dict[str, Any]:
+    return {"type": "header", "text": {"type": "plain_text", "text": _cut(text, HEADER_CHARS), "emoji": True}}
+
+
+def context(text: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(text, SECTION_CHARS)}]}
+
+
+def button(text: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
+    b: dict[str, Any] = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": _cut(text, 75), "emoji": True},
+        "action_id": action_id,
+        "value": value[:2000],
+    }
+    if style:
+        b["style"] = style
+    return b
+
+
+def fit(blocks: Blocks) -> Blocks:
+    """Keep the message within the block count and the total text budget, dropping from the end
+    but always keeping trailing action rows (buttons) that fit."""
+    out: Blocks = []
+    used = 0
+    for b in blocks:
+        size = len(str(b))
+        if len(out) >= MAX_BLOCKS or used + size > BUDGET_CHARS:
+            if b["type"] == "actions" and len(out) < MAX_BLOCKS and used + size <= BUDGET_CHARS + 2000:
+                out.append(b)
+                used += size
+            continue
+        out.append(b)
+        used += size
+    return out
+
+
+def diagnosis_message(report: Report) -> tuple[str, Blocks]:
+    """The threaded reply for a diagnosed log: (fallback text, blocks)."""
+    d = report.diagnosis
+    if not report.matched:
+        return unmatched_message(report)
+    rule = report.root
+    assert rule is not None
+    conf = report.confidence or "low"
+    blocks: Blocks = [
+        header(f"{rule.title}"),
+        context(f"{_CONF_EMOJI[conf]} *{conf} confidence* · `{rule.id}` · {rule.category} · severity {rule.severity}"),
+        section(esc(rule.summary)),
+        section("*Root cause*\n" + esc(rule.root_cause)),
+    ]
+    fix = "*Fix*\n" + esc(rule.fix.summary)
+    script = fix_script(rule)
+    if script:
+        fix += "\n" + code(script, 2400)
+    blocks.append(section(fix))
+    blocks.append(section("*Verify*\n" + code(rule.verify.command, 1500) + "\nExpect: " + esc(rule.verify.expect)))
+    blocks.append(section("*How to confirm it is this*\n" + "\n".join(f"• {esc(c)}" for c in rule.confirm)))
+    where = []
+    if d.initiating_rank is not None:
+        where.append(f"*Initiating rank:* {d.initiating_rank}")
+    for c in report.collateral:
+        ranks = f" on ranks {ranks_text(c.ranks)}" if c.ranks else ""
+        where.append(f"*Collateral:* {esc(c.title)}{ranks}")
+    if where:
+        blocks.append(section("\n".join(where)))
+    if report.evidence:
+        lines = []
+        for e in report.evidence[:5]:
+            rank = f" rank {e.rank}" if e.rank is not None else ""
+            lines.append(f"line {e.line}{rank}: {e.text.strip()[:300]}")
+        blocks.append(section("*Evidence*\n" + code("\n".join(lines), 2400)))
+    if report.other_causes:
+        blocks.append(context("Also found: " + ", ".join(f"{esc(r.title)} (`{r.id}`)" for r in report.other_causes[:5])))
+    blocks += entry_buttons(rule, report.related)
+    blocks.append(context(
+        f"Ask in this thread: _how do I confirm this? · is this hardware? · what's the DeepSpeed version of the fix? · will it come back?_"
+        f"  ·  {d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"
+    ))
+    fallback = f"Root cause: {rule.title} ({conf} confidence). Fix: {rule.fix.summary}"
+    if d.initiating_rank is not None:
+        fallback += f" Initiating rank: {d.initiating_rank}."
+    return _cut(fallback, FALLBACK_CHARS), fit(blocks)
+
+
+def entry_buttons(rule: Rule, related: list[Rule]) -> Blocks:
+    rows: Blocks = []
+    if related:
+        rows.append(section("*Related entries*"))
+        rows.append({
+            "type": "actions",
+            "block_id": "denpex_related",
+            "elements": [button(r.title, f"denpex_related_{i}", r.id) for i, r in enumerate(related[:MAX_RELATED_BUTTONS])],
+        })
+    rows.append({
+        "type": "actions",
+        "block_id": "denpex_feedback",
+        "elements": [
+            button(":white_check_mark: Right diagnosis", "denpex_feedback_right", rule.id, "primary"),
+            button(":x: Wrong diagnosis", "denpex_feedback_wrong", rule.id, "danger"),
+            button("Full entry", "denpex_full_entry", rule.id),
+        ],
+    })
+    return rows
+
+
+def unmatched_message(report: Report) -> tuple[str, Blocks]:
+    d = report.diagnosis
+    if d.unmatched:
+        line = d.unmatched.strip()
+        blocks = [
+            section("*No known failure matched this log.*\nThe most telling error line:\n" + code(line, 1500)),
+            context(f"Look it up with `/denpex {esc(line[:150])}` or ask the team to add an entry. "
+                    f"{d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"),
+        ]
+        return _cut(f"No known failure matched. Most telling line: {line}", FALLBACK_CHARS), blocks
+    blocks = [section("*No failure found:* nothing in this log looks like an error.")]
+    return "No failure found: nothing in this log looks like an error.", blocks
+
+
+def entry_message(rule: Rule, related: list[Rule], full: bool = True) -> tuple[str, Blocks]:
+    """A whole entry (the "Full entry" button, a related-entry click, `/denpex show`)."""
+    blocks: Blocks = [
+        header(rule.title),
+        context(f"`{rule.id}` · {rule.category} · severity {rule.severity} · {esc(', '.join(rule.tags))}"),
+        section(esc(rule.summary)),
+        section("*Root cause*\n" + esc(rule.root_cause)),
+    ]
+    if full:
+        blocks.append(section("*Mechanism*\n" + esc(rule.mechanism)))
+        blocks.append(section("*Symptoms*\n" + "\n".join(f"• `{esc(s.line[:200])}`: {esc(s.means)}" for s in rule.symptoms)))
+    fix = "*Fix*\n" + esc(rule.fix.summary)
+    if rule.fix.steps:
+        fix += "\n" + "\n".join(f"{i}. {esc(s)}" for i, s in enumerate(rule.fix.steps, 1))
+    if fix_script(rule):
+        fix += "\n" + code(fix_script(rule), 1800)
+    blocks.append(section(fix))
+    blocks.append(section("*Verify*\n" + code(rule.verify.command, 1500) + "\nExpect: " + esc(rule.verify.expect)))
+    blocks.append(section("*How to confirm it is this*\n" + "\n".join(f"• {esc(c)}" for c in rule.confirm)))
+    if full:
+        for key in ANSWER_KEYS:
+            blocks.append(section(f"*{ANSWER_TITLES[key]}*\n{esc(rule.answers[key])}"))
+        for stack, snippet in rule.code.items():
+            blocks.append(section(f"*{STACK_TITLES[stack]}*\n" + code(snippet, 2500)))
+        if rule.references:
+            blocks.append(section("*References*\n" + "\n".join(f"• <{r.url}|{esc(r.title)}>" for r in rule.references)))
+    blocks += [b for b in entry_buttons(rule, related) if b.get("block_id") != "denpex_feedback"]
+    return _cut(f"{rule.title}: {rule.summary}", FALLBACK_CHARS), fit(blocks)
+
+
+def answer_message(ans: Answer, rule: Rule) -> tuple[str, Blocks]:
+    text = _mrkdwn_with_code(ans.text)
+    blocks = [section(f"*{esc(ans.title)}* ({esc(rule.title)})\n{text}")]
+    if ans.topic == "unknown":
+        blocks = [section(esc(QUESTIONS_HELP))]
+    return _cut(f"{ans.title}: {ans.text}", FALLBACK_CHARS), blocks
+
+
+def _mrkdwn_with_code(text: str) -> str:
+    """Escape prose but keep ``` fences as code blocks."""
+    parts = text.split("```")
+    out = []
+    for i, part in enumerate(parts):
+        out.append(esc(part) if i % 2 == 0 else "```" + esc(part.strip("\n")) + "```")
+    return "".join(out)
+
+
+def lookup_message(query: str, hits: list[Any]) -> tuple[str, Blocks]:
+    if not hits:
+        text = f"No entry matches `{esc(query[:200])}`. Try a shorter, more specific part of the error line."
+        return f"No entry matches {query[:200]}", [section(text)]
+    blocks: Blocks = [section(f"*Entries for* `{esc(query[:200])}`")]
+    for hit in hits:
+        how = "matches its signature" if hit.how == "signature" else "text match"
+        blocks.append({
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": _cut(f"*{esc(hit.rule.title)}* (`{hit.rule.id}`, {how})\n{esc(hit.rule.summary)}", SECTION_CHARS)},
+            "accessory": button("Show", f"denpex_show_{hit.rule.id}"[:255], hit.rule.id),
+        })
+    return f"Entries for {query[:200]}: " + ", ".join(h.rule.id for h in hits), fit(blocks)
+
+
+def _when(dt: datetime, now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    delta = max(0, int((dt - now).total_seconds()))
+    return f"{dt:%Y-%m-%d %H:%M} UTC (in {delta // 3600} h {delta % 3600 // 60} min)"
+
+
+def quota_exceeded_message(status: Any) -> tuple[str, Blocks]:
+    text = (
+        f"*Daily limit reached:* this workspace has used {status.used} of {status.daily_limit} diagnoses "
+        f"today on the *{status.plan}* plan. The count resets at {_when(status.resets_at)}.\n"
+        "To raise the limit, redeem an evaluation code: `/denpex redeem <code>` (scale plan: 50 a day)."
+    )
+    return f"Daily limit reached ({status.used}/{status.daily_limit}); resets at {status.resets_at:%H:%M} UTC.", [section(text)]
+
+
+def quota_text(status: Any) -> str:
+    expiry = f" until {status.plan_expires_at:%Y-%m-%d}" if getattr(status, "plan_expires_at", None) else ""
+    return (
+        f"Plan: *{status.plan}*{expiry}. Used today: {status.used} of {status.daily_limit}; "
+        f"{status.remaining} left. Resets at {_when(status.resets_at)}."
+    )
+
+
+def unavailable_message() -> tuple[str, Blocks]:
+    text = ":warning: Denpex is temporarily unavailable (its state store does not answer). Nothing was charged; please try again in a minute."
+    return text, [section(text)]
+
+
+def error_message(problem: str) -> tuple[str, Blocks]:
+    text = f":warning: {problem}"
+    return text, [section(esc(text))]
+
+
+HELP_TEXT = (
+    "*Denpex* diagnoses failed training runs.\n"
+    "• Paste a log (or upload a `.log`, `.txt`, `.out`, `.err` or `.gz` file) in a channel I'm in: I reply in the thread.\n"
+    "• `/denpex <error string>`: look an error up\n"
+    "• `/denpex show <id>`: a whole entry\n"
+    "• `/denpex quota`: this workspace's plan and today's usage\n"
+    "• `/denpex redeem <code>`: switch on an evaluation plan\n"
+    "• In a diagnosis thread, ask: how do I confirm this? · is this hardware? · will it come back? · what's the DeepSpeed version of the fix?\n"
+    "Secrets and personal data are masked before anything else reads the log; the log is never stored."
+)
+
+
+def help_message() -> tuple[str, Blocks]:
+    return "Denpex help", [section(HELP_TEXT)]
+
+
+def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    blocks: Blocks = [header("Denpex"), section("Paste a training log in a channel I'm in, or upload the log file: I reply in the thread with the root cause and the fix.")]
+    if status is None:
+        blocks.append(section(":warning: Usage is temporarily unavailable."))
+    else:
+        blocks.append(section("*This workspace*\n" + quota_text(status)))
+        blocks.append(section("*Evaluation codes*\nRedeem one with `/denpex redeem <code>`: the scale plan gives 50 diagnoses a day for 14 days."))
+    if history:
+        lines = []
+        for h in history:
+            rank = f" · rank {h['initiating_rank']}" if h.get("initiating_rank") is not None else ""
+            lines.append(f"• {esc(h.get('when', ''))} <#{h.get('channel', '')}> {esc(h.get('title', ''))} ({h.get('confidence', '')}{rank})")
+        blocks.append(section("*Recent diagnoses*\n" + "\n".join(lines)))
+    blocks.append(section(HELP_TEXT))
+    return {"type": "home", "blocks": fit(blocks)}

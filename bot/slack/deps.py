@@ -1,0 +1,24 @@
+"""What every listener needs, built once at start-up and handed to each `register()`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.service import Denpex
+from bot.slack.config import SlackConfig
+from bot.store import Store
+
+# Per-user limits on uncharged actions, so a loop or a script cannot hammer the bot.
+LOOKUPS_PER_MINUTE = 30
+FOLLOWUPS_PER_MINUTE = 30
+
+
+@dataclass
+class BotDeps:
+    denpex: Denpex
+    store: Store
+    config: SlackConfig
+
+    def __post_init__(self) -> None:
+        words = {kw for rule in self.denpex.rulebook for kw in rule.keywords}
+        self.keywords: tuple[str, ...] = tuple(sorted(words))

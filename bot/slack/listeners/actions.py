@@ -1,0 +1,83 @@
+"""Buttons on a diagnosis: related entries and the full entry (posted in the thread), feedback."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_bolt import Ack, App
+from slack_sdk import WebClient
+
+from bot.slack import blocks as ui
+from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
+from bot.slack.middleware import team_of
+from bot.store import StoreUnavailable
+
+log = logging.getLogger("denpex.slack")
+
+
+def _thread(body: dict[str, Any]) -> tuple[str | None, str | None]:
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+    thread_ts = container.get("thread_ts") or message.get("thread_ts") or message.get("ts") or container.get("message_ts")
+    return channel, thread_ts
+
+
+def _action(body: dict[str, Any]) -> dict[str, Any]:
+    return (body.get("actions") or [{}])[0]
+
+
+def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], full: bool) -> None:
+    rule = deps.denpex.entry(_action(body).get("value") or "")
+    channel, thread_ts = _thread(body)
+    user = (body.get("user") or {}).get("id")
+    if rule is None or not channel:
+        return
+    try:
+        if user and not deps.store.ratelimit.allow(team_of(body), user, "entry", FOLLOWUPS_PER_MINUTE, 60):
+            return
+    except StoreUnavailable:
+        pass  # viewing an entry needs no state: degrade to no rate limit
+    related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
+    text, blocks = ui.entry_message(rule, related, full=full)
+    client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text, blocks=blocks)
+
+
+def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], right: bool) -> None:
+    rule_id = _action(body).get("value") or ""
+    channel, thread_ts = _thread(body)
+    user = (body.get("user") or {}).get("id") or "unknown"
+    if deps.denpex.entry(rule_id) is None:
+        return
+    try:
+        deps.store.feedback.vote(team_of(body), rule_id, user, right, thread_key=f"{channel}:{thread_ts}")
+        text = "Thanks: noted that this diagnosis was right." if right else "Thanks: noted that this diagnosis was wrong; it helps us fix the entry."
+    except StoreUnavailable:
+        text = "Denpex is temporarily unavailable: your feedback was not recorded, please try again later."
+    if channel:
+        client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
+
+
+def register(app: App, deps: BotDeps) -> None:
+    def ack_now(ack: Ack) -> None:
+        ack()
+
+    def on_related(body: dict[str, Any], client: WebClient) -> None:
+        post_entry(deps, client, body, full=False)
+
+    def on_full_entry(body: dict[str, Any], client: WebClient) -> None:
+        post_entry(deps, client, body, full=True)
+
+    def on_feedback_right(body: dict[str, Any], client: WebClient) -> None:
+        record_feedback(deps, client, body, right=True)
+
+    def on_feedback_wrong(body: dict[str, Any], client: WebClient) -> None:
+        record_feedback(deps, client, body, right=False)
+
+    app.action(re.compile(r"^denpex_related_\d+$"))(ack=ack_now, lazy=[on_related])
+    app.action(re.compile(r"^denpex_show_"))(ack=ack_now, lazy=[on_related])
+    app.action("denpex_full_entry")(ack=ack_now, lazy=[on_full_entry])
+    app.action("denpex_feedback_right")(ack=ack_now, lazy=[on_feedback_right])
+    app.action("denpex_feedback_wrong")(ack=ack_now, lazy=[on_feedback_wrong])

@@ -1,0 +1,47 @@
+"""Does a Slack message look like a log? The bot must not chatter in busy channels.
+
+`strong`: a traceback, rank-prefixed lines, error lines, a long code block: reply even when
+no entry matches (say so and quote the salient line). `weak`: only a knowledge-base keyword
+in prose ("anyone seen out of memory today?"): reply only if an entry really matches.
+"""
+
+from __future__ import annotations
+
+import html
+
+import regex
+
+_MENTION = regex.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+_LINK = regex.compile(r"<((?:https?|mailto):[^|>]+)(?:\|[^>]*)?>")
+_STRONG = (
+    regex.compile(r"Traceback \(most recent call last\)"),
+    regex.compile(r"(?m)^\s*(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|\d{1,5}: \S)"),
+    regex.compile(r"(?m)^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):"),
+    regex.compile(r"\bNCCL (?:WARN|ERROR)\b|\bslurmstepd: error\b|\bNVRM: Xid\b"),
+    regex.compile(r"(?m)^\S+:\d+:\d+ \[\d+\] NCCL "),
+)
+_CODE_BLOCK = regex.compile(r"```(.*?)```", regex.DOTALL)
+
+
+def clean(text: str) -> str:
+    """Slack's message markup back to the log text: entities, links, mentions, code fences."""
+    text = _MENTION.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = html.unescape(text)
+    return "\n".join(line for line in text.splitlines() if line.strip() != "```").replace("```", "\n")
+
+
+def strength(raw_text: str, keywords: tuple[str, ...]) -> str | None:
+    """"strong", "weak" or None for a message's raw Slack text."""
+    if not raw_text or not raw_text.strip():
+        return None
+    for block in _CODE_BLOCK.findall(raw_text):
+        if block.count("\n") >= 4:
+            return "strong"
+    text = clean(raw_text)
+    if any(p.search(text) for p in _STRONG):
+        return "strong"
+    low = text.lower()
+    if any(k in low for k in keywords):
+        return "weak"
+    return None

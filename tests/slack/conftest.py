@@ -1,0 +1,207 @@
+"""The real bot in HTTP mode (`denpex serve --http`, a subprocess) against the Slack stand-in
+and a real Redis on a spare database. Tests send correctly signed requests over HTTP and read
+back what the bot posted."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import redis
+
+from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeSlack
+
+ROOT = Path(__file__).resolve().parents[2]
+SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
+SLACK_TEST_DB = int(os.environ.get("DENPEX_SLACK_TEST_REDIS_DB", "12"))
+UPLOAD_CAP = 2_000_000
+INFLATED_CAP = 10_000_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def slack_redis_url() -> str:
+    base = os.environ.get("DENPEX_TEST_REDIS_URL") or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
+    return urlunsplit(urlsplit(base)._replace(path=f"/{SLACK_TEST_DB}", query=""))
+
+
+def sign(body: bytes, ts: int | None = None, secret: str = SIGNING_SECRET) -> dict[str, str]:
+    ts = int(time.time()) if ts is None else ts
+    base = f"v0:{ts}:".encode() + body
+    sig = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": str(ts), "X-Slack-Signature": sig}
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Bot:
+    """A running bot process and how to talk to it."""
+
+    url: str
+    proc: subprocess.Popen
+    redis_url: str
+    env: dict[str, str]
+
+    def post(self, body: bytes, content_type: str, headers: dict[str, str] | None = None,
+             sign_it: bool = True, ts: int | None = None) -> Reply:
+        hdrs = {"Content-Type": content_type}
+        if sign_it:
+            hdrs.update(sign(body, ts))
+        hdrs.update(headers or {})
+        req = urllib.request.Request(self.url + "/slack/events", data=body, headers=hdrs, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return Reply(r.status, r.read())
+        except urllib.error.HTTPError as e:
+            return Reply(e.code, e.read())
+
+    def event(self, event: dict[str, Any], event_id: str | None = None, team: str = TEAM_ID,
+              headers: dict[str, str] | None = None) -> Reply:
+        body = {
+            "token": "legacy",
+            "team_id": team,
+            "api_app_id": "A0DENPEX",
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{time.time_ns()}",
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": team, "user_id": "UBOT0001", "is_bot": True}],
+        }
+        return self.post(json.dumps(body).encode(), "application/json", headers)
+
+    def command(self, text: str, team: str = TEAM_ID, user: str = "U0ALICE", response_url: str = "") -> Reply:
+        form = {
+            "token": "legacy", "team_id": team, "team_domain": "test", "channel_id": "C0LOGS",
+            "channel_name": "training", "user_id": user, "user_name": "alice", "command": "/denpex",
+            "text": text, "api_app_id": "A0DENPEX", "response_url": response_url or "http://127.0.0.1:9/unused",
+            "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+        }  # fmt: skip
+        return self.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+
+    def action(self, action_id: str, value: str, channel: str = "C0LOGS", thread_ts: str = "1700000000.000100",
+               team: str = TEAM_ID, user: str = "U0ALICE") -> Reply:
+        payload = {
+            "type": "block_actions",
+            "team": {"id": team, "domain": "test"},
+            "user": {"id": user, "username": "alice", "team_id": team},
+            "api_app_id": "A0DENPEX",
+            "container": {"type": "message", "message_ts": "1700000001.000200", "channel_id": channel,
+                          "is_ephemeral": False, "thread_ts": thread_ts},
+            "channel": {"id": channel, "name": "training"},
+            "message": {"type": "message", "ts": "1700000001.000200", "thread_ts": thread_ts, "text": "x"},
+            "trigger_id": "1.2.3",
+            "actions": [{"action_id": action_id, "block_id": "b", "value": value, "type": "button",
+                         "action_ts": str(time.time())}],
+        }
+        body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post(body, "application/x-www-form-urlencoded")
+
+    def get(self, path: str) -> Reply:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=5) as r:
+                return Reply(r.status, r.read())
+        except urllib.error.HTTPError as e:
+            return Reply(e.code, e.read())
+
+
+def start_bot(fake: FakeSlack, redis_url: str, extra_env: dict[str, str] | None = None) -> Bot:
+    port = free_port()
+    env = {
+        **os.environ,
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": fake.api_url,
+        "REDIS_URL": redis_url,
+        "DENPEX_MAX_UPLOAD_BYTES": str(UPLOAD_CAP),
+        "DENPEX_MAX_INFLATED_BYTES": str(INFLATED_CAP),
+        "DENPEX_DOWNLOAD_TIMEOUT_S": "2",
+        "DENPEX_LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",
+        **(extra_env or {}),
+    }
+    env.pop("SLACK_APP_TOKEN", None)
+    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"denpex-bot-{port}.log"
+    log_file = open(log_path, "w")  # noqa: SIM115 - kept open for the process's life
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+    )
+    bot = Bot(f"http://127.0.0.1:{port}", proc, redis_url, env)
+    bot.log_path = log_path  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"bot exited at start-up: {log_path.read_text()[-2000:]}")
+        try:
+            if bot.get("/healthz").status == 200:
+                return bot
+        except OSError:
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"bot did not start: {log_path.read_text()[-2000:]}")
+
+
+def stop_bot(bot: Bot) -> None:
+    bot.proc.terminate()
+    try:
+        bot.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        bot.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def fake_slack() -> Iterator[FakeSlack]:
+    fake = FakeSlack().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(scope="session")
+def bot_process(fake_slack: FakeSlack) -> Iterator[Bot]:
+    url = slack_redis_url()
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).flushdb()
+    except redis.ConnectionError as exc:
+        pytest.fail(f"Slack tests need a Redis at {url} (set REDIS_URL): {exc}")
+    bot = start_bot(fake_slack, url)
+    yield bot
+    stop_bot(bot)
+
+
+@pytest.fixture
+def bot(bot_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
+    """The shared bot, with a clean Redis database and an empty call record."""
+    r = redis.Redis.from_url(bot_process.redis_url)
+    r.flushdb()
+    fake_slack.reset()
+    yield bot_process
+    r.flushdb()
+    r.close()

@@ -1,0 +1,242 @@
+"""A local stand-in for the Slack Web API that records every call the bot makes.
+
+Serves the methods the bot uses over real HTTP on loopback, file downloads, and the
+response_url of slash commands. Tests script failures (429 with Retry-After, 5xx, stalls) and
+read back what was posted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+BOT_TOKEN = "xoxb-test-0000000000-denpex"
+BOT_USER_ID = "UBOT0001"
+BOT_ID = "BBOT0001"
+TEAM_ID = "T0TEST001"
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    token: str | None
+    at: float
+
+
+@dataclass
+class FakeFile:
+    id: str
+    name: str
+    content: bytes
+    filetype: str = "text"
+    mimetype: str = "text/plain"
+    declared_size: int | None = None  # what files.info says; defaults to the real size
+    serve_html: bool = False  # answer the download with a login page, as Slack does on bad auth
+    stall_s: float = 0.0  # sleep before sending the body
+
+
+@dataclass
+class Failure:
+    status: int
+    retry_after: int | None = None
+    body: dict[str, Any] | None = None
+    delay_s: float = 0.0
+
+
+class FakeSlack:
+    """Start with `start()`; base URL for the Web API is `api_url`."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.files: dict[str, FakeFile] = {}
+        self.responses: list[dict[str, Any]] = []  # posts to response_url
+        self.failures: dict[str, list[Failure]] = {}
+        self.tokens: dict[str, str] = {BOT_TOKEN: TEAM_ID}  # token -> team, for auth.test
+        self.oauth_codes: dict[str, dict[str, Any]] = {}
+        self.lock = threading.Lock()
+        self._ts = 1_700_000_000.000100
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    # --- control -------------------------------------------------------------------------
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.base + "/api/"
+
+    def start(self) -> FakeSlack:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def reset(self) -> None:
+        with self.lock:
+            self.calls.clear()
+            self.responses.clear()
+            self.failures.clear()
+            self.files.clear()
+
+    def fail(self, method: str, status: int, times: int = 1, retry_after: int | None = None,
+             body: dict[str, Any] | None = None, delay_s: float = 0.0) -> None:
+        with self.lock:
+            self.failures.setdefault(method, []).extend(
+                Failure(status, retry_after, body, delay_s) for _ in range(times)
+            )
+
+    def add_file(self, f: FakeFile) -> dict[str, Any]:
+        """Register a file; returns the `files[]` item a file_share message carries."""
+        self.files[f.id] = f
+        return self._file_obj(f)
+
+    def _file_obj(self, f: FakeFile) -> dict[str, Any]:
+        return {
+            "id": f.id,
+            "name": f.name,
+            "title": f.name,
+            "filetype": f.filetype,
+            "mimetype": f.mimetype,
+            "size": f.declared_size if f.declared_size is not None else len(f.content),
+            "mode": "hosted",
+            "url_private": f"{self.base}/files/{f.id}/{f.name}",
+            "url_private_download": f"{self.base}/files/{f.id}/download/{f.name}",
+        }
+
+    def of(self, method: str) -> list[Call]:
+        with self.lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, timeout: float = 10.0, **match: Any) -> list[Call]:
+        """Block until `count` calls of `method` (whose params include `match`) were recorded."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [c for c in self.of(method) if all(c.params.get(k) == v for k, v in match.items())]
+            if len(found) >= count:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"expected {count} {method} call(s) matching {match}, got {len(found)}; "
+                    f"all calls: {[c.method for c in self.calls]}"
+                )
+            time.sleep(0.02)
+
+    def next_ts(self) -> str:
+        with self.lock:
+            self._ts += 1
+            return f"{self._ts:.6f}"
+
+    # --- HTTP ----------------------------------------------------------------------------
+    def _handler(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, body: bytes, ctype: str = "application/json", headers: dict | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _json(self, status: int, obj: dict[str, Any], headers: dict | None = None) -> None:
+                self._send(status, json.dumps(obj).encode(), headers=headers)
+
+            def do_GET(self) -> None:
+                parts = self.path.split("/")
+                if len(parts) >= 3 and parts[1] == "files":
+                    f = fake.files.get(parts[2])
+                    auth = self.headers.get("Authorization", "")
+                    with fake.lock:
+                        fake.calls.append(Call("files.download", {"file": parts[2]}, auth.removeprefix("Bearer ") or None, time.time()))
+                    if f is None:
+                        return self._send(404, b"not found", "text/plain")
+                    if f.serve_html or auth.removeprefix("Bearer ") not in fake.tokens:
+                        return self._send(200, b"<!DOCTYPE html><html>Sign in to Slack</html>", "text/html")
+                    if f.stall_s:
+                        time.sleep(f.stall_s)
+                    return self._send(200, f.content, f.mimetype)
+                return self._send(404, b"not found", "text/plain")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                if self.path.startswith("/response/"):
+                    with fake.lock:
+                        fake.responses.append(json.loads(raw or b"{}"))
+                    return self._send(200, b"ok", "text/plain")
+                if not self.path.startswith("/api/"):
+                    return self._send(404, b"not found", "text/plain")
+                method = self.path[len("/api/"):].split("?")[0]
+                params: dict[str, Any] = {}
+                ctype = self.headers.get("Content-Type", "")
+                if "json" in ctype:
+                    params = json.loads(raw or b"{}")
+                else:
+                    params = {k: v[0] for k, v in urllib.parse.parse_qs(raw.decode()).items()}
+                for key in ("blocks", "attachments", "view"):
+                    if isinstance(params.get(key), str):
+                        with contextlib.suppress(ValueError):
+                            params[key] = json.loads(params[key])
+                auth = self.headers.get("Authorization", "")
+                token = auth.removeprefix("Bearer ") or params.get("token")
+                with fake.lock:
+                    failure = fake.failures.get(method, []).pop(0) if fake.failures.get(method) else None
+                    fake.calls.append(Call(method, params, token, time.time()))
+                if failure is not None:
+                    if failure.delay_s:
+                        time.sleep(failure.delay_s)
+                    headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else None
+                    return self._json(failure.status, failure.body or {"ok": False, "error": "ratelimited" if failure.status == 429 else "internal_error"}, headers)
+                if method not in ("oauth.v2.access",) and token not in fake.tokens:
+                    return self._json(200, {"ok": False, "error": "invalid_auth"})
+                return self._json(200, fake.answer(method, params, token))
+
+        return Handler
+
+    def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
+        team = self.tokens.get(token or "", TEAM_ID)
+        if method == "auth.test":
+            return {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "denpex",
+                    "team_id": team, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
+        if method in ("chat.postMessage", "chat.update"):
+            ts = params.get("ts") or self.next_ts()
+            return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": {"text": params.get("text"), "ts": ts}}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": self.next_ts()}
+        if method in ("reactions.add", "reactions.remove", "auth.revoke"):
+            return {"ok": True}
+        if method == "files.info":
+            f = self.files.get(params.get("file", ""))
+            if f is None:
+                return {"ok": False, "error": "file_not_found"}
+            return {"ok": True, "file": self._file_obj(f)}
+        if method == "views.publish":
+            return {"ok": True, "view": {"id": "V1", **(params.get("view") or {})}}
+        if method == "conversations.replies":
+            return {"ok": True, "messages": [], "has_more": False}
+        if method == "oauth.v2.access":
+            grant = self.oauth_codes.get(params.get("code", ""))
+            if grant is None:
+                return {"ok": False, "error": "invalid_code"}
+            self.tokens[grant["access_token"]] = grant["team"]["id"]
+            return {"ok": True, **grant}
+        return {"ok": False, "error": "unknown_method"}
