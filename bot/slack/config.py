@@ -11,6 +11,9 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.store import StoreConfigError
+from bot.store.sealing import parse_keys
+
 DEFAULT_API_URL = "https://slack.com/api/"
 
 
@@ -18,14 +21,14 @@ class ConfigError(Exception):
     """Start-up configuration is missing or malformed; the message names the variable."""
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
+def _int(env: Mapping[str, str], name: str, default: int, unit: str = "bytes") -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be a whole number of bytes, got {raw!r}") from None
+        raise ConfigError(f"{name} must be a whole number of {unit}, got {raw!r}") from None
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
@@ -43,6 +46,8 @@ class SlackConfig:
     client_secret: str | None = None
     scopes: tuple[str, ...] = ()
     token_key: str | None = None  # key for encrypting installation tokens at rest
+    # Refresh a rotating bot token this many minutes before it expires (token rotation on).
+    token_rotation_minutes: int = 120
 
     @property
     def multi_workspace(self) -> bool:
@@ -86,6 +91,10 @@ class SlackConfig:
                 raise ConfigError("SLACK_CLIENT_SECRET is not set; multi-workspace mode (SLACK_CLIENT_ID) needs it")
             if not token_key:
                 raise ConfigError("DENPEX_TOKEN_KEY is not set; multi-workspace mode encrypts bot tokens at rest with it")
+            try:
+                parse_keys(token_key)
+            except StoreConfigError as exc:
+                raise ConfigError(str(exc)) from None
         scopes = tuple(s.strip() for s in (env.get("SLACK_SCOPES") or "").split(",") if s.strip())
         return cls(
             bot_token=bot_token,
@@ -98,4 +107,5 @@ class SlackConfig:
             client_secret=client_secret,
             scopes=scopes,
             token_key=token_key,
+            token_rotation_minutes=_int(env, "DENPEX_TOKEN_ROTATION_MINUTES", 120, "minutes"),
         )

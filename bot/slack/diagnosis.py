@@ -20,7 +20,8 @@ from bot.service import Outcome, QuotaExceeded, deliver_charged
 from bot.slack import blocks as ui
 from bot.slack import files
 from bot.slack.deps import BotDeps
-from bot.store import StoreUnavailable, ThreadContext
+from bot.slack.webapi import courtesy_client
+from bot.store import Store, StoreUnavailable, ThreadContext
 
 log = logging.getLogger("denpex.slack")
 
@@ -37,14 +38,18 @@ class Where:
 
 
 def _react(client: WebClient, where: Where, add: str | None, remove: str | None = None) -> None:
-    # Reactions are a courtesy: a failure here must never stop the reply itself.
-    for method, name in ((client.reactions_remove, remove), (client.reactions_add, add)):
+    # Reactions are a courtesy: a failure here (an error, a 429, a timeout) must never stop
+    # or delay the reply itself, so they go through a short-timeout, short-retry client.
+    quick = courtesy_client(client)
+    for method, name in ((quick.reactions_remove, remove), (quick.reactions_add, add)):
         if not name:
             continue
         try:
             method(channel=where.channel, timestamp=where.ts, name=name)
         except SlackApiError as exc:
             log.info("reaction %s on %s failed: %s", name, where.channel, exc.response.get("error"))
+        except Exception as exc:  # timeouts, resets: same courtesy
+            log.info("reaction %s on %s failed: %s", name, where.channel, type(exc).__name__)
 
 
 def _post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> Any:
@@ -91,13 +96,14 @@ def diagnose_and_reply(
                 _react(client, where, None, remove="mag")
                 return
             if outcome.diagnosis.unmatched:
-                store.unmatched.record(where.team_id, outcome.diagnosis.unmatched)
+                _count_unmatched(store, where, outcome.diagnosis.unmatched)
             _post(client, where, ui.diagnosis_message(outcome.report))
             _react(client, where, "white_check_mark", remove="mag")
             return
         message = ui.diagnosis_message(outcome.report)
         deliver_charged(store, where.team_id, lambda: _post(client, where, message))
-        store.threads.save(where.team_id, where.channel, where.thread_ts, _context(outcome, where))
+        _save_thread(store, where, outcome)
+        _remember(store, where, outcome)
         log.info(
             "diagnosed team=%s channel=%s entry=%s confidence=%s lines=%d ms=%d",
             where.team_id, where.channel, outcome.diagnosis.matches[0].id,
@@ -106,17 +112,27 @@ def diagnose_and_reply(
         )  # fmt: skip
         _react(client, where, "white_check_mark", remove="mag")
     except QuotaExceeded as exc:
-        _post(client, where, ui.quota_exceeded_message(exc.status))
+        _safe_post(client, where, ui.quota_exceeded_message(exc.status))
         _react(client, where, "no_entry_sign", remove="mag")
     except InputError as exc:
-        _post(client, where, ui.error_message(f"I could not read this log: {exc}."))
+        _safe_post(client, where, ui.error_message(f"I could not read this log: {exc}."))
         _react(client, where, "x", remove="mag")
     except StoreUnavailable:
         log.warning("store unavailable while diagnosing in team=%s", where.team_id)
         _safe_post(client, where, ui.unavailable_message())
         _react(client, where, "x", remove="mag")
     except SlackApiError as exc:
+        # not_in_channel, channel_not_found, ratelimited past retries, 5xx past retries:
+        # nothing was delivered, so nothing was charged (deliver_charged refunded it).
         log.warning("posting the diagnosis failed in team=%s: %s", where.team_id, exc.response.get("error"))
+        _react(client, where, "x", remove="mag")
+    except OSError as exc:
+        # Slack unreachable or too slow to confirm: the reply may or may not have landed, and
+        # re-posting could double it. Refunded; say so, once, if Slack lets us.
+        log.warning("Slack did not confirm a post in team=%s: %s", where.team_id, type(exc).__name__)
+        _safe_post(client, where, ui.error_message(
+            "Slack did not confirm my reply in time, so nothing was charged. "
+            "If no diagnosis shows up in this thread, post the log again."))
         _react(client, where, "x", remove="mag")
     except Exception:
         log.exception("diagnosis failed in team=%s channel=%s", where.team_id, where.channel)
@@ -124,11 +140,39 @@ def diagnose_and_reply(
         _react(client, where, "x", remove="mag")
 
 
+def _remember(store: Store, where: Where, outcome: Outcome) -> None:
+    """Add the posted diagnosis to the workspace's history (App Home): entry, confidence,
+    rank, channel; never log text. The reply is out already, so a failure here is only logged."""
+    root = outcome.diagnosis.matches[0]
+    try:
+        store.history.record(where.team_id, where.channel, root.id, root.title, root.confidence,
+                             outcome.diagnosis.initiating_rank)
+    except (StoreUnavailable, ValueError) as exc:
+        log.warning("diagnosis not added to the history of team=%s: %s", where.team_id, type(exc).__name__)
+
+
+def _save_thread(store: Store, where: Where, outcome: Outcome) -> None:
+    """Keep the thread's context for follow-ups. The diagnosis is posted (and charged) already:
+    if Redis went away meanwhile, only follow-ups in this thread are lost; say nothing more."""
+    try:
+        store.threads.save(where.team_id, where.channel, where.thread_ts, _context(outcome, where))
+    except StoreUnavailable:
+        log.warning("thread context not saved for team=%s channel=%s: store unavailable", where.team_id, where.channel)
+
+
+def _count_unmatched(store: Store, where: Where, line: str) -> None:
+    """A statistic for maintainers: it must not stand between the user and the reply."""
+    try:
+        store.unmatched.record(where.team_id, line)
+    except StoreUnavailable:
+        log.warning("unmatched line not counted for team=%s: store unavailable", where.team_id)
+
+
 def _safe_post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> None:
     try:
         _post(client, where, message)
-    except SlackApiError:
-        log.warning("could not post an error message in team=%s", where.team_id)
+    except Exception as exc:  # SlackApiError, or Slack unreachable / timing out
+        log.warning("could not post an error message in team=%s: %s", where.team_id, type(exc).__name__)
 
 
 def pasted(deps: BotDeps, text: str) -> Callable[[], Outcome]:
@@ -145,7 +189,7 @@ def uploaded(deps: BotDeps, client: WebClient, file_obj: dict[str, Any]) -> Call
             )
         cfg = deps.config
         info = files.file_info(client, file_obj["id"], cfg.max_upload_bytes)
-        chunks = files.download(info, client.token or "", files.download_timeout())
+        chunks = files.download(info, client.token or "", files.download_timeout(), files.download_deadline())
         limits = Limits(max_bytes=cfg.max_upload_bytes, max_inflated=cfg.max_inflated_bytes)
         return deps.denpex.diagnose_stream(chunks, limits=limits)
 

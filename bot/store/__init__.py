@@ -1,7 +1,8 @@
 """Everything Denpex keeps between messages, in Redis. Nothing else imports redis.
 
 Use `Store.from_env()` (REDIS_URL, default redis://localhost:6379/0) and its parts:
-quotas, plans, codes, dedupe, threads, feedback, unmatched, ratelimit. Any call raises
+quotas, plans, codes, dedupe, threads, feedback, unmatched, ratelimit, history,
+oauth_states, and `installations(token_key)` for multi-workspace mode. Any call raises
 StoreUnavailable when Redis cannot answer in time.
 """
 
@@ -9,6 +10,8 @@ from bot.store.codes import RedeemResult
 from bot.store.config import Plan, StoreConfig
 from bot.store.errors import StoreConfigError, StoreUnavailable
 from bot.store.feedback import FeedbackRow, TeamVotes
+from bot.store.history import HistoryEntry
+from bot.store.installations import Installations
 from bot.store.plans import PlanState
 from bot.store.quotas import ConsumeResult, QuotaStatus
 from bot.store.store import Store
@@ -18,6 +21,8 @@ from bot.store.unmatched import fingerprint
 __all__ = [
     "ConsumeResult",
     "FeedbackRow",
+    "HistoryEntry",
+    "Installations",
     "Plan",
     "PlanState",
     "QuotaStatus",

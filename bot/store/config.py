@@ -31,6 +31,8 @@ _ENV = {
     "health_check_interval_s": "DENPEX_REDIS_HEALTH_CHECK_S",
     "cluster": "DENPEX_REDIS_CLUSTER",
     "code_valid_days": "DENPEX_CODE_VALID_DAYS",
+    "oauth_state_ttl_s": "DENPEX_OAUTH_STATE_TTL_S",
+    "history_days": "DENPEX_HISTORY_DAYS",
 }
 
 
@@ -63,6 +65,11 @@ class StoreConfig:
     quota_grace_s: int = 3600
     # Most distinct unmatched fingerprints kept per counter; the rarest go first.
     unmatched_max: int = 10_000
+    # How long an OAuth install `state` can come back from Slack (single use).
+    oauth_state_ttl_s: int = 600
+    # A workspace's recent diagnoses (App Home): kept this many days, at most this many.
+    history_days: int = 30
+    history_max: int = 100
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("redis://", "rediss://", "unix://")):
@@ -81,6 +88,9 @@ class StoreConfig:
             "redeem_team_limit",
             "redeem_team_window_s",
             "unmatched_max",
+            "oauth_state_ttl_s",
+            "history_days",
+            "history_max",
         ):
             if getattr(self, name) < 1:
                 raise StoreConfigError(f"{_label(name)} must be 1 or more")

@@ -95,8 +95,29 @@ def unmatched(team_id: str) -> str:
     return f"{workspace(team_id)}unmatched"
 
 
+def installation(owner_id: str) -> str:
+    """The app's installation in a workspace, or in an Enterprise Grid org for an org-wide
+    install (the org's E… id then stands in for the team id). Encrypted JSON."""
+    return f"{workspace(owner_id)}installation"
+
+
+def history(team_id: str) -> str:
+    """The workspace's recent diagnoses (sorted set scored by epoch milliseconds)."""
+    return f"{workspace(team_id)}history"
+
+
+def kept_on_uninstall(key: str, team_id: str) -> bool:
+    """Whether a key of the workspace outlives an uninstall: its plan, its daily usage
+    counters and its code-redemption limits stay, so a re-install resets neither a paid plan,
+    nor the day's usage, nor the brake on guessing codes (those limits expire within the hour).
+    """
+    rest = key.removeprefix(workspace(team_id))
+    return rest == "plan" or rest.startswith(("quota:", "ratelimit:redeem:"))
+
+
 CODES = f"{PREFIX}:{{codes}}:"
 STATS = f"{PREFIX}:{{stats}}:"
+OAUTH = f"{PREFIX}:{{oauth}}:"
 
 
 def code(code_hash: str) -> str:
@@ -112,6 +133,11 @@ def feedback_teams() -> str:
 def unmatched_all() -> str:
     """Unmatched-log fingerprints by count across workspaces (sorted set)."""
     return f"{STATS}unmatched"
+
+
+def oauth_state(state_hash: str) -> str:
+    """One issued OAuth state, named by its SHA-256 (never the state itself)."""
+    return f"{OAUTH}state:{check_part(state_hash, 'state hash')}"
 
 
 def digest(text: str) -> str:

@@ -9,15 +9,20 @@ from bot.store.codes import Codes
 from bot.store.config import StoreConfig
 from bot.store.dedupe import Dedupe
 from bot.store.feedback import Feedback
+from bot.store.history import History
+from bot.store.installations import Installations
+from bot.store.oauth_states import OAuthStates
 from bot.store.plans import Plans
 from bot.store.quotas import Quotas
 from bot.store.ratelimit import RateLimit
+from bot.store.sealing import Sealer
 from bot.store.threads import Threads
 from bot.store.unmatched import Unmatched
 
 
 class Store:
-    """Quotas, plans, codes, dedupe, thread context, feedback and rate limits, in Redis.
+    """Quotas, plans, codes, dedupe, thread context, feedback, rate limits, diagnosis history,
+    and (multi-workspace mode) installations and OAuth states, in Redis.
 
     Every call raises StoreUnavailable (and nothing redis-specific) when Redis cannot answer
     in time; the next call after Redis returns works again, no restart needed.
@@ -36,6 +41,14 @@ class Store:
         self.threads = Threads(self._client, config)
         self.feedback = Feedback(self._client, config)
         self.unmatched = Unmatched(self._client, config)
+        self.history = History(self._client, config, self._clock)
+        self.oauth_states = OAuthStates(self._client, config, self._clock)
+
+    def installations(self, token_key: str) -> Installations:
+        """Bolt's installation store over this Redis, sealing tokens with `token_key`
+        (DENPEX_TOKEN_KEY: one Fernet key, or several comma-separated; the first encrypts).
+        Raises StoreConfigError when the key is malformed."""
+        return Installations(self._client, Sealer(token_key))
 
     @classmethod
     def from_env(cls) -> Store:
@@ -51,6 +64,24 @@ class Store:
         """Every key of a workspace, sorted (for tests and for removing a workspace)."""
         pattern = keys.workspace_pattern(team_id)
         return sorted(set(self._client.redis.scan_iter(match=pattern, count=1000)))
+
+    @guarded
+    def forget_workspace(self, team_id: str) -> list[str]:
+        """Delete everything kept about a workspace (on uninstall or token revocation): its
+        installation, thread contexts, history, dedupe markers, feedback, counters and rate
+        limits; return the deleted keys. Its plan, daily usage and code-redemption limits
+        stay (keys.kept_on_uninstall), as do codes (global records) and the anonymous
+        cross-workspace unmatched counts.
+
+        SCAN by the workspace's hash-tagged prefix: on a Cluster every key sits in one slot,
+        so the deletes batch safely.
+        """
+        redis = self._client.redis
+        doomed = [k for k in self.workspace_keys(team_id) if not keys.kept_on_uninstall(k, team_id)]
+        for i in range(0, len(doomed), 500):
+            redis.delete(*doomed[i : i + 500])
+        redis.srem(keys.feedback_teams(), team_id)
+        return doomed
 
     def close(self) -> None:
         """Release pooled connections."""

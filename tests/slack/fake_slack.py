@@ -60,6 +60,8 @@ class FakeSlack:
         self.failures: dict[str, list[Failure]] = {}
         self.tokens: dict[str, str] = {BOT_TOKEN: TEAM_ID}  # token -> team, for auth.test
         self.oauth_codes: dict[str, dict[str, Any]] = {}
+        self.refresh_tokens: dict[str, str] = {}  # refresh token -> team, for token rotation
+        self.rotations = 0
         self.lock = threading.Lock()
         self._ts = 1_700_000_000.000100
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -233,10 +235,25 @@ class FakeSlack:
             return {"ok": True, "view": {"id": "V1", **(params.get("view") or {})}}
         if method == "conversations.replies":
             return {"ok": True, "messages": [], "has_more": False}
+        if method == "oauth.v2.access" and params.get("grant_type") == "refresh_token":
+            # Token rotation: a new access token and refresh token for the refresh token's
+            # workspace; the old refresh token is spent.
+            with self.lock:
+                team = self.refresh_tokens.pop(params.get("refresh_token", ""), None)
+                if team is None:
+                    return {"ok": False, "error": "invalid_refresh_token"}
+                self.rotations += 1
+                access, refresh = f"xoxe.xoxb-{team}-rotated-{self.rotations}", f"xoxe-1-{team}-refresh-{self.rotations}"
+                self.tokens[access] = team
+                self.refresh_tokens[refresh] = team
+            return {"ok": True, "access_token": access, "token_type": "bot", "refresh_token": refresh,
+                    "expires_in": 43200, "team": {"id": team}, "enterprise": None}
         if method == "oauth.v2.access":
             grant = self.oauth_codes.get(params.get("code", ""))
             if grant is None:
                 return {"ok": False, "error": "invalid_code"}
             self.tokens[grant["access_token"]] = grant["team"]["id"]
+            if grant.get("refresh_token"):
+                self.refresh_tokens[grant["refresh_token"]] = grant["team"]["id"]
             return {"ok": True, **grant}
         return {"ok": False, "error": "unknown_method"}

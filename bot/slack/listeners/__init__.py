@@ -5,7 +5,7 @@ from __future__ import annotations
 from slack_bolt import App
 
 from bot.slack.deps import BotDeps
-from bot.slack.listeners import actions, commands, home, ignored, messages
+from bot.slack.listeners import actions, commands, home, ignored, lifecycle, messages
 from bot.slack.middleware import dedupe_events
 
 
@@ -15,5 +15,6 @@ def register_listeners(app: App, deps: BotDeps) -> None:
     commands.register(app, deps)
     actions.register(app, deps)
     home.register(app, deps)
+    lifecycle.register(app, deps)
     # Catch-alls last: an event nobody handles must still be acknowledged, or Slack re-sends it.
     ignored.register(app, deps)

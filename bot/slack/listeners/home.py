@@ -1,7 +1,9 @@
-"""App Home: the workspace's plan, today's usage, when it resets, how to redeem a code."""
+"""App Home: the workspace's plan, today's usage, when it resets, how to redeem a code, and
+its recent diagnoses (the last 3 on the free plan, 20 on scale)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from slack_bolt import Ack, App
@@ -10,15 +12,32 @@ from slack_sdk import WebClient
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.slack.middleware import team_of
-from bot.store import StoreUnavailable
+from bot.store import Plan, StoreUnavailable
+
+# Recent diagnoses shown on the Home tab, by plan (the scale plan promises the history).
+HISTORY_SHOWN = {Plan.FREE.value: 3, Plan.SCALE.value: 20}
+
+
+def recent_history(deps: BotDeps, team: str, plan: str) -> list[dict[str, Any]]:
+    """The workspace's latest diagnoses as the Home tab lists them (never any log text)."""
+    entries = deps.store.history.recent(team, HISTORY_SHOWN.get(plan, HISTORY_SHOWN[Plan.FREE.value]))
+    return [
+        {"when": f"{e.when:%Y-%m-%d %H:%M} UTC", "channel": e.channel, "entry_id": e.entry_id,
+         "title": e.title, "confidence": e.confidence, "initiating_rank": e.initiating_rank}
+        for e in entries
+    ]  # fmt: skip
 
 
 def publish_home(deps: BotDeps, client: WebClient, team: str, user: str) -> None:
+    history: list[dict[str, Any]] = []
     try:
         status = deps.store.quotas.status(team)
     except StoreUnavailable:
         status = None
-    client.views_publish(user_id=user, view=ui.home_view(status))
+    if status is not None:
+        with contextlib.suppress(StoreUnavailable):
+            history = recent_history(deps, team, status.plan)
+    client.views_publish(user_id=user, view=ui.home_view(status, history))
 
 
 def register(app: App, deps: BotDeps) -> None:
