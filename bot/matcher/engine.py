@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from bot.matcher.lines import LineFacts, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
-from bot.matcher.prefilter import Prefilter
-from bot.matcher.rulebook import Rule, Rulebook
+from bot.matcher.prefilter import Prefilter, required_literals
+from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import PROBE_KEYWORDS, LogFacts
 from bot.matcher.verdict import decide
 
@@ -72,28 +72,93 @@ class RuleHits:
         return 1.0 - miss
 
 
+class _Plan:
+    """What to do with a line, given which literals it holds (shared by every such line)."""
+
+    __slots__ = ("probes", "rules", "world_only")
+
+    def __init__(self, rules: tuple[tuple[Rule, tuple[Signature, ...]], ...], probes: frozenset[str]):
+        # The rules whose keyword gate the line passes, each with the signatures that can match.
+        self.rules = rules
+        self.probes = probes
+        self.world_only = not rules and probes == _WORLD_ONLY
+
+
+_WORLD_ONLY = frozenset({"world"})
+_PLAN_CACHE_MAX = 20_000
+
+
 class Matcher:
-    """A compiled rulebook. Thread-safe: each diagnosis gets its own `Scan`."""
+    """A compiled rulebook. Thread-safe: each diagnosis gets its own `Scan`.
+
+    The automaton holds every rule's keywords, the literals derived from its signatures where
+    they are at least as selective as the keywords, and the probes' keywords. A line's set of
+    literals decides, once per distinct set (`plan`), which rules pass the keyword gate and
+    which of their signatures can match at all: only those regexes run, each with a timeout.
+    """
 
     def __init__(self, rulebook: Rulebook, *, prefilter: bool = True, regex_timeout_s: float = REGEX_TIMEOUT_S):
         self.rulebook = rulebook
         self.use_prefilter = prefilter
         self.regex_timeout_s = regex_timeout_s
-        owners: dict[str, set[str]] = {}
+        gate_of: dict[str, set[str]] = {}  # literal -> rules whose keyword gate it is
+        req_of: dict[str, set[tuple[str, int]]] = {}  # literal -> (rule, signature) it arms
+        probe_of: dict[str, set[str]] = {}
+        self._derived: dict[str, tuple[frozenset[str] | None, ...]] = {}
         for rule in rulebook:
-            for kw in rule.keywords:
-                owners.setdefault(kw, set()).add(rule.id)
-            for sig in rule.signatures:
-                for kw in sig.keywords:
-                    owners.setdefault(kw, set()).add(rule.id)
+            gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
+            derived = tuple(_useful_literals(sig.pattern, gate) for sig in rule.signatures)
+            self._derived[rule.id] = derived
+            for kw in gate:
+                gate_of.setdefault(kw, set()).add(rule.id)
+            for i, words in enumerate(derived):
+                for w in words or ():
+                    req_of.setdefault(w, set()).add((rule.id, i))
         for probe, words in PROBE_KEYWORDS.items():
             for kw in words:
-                owners.setdefault(kw, set()).add("probe:" + probe)
-        self.prefilter = Prefilter(owners)
-        self._rule_ids = frozenset(rulebook.ids)
-        self._probe_words = tuple(
-            (kw.encode(), "probe:" + p) for p, words in PROBE_KEYWORDS.items() for kw in words
-        )
+                probe_of.setdefault(kw, set()).add(probe)
+        self.prefilter = Prefilter([*gate_of, *req_of, *probe_of])
+        words = self.prefilter.words
+        self._lit_gate = [frozenset(gate_of.get(w, ())) for w in words]
+        self._lit_req = [frozenset(req_of.get(w, ())) for w in words]
+        self._lit_probe = [frozenset(probe_of.get(w, ())) for w in words]
+        self._plans: dict[frozenset[int], _Plan] = {}
+        self._all_rules = tuple((rule, rule.signatures) for rule in rulebook)
+        self._probe_words = tuple((kw.encode(), p) for p, words in PROBE_KEYWORDS.items() for kw in words)
+        self._naive_plans: dict[frozenset[str], _Plan] = {}
+
+    def plan(self, lits: frozenset[int]) -> _Plan:
+        """The plan for lines holding exactly the literals `lits` (cached)."""
+        plan = self._plans.get(lits)
+        if plan is not None:
+            return plan
+        gated: set[str] = set()
+        armed: set[tuple[str, int]] = set()
+        probes: set[str] = set()
+        for i in lits:
+            gated |= self._lit_gate[i]
+            armed |= self._lit_req[i]
+            probes |= self._lit_probe[i]
+        todo = []
+        for rid in sorted(gated):  # a rule none of whose keywords is on the line never runs
+            rule = self.rulebook.get(rid)
+            derived = self._derived[rid]
+            sigs = tuple(
+                sig for i, sig in enumerate(rule.signatures) if derived[i] is None or (rid, i) in armed
+            )
+            if sigs:
+                todo.append((rule, sigs))
+        plan = _Plan(tuple(todo), frozenset(probes))
+        if len(self._plans) >= _PLAN_CACHE_MAX:
+            self._plans.clear()  # a log of endlessly new literal mixes: stay bounded
+        self._plans[lits] = plan
+        return plan
+
+    def naive_plan(self, probes: frozenset[str]) -> _Plan:
+        plan = self._naive_plans.get(probes)
+        if plan is None:
+            plan = self._naive_plans[probes] = _Plan(self._all_rules, probes)
+        return plan
 
     def scan(self) -> Scan:
         return Scan(self)
@@ -110,6 +175,19 @@ class Matcher:
         for chunk in chunks:
             scan.feed(chunk)
         return scan.finish()
+
+
+def _useful_literals(pattern: str, gate: frozenset[str]) -> frozenset[str] | None:
+    """A signature's required literals, when they are at least as selective as its rule's
+    keywords (longer literals are rarer); else None, and the keywords alone gate it."""
+    req = required_literals(pattern)
+    if req is None or _selectivity(req) < _selectivity(gate):
+        return None
+    return req
+
+
+def _selectivity(words: frozenset[str]) -> tuple[int, int]:
+    return (min((len(w) for w in words), default=0), -len(words))
 
 
 class Scan:
@@ -136,37 +214,60 @@ class Scan:
         if cut == 0:
             self._carry = data
             return
-        self._carry = data[cut:]
-        self._process(data[:cut])
+        self._carry = data[cut:] if cut < len(data) else b""
+        self._process(data, cut)
 
-    def _process(self, chunk: bytes) -> None:
+    def _process(self, chunk: bytes, end: int) -> None:
+        """Match the whole lines of `chunk[:end]` (`end` is just past a newline)."""
+        m = self.m
         base = self.lines
-        if self.m.use_prefilter:
-            candidates = self.m.prefilter.candidate_lines(chunk)
-        else:
-            candidates = _every_line(chunk, self.m._rule_ids, self.m._probe_words)
         pos, line_no = 0, base
-        for start, end, owners in candidates:
-            line_no += chunk.count(b"\n", pos, start)
-            pos = start
-            self._line(line_no + 1, chunk[start : min(end, start + MAX_LINE_CHARS * 4)], owners)
-        self.lines = base + chunk.count(b"\n")
+        count = chunk.count
+        if m.use_prefilter:
+            low = chunk.lower()
+            plans = m._plans
+            plan_for = m.plan
+            observe_world = self.facts.observe_world
+            startswith, find = chunk.startswith, chunk.find
+            for start, stop, lits in m.prefilter.candidate_lines(chunk, low, end):
+                plan = plans.get(lits) or plan_for(lits)
+                if plan.world_only:
+                    # The most common candidate of a big NCCL log (`nranks`): no rule, one
+                    # probe. Lines opening with `[rankN]:` and nothing else a launcher adds
+                    # (as `rank_and_message` reads them) skip decoding the prefix.
+                    if 0 <= stop - start < 4096 and startswith(b"[rank", start):
+                        close = find(b"]:", start + 5, start + 13)
+                        if close > start + 5:
+                            digits = chunk[start + 5 : close]
+                            nxt = chunk[close + 2 : close + 3]
+                            if digits.isdigit() and nxt != b"[" and not nxt.isdigit() and nxt < b"\x80":
+                                message = chunk[close + 2 : stop].decode("utf-8", "replace").rstrip("\r")
+                                observe_world(message, int(digits))
+                                continue
+                    rank, message = rank_and_message(_decode(chunk, start, stop))
+                    observe_world(message, rank)
+                    continue
+                if plan.rules or plan.probes:
+                    line_no += count(b"\n", pos, start)
+                    pos = start
+                    self._line(line_no + 1, chunk, low, start, stop, plan)
+        else:
+            for start, stop, probes in _every_line(chunk, end, m._probe_words):
+                line_no += count(b"\n", pos, start)
+                pos = start
+                self._line(line_no + 1, chunk, None, start, stop, m.naive_plan(probes))
+        self.lines = base + count(b"\n", 0, end)
 
-    def _line(self, line_no: int, raw: bytes, owners: frozenset[str]) -> None:
-        text = raw.decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
+    def _line(self, line_no: int, chunk: bytes, low: bytes | None, start: int, stop: int, plan: _Plan) -> None:
+        timeout = self.m.regex_timeout_s
+        text: str | None = None
         facts: LineFacts | None = None
-        for owner in owners:
-            if owner.startswith("probe:"):
-                continue
-            rule = self.m.rulebook.get(owner)
-            if rule is None:
-                continue
-            for sig in rule.signatures:
-                try:
-                    found = sig.compiled.search(text, timeout=self.m.regex_timeout_s)
-                    if found and sig.unless is not None:
-                        found = not sig.unless.search(text, timeout=self.m.regex_timeout_s)
-                except TimeoutError:
+        for rule, sigs in plan.rules:
+            if text is None:
+                text = _decode(chunk, start, stop)
+            for sig in sigs:
+                found = _search(sig, text, timeout)
+                if found is None:
                     self.regex_timeouts += 1
                     continue
                 if not found:
@@ -189,34 +290,78 @@ class Scan:
                         ts_text=ts.text if ts else None,
                     )
                 )
-        probes = {o[6:] for o in owners if o.startswith("probe:")}
-        if probes:
-            if facts is None:
-                facts = parse_line(text)
-            self.facts.observe(line_no, strip_prefixes(text), facts, probes)
+        if plan.probes:
+            if text is None:
+                text = _decode(chunk, start, stop)
+            rank, message = rank_and_message(text)
+            self.facts.observe(line_no, message, rank, plan.probes)
 
     def finish(self) -> Diagnosis:
         """Flush the last partial line and decide."""
         if self._carry:
-            self._process(self._carry + b"\n")
+            tail = self._carry + b"\n"
             self._carry = b""
+            self._process(tail, len(tail))
         elapsed = int((time.perf_counter() - self._started) * 1000)
         stats = Stats(bytes=self.bytes, lines=self.lines, elapsed_ms=elapsed, regex_timeouts=self.regex_timeouts)
         return decide(list(self.by_rule.values()), self.facts, stats)
 
 
-def _every_line(chunk: bytes, rule_ids: frozenset[str], probe_words: tuple[tuple[bytes, str], ...]):
+def _search(sig: Signature, text: str, timeout: float) -> bool | None:
+    """Does `sig` match `text` (and not its `unless`)? None when the regex ran out of time.
+
+    The timeout is wall-clock time: on a loaded machine a normal search can be descheduled past
+    it, so a timed-out search gets one more try; a pathological one times out twice (bounded).
+    """
+    for _ in range(2):
+        try:
+            found = sig.compiled.search(text, timeout=timeout) is not None
+            if found and sig.unless is not None:
+                found = sig.unless.search(text, timeout=timeout) is None
+            return found
+        except TimeoutError:
+            continue
+    return None
+
+
+def rank_and_message(line: str) -> tuple[int | None, str]:
+    """`(parse_line(line).rank, strip_prefixes(line))`: what the probes need of a line.
+
+    Most lines of a big log open with torchrun's `[rankN]:` (or `[defaultN]:`) and nothing
+    else a launcher adds; for those the answer is read off without a regex or the timestamp
+    work. Anything else, or anything that might stack another prefix, takes the full path.
+    """
+    if line.startswith("[rank"):
+        head = 5
+    elif line.startswith("[default"):
+        head = 8
+    else:
+        head = 0
+    if head:
+        close = line.find("]:", head, head + 8)
+        if close > head:
+            digits = line[head:close]
+            rest = line[close + 2 :]
+            if digits.isascii() and digits.isdigit() and not (rest[:1] == "[" or rest[:1].isdigit()):
+                return int(digits), rest
+    return parse_line(line).rank, strip_prefixes(line)
+
+
+def _decode(chunk: bytes, start: int, stop: int) -> str:
+    """The text of one line as the signatures see it: decoded, no CR, at most MAX_LINE_CHARS."""
+    return chunk[start : min(stop, start + MAX_LINE_CHARS * 4)].decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
+
+
+def _every_line(chunk: bytes, end: int, probe_words: tuple[tuple[bytes, str], ...]):
     """The naive path: every rule's regexes on every line (baseline and equivalence tests).
 
     Probes still go by their keywords: they are part of the verdict, not of the prefilter.
     """
     start = 0
-    n = len(chunk)
-    while start < n:
-        end = chunk.find(b"\n", start)
-        if end < 0:
-            end = n
-        low = chunk[start:end].lower()
-        probes = {owner for kw, owner in probe_words if kw in low}
-        yield start, end, rule_ids | probes
-        start = end + 1
+    while start < end:
+        stop = chunk.find(b"\n", start, end)
+        if stop < 0:
+            stop = end
+        low = chunk[start:stop].lower()
+        yield start, stop, frozenset(p for kw, p in probe_words if kw in low)
+        start = stop + 1

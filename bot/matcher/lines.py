@@ -101,13 +101,23 @@ def parse_line(line: str) -> LineFacts:
     if m:
         host, pos = m["host"], m.end()
     rank = None
-    for pattern in _RANK_PREFIXES:
-        m = pattern.match(line, pos)
-        if m:
-            rank, pos = int(m["rank"]), m.end()
+    # Launchers stack prefixes (`[default0]:[rank12]:` from torchrun --tee over PyTorch's own):
+    # read them all; PyTorch's `[rankN]` is the global rank and wins over a local one.
+    for _ in range(3):
+        for pattern in _RANK_PREFIXES:
+            m = pattern.match(line, pos)
+            if m:
+                if rank is None or line.startswith("[rank", m.start()):
+                    rank = int(m["rank"])
+                pos = m.end()
+                break
+        else:
             break
     device = None
-    m = _NCCL_PREFIX.match(line, pos) or _NCCL_PREFIX.search(line[:300], pos)
+    m = _NCCL_PREFIX.match(line, pos)
+    if m is None and "] NCCL " in line[:300]:
+        # Every NCCL prefix holds that literal; searching without it is slow on long lines.
+        m = _NCCL_PREFIX.search(line[:300], pos)
     if m:
         host, device = m["host"], int(m["dev"])
     if rank is None:
@@ -123,9 +133,12 @@ def strip_prefixes(line: str) -> str:
     m = _HOST_PREFIX.match(line)
     if m:
         pos = m.end()
-    for pattern in _RANK_PREFIXES:
-        m = pattern.match(line, pos)
-        if m:
-            pos = m.end()
+    for _ in range(3):
+        for pattern in _RANK_PREFIXES:
+            m = pattern.match(line, pos)
+            if m:
+                pos = m.end()
+                break
+        else:
             break
     return line[pos:]

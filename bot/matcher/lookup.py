@@ -17,7 +17,7 @@ from bot.matcher.rulebook import Rule
 
 _WORD = regex.compile(r"[a-z][a-z0-9_]{2,}|\d{2,}")
 _STOP = frozenset(
-    "the and for with this that was are not but you your has have from when into all any can".split()
+    ["the", "and", "for", "with", "this", "that", "was", "are", "not", "but", "you", "your", "has", "have", "from", "when", "into", "all", "any", "can"]
 )
 # Field weights: a word in the title says more than a word in the summary.
 _FIELDS = (("title", 3.0), ("symptoms", 2.0), ("keywords", 2.0), ("tags", 1.5), ("summary", 1.0))

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 
 import regex
 
-from bot.matcher.lines import LineFacts
-
 # Built-in probe keywords (lower-case). Owners are "probe:<name>".
 PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "traceback": ("traceback (most recent call last)",),
@@ -51,9 +49,9 @@ class LogFacts:
     _awaiting_exc: dict[int | None, int] = field(default_factory=dict)  # rank -> traceback line
     _elastic_after: int | None = None
 
-    def observe(self, line_no: int, message: str, facts: LineFacts, probes: set[str]) -> None:
-        """Feed one candidate line (`message` has launcher prefixes stripped)."""
-        rank = facts.rank
+    def observe(self, line_no: int, message: str, rank: int | None, probes: frozenset[str] | set[str]) -> None:
+        """Feed one candidate line: `message` has launcher prefixes stripped, `rank` is the
+        line's rank as `parse_line` finds it."""
         if rank is not None:
             self.ranks_seen.add(rank)
         if "traceback" in probes and message.lstrip().startswith("Traceback (most recent call last)"):
@@ -77,16 +75,25 @@ class LogFacts:
                     self.elastic_rank = int(m[1])
                     self._elastic_after = None
         if "world" in probes:
-            m = _WORLD.search(message)
-            if m:
-                size = int(next(g for g in m.groups() if g))
-                if 0 < size <= 1_000_000:
-                    self.world_size = max(self.world_size or 0, size)
+            self._world(message)
         if "seq" in probes and rank is not None:
             m = _SEQ.search(message)
             if m:
                 seq = int(m[1] or m[2])
                 self.seq_by_rank[rank] = min(seq, self.seq_by_rank.get(rank, seq))
+
+    def observe_world(self, message: str, rank: int | None) -> None:
+        """`observe` for a line that only the world probe wants (the bulk of NCCL INFO)."""
+        if rank is not None:
+            self.ranks_seen.add(rank)
+        self._world(message)
+
+    def _world(self, message: str) -> None:
+        m = _WORLD.search(message)
+        if m:
+            size = int(m[1] or m[2] or m[3])
+            if 0 < size <= 1_000_000 and size > (self.world_size or 0):
+                self.world_size = size
 
     def salient_line(self, prefer_rank: int | None = None) -> str | None:
         """The line a person would quote: a traceback's exception, else the first error line."""

@@ -142,7 +142,7 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
     # Timestamps of different formats do not compare: order by time only within one kind.
     kinds = {_first(rh.hits).ts_kind for rh in candidates}
     if len(kinds) != 1 or None in kinds:
-        def rank_key(rh: RuleHits):  # noqa: F811
+        def rank_key(rh: RuleHits):
             return (_ROLE_ORDER[rh.rule.role], _CONF_ORDER[confidence_of(rh.score)], _first(rh.hits).line, -rh.score)
 
     candidates.sort(key=rank_key)

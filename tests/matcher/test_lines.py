@@ -65,3 +65,10 @@ def test_strip_prefixes_leaves_the_message():
     """The message a program printed, with the launcher's prefix removed."""
     assert strip_prefixes("[rank3]:Traceback (most recent call last):") == "Traceback (most recent call last):"
     assert strip_prefixes("node1: [default0]:KeyError: 'x'") == "KeyError: 'x'"
+
+
+def test_stacked_prefixes_prefer_the_global_rank():
+    """torchrun --tee over PyTorch's prefix: `[default0]:[rank12]:` is global rank 12."""
+    assert parse_line("[default0]:[rank12]:RuntimeError: x").rank == 12
+    assert strip_prefixes("[default0]:[rank12]:RuntimeError: x") == "RuntimeError: x"
+    assert strip_prefixes("0:   rank      : 3 (local_rank: 3)") == "  rank      : 3 (local_rank: 3)"

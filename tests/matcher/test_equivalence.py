@@ -1,0 +1,221 @@
+"""The fast paths give the same diagnosis as the plain ones.
+
+- prefilter (keywords + literals derived from the regexes) vs naive (every regex on every line),
+- a log fed in random pieces vs whole, through the matcher and through the service (gzip too),
+over every rule's examples, the healthy logs and a generated multi-rank log; plus the pieces the
+fast paths rest on (derived literals, the `[rankN]:` shortcut) and the regex timeout.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.matcher import Matcher, load_rulebook
+from bot.matcher.engine import rank_and_message
+from bot.matcher.lines import parse_line, strip_prefixes
+from bot.matcher.prefilter import required_literals
+from bot.matcher.rulebook import RuleError, default_rules_dir, rule_files
+from tests.matcher.rulefactory import rule_doc, sig, write_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+HEALTHY = sorted((ROOT / "tests" / "data" / "healthy").glob("*.log"))
+
+
+def _load_book():
+    """The knowledge base as it loads now; files still being written are left out."""
+    files = rule_files(default_rules_dir())
+    while True:
+        try:
+            return load_rulebook(files=files, warnings=[])
+        except RuleError as exc:
+            bad = {p.split(": ", 1)[0] for p in exc.problems}
+            kept = [f for f in files if str(f) not in bad]
+            if len(kept) == len(files):
+                raise
+            files = kept
+
+
+def _generated_log() -> str:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import loggen
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    import io
+
+    buf = io.BytesIO()
+    loggen.generate(buf, 300_000, ranks=700, seed=3, failure_at=0.5)
+    return buf.getvalue().decode("utf-8")
+
+
+BOOK = _load_book()
+FAST = Matcher(BOOK)
+NAIVE = Matcher(BOOK, prefilter=False)
+LOGS = (
+    [(f"{r.id}:match:{e.name[:30]}", e.log) for r in BOOK for e in r.examples]
+    + [(f"{r.id}:near_miss:{e.name[:30]}", e.log) for r in BOOK for e in r.near_misses]
+    + [(f"healthy:{p.name}", p.read_text(encoding="utf-8", errors="replace")) for p in HEALTHY]
+    + [("generated:700-ranks", _generated_log())]
+)
+IDS = [name for name, _ in LOGS]
+
+
+def comparable(d, *, timeouts: bool = True) -> dict:
+    out = d.to_dict()
+    out["stats"].pop("elapsed_ms")
+    if not timeouts:
+        # The naive path runs more regexes, so on a loaded machine it may time out on more.
+        out["stats"].pop("regex_timeouts")
+    return out
+
+
+def pieces(data: bytes, rng: random.Random) -> list[bytes]:
+    """`data` cut at random places: inside lines, inside UTF-8 sequences, tiny and large pieces."""
+    out, i = [], 0
+    while i < len(data):
+        n = rng.choice((1, 2, 7, 64, 333, 4096, 65536))
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
+@pytest.mark.parametrize(("name", "log"), LOGS, ids=IDS)
+def test_prefilter_matches_naive(name, log):
+    """Keywords and derived literals only skip lines on which no signature could match."""
+    assert comparable(FAST.diagnose(log), timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
+
+
+@pytest.mark.parametrize(("name", "log"), LOGS, ids=IDS)
+def test_streamed_in_random_pieces_matches_whole(name, log):
+    whole = comparable(FAST.diagnose(log))
+    data = log.encode("utf-8", "surrogatepass")
+    for seed in range(3):
+        assert comparable(FAST.diagnose_chunks(pieces(data, random.Random(seed)))) == whole, seed
+
+
+def test_byte_by_byte_matches_whole():
+    name, log = next((n, lg) for n, lg in LOGS if n.startswith("nccl-watchdog-timeout:match"))
+    data = log.encode()
+    assert comparable(FAST.diagnose_chunks([data[i : i + 1] for i in range(len(data))])) == comparable(
+        FAST.diagnose(log)
+    ), name
+
+
+def test_service_stream_and_gzip_match_whole():
+    """The upload / CLI path (re-cut lines, ingest, gzip) diagnoses as the matcher does."""
+    from bot.service import Denpex
+
+    app = Denpex(FAST)
+    for name, log in LOGS[:: max(1, len(LOGS) // 25)] + LOGS[-1:]:
+        want = FAST.diagnose(log).to_dict()
+        want.pop("stats")
+        data = log.encode()
+        for i, chunks in enumerate((pieces(data, random.Random(1)), pieces(gzip.compress(data), random.Random(2)))):
+            got = app.diagnose_stream(chunks, mask=False).diagnosis.to_dict()
+            got.pop("stats")
+            assert got == want, (name, "gzip" if i else "plain")
+
+
+def test_derived_literals_are_on_every_matching_line():
+    """A line a signature matches holds one of the literals derived from its regex."""
+    checked = 0
+    for rule in BOOK:
+        for s in rule.signatures:
+            lits = required_literals(s.pattern)
+            if not lits:
+                continue
+            for ex in rule.examples:
+                for line in ex.log.splitlines():
+                    if s.compiled.search(line):
+                        low = line.encode("utf-8", "surrogatepass").lower()
+                        assert any(w.encode() in low for w in lits), (rule.id, s.name, line)
+                        checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize(
+    ("pattern", "must", "never"),
+    [
+        (r"NET/IB\s*:\s*Got completion from peer", {"got completion from peer"}, None),
+        (r"(?:CUDA|HIP) out of memory", {"cuda out of memory", "hip out of memory"}, None),
+        (r"[Ee]rror: bad thing", {"error: bad thing"}, None),
+        (r"(?:torch\.)?OutOfMemoryError", {"outofmemoryerror"}, None),
+        (r"foo\d+bar|bazqux", None, None),  # `foo`/`bar` are too short to prove anything
+        (r"(?:abcdef){e<=1}", None, None),  # fuzzy matching: literals prove nothing
+        (r"(?i)fallen off the bus", None, {"fallen off the bus"}),  # (?i)s also matches ſ
+        (r"(?fi)strasse kaputt", None, None),  # full case folding: ss ~ ß
+        (r"\w+ \d+", None, None),
+    ],
+)
+def test_required_literals(pattern, must, never):
+    got = required_literals(pattern)
+    if must is None and never is None:
+        assert got is None
+    if must is not None:
+        assert got == frozenset(must)
+    if never is not None:
+        assert got is None or not (got & never)
+
+
+def test_case_insensitive_literals_stay_sound():
+    """Characters that fold onto ASCII (K Kelvin, ſ, İ, ı) still match after the cut."""
+    import regex
+
+    for pattern, text in [
+        (r"(?i)fallen off the bus", "GPU has fallen off the buſ"),
+        (r"(?i)link down", "LINK DOWN"),
+        (r"(?i)kill process", "\u212aILL PROCESS"),
+    ]:
+        assert regex.search(pattern, text)
+        lits = required_literals(pattern)
+        if lits:
+            low = text.encode().lower()
+            assert any(w.encode() in low for w in lits), (pattern, lits)
+
+
+def _lines_of_every_shape():
+    yield from (line for _, log in LOGS[:200] for line in log.splitlines()[:60])
+    yield from [
+        "[rank3]:[default1]:oops",
+        "[default2]:[rank12]:RuntimeError: x",
+        "[rank4]:3: srun-prefixed",
+        "[rank1234567]:too many digits",
+        "[rank٣]:arabic digit",
+        "[rank5]:٣ leading digit",
+        "[rank5]:",
+        "[rank]:no digits",
+        "host-1: [rank7]:hello",
+        "[default0]:[W1130 04:22:55.1 3302 ProcessGroupNCCL.cpp:607] [Rank 9] msg",
+        "[rank0]:node:12:13 [0] NCCL INFO comm 0x1 rank 0 nranks 8",
+    ]
+
+
+def test_rank_shortcut_agrees_with_parse_line():
+    for line in _lines_of_every_shape():
+        assert rank_and_message(line) == (parse_line(line).rank, strip_prefixes(line)), line
+
+
+def test_pathological_line_is_bounded_and_reported(tmp_path):
+    """A regex that backtracks forever on one line times out there; the log is still diagnosed."""
+    book = load_rulebook(
+        write_rules(
+            tmp_path,
+            [
+                rule_doc("slow", "code", {"keywords": ["aaaa"], "signatures": [sig("s", r"(a+)+b", 0.9)]}, ["oom", "x"]),
+                rule_doc("oom", "memory", {"keywords": ["out of memory"], "signatures": [sig("o", r"CUDA out of memory", 0.9)]}, ["slow", "x"]),
+                rule_doc("x", "data", {"keywords": ["zzzz"], "signatures": [sig("z", r"zzzz", 0.9)]}, ["slow", "oom"]),
+            ],
+        ),
+        warnings=[],
+    )
+    log = "[rank0]: step 1\n[rank1]: " + "a" * 5000 + "!\n[rank1]: torch.OutOfMemoryError: CUDA out of memory.\n"
+    for prefilter in (True, False):
+        d = Matcher(book, prefilter=prefilter, regex_timeout_s=0.01).diagnose(log)
+        assert d.stats.regex_timeouts >= 1
+        assert d.to_dict()["stats"]["regex_timeouts"] == d.stats.regex_timeouts
+        assert d.root is not None and d.root.id == "oom"
