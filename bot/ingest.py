@@ -38,6 +38,9 @@ class Limits:
     max_inflated: int | None = None
 
 
+NO_LIMITS = Limits()
+
+
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:.0f} MB" if n >= 1_000_000 else f"{n:,} bytes"
 
@@ -88,7 +91,7 @@ def _check_text(head: bytes) -> None:
         raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
 
 
-def read_log(chunks: Iterable[bytes], limits: Limits = Limits()) -> Iterator[bytes]:
+def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS) -> Iterator[bytes]:
     """Yield the log's text bytes chunk by chunk, checking kind and size as it streams.
 
     Raises InputError before the first chunk for empty, binary and unsupported input, and
@@ -119,7 +122,8 @@ def read_log(chunks: Iterable[bytes], limits: Limits = Limits()) -> Iterator[byt
             buffered = [b"\n" * (b"".join(buffered).count(b"\n") + chunk.count(b"\n"))]
             continue
         buffered.append(chunk)
-        head += chunk[: _SNIFF - len(head)]
+        # Sniff from the first non-blank byte: blank space may fill a whole chunk's head.
+        head += (chunk if head else chunk.lstrip())[: _SNIFF - len(head)]
         if len(head) >= _SNIFF:
             break
     if not head.strip():

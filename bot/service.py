@@ -6,6 +6,8 @@ knows neither Slack nor Redis: the Slack edge adds quotas and threads around the
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -17,6 +19,13 @@ from bot.masking import Masker
 from bot.matcher import Diagnosis, Matcher, Rule, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
 from bot.report import Report, build_report
+
+log = logging.getLogger("denpex")
+
+# A refund that cannot land (the store is away) is retried in the background for this long,
+# so a diagnosis that was not delivered costs nothing once the store is back.
+REFUND_RETRY_S = 900.0
+REFUND_BACKOFF_MAX_S = 5.0
 
 # A line longer than this is cut for matching: the head carries the error text, and one
 # newline-free gigabyte must not be held in memory.
@@ -77,8 +86,15 @@ class Denpex:
         masker = Masker()
         scan = self.matcher.scan()
         raw_bytes = 0
-        for piece in _whole_lines(read_log(chunks, limits)):
-            raw_bytes += len(piece)
+
+        def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
+            # Bytes of the log as read: before long lines are cut and a final newline is added.
+            nonlocal raw_bytes
+            for chunk in stream:
+                raw_bytes += len(chunk)
+                yield chunk
+
+        for piece in _whole_lines(counted(read_log(chunks, limits))):
             if mask:
                 piece = masker.mask(piece.decode("utf-8", "replace")).encode("utf-8", "surrogatepass")
             scan.feed(piece)
@@ -130,5 +146,30 @@ def deliver_charged(store: object, team_id: str, post: Callable[[], object]) -> 
         return post()
     except BaseException:
         # Refund the day that was charged, even if midnight passed while posting.
-        store.quotas.refund(team_id, result.day)  # type: ignore[attr-defined]
+        try:
+            store.quotas.refund(team_id, result.day)  # type: ignore[attr-defined]
+        except Exception:
+            _refund_later(store, team_id, result.day)
         raise
+
+
+def _refund_later(store: object, team_id: str, day: object, give_up_after_s: float = REFUND_RETRY_S) -> threading.Thread:
+    """Keep trying a refund the store refused (Redis down mid-delivery), in the background."""
+
+    def retry() -> None:
+        deadline = time.monotonic() + give_up_after_s
+        delay = 0.25
+        while time.monotonic() < deadline:
+            time.sleep(delay)
+            try:
+                store.quotas.refund(team_id, day)  # type: ignore[attr-defined]
+                log.info("refund for team=%s landed after the store came back", team_id)
+                return
+            except Exception:
+                delay = min(delay * 2, REFUND_BACKOFF_MAX_S)
+        log.warning("refund for team=%s given up after %.0f s: the store stayed away", team_id, give_up_after_s)
+
+    log.warning("refund for team=%s failed (store unavailable); retrying in the background", team_id)
+    thread = threading.Thread(target=retry, name="denpex-refund", daemon=True)
+    thread.start()
+    return thread

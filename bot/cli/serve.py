@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         from bot.slack.http import serve_http
 
         logging.getLogger("denpex").info("HTTP mode on %s:%d (events at /slack/events, health at /healthz)", args.host, args.port)
-        serve_http(app, store, args.host, args.port)
+        serve_http(app, store, args.host, args.port, signing_secret=config.signing_secret)
     else:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 

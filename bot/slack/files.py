@@ -7,6 +7,7 @@ Streamed with the bot token, never written to disk; the size is checked before t
 from __future__ import annotations
 
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,7 +21,8 @@ from bot.ingest import InputError
 
 SUPPORTED_EXTENSIONS = (".log", ".txt", ".out", ".err", ".gz", ".log.gz", ".text")
 SUPPORTED_FILETYPES = ("text", "gzip", "log", "")
-DOWNLOAD_TIMEOUT_S = 20.0
+DOWNLOAD_TIMEOUT_S = 20.0  # no byte for this long: stalled (DENPEX_DOWNLOAD_TIMEOUT_S)
+DOWNLOAD_DEADLINE_S = 120.0  # the whole download, however it trickles (DENPEX_DOWNLOAD_DEADLINE_S)
 _CHUNK = 1 << 16
 
 
@@ -54,6 +56,8 @@ def file_info(client: WebClient, file_id: str, max_bytes: int) -> SlackFile:
         info = client.files_info(file=file_id)["file"]
     except SlackApiError as exc:
         raise InputError(f"could not read the file from Slack ({exc.response.get('error', 'error')}): is the bot allowed to see it (files:read)?") from None
+    except OSError as exc:  # Slack unreachable or too slow (URLError, timeouts, resets)
+        raise InputError(f"Slack did not answer when I asked for the file ({_reason(exc)}); try again in a minute") from None
     name = describe(info)
     size = int(info.get("size") or 0)
     if size > max_bytes:
@@ -67,15 +71,26 @@ def file_info(client: WebClient, file_id: str, max_bytes: int) -> SlackFile:
     return SlackFile(id=file_id, name=name, size=size, url=url)
 
 
-def download(file: SlackFile, token: str, timeout_s: float = DOWNLOAD_TIMEOUT_S) -> Iterator[bytes]:
-    """Stream the file's bytes. Raises InputError for an auth page, an HTTP error or a stall."""
+def _reason(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or exc
+    return "timed out" if isinstance(reason, TimeoutError) else str(reason) or type(reason).__name__
+
+
+def download(
+    file: SlackFile, token: str, timeout_s: float = DOWNLOAD_TIMEOUT_S, deadline_s: float = DOWNLOAD_DEADLINE_S
+) -> Iterator[bytes]:
+    """Stream the file's bytes. Raises InputError for an auth page, an HTTP error, a stall
+    (no byte for `timeout_s`) or a trickle that outlasts `deadline_s` in all."""
+    deadline = time.monotonic() + deadline_s
     req = urllib.request.Request(file.url, headers={"Authorization": f"Bearer {token}"})
     try:
         resp = urllib.request.urlopen(req, timeout=timeout_s)
     except urllib.error.HTTPError as exc:
         raise InputError(f"downloading {file.name} failed (HTTP {exc.code})") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise InputError(f"downloading {file.name} failed ({getattr(exc, 'reason', exc)})") from None
+        if isinstance(getattr(exc, "reason", exc), TimeoutError):
+            raise InputError(f"downloading {file.name} stalled: Slack sent nothing for {timeout_s:.0f} s; try again") from None
+        raise InputError(f"downloading {file.name} failed ({_reason(exc)})") from None
     with resp:
         if "text/html" in (resp.headers.get("Content-Type") or ""):
             raise InputError(
@@ -84,11 +99,14 @@ def download(file: SlackFile, token: str, timeout_s: float = DOWNLOAD_TIMEOUT_S)
             )
         while True:
             try:
-                chunk = resp.read(_CHUNK)
+                # read1: one socket read, so a trickle still comes back here to meet the deadline.
+                chunk = resp.read1(_CHUNK)
             except (TimeoutError, OSError):
                 raise InputError(f"downloading {file.name} stalled for {timeout_s:.0f} s; try again") from None
             if not chunk:
                 return
+            if time.monotonic() > deadline:
+                raise InputError(f"downloading {file.name} took over {deadline_s:.0f} s; try again, or upload the part around the failure") from None
             yield chunk
 
 
@@ -97,3 +115,11 @@ def download_timeout() -> float:
         return float(os.environ.get("DENPEX_DOWNLOAD_TIMEOUT_S", DOWNLOAD_TIMEOUT_S))
     except ValueError:
         return DOWNLOAD_TIMEOUT_S
+
+
+def download_deadline() -> float:
+    try:
+        value = float(os.environ.get("DENPEX_DOWNLOAD_DEADLINE_S", DOWNLOAD_DEADLINE_S))
+    except ValueError:
+        return DOWNLOAD_DEADLINE_S
+    return value if value > 0 else DOWNLOAD_DEADLINE_S

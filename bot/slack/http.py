@@ -1,22 +1,104 @@
-"""HTTP mode: Bolt behind a production WSGI server (waitress), plus `/healthz`."""
+"""HTTP mode: Bolt behind a production WSGI server (waitress), plus `/healthz`.
+
+Bolt parses a request body before it checks the signature, and answers a body it cannot parse
+(malformed or deeply nested JSON, bytes that are not UTF-8) with a 500 and a traceback. So
+every POST to the events endpoint is screened here first: too large 413, bad signature 401,
+unparseable or misshapen 400; only then does Bolt see it.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import io
 import json
+import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_bolt.request.internals import parse_body
 
 from bot.store import Store
 
+log = logging.getLogger("denpex.slack")
 
-def wsgi_app(app: App, store: Store) -> Callable[..., Iterable[bytes]]:
-    """The WSGI callable: Slack's endpoints through Bolt, `/healthz` for load balancers."""
+EVENTS_PATH = "/slack/events"
+# Slack's largest events (a 40,000-character message with its rich-text blocks) are a few
+# hundred KB; anything past this is not from Slack.
+MAX_BODY_BYTES = 2_000_000
+# A request signed longer ago (or further ahead) than this is a replay.
+MAX_CLOCK_SKEW_S = 300
+
+
+def signed(raw: bytes, timestamp: str, signature: str, secret: str, now: float | None = None) -> bool:
+    """Slack's v0 signature over the raw bytes (whatever they hold), with a fresh timestamp."""
+    try:
+        ts = int(timestamp)
+    except ValueError:
+        return False
+    if abs((time.time() if now is None else now) - ts) > MAX_CLOCK_SKEW_S:
+        return False
+    expected = "v0=" + hmac.new(secret.encode(), b"v0:%d:" % ts + raw, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected.encode(), signature.encode("utf-8", "replace"))
+
+
+def _answer(start_response: Callable[..., Any], status: str, body: bytes, ctype: str = "text/plain") -> list[bytes]:
+    start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | bytes:
+    """The raw body of an acceptable request, or (status, reason) to refuse it with."""
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return "400 Bad Request", b"bad Content-Length"
+    if length > MAX_BODY_BYTES:
+        return "413 Payload Too Large", b"request body too large"
+    raw = environ["wsgi.input"].read(length) if length > 0 else b""
+    if secret:
+        ts = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
+        sig = environ.get("HTTP_X_SLACK_SIGNATURE") or ""
+        if not signed(raw, ts, sig, secret):
+            return "401 Unauthorized", b"invalid request"
+    if not raw.strip():
+        return "400 Bad Request", b"empty body"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "400 Bad Request", b"body is not UTF-8"
+    ctype = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip() or None
+    try:
+        body = parse_body(text, ctype)
+    except (ValueError, RecursionError):
+        return "400 Bad Request", b"malformed body"
+    if not isinstance(body, dict):
+        return "400 Bad Request", b"body is not an object"
+    if body.get("type") == "event_callback":
+        event = body.get("event")
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            return "400 Bad Request", b"event_callback without an event"
+    return raw
+
+
+def wsgi_app(app: App, store: Store, signing_secret: str | None = None) -> Callable[..., Iterable[bytes]]:
+    """The WSGI callable: Slack's endpoints through Bolt, `/healthz` for load balancers.
+
+    With `signing_secret`, signatures are checked before anything parses the body."""
     slack = SlackRequestHandler(app)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "POST" and environ.get("PATH_INFO") == EVENTS_PATH:
+            screened = screen(environ, signing_secret)
+            if isinstance(screened, tuple):
+                status, reason = screened
+                log.info("refused a request to %s: %s %s", EVENTS_PATH, status, reason.decode())
+                return _answer(start_response, status, reason)
+            environ["wsgi.input"] = io.BytesIO(screened)
+            environ["CONTENT_LENGTH"] = str(len(screened))
         if environ.get("PATH_INFO") == "/healthz":
             redis_ok = store.ping()
             # Up even without Redis: the bot keeps answering (with "temporarily unavailable").
@@ -28,7 +110,8 @@ def wsgi_app(app: App, store: Store) -> Callable[..., Iterable[bytes]]:
     return application
 
 
-def serve_http(app: App, store: Store, host: str, port: int, threads: int = 16) -> None:
+def serve_http(app: App, store: Store, host: str, port: int, threads: int = 16, signing_secret: str | None = None) -> None:
     import waitress
 
-    waitress.serve(wsgi_app(app, store), host=host, port=port, threads=threads, ident="denpex")
+    waitress.serve(wsgi_app(app, store, signing_secret), host=host, port=port, threads=threads, ident="denpex",
+                   max_request_body_size=MAX_BODY_BYTES * 2)

@@ -15,6 +15,7 @@ from slack_bolt import BoltResponse
 
 from bot.slack.deps import BotDeps
 from bot.store import StoreUnavailable
+from bot.store.keys import check_team_id
 
 log = logging.getLogger("denpex.slack")
 
@@ -31,11 +32,28 @@ def team_of(body: dict[str, Any]) -> str:
     return team or "unknown"
 
 
+def known_team(team: Any) -> bool:
+    """A plausible Slack workspace id: every key of a workspace is built from it."""
+    try:
+        check_team_id(team)
+    except ValueError:
+        return False
+    return True
+
+
 def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
     def dedupe(body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
+        team = team_of(body)
+        if not known_team(team):
+            # Not something Slack sends; refuse it here rather than fail in a listener.
+            log.warning("request with an invalid team id refused")
+            return BoltResponse(status=400, body="invalid team")
+        if body.get("type") == "app_rate_limited":
+            # Slack tells us it is dropping this workspace's events for a minute: 200, as asked.
+            log.warning("Slack rate-limited the events of team=%s (minute %s)", team, body.get("minute_rate_limited"))
+            return BoltResponse(status=200, body="")
         if body.get("type") != "event_callback" or not body.get("event_id"):
             return next()
-        team = team_of(body)
         try:
             first = deps.store.dedupe.first_time(team, f"event:{body['event_id']}")
         except StoreUnavailable:
@@ -45,6 +63,9 @@ def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
             if retry:
                 return BoltResponse(status=200, body="")
             return next()
+        except ValueError:  # an event id no key can hold (whitespace, 200+ characters)
+            log.warning("event with an invalid event id refused for team=%s", team)
+            return BoltResponse(status=400, body="invalid event id")
         if not first:
             log.info("duplicate event %s for team=%s dropped", body["event_id"], team)
             return BoltResponse(status=200, body="")

@@ -8,6 +8,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
@@ -42,7 +43,17 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], full: boo
         pass  # viewing an entry needs no state: degrade to no rate limit
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
-    client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text, blocks=blocks)
+    _quietly(lambda: client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text, blocks=blocks), channel)
+
+
+def _quietly(call: Any, channel: str) -> None:
+    """A click's answer Slack refuses (not_in_channel, archived) or never confirms: log it, move on."""
+    try:
+        call()
+    except SlackApiError as exc:
+        log.info("answer to a click in %s not posted: %s", channel, exc.response.get("error"))
+    except OSError as exc:
+        log.info("answer to a click in %s not posted: %s", channel, type(exc).__name__)
 
 
 def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], right: bool) -> None:
@@ -57,7 +68,7 @@ def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], righ
     except StoreUnavailable:
         text = "Denpex is temporarily unavailable: your feedback was not recorded, please try again later."
     if channel:
-        client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
+        _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts), channel)
 
 
 def register(app: App, deps: BotDeps) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack import logdetect
@@ -81,6 +82,10 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
             _post(client, where, ui.unavailable_message())
         except Exception:
             log.warning("could not tell team=%s the service is unavailable", team)
+    except (SlackApiError, OSError) as exc:
+        # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
+        error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+        log.info("reply in team=%s channel=%s not posted: %s", team, channel, error)
 
 
 def register(app: App, deps: BotDeps) -> None:

@@ -1,0 +1,486 @@
+"""Load test: two bot replicas in HTTP mode against one Redis and a Slack stand-in, on loopback.
+
+    python bench/load.py --seconds 20 --rate 200            # prints a table, writes bench/RESULTS.md
+    python bench/load.py --seconds 5 --rate 50 --no-write   # a quick look
+
+A few hundred signed requests a second of mixed kinds (pasted logs, Slack's re-sends of them to
+the other replica, chatter, follow-ups in diagnosed threads, irrelevant events, `/denpex quota`,
+App Home, uploads) go open-loop, at fixed times, round-robin over the replicas, for a bounded
+time; then the run drains and stops by itself. Reported: ack latency (Slack allows 3 s), time
+to reply, replies exactly once / lost / doubled, quota counts against diagnoses posted, errors.
+
+Everything listens on 127.0.0.1 and is started (and stopped) by this script: a private
+redis-server, the Slack stand-in (tests/slack/fake_slack.py, in its own process), the bots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import http.client
+import json
+import multiprocessing as mp
+import os
+import platform
+import queue
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.slack.conftest import sign, start_bot, stop_bot  # noqa: E402
+from tests.slack.fake_slack import FakeFile, FakeSlack  # noqa: E402
+from tests.store.conftest import REDIS_SERVER, PrivateRedis  # noqa: E402
+
+SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+MAX_SECONDS, MAX_RATE = 300, 2000
+DRAIN_QUIET_S, DRAIN_MAX_S = 3.0, 90.0
+ACK_LIMIT_S = 3.0
+KINDS = {  # kind: weight
+    "paste": 35, "retry": 10, "chatter": 20, "followup": 10, "ignored": 10, "command": 5, "home": 5, "upload": 5,
+}  # fmt: skip
+RESULTS_BEGIN, RESULTS_END = "<!-- load.py:begin -->", "<!-- load.py:end -->"
+
+
+# --- the Slack stand-in, in a process of its own (so it does not share a GIL with the load) ---
+
+def _classify(call: Any) -> str:
+    text = json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
+    if "denpex_feedback_right" in text:
+        return "diagnosis"
+    if "Daily limit reached" in text:
+        return "quota"
+    if "temporarily unavailable" in text:
+        return "unavailable"
+    if "No known failure" in text:
+        return "unmatched"
+    if "I could not read" in text or ":warning:" in text:
+        return "error"
+    return "other"
+
+
+def fake_slack_process(conn: Any) -> None:
+    """Serve the stand-in; answer the parent's requests over `conn` until told to stop."""
+    fake = FakeSlack().start()
+    conn.send(fake.api_url)
+    while True:
+        cmd, arg = conn.recv()
+        if cmd == "add_file":
+            conn.send(fake.add_file(FakeFile(**arg)))
+        elif cmd == "calls":
+            with fake.lock:
+                calls = list(fake.calls)
+            conn.send([
+                (c.method, c.params.get("channel"), c.params.get("thread_ts"), c.params.get("timestamp"),
+                 c.params.get("name"), _classify(c) if c.method == "chat.postMessage" else "", c.at)
+                for c in calls
+            ])  # fmt: skip
+        elif cmd == "stop":
+            fake.stop()
+            conn.send("stopped")
+            return
+
+
+class Stand:
+    """The parent's handle on the stand-in process."""
+
+    def __init__(self) -> None:
+        ctx = mp.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=fake_slack_process, args=(child,), daemon=True)
+        self.proc.start()
+        self.api_url = self.conn.recv()
+        self.lock = threading.Lock()
+
+    def ask(self, cmd: str, arg: Any = None) -> Any:
+        with self.lock:
+            self.conn.send((cmd, arg))
+            return self.conn.recv()
+
+    def stop(self) -> None:
+        try:
+            self.ask("stop")
+        finally:
+            self.proc.join(5)
+            if self.proc.is_alive():
+                self.proc.kill()
+
+
+# --- the load -----------------------------------------------------------------------------
+
+@dataclass
+class Sent:
+    kind: str
+    team: str
+    channel: str
+    ts: str  # the message ts (threads) or ""
+    thread: str  # the thread a reply should land in, or ""
+    replica: int
+    scheduled: float
+    sent_at: float = 0.0  # time.time() when the request went out
+    lag_s: float = 0.0  # how late the generator sent it (open loop: should stay near 0)
+    ack_s: float | None = None
+    status: int | None = None
+    error: str | None = None
+    body_text: str = ""
+    expects_thread: str | None = None  # follow-ups: the thread they ask in
+
+
+@dataclass
+class Plan:
+    """What the generator sends, decided up front from a seeded RNG."""
+
+    rate: float
+    seconds: float
+    teams: int
+    seed: int
+    items: list[tuple[float, Sent, bytes, str, dict[str, str]]] = field(default_factory=list)
+
+
+def _event_body(team: str, event: dict[str, Any], event_id: str) -> bytes:
+    return json.dumps({
+        "token": "legacy", "team_id": team, "api_app_id": "A0DENPEX", "type": "event_callback",
+        "event_id": event_id, "event_time": int(time.time()), "event": event,
+        "authorizations": [{"team_id": team, "user_id": "UBOT0001", "is_bot": True}],
+    }).encode()  # fmt: skip
+
+
+def _message(team: str, channel: str, user: str, text: str, ts: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "message", "channel": channel, "user": user, "text": text, "ts": ts,
+            "channel_type": "channel", "team": team, **extra}
+
+
+def build_plan(args: argparse.Namespace, stand: Stand) -> Plan:
+    rng = random.Random(args.seed)
+    plan = Plan(args.rate, args.seconds, args.teams, args.seed)
+    total = int(args.rate * args.seconds)
+    kinds, weights = zip(*KINDS.items(), strict=True)
+    pastes: list[tuple[float, Sent, bytes]] = []
+    paste_times: list[float] = []
+    upload_obj = stand.ask("add_file", {"id": "FLOAD0001", "name": "train.log", "content": SAMPLE.encode()})
+    base_ts = 1_800_000_000
+    for i in range(total):
+        at = i / args.rate
+        kind = rng.choices(kinds, weights)[0]
+        t = rng.randrange(args.teams)
+        team, channel, user = f"TLOAD{t:03d}", f"CLOAD{t:03d}", f"U{i:07d}"
+        ts = f"{base_ts + i}.{i % 1_000_000:06d}"
+        replica = i % 2
+        headers: dict[str, str] = {}
+        ctype = "application/json"
+        sent = Sent(kind, team, channel, ts, "", replica, at)
+        if kind == "retry" and pastes:
+            # Slack re-sends an event it thinks was not acked: same body, to the other replica.
+            _, p_sent, p_body = pastes[rng.randrange(max(0, len(pastes) - 50), len(pastes))]
+            sent = Sent("retry", p_sent.team, p_sent.channel, p_sent.ts, "", 1 - p_sent.replica, at)
+            body = p_body
+            headers = {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
+        elif kind == "followup" and (ready := bisect.bisect_right(paste_times, at - 3)):
+            # A question in the thread of a log pasted at least 3 s before (answered by then).
+            _, p_sent, _ = pastes[rng.randrange(max(0, ready - 300), ready)]
+            ev = _message(p_sent.team, p_sent.channel, user, "how do I confirm this?", ts, thread_ts=p_sent.ts)
+            body = _event_body(p_sent.team, ev, f"EvL{i:08d}")
+            sent = Sent("followup", p_sent.team, p_sent.channel, ts, p_sent.ts, replica, at, expects_thread=p_sent.ts)
+        elif kind in ("paste", "retry", "followup"):
+            kind = "paste"
+            body = _event_body(team, _message(team, channel, user, SAMPLE, ts), f"EvL{i:08d}")
+            sent = Sent("paste", team, channel, ts, ts, replica, at)
+            pastes.append((at, sent, body))
+            paste_times.append(at)
+        elif kind == "chatter":
+            body = _event_body(team, _message(team, channel, user, f"standup at {i % 12 + 1} o'clock, bring snacks", ts), f"EvL{i:08d}")
+        elif kind == "ignored":
+            event = rng.choice([
+                {"type": "reaction_added", "user": user, "reaction": "eyes", "item": {"type": "message", "channel": channel, "ts": ts}},
+                {**_message(team, channel, user, "edited", ts), "subtype": "message_changed"},
+                {"type": "member_joined_channel", "user": user, "channel": channel},
+            ])  # fmt: skip
+            body = _event_body(team, event, f"EvL{i:08d}")
+        elif kind == "command":
+            form = {"token": "legacy", "team_id": team, "team_domain": "load", "channel_id": channel, "channel_name": "load",
+                    "user_id": user, "user_name": "u", "command": "/denpex", "text": "quota", "api_app_id": "A0DENPEX",
+                    "response_url": "http://127.0.0.1:9/unused", "trigger_id": f"{i}.1.2"}  # fmt: skip
+            from urllib.parse import urlencode
+
+            body, ctype = urlencode(form).encode(), "application/x-www-form-urlencoded"
+        elif kind == "home":
+            body = _event_body(team, {"type": "app_home_opened", "user": user, "channel": f"D{i:07d}", "tab": "home"}, f"EvL{i:08d}")
+        else:  # upload
+            ev = _message(team, channel, user, "", ts, subtype="file_share", files=[upload_obj])
+            body = _event_body(team, ev, f"EvL{i:08d}")
+            sent = Sent("upload", team, channel, ts, ts, replica, at)
+        sent.kind = kind
+        plan.items.append((at, sent, body, ctype, headers))
+    return plan
+
+
+def run_load(plan: Plan, urls: list[str], workers: int) -> list[Sent]:
+    """Send every planned request at its time (open loop); return them with their outcomes."""
+    work: queue.Queue = queue.Queue()
+    done: list[Sent] = []
+    done_lock = threading.Lock()
+    hosts = [u.removeprefix("http://").split(":") for u in urls]
+
+    def worker() -> None:
+        conns: dict[int, http.client.HTTPConnection] = {}
+        while True:
+            item = work.get()
+            if item is None:
+                return
+            sent, body, ctype, extra = item
+            h = {"Content-Type": ctype, **sign(body), **extra}
+            for attempt in range(2):
+                conn = conns.get(sent.replica)
+                if conn is None:
+                    host, port = hosts[sent.replica]
+                    conn = conns[sent.replica] = http.client.HTTPConnection(host, int(port), timeout=30)
+                try:
+                    sent.sent_at = time.time()
+                    t0 = time.perf_counter()
+                    sent.lag_s = t0 - sent.scheduled
+                    conn.request("POST", "/slack/events", body=body, headers=h)
+                    resp = conn.getresponse()
+                    payload = resp.read()
+                    sent.ack_s = time.perf_counter() - t0
+                    sent.status = resp.status
+                    if sent.kind == "command":
+                        sent.body_text = payload.decode("utf-8", "replace")[:300]
+                    break
+                except (OSError, http.client.HTTPException) as exc:
+                    conn.close()
+                    conns.pop(sent.replica, None)
+                    if attempt:  # a kept-alive connection the server closed: retried once
+                        sent.error = f"{type(exc).__name__}: {exc}"
+            with done_lock:
+                done.append(sent)
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    start = time.perf_counter()
+    for at, sent, body, ctype, headers in plan.items:
+        delay = start + at - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        sent.scheduled = start + at
+        work.put((sent, body, ctype, headers))
+    for _ in threads:
+        work.put(None)
+    for t in threads:
+        t.join(60)
+    return done
+
+
+def drain(stand: Stand) -> list[tuple]:
+    """Wait until the bots have been quiet for a while (bounded); the stand-in's call record."""
+    deadline = time.monotonic() + DRAIN_MAX_S
+    last_n, quiet_since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        calls = stand.ask("calls")
+        if len(calls) != last_n:
+            last_n, quiet_since = len(calls), time.monotonic()
+        elif time.monotonic() - quiet_since >= DRAIN_QUIET_S:
+            return calls
+        time.sleep(0.5)
+    return stand.ask("calls")
+
+
+# --- accounting ----------------------------------------------------------------------------
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = max(0, min(len(values) - 1, round(p / 100 * (len(values) - 1))))
+    return values[k]
+
+
+def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_logs: list[Path]) -> dict[str, Any]:
+    posts: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for method, channel, thread_ts, _ts, _name, kind, at in calls:
+        if method == "chat.postMessage":
+            posts[(channel, thread_ts)].append((kind, at))
+    by_kind = Counter(s.kind for s in sent)
+    threads = [s for s in sent if s.kind in ("paste", "upload")]
+    followups = Counter((s.channel, s.expects_thread) for s in sent if s.kind == "followup")
+    exactly_once = lost = doubled = 0
+    reply_s: list[float] = []
+    for s in threads:
+        got = posts.get((s.channel, s.ts), [])
+        primary = [p for p in got if p[0] != "other"]  # the diagnosis (or quota message) itself
+        diagnosed = any(k == "diagnosis" for k, _ in got)
+        answers = [p for p in got if p[0] == "other"]
+        want_answers = followups.get((s.channel, s.ts), 0) if diagnosed else 0
+        if len(primary) == 1 and len(answers) == want_answers:
+            exactly_once += 1
+        elif len(primary) == 0 or len(answers) < want_answers:
+            lost += 1
+        else:
+            doubled += 1
+        if primary:
+            reply_s.append(min(at for _, at in primary) - s.sent_at)
+    answered_followups = sum(len([p for p in posts.get((s.channel, s.ts), []) if p[0] == "other"]) for s in threads)
+    expected_followups = sum(n for (ch, th), n in followups.items()
+                             if any(k == "diagnosis" for k, _ in posts.get((ch, th), [])))  # fmt: skip
+    thread_keys = {(s.channel, s.ts) for s in threads}
+    stray = sum(len(v) for k, v in posts.items() if k not in thread_keys)
+    diagnoses_by_team: Counter[str] = Counter()
+    for s in threads:
+        if any(k == "diagnosis" for k, _ in posts.get((s.channel, s.ts), [])):
+            diagnoses_by_team[s.team] += 1
+    teams = sorted({s.team for s in sent})
+    quota_exact = sum(1 for t in teams if charged.get(t, 0) == diagnoses_by_team.get(t, 0))
+    acks = [s.ack_s for s in sent if s.ack_s is not None]
+    # As Slack would see it: from when the request was due (any queueing here included).
+    slack_acks = [s.lag_s + s.ack_s for s in sent if s.ack_s is not None]
+    lags = [s.lag_s for s in sent if s.sent_at]
+    non_2xx = Counter(s.status for s in sent if s.status is not None and not 200 <= s.status < 300)
+    transport = Counter(s.error.split(":")[0] for s in sent if s.error)
+    commands_ok = sum(1 for s in sent if s.kind == "command" and s.status == 200 and " of " in s.body_text)
+    homes = sum(1 for c in calls if c[0] == "views.publish")
+    tracebacks = sum(p.read_text(errors="replace").count("Traceback") for p in bot_logs if p.exists())
+    kinds = Counter(k for v in posts.values() for k, _ in v)
+    return {
+        "sent": len(sent), "by_kind": by_kind, "acks": acks, "slack_acks": slack_acks,
+        "ack_over_3s": sum(a > ACK_LIMIT_S for a in slack_acks),
+        "reply_s": reply_s, "threads": len(threads), "exactly_once": exactly_once, "lost": lost, "doubled": doubled,
+        "followups_expected": expected_followups, "followups_answered": answered_followups, "stray_posts": stray,
+        "diagnoses": sum(diagnoses_by_team.values()), "charged": sum(charged.values()), "teams": len(teams),
+        "quota_exact_teams": quota_exact, "non_2xx": non_2xx, "transport": transport, "commands_ok": commands_ok,
+        "homes_expected": by_kind.get("home", 0), "homes_published": homes, "tracebacks": tracebacks,
+        "post_kinds": kinds, "lags": lags,
+    }  # fmt: skip
+
+
+def table(r: dict[str, Any], args: argparse.Namespace, wall_s: float) -> list[str]:
+    ms = lambda v: f"{v * 1000:.0f} ms"  # noqa: E731
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(r["by_kind"].items(), key=lambda kv: -kv[1]))
+    post_kinds = ", ".join(f"{k} {n}" for k, n in sorted(r["post_kinds"].items(), key=lambda kv: -kv[1]))
+    errors = dict(r["non_2xx"]) or "none"
+    transport = dict(r["transport"]) or "none"
+    rows = [
+        ("requests sent", f"{r['sent']:,} in {wall_s:.1f} s ({r['sent'] / max(wall_s, 1e-9):.0f}/s; target {args.rate:g}/s): {kinds}"),
+        ("generator lag p50 / p99", f"{ms(pct(r['lags'], 50))} / {ms(pct(r['lags'], 99))} (how late requests left; near 0 = the rate was really offered)"),
+        ("ack latency p50 / p99 / max", f"{ms(pct(r['acks'], 50))} / {ms(pct(r['acks'], 99))} / {ms(max(r['acks'], default=0))} (request sent to response)"),
+        ("ack as Slack sees it p50 / p99 / max", f"{ms(pct(r['slack_acks'], 50))} / {ms(pct(r['slack_acks'], 99))} / {ms(max(r['slack_acks'], default=0))} (from when it was due, queueing included); over 3 s: {r['ack_over_3s']}"),
+        ("time to reply p50 / p99 / max", f"{ms(pct(r['reply_s'], 50))} / {ms(pct(r['reply_s'], 99))} / {ms(max(r['reply_s'], default=0))} (logs and uploads, send to post)"),
+        ("logs answered exactly once", f"{r['exactly_once']:,} of {r['threads']:,} (lost {r['lost']}, doubled {r['doubled']})"),
+        ("follow-ups answered", f"{r['followups_answered']:,} of {r['followups_expected']:,} asked in diagnosed threads"),
+        ("posts where none was due", f"{r['stray_posts']} (chatter, re-sends, ignored events)"),
+        ("quota", f"{r['charged']:,} charged = {r['diagnoses']:,} diagnoses posted: exact in {r['quota_exact_teams']} of {r['teams']} workspaces"),
+        ("what was posted", post_kinds),
+        ("/denpex quota answered", f"{r['commands_ok']} of {r['by_kind'].get('command', 0)}"),
+        ("App Home published", f"{r['homes_published']} of {r['homes_expected']}"),
+        ("errors", f"non-2xx acks: {errors}; transport: {transport}; tracebacks in bot logs: {r['tracebacks']}"),
+    ]  # fmt: skip
+    out = ["| measure | result |", "|---|---|"]
+    out += [f"| {k} | {v} |" for k, v in rows]
+    return out
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"Python {platform.python_version()}, {platform.system()} {platform.release()}, {cpus} CPU(s) {model}".strip()
+
+
+def write_results(path: Path, lines: list[str]) -> None:
+    """Replace this script's section of RESULTS.md (between its markers), or append it."""
+    section = "\n".join([RESULTS_BEGIN, *lines, RESULTS_END])
+    text = path.read_text() if path.exists() else ""
+    if RESULTS_BEGIN in text and RESULTS_END in text:
+        head, rest = text.split(RESULTS_BEGIN, 1)
+        _, tail = rest.split(RESULTS_END, 1)
+        text = head + section + tail
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
+    path.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=20.0, help=f"how long to send (max {MAX_SECONDS})")
+    ap.add_argument("--rate", type=float, default=200.0, help=f"requests a second (max {MAX_RATE})")
+    ap.add_argument("--teams", type=int, default=20, help="workspaces the load is spread over")
+    ap.add_argument("--daily-limit", type=int, default=0, help="diagnoses a day per workspace (default: ~75%% of what each gets, so some hit it)")
+    ap.add_argument("--workers", type=int, default=64, help="sending threads")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--results", default=str(ROOT / "bench" / "RESULTS.md"))
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    args = ap.parse_args(argv)
+    if not 0 < args.seconds <= MAX_SECONDS or not 0 < args.rate <= MAX_RATE or args.teams < 1:
+        ap.error(f"--seconds in (0, {MAX_SECONDS}], --rate in (0, {MAX_RATE}], --teams >= 1")
+    if not os.path.exists(REDIS_SERVER):
+        ap.error("redis-server is not installed (apt-get install redis-server)")
+    per_team = args.rate * args.seconds * (KINDS["paste"] + KINDS["upload"]) / sum(KINDS.values()) / args.teams
+    limit = args.daily_limit or max(1, int(per_team * 0.75))
+
+    from bot.store import Store, StoreConfig
+
+    load_before = os.getloadavg()[0]
+    workdir = Path(tempfile.mkdtemp(prefix="denpex-load-"))
+    redis_server = PrivateRedis(workdir)
+    stand: Stand | None = None
+    bots = []
+    try:
+        redis_server.start()
+        stand = Stand()
+        # Production timeouts (the test harness's own are short, for fault tests).
+        env = {"DENPEX_FREE_DAILY": str(limit), "DENPEX_DOWNLOAD_TIMEOUT_S": "20"}
+        bots = [start_bot(stand, redis_server.url, env) for _ in range(2)]  # type: ignore[arg-type]
+        plan = build_plan(args, stand)
+        print(f"{len(plan.items):,} requests over {args.seconds:g} s to 2 replicas; {args.teams} workspaces, "
+              f"free plan {limit} diagnoses/day each", flush=True)  # fmt: skip
+        t0 = time.perf_counter()
+        sent = run_load(plan, [b.url for b in bots], args.workers)
+        wall = time.perf_counter() - t0
+        calls = drain(stand)
+        with Store(StoreConfig(url=redis_server.url)) as store:
+            charged = {t: store.quotas.status(t).used for t in {s.team for s in sent}}
+        result = account(sent, calls, charged, [b.log_path for b in bots])  # type: ignore[attr-defined]
+    finally:
+        for b in bots:
+            stop_bot(b)
+        if stand is not None:
+            stand.stop()
+        redis_server.stop()
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "## Slack bot under load (bench/load.py)",
+        "",
+        f"`python bench/load.py --seconds {args.seconds:g} --rate {args.rate:g}` on {when}; {machine()};",
+        f"load average {load_before:.1f} when it started (other work on the machine competes for the cores).",
+        "Two bot replicas (`denpex serve --http`, waitress) on one redis-server, the Slack stand-in in its own",
+        f"process, the load generator in a third: all on one machine, loopback. {args.teams} workspaces on a",
+        f"free plan of {limit} diagnoses a day each, so some run out mid-test. Each pasted log is the 60-line",
+        "8-rank sample (6 KB); a re-send is the same event (same `event_id`) sent to the other replica.",
+        "",
+        *table(result, args, wall),
+        "",
+    ]  # fmt: skip
+    print("\n".join(lines))
+    if not args.no_write:
+        write_results(Path(args.results), lines)
+        print(f"wrote {args.results}")
+    bad = result["lost"] or result["doubled"] or result["stray_posts"] or result["quota_exact_teams"] != result["teams"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

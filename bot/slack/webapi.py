@@ -1,0 +1,116 @@
+"""How the bot calls the Slack Web API: timeouts and retry policy, bounded everywhere.
+
+The reply in the thread is what matters; reactions are a courtesy. A courtesy call gets a
+short timeout and retries a 429 only when Slack asks for a short wait, so a rate-limited or
+slow `reactions.add` can never hold up (or lose) the reply. The reply itself honours
+`Retry-After` up to a minute: a 429 means Slack did not post, so retrying never doubles it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import time
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.handler import RetryHandler
+
+log = logging.getLogger("denpex.slack")
+
+WEB_API_TIMEOUT_S = 10.0  # DENPEX_SLACK_TIMEOUT_S overrides
+COURTESY_TIMEOUT_S = 3.0
+# Longest Retry-After honoured: for the reply, and for courtesy calls (reactions).
+MAX_RETRY_AFTER_S = 60.0
+COURTESY_MAX_RETRY_AFTER_S = 2.0
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def api_timeout() -> float:
+    """Seconds a Web API call may take (DENPEX_SLACK_TIMEOUT_S, default 10)."""
+    return _env_seconds("DENPEX_SLACK_TIMEOUT_S", WEB_API_TIMEOUT_S)
+
+
+def retry_after_s(response: Any) -> float | None:
+    """The Retry-After of a 429 in seconds; None when absent or unreadable (an HTTP date)."""
+    headers = getattr(response, "headers", None) or {}
+    for key, value in headers.items():
+        if key.lower() != "retry-after":
+            continue
+        if isinstance(value, (list, tuple)):
+            value = value[0] if value else None
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
+    """Retry a 429 after its Retry-After, but only when the wait is at most `max_wait_s`.
+
+    slack_sdk's own handler sleeps whatever Slack says and fails on a non-integer header.
+    """
+
+    def __init__(self, max_retry_count: int, max_wait_s: float, jitter_s: float = 1.0) -> None:
+        super().__init__(max_retry_count=max_retry_count)
+        self.max_wait_s = max_wait_s
+        self.jitter_s = jitter_s
+
+    def _wait(self, response: Any) -> float:
+        after = retry_after_s(response)
+        return 1.0 if after is None else after
+
+    def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
+        if response is None or response.status_code != 429:
+            return False
+        wait = self._wait(response)
+        if wait > self.max_wait_s:
+            log.info("Slack asked to wait %.0f s (over %.0f s): not retrying %s", wait, self.max_wait_s, request.url)
+            return False
+        return True
+
+    def prepare_for_next_attempt(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> None:
+        if response is None:
+            raise error  # pragma: no cover - _can_retry only accepts responses
+        state.next_attempt_requested = True
+        time.sleep(self._wait(response) + random.random() * self.jitter_s)
+        state.increment_current_attempt()
+
+
+def retry_handlers() -> list[RetryHandler]:
+    """For the reply and everything else: honour Retry-After on 429, retry 5xx and resets."""
+    return [
+        BoundedRateLimitRetryHandler(max_retry_count=3, max_wait_s=MAX_RETRY_AFTER_S),
+        ServerErrorRetryHandler(max_retry_count=2),
+        ConnectionErrorRetryHandler(max_retry_count=2),
+    ]
+
+
+def courtesy_client(client: WebClient) -> WebClient:
+    """A client for calls that must not delay the reply (reactions): short timeout, one short retry."""
+    return WebClient(
+        token=client.token,
+        base_url=client.base_url,
+        timeout=min(client.timeout, COURTESY_TIMEOUT_S),
+        headers=client.headers,
+        team_id=(client.default_params or {}).get("team_id"),
+        logger=client.logger,
+        retry_handlers=[
+            BoundedRateLimitRetryHandler(max_retry_count=1, max_wait_s=COURTESY_MAX_RETRY_AFTER_S, jitter_s=0.2),
+            ConnectionErrorRetryHandler(max_retry_count=1),
+        ],
+    )

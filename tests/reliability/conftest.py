@@ -1,0 +1,202 @@
+"""Fault-injection tests: the real bot (HTTP mode, a subprocess), real Redis, the Slack stand-in.
+
+Reuses tests/slack's machinery (start_bot, signing, the stand-in) with a bot tuned for fault
+tests: short Slack and download timeouts, so a stall proves itself bounded in seconds, and a
+larger upload cap for the 5 MB line. It runs on its own Redis database, so it never shares
+state with tests/slack's bot. Tests that stop Redis start their own bot on a private server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import redis
+
+from bot.store import Store, StoreConfig
+from tests.slack.conftest import Bot, start_bot, stop_bot
+from tests.slack.fake_slack import TEAM_ID, Call, FakeFile, FakeSlack
+from tests.store.conftest import REDIS_SERVER, PrivateRedis
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+CHANNEL = "C0LOGS"
+RELIABILITY_DB = int(os.environ.get("DENPEX_RELIABILITY_TEST_REDIS_DB", "11"))
+UPLOAD_CAP = 8_000_000
+INFLATED_CAP = 20_000_000
+SLACK_TIMEOUT_S = 2
+DOWNLOAD_DEADLINE_S = 3
+TUNED_ENV = {
+    "DENPEX_SLACK_TIMEOUT_S": str(SLACK_TIMEOUT_S),
+    "DENPEX_DOWNLOAD_TIMEOUT_S": "1",
+    "DENPEX_DOWNLOAD_DEADLINE_S": str(DOWNLOAD_DEADLINE_S),
+    "DENPEX_MAX_UPLOAD_BYTES": str(UPLOAD_CAP),
+    "DENPEX_MAX_INFLATED_BYTES": str(INFLATED_CAP),
+}
+# Slack answers these when the bot is not a member of the channel.
+_CHANNEL_METHODS = ("chat.postMessage", "chat.postEphemeral", "reactions.add", "reactions.remove")
+
+
+class ReliabilityFake(FakeSlack):
+    """The Slack stand-in, also recording which calls Slack accepted (a scripted failure is a
+    call Slack refused), and answering `not_in_channel` for channels the bot is not in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.accepted: list[Call] = []
+        self.not_in: set[str] = set()
+
+    def reset(self) -> None:
+        super().reset()
+        with self.lock:
+            self.accepted.clear()
+            self.not_in.clear()
+
+    def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
+        if method in _CHANNEL_METHODS and params.get("channel") in self.not_in:
+            return {"ok": False, "error": "not_in_channel"}
+        result = super().answer(method, params, token)
+        if result.get("ok"):
+            with self.lock:
+                self.accepted.append(Call(method, params, token, time.time()))
+        return result
+
+    def delivered(self, method: str, **match: Any) -> list[Call]:
+        """Calls of `method` Slack accepted, whose params include `match`."""
+        with self.lock:
+            return [c for c in self.accepted if c.method == method and all(c.params.get(k) == v for k, v in match.items())]
+
+    def wait_delivered(self, method: str, count: int = 1, timeout: float = 15.0, **match: Any) -> list[Call]:
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.delivered(method, **match)
+            if len(found) >= count:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError(f"expected {count} accepted {method} matching {match}, got {len(found)}: "
+                                     f"{[(c.method, c.params.get('channel')) for c in self.calls]}")
+            time.sleep(0.02)
+
+    def add(self, name: str, content: bytes, **kw: Any) -> dict[str, Any]:
+        """Register an upload; returns the `files[]` item of its file_share message."""
+        return self.add_file(FakeFile(id=f"F{time.time_ns() % 10**12}", name=name, content=content, **kw))
+
+
+def reliability_redis_url() -> str:
+    base = os.environ.get("DENPEX_TEST_REDIS_URL") or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
+    return urlunsplit(urlsplit(base)._replace(path=f"/{RELIABILITY_DB}", query=""))
+
+
+def message(text: str, ts: str, channel: str = CHANNEL, team: str = TEAM_ID, **extra: Any) -> dict[str, Any]:
+    return {"type": "message", "channel": channel, "user": "U0ALICE", "text": text, "ts": ts,
+            "channel_type": "channel", "team": team, **extra}
+
+
+def all_text(call: Call) -> str:
+    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
+
+
+def settle(seconds: float = 0.5) -> None:
+    """Give lazy listeners time to act when the test asserts that nothing (more) happened."""
+    time.sleep(seconds)
+
+
+def used(bot: Bot, team: str = TEAM_ID) -> int:
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        return store.quotas.status(team).used
+
+
+def new_ts() -> str:
+    return f"{time.time():.6f}"
+
+
+@pytest.fixture(scope="session")
+def rfake() -> Iterator[ReliabilityFake]:
+    fake = ReliabilityFake().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(scope="session")
+def reliability_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A redis-server of this suite's own (so no other test run on the machine shares its
+    state), or database 11 of REDIS_URL's server where no redis-server binary is installed."""
+    if os.path.exists(REDIS_SERVER):
+        server = PrivateRedis(tmp_path_factory.mktemp("reliability-redis"))
+        server.start()
+        yield server.url
+        server.stop()
+        return
+    url = reliability_redis_url()
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).flushdb()
+    except redis.ConnectionError as exc:
+        pytest.fail(f"reliability tests need a Redis at {url} (set REDIS_URL): {exc}")
+    yield url
+
+
+@pytest.fixture(scope="session")
+def rbot_process(rfake: ReliabilityFake, reliability_redis: str) -> Iterator[Bot]:
+    bot = start_bot(rfake, reliability_redis, TUNED_ENV)
+    yield bot
+    stop_bot(bot)
+
+
+@pytest.fixture
+def rbot(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
+    """The tuned bot, with a clean Redis database and an empty call record."""
+    r = redis.Redis.from_url(rbot_process.redis_url)
+    r.flushdb()
+    rfake.reset()
+    assert rbot_process.proc.poll() is None, "the bot process died"
+    log_path: Path = rbot_process.log_path  # type: ignore[attr-defined]
+    log_start = log_path.stat().st_size
+    yield rbot_process
+    quiesce(rfake)
+    assert rbot_process.proc.poll() is None, "the bot process died during the test"
+    assert_no_crash(log_path, log_start)
+    r.flushdb()
+    r.close()
+
+
+def quiesce(fake: FakeSlack, quiet_s: float = 0.3, max_s: float = 10.0) -> None:
+    """Wait until the bot has made no Slack call for `quiet_s`, so a test's trailing work (the
+    final reaction) never lands in the next test's record."""
+    deadline = time.monotonic() + max_s
+    while time.monotonic() < deadline:
+        with fake.lock:
+            last = fake.calls[-1].at if fake.calls else 0.0
+        if time.time() - last >= quiet_s:
+            return
+        time.sleep(0.05)
+
+
+def assert_no_crash(log_path: Path, start: int = 0) -> None:
+    """No traceback in the bot's log since `start`: every fault was handled, none escaped."""
+    with log_path.open("rb") as fh:
+        fh.seek(start)
+        new = fh.read().decode("utf-8", "replace")
+    assert "Traceback" not in new, new[new.find("Traceback") - 300 :][:3000]
+
+
+@pytest.fixture
+def bot_on_private_redis(rfake: ReliabilityFake, tmp_path: Path) -> Iterator[tuple[Bot, PrivateRedis]]:
+    """A tuned bot on its own persistent redis-server (append-only, fsync always), which the
+    test may stop, restart or freeze; data survives a restart, as in production."""
+    if not os.path.exists(REDIS_SERVER):
+        pytest.skip("redis-server binary not found")
+    server = PrivateRedis(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
+    server.start()
+    rfake.reset()
+    bot = start_bot(rfake, server.url, TUNED_ENV)
+    try:
+        yield bot, server
+    finally:
+        stop_bot(bot)
+        server.stop()

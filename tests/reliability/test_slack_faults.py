@@ -1,0 +1,225 @@
+"""Slack misbehaving: rate limits, 5xx, timeouts, files.info errors, stalled downloads, channels
+the bot is not in. The reply arrives exactly once or the user gets a clear message; nothing
+undelivered is charged; the bot never stops answering."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.reliability.conftest import (
+    CHANNEL,
+    DOWNLOAD_DEADLINE_S,
+    SAMPLE,
+    SLACK_TIMEOUT_S,
+    all_text,
+    message,
+    new_ts,
+    settle,
+    used,
+)
+
+
+def replies(rfake, ts: str):
+    return rfake.delivered("chat.postMessage", thread_ts=ts)
+
+
+def test_429_on_post_message_is_retried_after_retry_after_and_lands_once(rbot, rfake):
+    """chat.postMessage answered 429 + Retry-After twice: the reply lands once, after the wait, charged once."""
+    rfake.fail("chat.postMessage", 429, times=2, retry_after=1)
+    ts = new_ts()
+    assert rbot.event(message(SAMPLE, ts)).status == 200
+    post = rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=20)[0]
+    assert "cuda-oom" in all_text(post)
+    attempts = rfake.of("chat.postMessage")
+    assert len(attempts) == 3
+    assert attempts[-1].at - attempts[0].at >= 1.9, "Retry-After was not honoured"
+    settle()
+    assert len(replies(rfake, ts)) == 1
+    assert used(rbot) == 1
+
+
+@pytest.mark.parametrize("retry_after", [1, 30])
+def test_429_on_reactions_add_never_holds_up_or_loses_the_reply(rbot, rfake, retry_after):
+    """reactions.add rate-limited (short or long Retry-After): the reply still lands once, promptly."""
+    rfake.fail("reactions.add", 429, times=3, retry_after=retry_after)
+    ts = new_ts()
+    started = time.monotonic()
+    rbot.event(message(SAMPLE, ts))
+    rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=15)
+    assert time.monotonic() - started < 15, "a courtesy reaction held up the reply"
+    settle()
+    assert len(replies(rfake, ts)) == 1
+    assert used(rbot) == 1
+
+
+@pytest.mark.parametrize("status", [500])
+def test_5xx_on_post_message_within_retries_lands_once(rbot, rfake, status):
+    """Two 5xx answers to chat.postMessage are retried: one reply, one charge."""
+    rfake.fail("chat.postMessage", status, times=2)
+    ts = new_ts()
+    rbot.event(message(SAMPLE, ts))
+    rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=15)
+    settle()
+    assert len(replies(rfake, ts)) == 1
+    assert used(rbot) == 1
+
+
+@pytest.mark.parametrize(("status", "times"), [(503, 3), (502, 1)])
+def test_post_message_failing_past_retries_refunds_the_charge(rbot, rfake, status, times):
+    """chat.postMessage failing for good: no quota consumed for a diagnosis not delivered, :x: shown."""
+    rfake.fail("chat.postMessage", status, times=times)
+    ts = new_ts()
+    rbot.event(message(SAMPLE, ts))
+    rfake.wait_delivered("reactions.add", name="x", timestamp=ts, timeout=15)
+    settle()
+    assert len(rfake.of("chat.postMessage")) == times
+    assert replies(rfake, ts) == []
+    assert used(rbot) == 0
+
+
+def test_post_message_timeout_refunds_and_says_so_once(rbot, rfake):
+    """chat.postMessage that never answers in time: refunded, and one clear message instead."""
+    rfake.fail("chat.postMessage", 500, times=1, delay_s=SLACK_TIMEOUT_S + 1.5)
+    ts = new_ts()
+    rbot.event(message(SAMPLE, ts))
+    note = rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=15)[0]
+    assert "did not confirm" in all_text(note) and "nothing was charged" in all_text(note)
+    rfake.wait_delivered("reactions.add", name="x", timestamp=ts)
+    settle()
+    assert len(replies(rfake, ts)) == 1
+    assert used(rbot) == 0
+
+
+def test_reactions_timing_out_do_not_stop_the_reply(rbot, rfake):
+    """reactions.add hanging past the timeout: the reply still lands once, charged once."""
+    rfake.fail("reactions.add", 200, times=2, body={"ok": True}, delay_s=SLACK_TIMEOUT_S + 2)
+    ts = new_ts()
+    rbot.event(message(SAMPLE, ts))
+    post = rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=20)[0]
+    assert "cuda-oom" in all_text(post)
+    settle()
+    assert len(replies(rfake, ts)) == 1
+    assert used(rbot) == 1
+
+
+@pytest.mark.parametrize(
+    ("fail", "expect"),
+    [
+        ({"status": 500, "times": 3}, "could not read the file from Slack"),
+        ({"status": 200, "times": 1, "body": {"ok": False, "error": "file_not_found"}}, "file_not_found"),
+        ({"status": 429, "times": 1, "retry_after": 120}, "ratelimited"),
+        ({"status": 500, "times": 1, "delay_s": SLACK_TIMEOUT_S + 1.5}, "did not answer"),
+    ],
+    ids=["5xx", "not-found", "rate-limited-long", "timeout"],
+)
+def test_files_info_errors_give_a_clear_message_and_no_charge(rbot, rfake, fail, expect):
+    """files.info failing (5xx, an error, a long 429, a timeout): a message naming why, no charge."""
+    f = rfake.add("train.log", SAMPLE.encode())
+    rfake.fail("files.info", **fail)
+    ts = new_ts()
+    rbot.event(message("", ts, subtype="file_share", files=[f]))
+    post = rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=20)[0]
+    assert expect in all_text(post), all_text(post)
+    rfake.wait_delivered("reactions.add", name="x", timestamp=ts)
+    assert used(rbot) == 0
+
+
+def test_download_that_stalls_before_any_byte_ends_with_a_message(rbot, rfake):
+    """The download URL sends nothing: a 'stalled' message after DENPEX_DOWNLOAD_TIMEOUT_S, no charge."""
+    f = rfake.add("train.log", SAMPLE.encode(), stall_s=4)
+    ts = new_ts()
+    rbot.event(message("", ts, subtype="file_share", files=[f]))
+    post = rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=15)[0]
+    assert "stalled" in all_text(post), all_text(post)
+    assert used(rbot) == 0
+
+
+class _Dribble:
+    """A download server: headers and a first line, then either a byte every 0.3 s forever
+    (`trickle`) or nothing at all (`stall`), until the test ends."""
+
+    def __init__(self, mode: str) -> None:
+        stop = self.stop = threading.Event()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", "100000000")
+                self.end_headers()
+                try:
+                    self.wfile.write(b"[rank0]: starting\n")
+                    self.wfile.flush()
+                    while not stop.wait(0.3):
+                        if mode == "trickle":
+                            self.wfile.write(b"x")
+                            self.wfile.flush()
+                except OSError:
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/dl/train.log"
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def dribble(request) -> Iterator[_Dribble]:
+    server = _Dribble(request.param)
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize(("dribble", "expect"), [("trickle", "took over"), ("stall", "stalled")],
+                         indirect=["dribble"], ids=["trickle", "stall-mid-body"])
+def test_download_that_trickles_or_stalls_mid_body_is_bounded(rbot, rfake, monkeypatch, dribble, expect):
+    """A download that dribbles a byte at a time, or stops mid-body: a message within the deadline, no charge."""
+    f = rfake.add("train.log", b"unused")
+    original = rfake._file_obj
+
+    def file_obj(ff):
+        obj = original(ff)
+        if ff.id == f["id"]:
+            obj["url_private_download"] = dribble.url
+        return obj
+
+    monkeypatch.setattr(rfake, "_file_obj", file_obj)
+    ts = new_ts()
+    started = time.monotonic()
+    rbot.event(message("", ts, subtype="file_share", files=[f]))
+    post = rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=DOWNLOAD_DEADLINE_S + 15)[0]
+    assert expect in all_text(post), all_text(post)
+    assert time.monotonic() - started < DOWNLOAD_DEADLINE_S + 15
+    assert used(rbot) == 0
+
+
+def test_channel_the_bot_is_not_in_is_swallowed_without_charge(rbot, rfake):
+    """Events from a channel the bot is not in (Slack answers not_in_channel): no crash, no charge, bot fine."""
+    rfake.not_in.add("C0NOTIN")
+    ts = new_ts()
+    assert rbot.event(message(SAMPLE, ts, channel="C0NOTIN")).status == 200
+    mention = {**message("<@UBOT0001> hello", new_ts(), channel="C0NOTIN"), "type": "app_mention"}
+    assert rbot.event(mention).status == 200
+    rbot.action("denpex_full_entry", "cuda-oom", channel="C0NOTIN")
+    rfake.wait_for("chat.postMessage", count=3, timeout=15)
+    settle()
+    assert rfake.delivered("chat.postMessage") == []
+    assert used(rbot) == 0
+    # The bot is fine: the next log elsewhere is answered.
+    ok = new_ts()
+    rbot.event(message(SAMPLE, ok))
+    rfake.wait_delivered("chat.postMessage", thread_ts=ok, channel=CHANNEL)
+    assert used(rbot) == 1
