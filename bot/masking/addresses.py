@@ -1,0 +1,156 @@
+"""IPv4 and IPv6 addresses, told apart from versions, PCI ids, GIDs' neighbours and C++ scopes."""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+from bot.masking.edits import Edit
+
+# `regex` finds the `.`/`::` literal first and only then checks the look-behind, which keeps
+# these scans in the hundreds of MB/s; `re` would try the look-behind at every position.
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4_RX = regex.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.[0-9])")
+_H = r"[0-9A-Fa-f]{1,4}"
+_V4 = r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}"
+# A form that starts with a group needs a non-word character before it (`G2001:db8::1` is
+# not an address); one that starts with `::` may follow a letter (NCCL's `remoteGids::ffff:`).
+# A placeholder next to a candidate counts as the word it replaced (`>` before, `<X` after),
+# so masking a neighbour never makes an address appear on the next pass.
+_IPV6_COMPRESSED_RX = regex.compile(
+    rf"(?:(?<![\w:.]){_H}(?::{_H}){{0,6}}|(?<![0-9A-Fa-f:.>]))::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?"
+    r"(?:%[A-Za-z0-9_.]{1,16})?(?![\w:]|\.[0-9]|<[A-Z])"
+)
+# NCCL prints `ifname:address<port>`: `[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>`.
+_IPV6_AFTER_IFNAME_RX = regex.compile(
+    rf"(?<=[A-Za-z][\w.-]{{0,15}}:)(?:{_H}(?::{_H}){{0,6}})?::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?"
+    r"(?:%[A-Za-z0-9_.]{1,16})?(?=<[0-9])"
+)
+# Full eight-group form as printed by show_gids / ibv_devinfo (zero-padded groups).
+_IPV6_FULL_RX = re.compile(r":(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){6}(?![\w:])")
+
+_KEEP_V4 = frozenset(
+    ("0.0.0.0", "172.17.0.1", "169.254.169.254", "8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1")
+)
+_KEEP_V6 = frozenset(("::", "::1", "0:0:0:0:0:0:0:1", "0:0:0:0:0:0:0:0"))
+
+# The word before a dotted quad that makes it a version: `CUDA Version: 12.1.3.1`,
+# `nvidia-cudnn-cu12 8.9.2.26` (pip list), `tensorrt 8.6.1.6`.
+_VERSION_WORD = re.compile(
+    r"(?:v|ver|version|release|rev|build|driver|runtime|cuda|cudnn|nccl|tensorrt|trt|cublas|cufft|"
+    r"curand|cusolver|cusparse|nvjitlink|cupti|nvtx|triton|onnx|onnxruntime|python|torch|pytorch|"
+    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*-cu\d{2,3}|cu\d{2,3})\Z",
+    re.IGNORECASE,
+)
+_VERSION_AFTER = re.compile(r"-\d|\+|~|(?:a|b|rc|post|dev)\d")
+
+
+# After these a dotted quad is an address (`eth0:10.0.0.1`, `//10.0.0.1`, `@10.0.0.1`).
+_ADDRESS_BEFORE = frozenset(":/@[<,;|'\"")
+
+
+def _is_version(text: str, start: int, end: int) -> bool:
+    """Context says a dotted quad is a version number, not an address."""
+    if _VERSION_AFTER.match(text, end):
+        return True
+    if start and text[start - 1] in _ADDRESS_BEFORE:
+        return False
+    line_start = text.rfind("\n", max(0, start - 48), start) + 1
+    before = text[max(line_start, start - 48) : start]
+    if not before:
+        return False
+    stripped = before.rstrip(" \t")
+    if stripped.endswith(("==", ">=", "<=", "~=", "!=", "@")):
+        return True
+    if before[-1] == "(":
+        wide = text[text.rfind("\n", max(0, start - 512), start) + 1 : start]
+        if "==" + text[start:end] in wide:
+            return True  # pip: `X==8.9.2.26 in /site-packages (from torch) (8.9.2.26)`
+    if before.endswith("-") and len(before) > 1 and before[-2].isalpha():
+        return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1
+    word = stripped.rstrip(":=([").rsplit(None, 1)
+    return bool(word) and _VERSION_WORD.match(word[-1]) is not None
+
+
+def _is_netmask(addr: str) -> bool:
+    a, b, c, d = (int(x) for x in addr.split("."))
+    value = (a << 24) | (b << 16) | (c << 8) | d
+    inverted = ~value & 0xFFFFFFFF
+    return value != 0 and inverted & (inverted + 1) == 0
+
+
+def find_ipv4(text: str, edits: list[Edit]) -> None:
+    """Mask IPv4 addresses; keep well-known non-personal ones, netmasks and versions."""
+    if "." not in text:
+        return
+    for m in _IPV4_RX.finditer(text):
+        addr = m.group()
+        if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
+            continue
+        start, end = m.span()
+        if not _is_version(text, start, end):
+            edits.append((start, end, "ip", addr))
+
+
+def _v6_plausible(addr: str, text: str, start: int) -> bool:
+    """Reject `1::2` slices and `d::add` C++ scopes; accept GIDs, link-local and mapped v4."""
+    core = addr.split("%", 1)[0]
+    if core in _KEEP_V6 or core.lower().startswith("::ffff:127.") or not core.strip(":0"):
+        return False
+    if "." in core:
+        return True
+    groups = [g for g in core.split(":") if g]
+    if len(groups) >= 3:
+        return True
+    if core.startswith("::"):
+        return False
+    return len(groups) == 2 and len(groups[0]) >= 3 and (start == 0 or not text[start - 1].isalpha())
+
+
+# Well-known prefixes say what kind of address it is (link-local: the wrong GID index;
+# IPv4-mapped: RoCE v2) and identify nobody, so they stay; only the interface identifier or
+# the embedded IPv4 is masked. The embedded IPv4 gets the same <IP-n> as its dotted form.
+_LINK_LOCAL = ("fe80::", "fe80:0000:0000:0000:")
+_MAPPED_HEX = "0000:0000:0000:0000:0000:ffff:"
+
+
+def _v6_edit(text: str, start: int, end: int, edits: list[Edit]) -> None:
+    addr = text[start:end]
+    zone = addr.find("%")
+    if zone != -1:  # `%veth75fa783` names an interface: diagnostic, kept
+        end = start + zone
+        addr = addr[:zone]
+    low = addr.lower()
+    dot = low.rfind(":") + 1
+    if "." in low:  # ::ffff:10.0.0.1, remoteGids::ffff:10.0.0.1
+        edits.append((start + dot, end, "ip", addr[dot:]))
+        return
+    if low.startswith(_MAPPED_HEX) and low.count(":") == 7:
+        hex_part = low[len(_MAPPED_HEX) :].replace(":", "")
+        value = ".".join(str(int(hex_part[i : i + 2], 16)) for i in range(0, 8, 2))
+        edits.append((start + len(_MAPPED_HEX), end, "ip", value))
+        return
+    for prefix in _LINK_LOCAL:
+        if low.startswith(prefix) and len(low) > len(prefix):
+            edits.append((start + len(prefix), end, "ipv6", low))
+            return
+    edits.append((start, end, "ipv6", low))
+
+
+def find_ipv6(text: str, edits: list[Edit]) -> None:
+    """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
+    if ":" not in text:
+        return
+    if "::" in text:
+        for m in _IPV6_COMPRESSED_RX.finditer(text):
+            if _v6_plausible(m.group(), text, m.start()):
+                _v6_edit(text, m.start(), m.end(), edits)
+        for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
+            _v6_edit(text, m.start(), m.end(), edits)
+    for m in _IPV6_FULL_RX.finditer(text):
+        start = m.start() - 4
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_:."):
+            continue
+        if text[start : m.end()].replace(":", "").strip("0"):
+            _v6_edit(text, start, m.end(), edits)

@@ -1,0 +1,165 @@
+"""Multi-line secrets: PEM/OpenSSH private key blocks and Kubernetes Secret `data:` blocks.
+
+A block can open in one chunk and close in a later one; the open state lives in LogState.
+Line structure is kept: a block becomes its placeholder on the BEGIN line and empty lines
+after it, so every later line keeps its number. The same key pasted as a multi-line block or
+`\\n`-escaped inside JSON (a GCP service-account file) is treated the same way: the whole
+BEGIN..END span becomes one placeholder.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.state import LogState
+
+_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+_END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+# A body line of a multi-line block (stripped first): base64, an RFC 1421 header, or empty.
+_BODY_LINE = re.compile(r"(?:[A-Za-z0-9+/=]{1,200}|(?:Proc-Type|DEK-Info|Comment): [^\n]{0,200})?\Z")
+# The rest of a JSON string after an escaped BEGIN marker whose END is missing (truncated).
+_ESCAPED_REST = re.compile(r"(?:[^\"\\\n]|\\.){0,16384}")
+_MAX_BLOCK_LINES = 400
+
+
+# A key on one line (escaped JSON, space-separated) is a few KB; never search further.
+_ONE_LINE_REACH = 1 << 16
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end == -1 else end
+
+
+def _consume_body(text: str, pos: int, end: int, state: LogState) -> tuple[int, str, str]:
+    """Walk body lines from `pos` (a line start). Return (end, body, how).
+
+    `how` is "closed" (END marker found; `end` is just after it), "stopped" (a line that is
+    not PEM body: the block ends with the previous line, so a paste missing its END line
+    costs one placeholder, never the rest of the log) or "open" (the chunk ended inside it).
+    """
+    body: list[str] = []
+    n = len(text)
+    while pos < n:
+        line_end = _line_end(text, pos)
+        line = text[pos:line_end]
+        closing = _END.search(line)
+        if closing is not None:
+            return pos + closing.end(), "".join(body), "closed"
+        if not _BODY_LINE.match(line.strip()) or state.pem_lines >= _MAX_BLOCK_LINES:
+            return end, "".join(body), "stopped"
+        body.append(line.strip())
+        state.pem_lines += 1
+        end = line_end
+        pos = line_end + 1
+    return end, "".join(body), "open"
+
+
+def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask private key blocks: multi-line, single-line, `\\n`-escaped, and across chunks."""
+    pos = 0
+    if state.pem_open:
+        end, _, how = _consume_body(text, 0, 0, state)
+        if end > 0:
+            edits.append((0, end, "", ""))
+        if how != "open":
+            state.pem_open = False
+        pos = end
+    if "-----BEGIN" not in text:
+        return
+    for m in _BEGIN.finditer(text, pos):
+        if m.start() < pos:
+            continue
+        line_end = _line_end(text, m.end())
+        closing = _END.search(text, m.end(), min(line_end, m.end() + _ONE_LINE_REACH))
+        if closing is not None:  # whole block on one line (escaped or space-separated)
+            edits.append((m.start(), closing.end(), "private-key", text[m.end() : closing.start()]))
+            pos = closing.end()
+            continue
+        rest = text[m.end() : min(line_end, m.end() + 64)].strip(" \t\r")
+        if rest:  # a `\\n`-escaped block whose END was cut off: mask to the end of the string
+            tail = _ESCAPED_REST.match(text, m.end())
+            end = tail.end() if tail is not None and tail.end() > m.end() else line_end
+            edits.append((m.start(), end, "private-key", text[m.end() : end]))
+            pos = end
+            continue
+        state.pem_lines = 0
+        end, body, how = _consume_body(text, line_end + 1, line_end, state)
+        edits.append((m.start(), end, "private-key", body or text[m.start() : line_end]))
+        if how == "open":
+            state.pem_open = True
+        pos = end
+
+
+# --- Kubernetes Secret data -------------------------------------------------------------------
+
+_DATA_OPEN = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\r?$")
+_DATA_JSON_OPEN = re.compile(r"\"(?:data|stringData)\"[ \t]*:[ \t]*\{")
+# Greedy value, trailing blanks stripped in Python: a lazy value before `[ \t]*$` would retry
+# the blank run from every position of a long line.
+_YAML_ITEM = re.compile(r"(?P<indent>[ \t]+)(?P<key>[\w.\-]{1,253}):[ \t]+(?P<value>[^\s#][^\r\n]{0,16383})")
+_JSON_ITEM = re.compile(r"\"(?P<key>[\w.\-]{1,253})\"[ \t]*:[ \t]*\"(?P<value>[^\"\n]{1,16384})\"")
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z")
+
+
+def _is_base64_text(value: str) -> bool:
+    """Secret `data` values are base64 of text; config values under `data:` are not."""
+    if len(value) < 4 or len(value) % 4 or not _B64_VALUE.match(value):
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return all(ch.isprintable() or ch in "\n\r\t" for ch in decoded)
+
+
+def find_secret_data(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the values of Kubernetes Secret `data:`/`stringData:` blocks (YAML or JSON)."""
+    pos = 0
+    if state.data_indent is not None:
+        pos = _yaml_block(text, 0, state.data_indent, False, edits)
+        state.data_indent = None if pos < len(text) else state.data_indent
+    if "ata:" in text:
+        for m in _DATA_OPEN.finditer(text, pos):
+            if m.start() < pos:
+                continue  # nested inside a block already walked
+            indent = len(m.group("indent").expandtabs())
+            string_data = "stringData" in m.group()
+            pos = _yaml_block(text, m.end() + 1, indent, string_data, edits)
+            if pos >= len(text):
+                state.data_indent = indent
+    if "ata\"" in text:
+        walked = 0
+        for m in _DATA_JSON_OPEN.finditer(text):
+            if m.start() < walked:
+                continue
+            close = text.find("}", m.end(), m.end() + _ONE_LINE_REACH)
+            close = min(len(text), m.end() + _ONE_LINE_REACH) if close == -1 else close
+            for item in _JSON_ITEM.finditer(text, m.end(), close):
+                value = item.group("value")
+                if "stringData" in m.group() or _is_base64_text(value):
+                    edits.append((item.start("value"), item.end("value"), "k8s-secret", value))
+            walked = close
+
+
+def _yaml_block(text: str, pos: int, indent: int, string_data: bool, edits: list[Edit]) -> int:
+    """Mask `key: value` lines indented deeper than the `data:` line; return where it ends."""
+    for _ in range(_MAX_BLOCK_LINES):
+        if pos >= len(text):
+            break
+        line_end = _line_end(text, pos)
+        line = text[pos:line_end]
+        if line.strip():
+            if len(line) - len(line.lstrip(" \t")) <= indent:
+                return pos
+            item = _YAML_ITEM.match(text, pos, line_end)
+            if item is not None:
+                value = item.group("value").rstrip().strip("\"'")
+                if string_data or _is_base64_text(value):
+                    vstart = item.start("value") + (1 if item.group("value")[:1] in "\"'" else 0)
+                    edits.append((vstart, vstart + len(value), "k8s-secret", value))
+        pos = line_end + 1
+    return min(pos, len(text))

@@ -1,0 +1,83 @@
+"""Credentials passed as short command-line options, where the option letter is ambiguous
+elsewhere (`-p` is a port for docker run) and only the command makes it a password."""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.keys import TECHNICAL_USERS, exempt_value
+from bot.masking.lines import line_end, line_start
+from bot.masking.state import LogState
+from bot.masking.vendor import kind_of_value
+
+_ARG = r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`-][^\s`]{0,511})"""
+_MYSQL_P = re.compile(r"(?<=\s)-p(?=[^\s-])" + _ARG)
+# word that must occur in the line -> (option pattern, kind)
+_RULES: dict[str, tuple[re.Pattern[str], str]] = {
+    # mysql -u root -pS3cret (no space: with a space mysql prompts and takes a database name)
+    "mysql": (_MYSQL_P, "password"),
+    "mariadb": (_MYSQL_P, "password"),
+    "sshpass": (re.compile(r"(?<=\s)-p[ \t]*" + _ARG), "password"),
+    "redis-cli": (re.compile(r"(?<=\s)-a[ \t]+" + _ARG), "password"),
+    # docker/podman/helm/nerdctl/oras login -u user -p secret
+    "login": (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password"),
+    # wandb login <key>
+    "wandb login": (
+        re.compile(
+            # One way to parse each option (`-{1,2}` then a word character), so a line of
+            # options with no key after them fails in linear time.
+            r"wandb login(?:[ \t]+-{1,2}\w[\w-]{0,40}(?:=\S{1,256})?){0,20}[ \t]+"
+            r"(?P<v>[0-9a-f]{40}|local-[0-9a-f]{40}|wandb_v1_\w{20,200}|[A-Za-z0-9_-]{32,128})(?![\w-])"
+        ),
+        "wandb-key",
+    ),
+}
+_LOGIN_USER = re.compile(r"(?<=\s)-u[ \t]+" + _ARG)
+_CURL_USER = re.compile(r"(?<=\s)-u[ \t]*" + _ARG)
+
+
+def _unquote(m: re.Match[str]) -> tuple[int, int, str]:
+    value = m.group("v")
+    start, end = m.start("v"), m.end("v")
+    if value[:1] in "'\"" and value[-1:] == value[:1] and len(value) >= 2:
+        return start + 1, end - 1, value[1:-1]
+    return start, end, value
+
+
+# word that must occur in the line -> its `-u user[:password]` option
+_USER_RULES = {"login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER}
+COMMAND_WORDS = (*_RULES, "curl", "wget")
+
+
+def find_command_credentials(
+    text: str, hits: list[tuple[str, int, int]], edits: list[Edit], state: LogState
+) -> None:
+    """Mask `-p`/`-a`/`-u` option values of commands that take credentials that way."""
+    scanned: dict[str, int] = {}  # per word: text before this was already scanned
+    for word, pos, _ in hits:
+        if word not in _RULES and word not in _USER_RULES:
+            continue
+        start = max(line_start(text, pos), scanned.get(word, 0))
+        end = line_end(text, pos)
+        if start >= end:
+            continue
+        scanned[word] = end
+        rule = _RULES.get(word)
+        if rule is not None:
+            rx, kind = rule
+            for m in rx.finditer(text, start, end):
+                vstart, vend, value = _unquote(m)
+                if value and not exempt_value(value):
+                    edits.append((vstart, vend, kind_of_value(value) or kind, value))
+        user_rx = _USER_RULES.get(word)
+        if user_rx is not None:
+            for m in user_rx.finditer(text, start, end):
+                vstart, _, value = _unquote(m)
+                user, colon, password = value.partition(":")
+                if user and user.lower() not in TECHNICAL_USERS and not exempt_value(user):
+                    edits.append((vstart, vstart + len(user), "user", user))
+                    state.learn_user(user)
+                if colon and password and not exempt_value(password):
+                    pstart = vstart + len(user) + 1
+                    edits.append((pstart, pstart + len(password), "password", password))

@@ -1,0 +1,193 @@
+"""Host names: public services to keep, organisation hosts to mask, host-shaped values."""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+from bot.masking.edits import Edit
+from bot.masking.state import LogState
+
+# Public services: naming them tells the reader which service failed and leaks nothing.
+PUBLIC_HOSTS = frozenset(
+    (
+        "huggingface.co", "hf.co", "xethub.hf.co", "wandb.ai", "wandb.com", "nvcr.io", "nvidia.com",
+        "ngc.nvidia.com", "github.com", "githubusercontent.com", "github.io", "ghcr.io", "gitlab.com",
+        "bitbucket.org", "pypi.org", "pythonhosted.org", "python.org", "pytorch.org", "amazonaws.com",
+        "amazonaws.com.cn", "aws.amazon.com", "cloudfront.net", "googleapis.com", "google.com",
+        "gcr.io", "pkg.dev", "googleusercontent.com", "core.windows.net", "windows.net", "azure.com",
+        "azurecr.io", "microsoft.com", "docker.io", "docker.com", "quay.io", "anaconda.org",
+        "anaconda.com", "conda-forge.org", "condaforge.org", "ubuntu.com", "debian.org",
+        "readthedocs.io", "readthedocs.org", "stackoverflow.com", "openai.com", "anthropic.com",
+        "slack.com", "deepspeed.ai", "lightning.ai", "ray.io", "anyscale.com", "tensorflow.org",
+        "kaggle.com", "arxiv.org", "nccl.nvidia.com", "mellanox.com", "intel.com", "amd.com",
+        "npmjs.org", "npmjs.com", "rust-lang.org", "golang.org", "kernel.org", "archive.org",
+        "wikipedia.org", "example.org", "cloudflare.com", "fastly.net", "akamaihd.net", "jfrog.io",
+        "sentry.io", "modal.com", "replicate.com", "cohere.ai", "mistral.ai", "groq.com",
+        "together.ai",
+    )
+)
+# Public-cloud host names that spell out the instance's address: mask despite the suffix.
+_ADDRESS_HOST = re.compile(r"(?:ec2|ip)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b")
+_KEEP_HOSTS = frozenset(("localhost", "localhost.localdomain", "ip6-localhost", "host.docker.internal"))
+
+
+def is_public_host(host: str) -> bool:
+    """True for hosts of public services (and their subdomains), which stay readable."""
+    host = host.lower().rstrip(".")
+    if host in _KEEP_HOSTS:
+        return True
+    if _ADDRESS_HOST.match(host):
+        return False
+    if host in PUBLIC_HOSTS:
+        return True
+    dot = host.find(".")
+    while dot != -1:
+        if host[dot + 1 :] in PUBLIC_HOSTS:
+            return True
+        dot = host.find(".", dot + 1)
+    return False
+
+
+# Top-level labels of private networks. Two labels suffice for the unambiguous ones
+# (`node07.internal`); `threading.local()` or `ray.cluster` are Python, so the others need a
+# host-like first label (digit or dash: `gpu07.local`) or three labels.
+_PRIVATE_TLDS = "internal|localdomain|lan|corp|intranet|local|intra|private|priv|cluster|svc|hpc"
+_PRIVATE_SURE = frozenset(("internal", "localdomain", "lan", "corp", "intranet"))
+# Public top-level labels; names under them need three labels, since `tf.io` or `self.ai`
+# are Python attribute chains, not hosts. File extensions (py, sh, pt, md, so) and language
+# codes (`newstest2014.en-de.de`, `train.tok.fr`) are left out on purpose.
+_PUBLIC_TLDS = "com|net|org|edu|gov|mil|io|ai|dev|app|co|us|uk|eu|info|biz|tech|xyz|me"
+_TLD_RX = re.compile(
+    r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r"))"
+    r"(?![\w-]|\.[A-Za-z0-9])"
+)
+_LABEL_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
+_HOST_RX = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,16}\Z")
+
+
+def find_fqdns(text: str, edits: list[Edit]) -> None:
+    """Mask fully qualified names on private or organisation domains.
+
+    Anchored on the top-level label (found by a literal scan), then extended leftwards over
+    at most 253 host characters, so every anchor costs a bounded amount of work.
+    """
+    for m in _TLD_RX.finditer(text):
+        dot = m.start()
+        lo = max(dot - 253, 0)
+        # str.rstrip runs in C: the leftward extension costs no Python loop per character.
+        i = lo + len(text[lo:dot].rstrip(_LABEL_CHARS))
+        if i > 0 and text[i - 1] == "_":
+            continue  # `my_model.internal`-like identifiers, not hosts
+        head = text[i : dot + 1]
+        head = head[head.rfind("..") + 2 :] if ".." in head else head
+        head = head.lstrip(".-")
+        start = dot + 1 - len(head)
+        if not head or not _HOST_RX.match(head):
+            continue
+        labels = head.count(".") + 1
+        if labels < 3:
+            private = m.group("private")
+            if private is None:
+                continue
+            if private not in _PRIVATE_SURE and not any(c.isdigit() or c == "-" for c in head):
+                continue
+        name = text[start : m.end()]
+        if name[0].isdigit() and name.replace(".", "").replace("-", "").isdigit():
+            continue
+        if is_public_host(name):
+            continue
+        edits.append((start, m.end(), "host", name))
+
+
+_HOST_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,16}\Z")
+_NODELIST = re.compile(r"[A-Za-z][\w-]{0,62}\[[\d,\-]{1,200}\][\w.-]{0,63}\Z")
+_IPV4ISH = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}\Z")
+
+
+def host_value_ok(value: str) -> bool:
+    """A value in a host position that names an organisation's machine."""
+    if not value or value.lower() in _KEEP_HOSTS or _IPV4ISH.match(value):
+        return False
+    if value[0] in "$%{<[" or value.isdigit() or ":" in value:
+        return False
+    if _NODELIST.match(value):
+        return True
+    if not _HOST_VALUE.match(value) or not any(c.isalpha() for c in value):
+        return False
+    return not is_public_host(value) and value.lower() not in ("none", "null", "true", "false", "auto")
+
+
+# Positions where a bare word is a host: c10d's `[host]:port`, NCCL's `peer host<port>`,
+# ssh's `connect to host X port`, curl's `resolve host: X`, c10d's `connect to (X, port)`.
+# One pattern per literal lead, each run only when its literal occurs.
+_H = r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252})"
+_POSITIONS = [
+    # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix.
+    ("]:", re.compile(r"\[" + _H + r"\]:\d{1,5}(?![\d:.-])")),
+    ("peer ", re.compile(r"peer " + _H + r"<\d")),
+    ("to host ", re.compile(r"to host " + _H + r" port")),
+    ("resolve host: ", re.compile(r"resolve host: " + _H)),
+    ("connect to (", re.compile(r"connect to \(" + _H + r", ?\d")),
+    # ssh, pdsh and Slurm name the node they are talking about.
+    ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
+    ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
+    ("permanently added '", re.compile(r"ermanently added '" + _H + r"'")),
+    ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
+    ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
+    (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
+    # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`.
+    ("node:", re.compile(r"Node:[ \t]+" + _H + r"/\d")),
+]
+HOST_WORDS = tuple(literal.lower() for literal, _ in _POSITIONS)
+
+
+def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask bare host names in positions where only a host can stand, and learn them."""
+    for literal, rx in _POSITIONS:
+        if literal.lower() not in present:
+            continue
+        for m in rx.finditer(text):
+            value = m.group("h").rstrip(".")
+            if not host_value_ok(value) or value.startswith(("rank", "default", "local")):
+                continue
+            start = m.start("h")
+            edits.append((start, start + len(value), "host", value))
+            state.learn_host(value)
+
+
+# NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
+# NCCL: `[0] transport/net_ib.cc:1696 NCCL WARN`); the matcher parses it, so only the host
+# part may change. Anchored at line start (after an optional `[rank8]:`/`[default0]:` label)
+# for speed; other prefixes are found by the leftover pass below.
+_NCCL_TAIL = r":\d{1,10}:\d{1,10} \[\d{1,4}\] (?:[\w./-]{1,128}:\d{1,6} )?NCCL"
+_NCCL_PREFIX = re.compile(r"(?m)^(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL)
+_NCCL_LEFTOVER = re.compile(r":(?<!>:)(?=" + _NCCL_TAIL[1:] + ")")
+# Matched backwards (regex's reverse mode) from the colon: the host token before it.
+_PREFIX_HOST_BACK = regex.compile(r"(?r)[^\s\[\]<>|:]{1,253}")
+
+
+def learn_nccl_hosts(text: str, state: LogState) -> None:
+    """Learn every host named in an NCCL line prefix at the start of a line."""
+    if " NCCL" not in text:
+        return
+    for host in set(_NCCL_PREFIX.findall(text)):
+        if not _IPV4ISH.match(host) and not host.startswith("<"):
+            state.learn_host(host)
+
+
+def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask NCCL prefix hosts the other passes left (prefix after a wrapper), and learn them."""
+    if " NCCL" not in text:
+        return
+    for m in _NCCL_LEFTOVER.finditer(text):
+        end = m.start()
+        back = _PREFIX_HOST_BACK.match(text, max(0, end - 253), end)
+        if back is None:
+            continue
+        i = back.start()
+        host = text[i:end]
+        if not _IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS:
+            edits.append((i, end, "host", host))
+            state.learn_host(host)

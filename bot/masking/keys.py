@@ -1,0 +1,329 @@
+"""What a key name says about its value, and what a value must look like to be masked.
+
+Password-like names (`password`, `*_SECRET`, `api_key`, `HF_TOKEN`) mask whatever the value
+looks like; generic names (`key`, `token`, `auth`) only mask values shaped like a credential,
+so `pad_token_id`, `eos_token`, `key_states` and `max_new_tokens=128` survive.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from bot.masking.placeholders import has_placeholder
+from bot.masking.vendor import char_classes, entropy
+
+
+class Role(enum.Enum):
+    SECRET = "secret"  # mask any value
+    GENERIC = "generic"  # mask values shaped like a credential
+    USER = "user"  # a user name
+    HOST = "host"  # a host name or list of them
+    AUTHZ = "authz"  # an Authorization header: keep the scheme, mask the credentials
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    role: Role
+    kind: str
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+
+
+def split_words(key: str) -> list[str]:
+    """`X-Amz-Credential` -> [x, amz, credential]; `SecretAccessKey` -> [secret, access, key]."""
+    return [w for w in _NON_ALNUM.split(_CAMEL.sub("_", key).lower()) if w]
+
+
+_PASSWORD_ENDS = ("password", "passwd", "passphrase", "pwd")
+_PASSWORD_WORDS = frozenset(("pass", "pw", "passcode", "pword", "passwrd"))
+_USER_LAST = frozenset(("user", "username", "login", "logname", "uname"))
+_USER_EXACT = frozenset(
+    (
+        "wandb_entity", "git_author_name", "git_committer_name", "author_name",
+        "committer_name", "user_name", "pbs_o_logname", "hf_username",
+    )
+)
+_HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
+_HOST_EXACT = frozenset(("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip"))
+
+# Prefix words that make `*_token` a credential rather than a tokenizer setting.
+_TOKEN_CRED = frozenset(
+    (
+        "hf", "hub", "huggingface", "hugging", "face", "auth", "access", "refresh", "id", "bearer",
+        "api", "github", "gh", "gitlab", "slack", "bot", "app", "wandb", "ngc", "session",
+        "security", "oauth", "csrf", "xsrf", "personal", "pat", "sas", "registry", "docker", "npm",
+        "pypi", "twine", "vault", "discord", "telegram", "client", "service", "jwt", "sa", "k8s",
+        "kube", "kubernetes", "cluster", "bootstrap", "secret", "private", "deploy", "ci", "job",
+        "runner", "notion", "openai", "anthropic", "replicate", "comet", "neptune", "clearml",
+        "mlflow", "databricks", "codecov", "sentry", "cloudflare", "heroku", "netlify", "vercel",
+        "circle", "travis", "buildkite", "dropbox", "jira", "atlassian", "stripe", "twilio",
+        "sendgrid", "mailgun", "snyk", "sonar", "artifactory", "jfrog", "nexus", "gcp", "gcs",
+        "aws", "azure", "google", "graph", "account", "admin", "master", "root", "write", "read",
+        "upload", "push", "publish", "identity",
+    )
+)
+# Prefix words naming a model's special tokens or token counts: never credentials.
+_TOKEN_MODEL = frozenset(
+    (
+        "pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "start", "end",
+        "stop", "im", "decoder", "max", "min", "num", "total", "new", "prompt", "input", "output",
+        "generated", "first", "last", "next", "vocab", "count", "per", "added", "image", "video",
+        "audio", "eot", "eom", "think", "tool", "fim", "boi", "eoi", "sot", "eop", "default",
+        "chat", "system", "assistant", "begin", "placeholder", "media", "vision", "box", "ref",
+        "quad", "object", "point", "cont", "lang", "task", "sentinel", "noise", "unknown", "oov",
+        "type",
+    )
+)
+_KEY_CRED = frozenset(
+    (
+        "api", "secret", "private", "access", "account", "master", "encryption", "signing",
+        "license", "subscription", "auth", "session", "client", "storage", "sas", "shared", "app",
+        "hmac", "service", "admin", "deploy", "certificate", "ngc", "wandb", "openai", "anthropic",
+        "hf", "google", "gemini", "azure", "cohere", "mistral", "groq", "together", "pinecone",
+        "comet", "neptune", "mapbox", "stripe", "sendgrid", "twilio", "datadog", "dd", "sentry",
+        "replicate", "serpapi", "serper", "tavily", "voyage", "jina", "elevenlabs", "fireworks",
+        "perplexity", "xai", "deepseek", "huggingface", "aws", "gcp", "kaggle", "clearml",
+        "mlflow", "langchain", "langsmith", "helicone", "runpod", "modal", "x",
+    )
+)
+# Prefix words under which `*_key` holds something public or structural.
+_KEY_PUBLIC = frozenset(
+    (
+        "public", "pub", "gpg", "pgp", "sort", "cache", "primary", "foreign", "partition", "dict",
+        "lookup", "group", "map", "index", "label", "metric", "monitor", "input", "output",
+        "target", "text", "data", "dataset", "column", "field", "image", "audio", "video",
+        "config", "json", "yaml", "model", "state", "kv", "query", "value", "row", "name", "file",
+        "path", "dir", "hash", "prompt", "response", "answer", "question", "context", "feature",
+        "batch", "sample", "random", "rng", "seed", "prng", "attention", "attn", "hot", "press",
+        "lm", "reward", "logging", "log", "ssh", "host", "known", "id", "unique", "order",
+    )
+)
+_CONCAT_TOKEN = ("access", "auth", "refresh", "api", "hf", "bearer", "identity", "registry", "session", "oauth", "bot", "app", "github", "secret", "id")
+_CONCAT_KEY = ("api", "access", "secret", "private", "account", "master", "auth", "app", "client", "license", "subscription", "encryption", "signing", "session", "storage", "shared", "hmac")
+_NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys"))
+
+
+def _token_kind(words: set[str]) -> str:
+    if words & {"hf", "hub", "huggingface", "hugging"}:
+        return "hf-token"
+    if words & {"github", "gh"}:
+        return "github-token"
+    if "slack" in words:
+        return "slack-token"
+    if "wandb" in words:
+        return "wandb-key"
+    if "ngc" in words:
+        return "ngc-key"
+    if (words & {"session", "security"} and words & {"aws", "amz", "x"}) or words == {"session"}:
+        return "aws-session-token"
+    return "token"
+
+
+def _key_kind(words: set[str]) -> str:
+    if "secret" in words and words & {"access", "aws"}:
+        return "aws-secret-key"
+    if words & {"account", "storage"}:
+        return "azure-storage-key"
+    if "private" in words:
+        return "private-key"
+    for vendor, kind in (("wandb", "wandb-key"), ("ngc", "ngc-key"), ("openai", "openai-key"),
+                         ("anthropic", "anthropic-key"), ("google", "google-api-key"),
+                         ("gemini", "google-api-key")):
+        if vendor in words:
+            return kind
+    return "api-key" if "api" in words or "apikey" in words else "key"
+
+
+def classify_key(key: str) -> KeyInfo | None:
+    """How a value under `key` is treated, or None when the key says nothing sensitive."""
+    words = split_words(key)
+    if not words:
+        return None
+    norm = "_".join(words)
+    if norm in _NONE_EXACT:
+        return None
+    env = _ENV_NAME.match(key) is not None and len(words) > 1
+    last, prev = words[-1], set(words[:-1])
+
+    if last in _USER_LAST or norm in _USER_EXACT:
+        return KeyInfo(Role.USER, "user")
+    if last in _HOST_LAST or norm in _HOST_EXACT:
+        return KeyInfo(Role.HOST, "host")
+    if last == "authorization":
+        return KeyInfo(Role.AUTHZ, "token")
+    if last.endswith(_PASSWORD_ENDS) or last in _PASSWORD_WORDS:
+        return KeyInfo(Role.SECRET, "password")
+    if last.endswith("pass") and key.isupper():
+        return KeyInfo(Role.SECRET, "password")  # SSHPASS, DBPASS (but `bypass`, `compass`)
+    if last.endswith("secret") or last == "secrets":
+        if "client" in prev or last == "clientsecret":
+            return KeyInfo(Role.SECRET, "azure-client-secret" if "azure" in prev else "client-secret")
+        return KeyInfo(Role.SECRET, "aws-secret-key" if "aws" in prev else "secret")
+    if last in ("credential", "credentials", "creds", "cred"):
+        kind = "aws-credential" if "amz" in prev else "gcs-credential" if "goog" in prev else "credential"
+        return KeyInfo(Role.SECRET, kind)
+    if last in ("signature", "sig"):
+        if "amz" in prev:
+            return KeyInfo(Role.SECRET, "aws-signature")
+        if "goog" in prev:
+            return KeyInfo(Role.SECRET, "gcs-signature")
+        return KeyInfo(Role.SECRET, "sas-signature" if last == "sig" else "signature")
+    if last == "id" and len(words) >= 3 and words[-2] == "key":
+        if words[-3] == "access":
+            return KeyInfo(Role.SECRET, "aws-access-key")
+        if words[-3] == "private":
+            return KeyInfo(Role.SECRET, "private-key-id")
+        return None
+
+    if last.endswith("token"):
+        stem = last[: -len("token")]
+        if stem and stem not in _CONCAT_TOKEN:
+            return None
+        if stem:
+            prev = prev | {stem}
+        if prev & _TOKEN_MODEL:
+            return None
+        kind = _token_kind(prev)
+        if not prev or env or prev & _TOKEN_CRED:
+            return KeyInfo(Role.SECRET, kind)
+        return KeyInfo(Role.GENERIC, kind)
+
+    if last.endswith("key"):
+        stem = last[: -len("key")]
+        if stem and stem not in _CONCAT_KEY:
+            return None
+        if stem:
+            prev = prev | {stem}
+        if prev & _KEY_PUBLIC:
+            return None
+        kind = _key_kind(prev)
+        if prev & _KEY_CRED or (env and prev):
+            return KeyInfo(Role.SECRET, kind)
+        return KeyInfo(Role.GENERIC, kind)
+
+    if last == "auth":
+        if prev & {"basic", "http", "proxy", "redis", "api", "bearer", "docker", "registry", "digest"} or env:
+            return KeyInfo(Role.SECRET, "password")
+        return KeyInfo(Role.GENERIC, "auth") if not prev else None
+    return None
+
+
+# --- values -----------------------------------------------------------------------------
+
+_EXEMPT_WORDS = frozenset(
+    (
+        "none", "null", "nil", "true", "false", "yes", "no", "undefined", "n/a", "na", "redacted",
+        "masked", "hidden", "required", "optional", "incorrect", "invalid", "missing", "empty",
+        "expired", "unset", "not", "is", "was", "set", "provided", "found", "ok", "from", "for",
+        "and", "or", "with", "the", "to", "of", "in", "on", "changed", "updated", "saved",
+        "accepted", "rejected", "denied", "failed", "error", "file", "stdin", "prompt", "env",
+        "environment", "default", "auto", "off", "via", "instead", "flag", "option", "argument",
+        "parameter", "when", "if", "only", "will", "must", "should", "can", "cannot", "may", "be",
+        "are", "as", "at", "by", "an", "a", "it", "this", "that", "here", "there",
+    )
+)
+_FILLER = frozenset("*xX.-_#?•")
+# Source code shown in tracebacks: `token = os.environ[`, `password=get_password()`,
+# `api_key=args.api_key`. Narrow on purpose: `Hello.World1` is a password, not code.
+_CODE = re.compile(
+    r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\((?:.*[)(])?|\[)\Z"
+    r"|(?:os|self|args|cfg|config|conf|settings|opts|options|params|kwargs|env|hparams|flags|FLAGS"
+    r"|training_args|secrets|st|request|req|ctx|context|payload|headers|creds|credentials|auth|cls"
+    r"|app)\.[A-Za-z_][\w.]*(?:\[.*)?\Z"
+)
+
+
+def exempt_value(value: str) -> bool:
+    """Values that are never a credential: empty, null-ish, variables, fillers, placeholders."""
+    if not value or value.lower() in _EXEMPT_WORDS or has_placeholder(value):
+        return True
+    first, last = value[0], value[-1]
+    if (first == "<" and last == ">") or (first == "[" and last == "]"):
+        return True  # <HUB_TOKEN>, <your-token>, [PAD], [your_api_key]
+    if value.startswith("&lt;") and value.endswith("&gt;"):
+        return True  # the same, HTML-escaped by Slack
+    if first == "$" and len(value) > 1 and (value[1] in "{(_" or value[1].isalpha()):
+        return True
+    if (first == "%" and last == "%") or value.startswith("{{"):
+        return True
+    return set(value) <= _FILLER
+
+
+_PATH = re.compile(r"(?:/|~/|\./|\.\./)[\w.@+-]+(?:/[\w.@+-]*)+\Z")
+_FILE_NAME = re.compile(r"[\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
+_LOWER_PATH = re.compile(r"[a-z0-9_./~@+-]+\Z")
+
+
+def looks_like_path(value: str) -> bool:
+    """`GOOGLE_APPLICATION_CREDENTIALS=/home/alice/sa.json`: a file name, not its content.
+
+    Base64 secrets contain `/` too (an AWS secret key may start with one), so a path must
+    also read like one: a file extension at the end, or all-lowercase segments.
+    """
+    if _PATH.match(value) is None:
+        return False
+    return _FILE_NAME.match(value.rsplit("/", 1)[-1]) is not None or _LOWER_PATH.match(value) is not None
+
+
+def looks_like_code(value: str) -> bool:
+    """`os.environ[`, `get_token()`, `args.hf_token`: a traceback's source line, not a value."""
+    return _CODE.match(value) is not None and not value[:1].isdigit()
+
+
+# Digits after a dot only with the dot, so a long digit run that is not a number fails fast.
+_NUMBER = re.compile(r"[-+]?(?:\d[\d_,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+)(?:\.\d+)*[a-zA-Z%]{0,3}\Z")
+_FILE = re.compile(
+    r"\.(?:json|jsonl|py|txt|bin|safetensors|model|yaml|yml|pt|pth|ckpt|log|csv|tsv|parquet|arrow|"
+    r"tar|gz|zip|npy|npz|pkl|h5|onnx|md|sh|cfg|ini|toml|pem|crt|key|cert|tiktoken|vocab)\Z"
+)
+_WORDY = re.compile(
+    r"(?:[a-z]+(?:[_\-.][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[A-Za-z_]\w*(?:\.\w+)+)\Z"
+)
+
+
+_SEGMENT_SPLIT = re.compile(r"[_\-.:/@]+")
+_PLAIN_SEGMENT = re.compile(r"(?:[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,6}|[0-9]{1,8})\Z")
+
+
+def looks_like_secret(value: str) -> bool:
+    """Shape gate for values under generic key names: long, mixed, random-looking."""
+    n = len(value)
+    if n < 8 or n > 8192 or exempt_value(value) or looks_like_code(value):
+        return False
+    if _NUMBER.match(value) or _FILE.search(value) or _WORDY.match(value):
+        return False
+    if "://" in value or value.startswith(("/", "./", "../", "~")):
+        return False
+    if all(_PLAIN_SEGMENT.match(s) for s in _SEGMENT_SPLIT.split(value) if s):
+        return False  # `store_based_barrier_key:1`, `run-2024-05-01`: words and small numbers
+    if char_classes(value) < 2:
+        return n >= 20 and entropy(value) >= 3.0
+    return entropy(value) >= (2.5 if n < 16 else 3.0)
+
+
+# Accounts that identify a role or a protocol, not a person.
+TECHNICAL_USERS = frozenset(
+    (
+        "root", "admin", "administrator", "ubuntu", "ec2-user", "user", "nobody", "postgres",
+        "git", "oauth2", "x-access-token", "__token__", "$oauthtoken", "_json_key", "aws",
+        "default", "anonymous", "guest", "runner", "jovyan", "token", "x-token-auth",
+        "oauth2accesstoken", "_token", "json_key", "x-oauth-basic", "centos", "debian", "opc",
+        "azureuser", "vscode", "coder", "node",
+    )
+)
+_USER_SHAPE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")
+
+
+def username_ok(value: str) -> bool:
+    """A value that is a person's account name worth masking."""
+    return (
+        _USER_SHAPE.match(value) is not None
+        and value.lower() not in TECHNICAL_USERS
+        and value.lower() not in _EXEMPT_WORDS
+        and not exempt_value(value)
+    )

@@ -1,0 +1,348 @@
+"""Key/value pairs in every syntax a log carries them in.
+
+Env dumps and shell traces (`export HF_TOKEN=...`, `+ PGPASSWORD=...`), CLI flags
+(`--hf_token=x`, `--password x`), JSON and Python reprs (`"api_key": "x"`, `{'token': 'x'}`,
+JSON-escaped `\\"password\\": \\"x\\"`), YAML (`password: x`), HTTP headers
+(`Authorization: Bearer x`), URL query parameters (`?X-Amz-Signature=...&sig=...`, also
+URL-encoded `token%3Dx`), connection strings (`AccountKey=...;`), `.netrc`
+(`machine h login u password p`).
+
+The scan starts from words a sensitive key name contains (`pass`, `token`, `key`, ...),
+found by one automaton scan of the lowered text (anchors.py): lines with none of them cost
+nothing. From each word the key is extended both ways, classified (cached per key name), and
+only then is a separator and value parsed. Non-sensitive keys do not consume their value, so
+`--from-literal=password=x` and `DSN=...;Password=x` still reach the inner pair.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.hosts import host_value_ok
+from bot.masking.keys import (
+    KeyInfo,
+    Role,
+    exempt_value,
+    looks_like_code,
+    looks_like_path,
+    looks_like_secret,
+    username_ok,
+)
+from bot.masking.lines import line_end, line_start, starts_line
+from bot.masking.placeholders import PLACEHOLDER_RX
+from bot.masking.state import LogState
+from bot.masking.vendor import kind_of_value
+
+# Every sensitive key name contains one of these (lowercase) words.
+KEY_WORDS = (
+    "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
+    "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
+)
+# Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
+_IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
+_KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+_KEY_REST = re.compile(r"[\w.\-]{0,96}")
+# After the key: an optional closing quote (`"key":`, `os.environ["KEY"] =`), the separator.
+_SEP = re.compile(r"""(?:\\?["']\]?)?[ \t]*(?:=>|:=|=|:(?![:/])|%3[Dd])[ \t]*""")
+# Name/value lists: Kubernetes `- name: DB_PASSWORD` + `value: ...` on the next line, and
+# JSON `{"name": "DB_PASSWORD", "value": "..."}` (ECS task definitions, docker inspect).
+_NAMED_VALUE = re.compile(
+    r"""(?:["']?[ \t]*\r?\n[ \t]*|["']?[ \t]*,[ \t]*)["']?[Vv]alue["']?[ \t]*:[ \t]*"""
+)
+_NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
+_WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
+_VALUE = re.compile(
+    r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n]){1,4096}?)\\"
+      |"(?P<dq>(?:[^"\\\n]|\\.){1,4096})(?:"|(?=[\r\n])|\Z)
+      |'(?P<sq>[^'\n]{1,4096})(?:'|(?=[\r\n])|\Z)
+      |`(?P<bq>[^`\n]{1,4096})`
+      |(?P<bare>[^\s"'`])""",
+    re.VERBOSE,
+)
+_EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
+# A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
+_BARE_RUN = re.compile(r"[^\s\"'`&;,]{0,4096}")
+_PAIR_AHEAD = re.compile(r"(?:&amp;|[&;,])[\w.\-]{1,64}(?:=|%3[Dd])")
+_BARE_MAX = 4096
+_LINE_LEAD = re.compile(r"[ \t]*(?:(?:export|set|setenv|declare -x|ENV|\+|-)[ \t]+)?\Z")
+_NEXT_PAIR = re.compile(r"(?:&amp;|[&;,]|%26)[\w.\-]{1,64}(?:=|%3[Dd])")
+_ESCAPE_TAIL = re.compile(r"(?:\\[nrt])+\Z")
+_HTML_ENTITY_TAIL = re.compile(r"&[a-z]{2,6};\Z")  # Slack escapes <, > and & in pasted text
+_NETRC_KEYS = frozenset(("password", "passwd", "login", "account"))
+_SCHEMES = re.compile(
+    r"(?P<scheme>Bearer|bearer|BEARER|Basic|basic|Token|token|Bot|JWT|SSWS|OAuth|Apikey|ApiKey)[ \t]+"
+)
+_CRED = re.compile(r"""[^\s"'\\,;]{4,8192}""")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z")
+
+
+def _decodes_to_pair(value: str) -> bool:
+    """Docker `auth` and HTTP Basic carry base64 of `user:password`."""
+    if not _BASE64.match(value) or len(value) % 4:
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+def _bare_end(text: str, pos: int) -> int:
+    """End of a bare value: each character is looked at once, whatever the input."""
+    limit = min(len(text), pos + _BARE_MAX)
+    end = pos
+    while True:
+        end = _BARE_RUN.match(text, end, limit).end()  # type: ignore[union-attr]
+        if end >= limit or text[end] not in "&;," or _PAIR_AHEAD.match(text, end):
+            return end
+        end += 1
+
+
+def _trim_bare(value: str) -> str:
+    """Cut a bare value at the next pair or at closing punctuation that belongs to the text."""
+    m = _NEXT_PAIR.search(value)
+    if m:
+        value = value[: m.start()]
+    value = _ESCAPE_TAIL.sub("", value)
+    while value and value[-1] in ",;.:\\" and not _HTML_ENTITY_TAIL.search(value):
+        value = value[:-1]
+    for opener, closer in (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">")):
+        while value.endswith(closer) and value.count(closer) > value.count(opener):
+            value = value[:-1]
+    return value
+
+
+def _ends_placeholder(text: str, end: int) -> bool:
+    lt = text.rfind("<", max(0, end - 48), end)
+    if lt == -1:
+        return False
+    m = PLACEHOLDER_RX.match(text, lt)
+    return m is not None and m.end() == end
+
+
+class _PairScanner:
+    """One scan of one chunk; collects edits and learned names."""
+
+    def __init__(self, text: str, edits: list[Edit], state: LogState) -> None:
+        self.text = text
+        self.edits = edits
+        self.state = state
+        # End of the last value parsed: words inside it belong to that value. Skipping them
+        # keeps `token=token=token=...` linear instead of re-parsing the value from each word.
+        self.parsed_until = -1
+
+    def scan(self, hits: list[tuple[str, int, int]]) -> None:
+        # Any anchor word may sit inside a key (`SSHPASS`, `WANDB_API_KEY`), so every hit is
+        # tried as part of one; a key reached from several words is parsed once.
+        seen: set[int] = set()
+        text = self.text
+        key_rest = _KEY_REST.match
+        for word, pos, word_end in hits:
+            if pos < self.parsed_until or word not in _IN_KEYS:
+                continue
+            lo = pos - 96 if pos > 96 else 0
+            start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
+            if start in seen:
+                continue
+            seen.add(start)
+            if start and text[start - 1] == "%" and text[start : start + 2].isalnum():
+                start += 2  # URL-encoded: `%3Ftoken%3D...` names the key `token`
+            key_end = key_rest(text, word_end).end()
+            key = text[start:key_end]
+            info = self.state.key_info(key.lstrip("-"))  # most keys repeat, most say nothing
+            if info is not None:
+                self._pair_at(start, key_end, key, info)
+
+    def _pair_at(self, start: int, key_end: int, key: str, info: KeyInfo) -> None:
+        text = self.text
+        if start and text[start - 1] == "<" and PLACEHOLDER_RX.match(text, start - 1):
+            return  # `<SECRET:token-1>` is ours, not a `SECRET: ...` pair
+        if text.startswith("://", start - 3):
+            return  # `https://__token__:pypi-...@host`: URL userinfo, the URL pass owns it
+        if start and text[start - 1] == ">" and _ends_placeholder(text, start):
+            # `<SECRET:hf-token-1>-api-key x`: on the first pass this key ran into the masked
+            # word (`hf_...x-api-key`) and said nothing; it must say nothing now either.
+            return
+        core = key.lstrip("-")
+        sep = _SEP.match(text, key_end)
+        if sep is None and _NAME_BEFORE.search(text, max(0, start - 16), start):
+            sep = _NAMED_VALUE.match(text, key_end)
+        if sep is None:
+            if not self._whitespace_pair(start, key, core):
+                return
+            sep = _WS_SEP.match(text, key_end)
+            if sep is None:
+                return
+        value_start = sep.end()
+        if info.role is Role.AUTHZ:
+            self._authorization(value_start)
+            return
+        m = _VALUE.match(text, value_start)
+        if m is None:
+            return
+        group = m.lastgroup or "bare"
+        vstart, vend = m.start(group), m.end(group)
+        value = m.group(group)
+        if group == "bare":
+            if self._line_value(start, sep.group(), info):
+                eol = _EOL_VALUE.match(text, value_start)
+                value = eol.group().rstrip() if eol is not None else value
+            else:
+                value = text[vstart : _bare_end(text, vstart)]
+            value = _trim_bare(value)
+            vend = vstart + len(value)
+        self.parsed_until = vend
+        if value:
+            self._value(info, core, value, vstart, vend)
+
+    def _whitespace_pair(self, start: int, key: str, core: str) -> bool:
+        """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`."""
+        if key.startswith("-"):
+            return True
+        text = self.text
+        if core in _NETRC_KEYS:
+            # .netrc: `machine h login u password p` on one line, or `login`/`password` lines
+            # under a `machine` line. Prose ("Login Succeeded", "password via the CLI") is not.
+            line = text[line_start(text, start, 256) : line_end(text, start, 256)]
+            if "machine " in line:
+                return True
+            return starts_line(text, start) and "machine " in text[max(0, start - 256) : start]
+        return text[max(line_start(text, start, 16), start - 16) : start].endswith("configure set ")
+
+    def _line_value(self, start: int, sep: str, info: KeyInfo) -> bool:
+        """A YAML/netrc-style `password: two words` owns the rest of its line."""
+        if info.role is not Role.SECRET or "=" in sep:
+            return False
+        lead_start = line_start(self.text, start, 64)
+        if lead_start and self.text[lead_start - 1] != "\n":
+            return False
+        return _LINE_LEAD.match(self.text, lead_start, start) is not None
+
+    def _value(self, info: KeyInfo, core: str, value: str, vstart: int, vend: int) -> None:
+        if info.role is Role.USER:
+            self._user(core, value, vstart)
+            return
+        if info.role is Role.HOST:
+            # `host:`/`Hostname:` also occur in prose ("host: unreachable"): there a host
+            # must look like one (digit, dash or dot); MASTER_ADDR and friends take any name.
+            self._hosts(value, vstart, strict=core.lower() in ("host", "hostname") and not core.isupper())
+            return
+        if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
+            return
+        lowered_value = value.lower()
+        if lowered_value == core.lower() or lowered_value == core.rsplit("_", 1)[-1].lower():
+            return  # `token=token`, `password=password` in shown source
+        if info.role is Role.SECRET and self._in_prose(vstart, core):
+            info = KeyInfo(Role.GENERIC, info.kind)  # "failed to read secret: permission denied"
+        if info.role is Role.GENERIC:
+            if info.kind == "auth" and _decodes_to_pair(value):
+                self.edits.append((vstart, vend, "docker-auth", value))
+                return
+            if not looks_like_secret(value):
+                return
+        elif core.lower() in ("token", "sig") and value.isdigit() and len(value) < 8:
+            return  # a token id or a signal number
+        kind = kind_of_value(value) or info.kind
+        if kind in ("token", "key", "api-key") and len(value) == 40 and self._wandb_line(vstart):
+            kind = "wandb-key"
+        self.edits.append((vstart, vend, kind, value))
+
+    def _in_prose(self, vstart: int, core: str) -> bool:
+        """`fetch anonymous token: unexpected status`: a lowercase word inside a sentence.
+
+        A config line (`password: x` at the start of a line), a quoted JSON key, a flag or
+        an env name keeps masking whatever the value; only this case gets the shape gate.
+        """
+        if not core.isalpha() or not core.islower():
+            return False
+        text = self.text
+        key_start = text.rfind(core, max(0, vstart - 64), vstart)
+        if key_start <= 0 or text[key_start - 1] != " " or text[key_start + len(core)] != ":":
+            return False
+        return not starts_line(text, key_start)
+
+    def _wandb_line(self, pos: int) -> bool:
+        line = self.text[line_start(self.text, pos, 512) : line_end(self.text, pos, 512)]
+        return "wandb" in line or "WANDB" in line or "Wandb" in line
+
+    def _user(self, core: str, value: str, vstart: int) -> None:
+        if "@" in value:
+            return  # an e-mail: the e-mail pass names it
+        user, colon, password = value.partition(":")
+        if colon and core.lower() in ("user", "u"):
+            # curl/wget `--user alice:secret`
+            if password and not exempt_value(password):
+                pstart = vstart + len(user) + 1
+                self.edits.append((pstart, pstart + len(password), "password", password))
+            value = user
+        if username_ok(value):
+            self.edits.append((vstart, vstart + len(value), "user", value))
+            if core.isupper():
+                # USER=, LOGNAME=, SLURM_JOB_USER= name the account running the job. Other
+                # user keys (a DB login, a registry user) are masked where they stand only.
+                self.state.learn_user(value)
+
+    def _hosts(self, value: str, vstart: int, strict: bool) -> None:
+        if "://" in value or "@" in value:
+            return
+        offset = 0
+        for item in re.split(r"([,\s]+)", value):
+            host = item.split(":", 1)[0] if item.count(":") == 1 else item
+            if strict and not any(c.isdigit() or c in "-." for c in host):
+                host = ""
+            if host and host_value_ok(host):
+                self.edits.append((vstart + offset, vstart + offset + len(host), "host", host))
+                if not strict:
+                    self.state.learn_host(host)
+            offset += len(item)
+
+    def _authorization(self, pos: int) -> None:
+        text = self.text
+        if pos < len(text) and text[pos] in "\"'\\":
+            pos += 2 if text.startswith('\\"', pos) else 1
+        scheme = _SCHEMES.match(text, pos)
+        if scheme is not None:
+            pos = scheme.end()
+        m = _CRED.match(text, pos)
+        if m is None:
+            return
+        self.parsed_until = m.end()
+        cred = _trim_bare(m.group())
+        if not cred or exempt_value(cred) or looks_like_code(cred) or cred.startswith("Credential="):
+            return
+        basic = scheme is not None and scheme.group("scheme").lower() == "basic"
+        kind = "basic-auth" if basic else kind_of_value(cred) or "token"
+        self.edits.append((pos, pos + len(cred), kind, cred))
+
+
+_STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
+
+
+def _standalone_auth(text: str, has_bearer: bool, edits: list[Edit]) -> None:
+    """`Bearer x` outside a header line (curl -H, Python dict reprs, error text)."""
+    if not has_bearer and "Basic " not in text:
+        return
+    for m in _STANDALONE_AUTH.finditer(text):
+        cred = _trim_bare(m.group("cred"))
+        if m.group("scheme") == "Basic":
+            if not _decodes_to_pair(cred):
+                continue
+            kind = "basic-auth"
+        else:
+            if exempt_value(cred) or (not looks_like_secret(cred) and kind_of_value(cred) is None):
+                continue
+            kind = kind_of_value(cred) or "token"
+        start = m.start("cred")
+        edits.append((start, start + len(cred), kind, cred))
+
+
+def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], state: LogState) -> None:
+    """Append edits for the values of sensitive keys, and learn user and host names.
+
+    `hits` are the anchor words found in the lowered text (anchors.find_anchors).
+    """
+    _PairScanner(text, edits, state).scan(hits)
+    _standalone_auth(text, any(word == "bearer" for word, _, _ in hits), edits)

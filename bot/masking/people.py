@@ -1,0 +1,157 @@
+"""Personal data: e-mail addresses and user names in paths, prompts and login banners."""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+from bot.masking.edits import Edit
+from bot.masking.hosts import host_value_ok, is_public_host
+from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.lines import line_start
+from bot.masking.state import LogState
+
+# `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
+# The local part starts with a letter or digit: `.@x.com` left after a masked address is not
+# a second address on the next pass.
+_EMAIL_RX = regex.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
+    r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
+)
+
+
+def find_emails(text: str, edits: list[Edit]) -> None:
+    """Mask e-mail addresses; `git@github.com` is an ssh endpoint, not a person."""
+    if "@" not in text:
+        return
+    for m in _EMAIL_RX.finditer(text):
+        addr = m.group()
+        local, _, domain = addr.partition("@")
+        if local.lower() in TECHNICAL_USERS and is_public_host(domain):
+            continue
+        edits.append((m.start(), m.end(), "email", addr))
+
+
+# user@host in a shell prompt (`alice@node01:~$`, `[alice@node01 proj]$`), an ssh/scp target
+# or an ssh password prompt. Other `a@b` (decorators, pip `pkg@ref`, docker digests) stay.
+_USER_AT_HOST_RX = regex.compile(
+    r"(?<![\w.@/+%-])(?P<user>[a-z_][a-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252})"
+    r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
+)
+_REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
+
+
+def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask both sides of `user@host` prompts and ssh targets, and learn the names."""
+    if "@" not in text:
+        return
+    for m in _USER_AT_HOST_RX.finditer(text):
+        after = m.group("after")
+        if after is None:
+            continue
+        start = m.start()
+        lead = line_start(text, start, 256)
+        prompt = after.startswith((":~", ":/", "]", "'s")) or (
+            start > lead and text[start - 1] == "["
+        )
+        if not prompt:
+            prompt = _REMOTE_CMD.search(text, lead, start) is not None
+        if not prompt:
+            continue
+        user, host = m.group("user"), m.group("host").rstrip(".")
+        if user.lower() not in TECHNICAL_USERS and not user.isdigit():
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
+        # Dotted hosts are left to the address and FQDN passes, which know public names.
+        if "." not in host and host_value_ok(host) and host.lower() != "sha256":
+            edits.append((m.start("host"), m.end("host"), "host", host))
+            state.learn_host(host)
+
+
+# The directory after a home-like segment is a user name: /home/alice, /Users/alice,
+# /scratch/alice, /gpfs/.../home/alice, C:\Users\alice (also JSON-escaped backslashes).
+_USER_TAIL = r"(?P<user>[A-Za-z_][A-Za-z0-9_.-]{0,31})(?![A-Za-z0-9_-])"
+# One pattern per segment, each led by its literal, run only when the anchor scan saw it.
+_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
+_HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
+_HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
+_HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAIL))
+# NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
+_HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
+_HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
+PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ")
+_HOME_SKIP = frozenset(
+    (
+        "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
+        "runner", "jovyan", "ec2-user", "coder", "vscode", "node", "app", "worker", "docker",
+        "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
+        "cache", "slurm", "job", "jobs", "projects", "project", "group", "groups", "scratch",
+        "home", "models", "checkpoints", "logs", "bin", "lib", "share", "src", "nobody",
+        "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
+        "experiments", "runs", "run", "venv", "envs", "conda", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
+    )
+)
+_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users"))
+
+
+def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask the user name in home, scratch and cluster paths; keep the rest of the path.
+
+    `present` holds the anchor words seen in this chunk (anchors.find_anchors).
+    """
+    for word, (seg, rx) in _HOME_RXS.items():
+        if word in present:
+            for m in rx.finditer(text):
+                _home_user(text, m, seg, edits, state)
+
+
+def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
+    user = m.group("user")
+    if user.lower() in _HOME_SKIP or user.startswith(("slurm", "job", "tmp")):
+        return
+    if seg not in _LEARN_SEGMENTS and not any("a" <= c <= "z" for c in user):
+        return  # `/scratch/ABC123`: a job or project directory
+    if seg == "u" and "://" in text[max(0, m.start() - 200) : m.start()]:
+        return  # /u/ in a web URL path is not a home directory
+    edits.append((m.start("user"), m.end("user"), "user", user))
+    if seg in _LEARN_SEGMENTS:
+        state.learn_user(user)
+
+
+# `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`.
+_LOGGED_IN_RX = re.compile(
+    r"ogged in as(?<=[Ll]ogged in as):?[ \t]+(?P<user>[A-Za-z0-9_][\w.-]{0,63})"
+    r"(?:[ \t]+\((?P<entity>[\w.-]{1,64})\))?"
+)
+# W&B run URLs carry the entity: https://wandb.ai/<entity>/<project>/runs/<id>.
+_WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
+_WANDB_PATHS = frozenset(
+    ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
+)
+# Database errors name the account: FATAL: password authentication failed for user "alice".
+_FOR_USER_RX = re.compile(r"""for user ["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']""")
+
+
+def find_named_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask user names that banners and errors spell out, and learn them."""
+    if "ogged in as" in present:
+        for m in _LOGGED_IN_RX.finditer(text):
+            for group in ("user", "entity"):
+                name = m.group(group)
+                if name and name.lower() not in TECHNICAL_USERS:
+                    edits.append((m.start(group), m.end(group), "user", name))
+                    state.learn_user(name)
+    if "wandb.ai/" in present:
+        for m in _WANDB_URL_RX.finditer(text):
+            name = m.group("user")
+            if name.lower() not in _WANDB_PATHS:
+                edits.append((m.start("user"), m.end("user"), "user", name))
+                state.learn_user(name)
+    if "for user " in present:
+        for m in _FOR_USER_RX.finditer(text):
+            name = m.group("user")
+            if name.lower() not in TECHNICAL_USERS and "@" not in name:
+                edits.append((m.start("user"), m.end("user"), "user", name))
+
+

@@ -1,0 +1,54 @@
+"""Typed, numbered, per-log placeholders with a stable value -> placeholder mapping."""
+
+from __future__ import annotations
+
+import re
+
+# Personal-data kinds print as `<IP-1>`; every other kind is a secret: `<SECRET:hf-token-1>`.
+PERSONAL_LABELS = {"ip": "IP", "ipv6": "IPV6", "host": "HOST", "email": "EMAIL", "user": "USER"}
+
+# Anything we ever emit. Detectors treat these as opaque so masking is idempotent.
+PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER)-\d{1,9}>")
+
+
+def has_placeholder(value: str) -> bool:
+    """True when `value` already carries one of our placeholders."""
+    return "<" in value and PLACEHOLDER_RX.search(value) is not None
+
+
+class PlaceholderTable:
+    """Maps each masked value to one placeholder, numbered per kind in order of first use.
+
+    The map is keyed by value alone: a value keeps the placeholder (and kind) it got first,
+    whatever syntax it shows up in later, so one secret never reads as two. Numbers come
+    from a counter, never from a hash of the value: IPs and user names are low-entropy and a
+    hash would be reversible by enumeration. The table lives exactly as long as its Masker.
+    """
+
+    __slots__ = ("_counts", "_next", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[str, str]] = {}  # value -> (placeholder, kind)
+        self._next: dict[str, int] = {}
+        self._counts: dict[str, int] = {}
+
+    def put(self, kind: str, value: str) -> str:
+        """Placeholder for `value` (first seen as `kind`), counting one masked occurrence."""
+        seen = self._seen.get(value)
+        if seen is None:
+            number = self._next.get(kind, 0) + 1
+            self._next[kind] = number
+            label = PERSONAL_LABELS.get(kind)
+            seen = (f"<{label}-{number}>" if label else f"<SECRET:{kind}-{number}>", kind)
+            self._seen[value] = seen
+        kind = seen[1]
+        self._counts[kind] = self._counts.get(kind, 0) + 1
+        return seen[0]
+
+    def count(self, kind: str, n: int = 1) -> None:
+        """Count `n` masked occurrences that reuse a placeholder already emitted."""
+        self._counts[kind] = self._counts.get(kind, 0) + n
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(self._counts)

@@ -1,0 +1,81 @@
+"""Per-log state shared by the passes: placeholders, learned names, open multi-line blocks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import regex
+
+from bot.masking.keys import KeyInfo, classify_key
+from bot.masking.placeholders import PlaceholderTable
+
+# Names we never learn as a user or host to mask everywhere: common words, default accounts,
+# and every word that occurs inside our own placeholders (so a second pass cannot split one).
+_STOP_NAMES = frozenset(
+    (
+        "root", "admin", "administrator", "user", "users", "guest", "nobody", "daemon", "ubuntu",
+        "debian", "centos", "fedora", "ec2-user", "runner", "jovyan", "coder", "vscode", "node",
+        "app", "worker", "docker", "www-data", "postgres", "mysql", "redis", "git", "localhost",
+        "local", "host", "hostname", "master", "main", "head", "login", "compute", "gpu", "cpu",
+        "server", "client", "default", "none", "null", "true", "false", "unknown", "test", "train",
+        "eval", "data", "model", "models", "home", "scratch", "tmp", "temp", "shared", "public",
+        "work", "project", "projects", "secret", "token", "key", "password", "ip", "ipv6", "email",
+        "kind", "name", "service", "trainer", "training", "model", "dataset", "datasets",
+        "checkpoint", "checkpoints", "ml", "ai", "llm", "cuda", "torch", "pytorch", "python",
+        "nvidia", "nccl", "job", "jobs", "run", "runs", "experiment", "experiments", "ops", "dev",
+        "prod", "staging",
+    )
+)
+
+_NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,62}\Z")
+
+
+def learnable(name: str) -> bool:
+    """Whether `name` is specific enough to mask wherever it appears in the log."""
+    return (
+        len(name) >= 3
+        and _NAME_SHAPE.match(name) is not None
+        and name.lower() not in _STOP_NAMES
+        and not name.isdigit()
+    )
+
+
+@dataclass
+class LogState:
+    """Everything a Masker remembers between chunks of one log."""
+
+    table: PlaceholderTable = field(default_factory=PlaceholderTable)
+    # Learned names, insertion-ordered; values are unused (dict as an ordered set).
+    users: dict[str, None] = field(default_factory=dict)
+    hosts: dict[str, None] = field(default_factory=dict)
+    # A PEM block was still open at the end of the previous chunk.
+    pem_open: bool = False
+    # Lines of the open PEM block seen so far (caps runaway blocks with no END).
+    pem_lines: int = 0
+    # Indent of a Kubernetes Secret `data:` block still open at the end of the previous chunk.
+    data_indent: int | None = None
+    # Key name -> how its value is treated. Per log, not a process-wide cache: a "key" cut
+    # out around an anchor word can be a piece of a secret (`...Xk9TOKENq...`).
+    key_infos: dict[str, KeyInfo | None] = field(default_factory=dict)
+    # Compiled alternation of the learned names, rebuilt only when a name is added.
+    learned_rx: regex.Pattern[str] | None = None
+    learned_size: int = 0
+
+    def key_info(self, key: str) -> KeyInfo | None:
+        """classify_key, remembered for this log (keys repeat on every line of a log)."""
+        try:
+            return self.key_infos[key]
+        except KeyError:
+            info = classify_key(key)
+            if len(self.key_infos) < 4096:
+                self.key_infos[key] = info
+            return info
+
+    def learn_user(self, name: str) -> None:
+        if learnable(name):
+            self.users.setdefault(name, None)
+
+    def learn_host(self, name: str) -> None:
+        if learnable(name):
+            self.hosts.setdefault(name, None)

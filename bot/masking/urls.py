@@ -1,0 +1,49 @@
+"""Credentials in URLs of any scheme: `scheme://user:password@host`.
+
+Only the userinfo goes; scheme, host (masked later by the host and address passes if it is
+an organisation's), port, path and harmless query parameters stay, so
+`redis://:<SECRET:password-1>@<IP-2>:6379/0` still says what was refused.
+Credential query parameters (`sig=`, `X-Amz-Signature=`) are key/value pairs: see pairs.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.keys import TECHNICAL_USERS, exempt_value
+from bot.masking.state import LogState
+from bot.masking.vendor import char_classes, entropy, kind_of_value
+
+# The authority after `://`, up to the path, query, fragment or the end of the token. Matched
+# in a look-ahead so that an authority running into the next `://` does not hide that one.
+_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/?#\"'<>\\`]{1,512}))")
+
+
+def _looks_like_token(value: str) -> bool:
+    return len(value) >= 20 and char_classes(value) >= 2 and entropy(value) >= 3.0
+
+
+def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask user and password in URL userinfo; learn the user name."""
+    if "://" not in text or "@" not in text:
+        return
+    for m in _AUTHORITY.finditer(text):
+        auth = m.group("auth")
+        at = auth.rfind("@")  # passwords pasted unencoded may contain '@': take the last
+        if at <= 0:
+            continue
+        base = m.start("auth")
+        userinfo = auth[:at]
+        user, colon, password = userinfo.partition(":")
+        if user:
+            kind = kind_of_value(user)
+            if kind is not None or (not colon and _looks_like_token(user)):
+                edits.append((base, base + len(user), kind or "token", user))
+            elif user.lower() not in TECHNICAL_USERS and not exempt_value(user):
+                # Masked where it stands, not learned: URL users are mostly service accounts
+                # (`trainer`, `mlflow`) whose names are also ordinary words in the log.
+                edits.append((base, base + len(user), "user", user))
+        if colon and password and not exempt_value(password) and password.lower() not in TECHNICAL_USERS:
+            pstart = base + len(user) + 1
+            edits.append((pstart, pstart + len(password), kind_of_value(password) or "password", password))

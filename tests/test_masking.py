@@ -1,0 +1,480 @@
+"""Masking at ingress: every kind masked, every diagnostic fact kept, line structure intact."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.masking import Masker, MaskResult, mask
+
+DATA = Path(__file__).parent / "data" / "masking"
+PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER)-\d+>")
+
+# (line with a planted value, the value, the placeholder kind it must get)
+SECRETS = [
+    ("export HF_TOKEN=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", "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", "SECRET:hf-token"),
+    ("org token 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 used", "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", "SECRET:hf-token"),
+    ("WANDB_API_KEY=bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "SECRET:wandb-key"),
+    ("wandb: login key bb65ba2f177371e50ff7bf5a5e5ec85887951cc9 ok", "bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "SECRET:wandb-key"),
+    ("$ wandb login bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "SECRET:wandb-key"),
+    ("key=local-64e5ba0015a8ce2a2bf90f0ace7dc860fd2622ed", "local-64e5ba0015a8ce2a2bf90f0ace7dc860fd2622ed", "SECRET:wandb-key"),
+    ("wandb.login(key='wandb_v1_sj858RUDJkT96J01JkLEtRM2Ap9_sUtE9UzQn2JRXBjNO2Dz7sT')", "wandb_v1_sj858RUDJkT96J01JkLEtRM2Ap9_sUtE9UzQn2JRXBjNO2Dz7sT", "SECRET:wandb-key"),
+    ("AWS_ACCESS_KEY_ID=AKIAOXJVGUXI23G24W4E", "AKIAOXJVGUXI23G24W4E", "SECRET:aws-access-key"),
+    ("creds ASIAZGYSLBHOWWZXNNTQ expired", "ASIAZGYSLBHOWWZXNNTQ", "SECRET:aws-access-key"),
+    ("aws_secret_access_key = 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", "/Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJ", "SECRET:aws-secret-key"),
+    ('"SecretAccessKey": "Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJx"', "Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJx", "SECRET:aws-secret-key"),
+    ("OPENAI_API_KEY=sk-WLG9ou9m8LchQKMz7VOCLD7owfkajRYW6PYJL5sxrr3bdUuX", "sk-WLG9ou9m8LchQKMz7VOCLD7owfkajRYW6PYJL5sxrr3bdUuX", "SECRET:openai-key"),
+    ("client = OpenAI(api_key='sk-proj-7n0VAyN-FJ_wDh3gytSOCENrF0BLSRjq4F6anBBbyWb6nX3PZ8XG')", "sk-proj-7n0VAyN-FJ_wDh3gytSOCENrF0BLSRjq4F6anBBbyWb6nX3PZ8XG", "SECRET:openai-key"),
+    ("x-api-key: sk-ant-api03-pF1Y0CxYH805lh0a5s3NBvHdj5GApZnoh_-Y46HFlhfu9q_aaaa", "sk-ant-api03-pF1Y0CxYH805lh0a5s3NBvHdj5GApZnoh_-Y46HFlhfu9q_aaaa", "SECRET:anthropic-key"),
+    ("remote: ghp_988jkN4XhyP7ZQqvw2aMLrR64lJXw2CijgIt rejected", "ghp_988jkN4XhyP7ZQqvw2aMLrR64lJXw2CijgIt", "SECRET:github-token"),
+    ("GH_TOKEN=github_pat_11DIDIC9U8ZHV6UV4IL90JP9_HwBUvn7UI94VZbEehfRxJwf3aaaaaaaaaaaaaaaa", "github_pat_11DIDIC9U8ZHV6UV4IL90JP9_HwBUvn7UI94VZbEehfRxJwf3aaaaaaaaaaaaaaaa", "SECRET:github-token"),
+    ("token xoxb-995049338985-6861427560807-H5Ezkm6ujd9xeKAorAkktSLd", "xoxb-995049338985-6861427560807-H5Ezkm6ujd9xeKAorAkktSLd", "SECRET:slack-token"),
+    ("POST https://hooks.slack.com/services/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 failed", "T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV", "SECRET:slack-webhook"),
+    ("GOOGLE_API_KEY=AIzaL6eiIFiUwxPS_xisV5JtxBOHEf1JsAQv_FX1234", "AIzaL6eiIFiUwxPS_xisV5JtxBOHEf1JsAQv_FX1234", "SECRET:google-api-key"),
+    ("AccountKey=xoYGirEIn+A1RlG87tkhd/SU03VhApYnpl5NAsqZusuLh6Gvrs5XLaImPv1HxoYGirEIn+A1RlG87tkhd/SU03VhApYn==;", "xoYGirEIn+A1RlG87tkhd/SU03VhApYnpl5NAsqZusuLh6Gvrs5XLaImPv1HxoYGirEIn+A1RlG87tkhd/SU03VhApYn==", "SECRET:azure-storage-key"),
+    ("https://acct.blob.core.windows.net/c/b?sv=2022-11-02&se=2024-06-01&sp=r&sig=aj8Vim3bm9GaJ%2BH0EshADZ8%3D", "aj8Vim3bm9GaJ%2BH0EshADZ8%3D", "SECRET:sas-signature"),
+    ("client_secret: YWq8Q~gH.qzCB7VcM4i_q..NWGP9vfxky41NA_8A", "YWq8Q~gH.qzCB7VcM4i_q..NWGP9vfxky41NA_8A", "SECRET:client-secret"),
+    ("NGC_API_KEY=nvapi-mHr80d6Jx8AvFM_Yf87cGqWa3kXQGqiRnSPelNaNWmWfRDhHbBZWFF12", "nvapi-mHr80d6Jx8AvFM_Yf87cGqWa3kXQGqiRnSPelNaNWmWfRDhHbBZWFF12", "SECRET:ngc-key"),
+    ("Authorization: Bearer tdecXLFJNZwInWSBwP4NmP3qLRt5y7UtAZsGgWCA", "tdecXLFJNZwInWSBwP4NmP3qLRt5y7UtAZsGgWCA", "SECRET:token"),
+    ("curl -H 'Authorization: Basic c3ZjLWNpOjltcWhPeUJJSzNXY3VaeHQ=' x", "c3ZjLWNpOjltcWhPeUJJSzNXY3VaeHQ=", "SECRET:basic-auth"),
+    ("sa token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJlX2J5dGVz", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJlX2J5dGVz", "SECRET:jwt"),
+    ("kubeadm token create: f6p6ze.6togmqj9ccc5omo7", "f6p6ze.6togmqj9ccc5omo7", "SECRET:kube-token"),
+    ("git clone https://alice:Zk9sR2xlX3Rva2Vu@git.acme.internal/x.git", "Zk9sR2xlX3Rva2Vu", "SECRET:password"),
+    ("redis.exceptions.ConnectionError: redis://:p4ssw0rd-Redis@10.0.0.5:6379/0", "p4ssw0rd-Redis", "SECRET:password"),
+    ("amqp://guest:Rabb1tMQ-secret@mq:5672/", "Rabb1tMQ-secret", "SECRET:password"),
+    ("PGPASSWORD='Falcon2024!' psql -h db -U ml", "Falcon2024!", "SECRET:password"),
+    ("mysql -u root -pS3cr3tpjGHwi -h db01", "S3cr3tpjGHwi", "SECRET:password"),
+    ("train.py --password 'hunter two' --epochs 3", "hunter two", "SECRET:password"),
+    ('{"db": {"password": "Tr0ub4dor&3xyz"}}', "Tr0ub4dor&3xyz", "SECRET:password"),
+    ('{\\"password\\": \\"Tr0ub4dor-3xyz\\"}', "Tr0ub4dor-3xyz", "SECRET:password"),
+    ("  password: correct horse battery staple", "correct horse battery staple", "SECRET:password"),
+    ("machine api.wandb.ai login user password fdc3ae89398ff99fa26e5f61819d7eab6efcecfb", "fdc3ae89398ff99fa26e5f61819d7eab6efcecfb", "SECRET:wandb-key"),
+    ("machine git.acme.internal login ci password Zk9sR2xl-X3Rva2Vu", "Zk9sR2xl-X3Rva2Vu", "SECRET:password"),
+    ("docker login -u ci -p hfRTVpBOXg6td56SWgvf registry.acme.internal", "hfRTVpBOXg6td56SWgvf", "SECRET:password"),
+    ('"auth": "YWxpY2U6cWJDY3dxMjlEYVBFUEJON3RkTTM="', "YWxpY2U6cWJDY3dxMjlEYVBFUEJON3RkTTM=", "SECRET:docker-auth"),
+    ("?X-Amz-Credential=AKIAOXJVGUXI23G24W4E%2F20240501%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=1", "AKIAOXJVGUXI23G24W4E%2F20240501%2Fus-east-1%2Fs3%2Faws4_request", "SECRET:aws-credential"),
+    ("&X-Amz-Signature=4cf7d0cf99d849a2766a3acf32b576832efb9541ead77bc4d7afb21e1f56abcd", "4cf7d0cf99d849a2766a3acf32b576832efb9541ead77bc4d7afb21e1f56abcd", "SECRET:aws-signature"),
+    ("&X-Amz-Security-Token=IQoJb3JpZ2luX2VjEF8MjwAQwplbiEv3Jf2kZwh4UfKLQZdItNbDfBSt3LR%2Fabc", "IQoJb3JpZ2luX2VjEF8MjwAQwplbiEv3Jf2kZwh4UfKLQZdItNbDfBSt3LR%2Fabc", "SECRET:aws-session-token"),
+    ("&X-Goog-Signature=7d2a066be2c8ba567460c3b0d84cb1e0ef2bc728de00257f8570cebffcb7", "7d2a066be2c8ba567460c3b0d84cb1e0ef2bc728de00257f8570cebffcb7", "SECRET:gcs-signature"),
+    ('"private_key_id": "7ec897c6aab7b5a4518252880316b8cc7741844b",', "7ec897c6aab7b5a4518252880316b8cc7741844b", "SECRET:private-key-id"),
+    ("http://127.0.0.1:8888/lab?token=eb2eaab23852403a3dffcccc8eac714684308860464d702d", "eb2eaab23852403a3dffcccc8eac714684308860464d702d", "SECRET:token"),
+    ("ray start --address=10.0.0.1:6379 --redis-password='5241590000000000'", "5241590000000000", "SECRET:password"),
+    ("--hf_token=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", "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", "SECRET:hf-token"),
+    ("SLACK_SIGNING_SECRET=8f14e45fceea167a5a36dedd4bea2543", "8f14e45fceea167a5a36dedd4bea2543", "SECRET:secret"),
+    ("gcloud: ya29.a0No3Rw_bB618xiAx1vE7_8kaPX5yog5BGFsaeXPojUH6ufXDHu", "ya29.a0No3Rw_bB618xiAx1vE7_8kaPX5yog5BGFsaeXPojUH6ufXDHu", "SECRET:google-oauth-token"),
+    ("  - name: DB_PASSWORD\n    value: Falcon2024!xyz", "Falcon2024!xyz", "SECRET:password"),
+    ('[{"name": "API_SECRET", "value": "Zk9sR2xl-X3Rva2Vu"}]', "Zk9sR2xl-X3Rva2Vu", "SECRET:secret"),
+    ('os.environ["DB_PASSWORD"] = "Tr0ub4dor-3xyz"', "Tr0ub4dor-3xyz", "SECRET:password"),
+    ("SSHPASS=Sup3r-Secret-99 sshpass -e ssh gpu-node-07", "Sup3r-Secret-99", "SECRET:password"),
+    ("tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "SECRET:private-key"),
+]
+
+PERSONAL = [
+    ("NCCL INFO Bootstrap : Using eth0:10.20.3.7<0>", "10.20.3.7", "IP"),
+    ("connect to 192.168.1.20 port 22", "192.168.1.20", "IP"),
+    ("localGid ::ffff:10.20.3.8 remoteGids::ffff:10.20.3.7 hca mlx5_0", "10.20.3.7", "IP"),
+    ("Using [1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>", "14ad:64ff:fe64:b31e", "IPV6"),
+    ("Connect to 2001:db8:85a3::8a2e:370:7334<51817> failed", "2001:db8:85a3::8a2e:370:7334", "IPV6"),
+    ("mlx5_0  1  0  fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c  v1  ens1f0", "fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c", "IPV6"),
+    ("eth0  UP  fe80::8e1c:daff:fe3f:71a2/64", "fe80::8e1c:daff:fe3f:71a2", "IPV6"),
+    ("curl: (6) Could not resolve host: artifacts.corp.acme.internal", "artifacts.corp.acme.internal", "HOST"),
+    ("host      : gpu-a100-12.corp.example.com", "gpu-a100-12.corp.example.com", "HOST"),
+    ("MASTER_ADDR=gpu-node-07 MASTER_PORT=29500", "gpu-node-07", "HOST"),
+    ("gpu-node-07:48213:48213 [0] NCCL INFO Bootstrap", "gpu-node-07", "HOST"),
+    ("[c10d] failed to connect to [gpu-node-08]:29500", "gpu-node-08", "HOST"),
+    ("ip-10-0-1-23.ec2.internal", "ip-10-0-1-23.ec2.internal", "HOST"),
+    ("contact alice.smith@acme-research.org for access", "alice.smith@acme-research.org", "EMAIL"),
+    ('File "/home/jsmith/llm/train.py", line 3', "jsmith", "USER"),
+    ("/Users/jsmith/Library/x", "jsmith", "USER"),
+    ("/gpfs/alpine/scratch/jsmith/proj", "jsmith", "USER"),
+    ("jsmith@gpu-node-07:~/llm$ ls", "jsmith", "USER"),
+    ("wandb: Currently logged in as: jsmith (acme-llm). Use `wandb login --relogin`", "jsmith", "USER"),
+    ("USER=jsmith", "jsmith", "USER"),
+    ("/global/homes/j/jsmith/run and /pscratch/sd/j/jsmith/ckpt", "jsmith", "USER"),
+    ("slurmstepd: error: *** JOB 881234 ON gpu-node-03 CANCELLED AT 2024-05-01T10:00:00 ***", "gpu-node-03", "HOST"),
+]
+
+# Lines that carry no secret or personal data: masking must return them byte for byte.
+DECOYS = [
+    "NCCL_IB_GID_INDEX=3 NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=mlx5_0 NCCL_DEBUG=INFO",
+    "TOKENIZERS_PARALLELISM=false HF_HUB_ENABLE_HF_TRANSFER=1 pip install hf_transfer",
+    "model = AutoModel.from_pretrained(name, use_auth_token=True)",
+    "TrainingArguments(hub_token=<HUB_TOKEN>, push_to_hub=False, report_to=['wandb'])",
+    '{"pad_token_id": 0, "eos_token": "</s>", "bos_token": "<s>", "max_new_tokens": 128}',
+    "pad_token=[PAD] unk_token=<unk> additional_special_tokens=['<|im_start|>']",
+    "key_states = self.k_proj(hidden_states); key_states.shape torch.Size([8, 32, 4096, 128])",
+    "loading file tokenizer_config.json from cache",
+    "HEAD is now at 9f2c4e6a8b0d1f3e5a7c9b2d4f6e8a0c1b3d5f7e fix loss scaling",
+    "snapshots/4f1c3a5b7d9e2f4a6c8b0d1e3f5a7c9b2d4e6f8a/model.safetensors",
+    "nvcr.io/nvidia/pytorch@sha256:5d2f8a1c3e5b7d9f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1f3a5b7d9c2e4f6a8b",
+    "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-2b7f3c1e-9a4d-4e8b-b1c2-3d4e5f6a7b8c)",
+    "ncclCommInitRank comm 0x55d4c1a3b2f0 rank 0 nranks 16 cudaDev 0 busId 1b000 commId 0x8a5e0c1f2d3b4a69 - Init START",
+    "nvidia-cudnn-cu12==8.9.2.26 nvidia-nccl-cu12==2.18.1",
+    "nvidia-cublas-cu12        12.1.3.1",
+    "libcudnn8=8.9.2.26-1+cuda12.1 libcudnn.so.8.9.2.26 CUDA Version: 12.1.3.1",
+    "|   0  NVIDIA H100 80GB HBM3  On  | 00000000:1B:00.0 Off | PCI 0000:1b:00.0",
+    "exitcode  : -9 (pid: 4242) Signal 9 (SIGKILL) received by PID 4242",
+    "[rank3]:[E501 10:17:42 ProcessGroupNCCL.cpp:1316] Watchdog caught collective operation timeout",
+    "server listening on 0.0.0.0:8000 and 127.0.0.1:29500, [::1]:8080, docker 172.17.0.1, localhost:6006",
+    "Downloading https://huggingface.co/meta-llama/Llama-2-7b-hf/resolve/main/config.json from cdn-lfs.huggingface.co",
+    "wandb: syncing to https://api.wandb.ai and https://pypi.org/simple, s3.us-west-2.amazonaws.com",
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED",
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity)",
+    "ValueError: Input contains token: 50256 which exceeds vocab_size 50000",
+    "std::vector<at::Tensor> c10d::ProcessGroupNCCL::allreduce(std::vector<at::Tensor>&) x[1::2]",
+    "inet addr netmask 255.255.255.0 scope global; mask 255.255.240.0",
+    "WARNING! Using --password via the CLI is insecure. Use --password-stdin.",
+    "Login Succeeded",
+    "host: unreachable, please check the network",
+    "git@github.com:acme/llm.git",
+    "    token = os.environ['HF_TOKEN']",
+    "    api_key=args.openai_api_key,",
+    "GOOGLE_APPLICATION_CREDENTIALS=/opt/keys/sa.json",
+    "--discovery-token-ca-cert-hash sha256:1f3c5e7a9b2d4f6a8c0e1f3a5b7d9e2c4f6a8b0d2e4f6a8c1e3f5a7b9d2c4e6f",
+    "wandb: ERROR api_key not configured (no-tty). call wandb.login(key=[your_api_key])",
+    "Token is valid (permission: write). Your token has been saved in your configured git credential helpers (store).",
+    "failed to fetch anonymous token: unexpected status: 401 Unauthorized",
+    "[default1]:2023-10-02 08:01:13,553 INFO rank 1 using cuda:0",
+    "  - name: NCCL_DEBUG\n    value: INFO",
+    "2024-05-01T10:17:42.123Z step=1200 loss=2.345 lr=1.9e-05 grad_norm=0.98 tokens_per_sec=12345.6",
+]
+
+
+def _placeholder_for(masked: str) -> list[str]:
+    return PLACEHOLDER.findall(masked)
+
+
+@pytest.mark.parametrize(("line", "value", "kind"), SECRETS, ids=[s[2] + ":" + s[0][:24] for s in SECRETS])
+def test_secret_is_masked_with_its_kind(line: str, value: str, kind: str) -> None:
+    """A planted credential is gone, replaced by a placeholder naming its kind; the key stays."""
+    masked = mask(line).text
+    assert value not in masked
+    assert any(p.startswith(f"<{kind}-") for p in _placeholder_for(masked)), masked
+
+
+@pytest.mark.parametrize(("line", "value", "label"), PERSONAL, ids=[p[2] + ":" + p[0][:24] for p in PERSONAL])
+def test_personal_data_is_masked(line: str, value: str, label: str) -> None:
+    """IPs, GIDs, hosts, e-mails and user names become <IP-n>, <HOST-n>... placeholders."""
+    masked = mask(line).text
+    assert not re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", masked), masked
+    assert any(p.startswith(f"<{label}-") for p in _placeholder_for(masked)), masked
+
+
+@pytest.mark.parametrize("line", DECOYS)
+def test_text_without_secrets_is_unchanged(line: str) -> None:
+    """Versions, digests, GPU ids, PCI ids, tokenizer settings, public hosts survive byte for byte."""
+    result = mask(line)
+    assert result.text == line
+    assert result.counts == {}
+
+
+def test_key_is_kept_and_value_replaced() -> None:
+    """`WANDB_API_KEY=<SECRET:wandb-key-1>`: the env var name is a diagnostic fact."""
+    result = mask("WANDB_API_KEY=bb65ba2f177371e50ff7bf5a5e5ec85887951cc9\n")
+    assert result.text == "WANDB_API_KEY=<SECRET:wandb-key-1>\n"
+    assert result.counts == {"wandb-key": 1}
+    assert isinstance(result, MaskResult)
+
+
+def test_nccl_prefix_keeps_pid_tid_and_device() -> None:
+    """Only the host of `host:pid:tid [dev] NCCL` changes; the matcher parses the rest."""
+    line = "[rank3]: gpu-node-08:51877:52044 [3] NCCL WARN NET/IB : Got completion from peer 10.1.2.3<5123>"
+    masked = mask(line).text
+    assert masked.startswith("[rank3]: <HOST-1>:51877:52044 [3] NCCL WARN NET/IB : Got completion from peer <IP-1><5123>")
+    assert re.search(r"[^\s:]+:\d+:\d+ \[\d+\] NCCL", masked)
+
+
+def test_show_gids_keeps_index_version_and_device_columns() -> None:
+    """RoCE GIDs and their IPv4 are masked; GID index, RoCE version and device stay.
+
+    The well-known prefixes stay too: link-local (fe80) versus IPv4-mapped is the diagnosis
+    of a wrong NCCL_IB_GID_INDEX, and neither prefix identifies anyone. The mapped GID's
+    address is the same host as its IPv4 column, so both read <IP-1>.
+    """
+    text = (
+        "mlx5_0  1       0       fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c                 v1      ens1f0np0\n"
+        "mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a14:0307 10.20.3.7       v2      ens1f0np0\n"
+        "NET/IB : Got completion from peer 10.20.3.7<51234> localGid fe80::ba3f:d2ff:fe4c:11a0 remoteGids::ffff:10.20.3.7\n"
+    )
+    assert mask(text).text == (
+        "mlx5_0  1       0       fe80:0000:0000:0000:<IPV6-1>                 v1      ens1f0np0\n"
+        "mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:<IP-1> <IP-1>       v2      ens1f0np0\n"
+        "NET/IB : Got completion from peer <IP-1><51234> localGid fe80::<IPV6-2> remoteGids::ffff:<IP-1>\n"
+    )
+
+
+def test_url_keeps_scheme_host_port_path_and_harmless_params() -> None:
+    """Only userinfo and credential parameters go; the rest of the URL is the diagnosis."""
+    url = "redis://:Sup3rS3cret@10.42.0.15:6379/0 and https://x.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature=abcdef0123456789abcdef0123456789"
+    assert mask(url).text == (
+        "redis://:<SECRET:password-1>@<IP-1>:6379/0 and "
+        "https://x.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature=<SECRET:aws-signature-1>"
+    )
+
+
+def test_same_value_same_placeholder_and_different_values_differ() -> None:
+    """Consistent per-log placeholders: rank 3 at <IP-2> could not reach <IP-1> still reads."""
+    text = "rank 0 at 10.0.0.1\nrank 3 at 10.0.0.4 could not reach 10.0.0.1\nHF_TOKEN=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 --hf_token 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\n"
+    masked = mask(text).text
+    assert masked == (
+        "rank 0 at <IP-1>\nrank 3 at <IP-2> could not reach <IP-1>\n"
+        "HF_TOKEN=<SECRET:hf-token-1> --hf_token <SECRET:hf-token-1>\n"
+    )
+
+
+def test_counts_per_kind() -> None:
+    """counts says how many values of each kind were masked, never the values."""
+    result = mask("a 10.0.0.1 b 10.0.0.2 c 10.0.0.1 jsmith@acme.org 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")
+    assert result.counts == {"ip": 3, "email": 1, "hf-token": 1}
+
+
+def test_learned_user_name_is_masked_everywhere() -> None:
+    """`wandb: Currently logged in as: alice` teaches the name; later bare mentions go too."""
+    text = "job owner: jsmith\nwandb: Currently logged in as: jsmith (acme-llm). Use `wandb login --relogin`\nrun-jsmith-7 by jsmith's job\n"
+    masked = mask(text).text
+    assert "jsmith" not in masked
+    assert masked.splitlines()[2] == "run-<USER-1>-7 by <USER-1>'s job"
+
+
+def test_learned_host_is_masked_everywhere() -> None:
+    """A host learned from MASTER_ADDR is masked wherever it stands as a word."""
+    masked = mask("MASTER_ADDR=gpu-node-07\nssh gpu-node-07 uptime\n").text
+    assert masked == "MASTER_ADDR=<HOST-1>\nssh <HOST-1> uptime\n"
+
+
+def test_pem_block_keeps_line_count() -> None:
+    """A multi-line private key becomes one placeholder and blank lines: later lines keep their number."""
+    body = "\n".join(["MIIEpAIBAAKCAQEA1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z"] * 5)
+    text = f"before\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\nafter 10.0.0.1\n"
+    masked = mask(text).text
+    assert masked.count("\n") == text.count("\n")
+    lines = masked.split("\n")
+    assert lines[0] == "before" and lines[1] == "<SECRET:private-key-1>"
+    assert all(not line for line in lines[2:8])
+    assert lines[8] == "after <IP-1>"
+
+
+def test_escaped_pem_in_json_and_one_line_pem_are_masked_the_same_way() -> None:
+    """A `\\n`-escaped key in a GCP service-account JSON is one placeholder, like a block."""
+    text = '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\nAbCdEf0123456789\\n-----END PRIVATE KEY-----\\n"}'
+    assert mask(text).text == '{"private_key": "<SECRET:private-key-1>\\n"}'
+    one_line = 'KEY="-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmU= -----END OPENSSH PRIVATE KEY-----"'
+    assert mask(one_line).text == 'KEY="<SECRET:private-key-1>"'
+
+
+def test_pem_block_without_end_stops_at_first_non_key_line() -> None:
+    """A paste cut before END costs the key, never the rest of the log."""
+    text = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBLaBcDeFgHiJkLmNoPqRsTuVwXyZ\nTraceback (most recent call last):\nRuntimeError: boom\n"
+    assert mask(text).text == "<SECRET:private-key-1>\n\nTraceback (most recent call last):\nRuntimeError: boom\n"
+
+
+def test_pem_block_across_chunks() -> None:
+    """A block opened in one chunk and closed in a later one is masked whole, lines kept."""
+    masker = Masker()
+    parts = [
+        "start\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n",
+        "AAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACD\n-----END OPENSSH PRIVATE KEY-----\n",
+        "next 10.0.0.9\n",
+    ]
+    out = [masker.mask(p) for p in parts]
+    assert out == ["start\n<SECRET:private-key-1>\n\n", "\n\n", "next <IP-1>\n"]
+    assert masker.counts == {"private-key": 1, "ip": 1}
+
+
+def test_kubernetes_secret_data_values_are_masked() -> None:
+    """Secret `data:` values are base64 of credentials; plain config under `data:` is not."""
+    text = (
+        "apiVersion: v1\ndata:\n  password: UEBzcy1SaXlNUDJCaG03QTc=\n  username: YWxpY2U=\nkind: Secret\n"
+        "---\ndata:\n  path: /data/train\n  batch_size: 32\n  name: wikitext\n"
+    )
+    masked = mask(text).text
+    assert "UEBzcy1SaXlNUDJCaG03QTc=" not in masked and "YWxpY2U=" not in masked
+    assert "  path: /data/train\n  batch_size: 32\n  name: wikitext\n" in masked
+
+
+def test_masking_is_idempotent_and_keeps_placeholders_of_earlier_runs() -> None:
+    """mask(mask(x)) == mask(x): our placeholders are never masked again."""
+    text = (DATA / "finetune-config-dump.log").read_text()
+    once = mask(text).text
+    assert mask(once).text == once
+
+
+def test_chunked_masker_matches_whole_text() -> None:
+    """Masker fed line-aligned chunks masks exactly what mask() masks on the whole log.
+
+    Numbering may differ (placeholders are numbered as values are met), so the two outputs
+    must be equal up to a one-to-one renaming of placeholders.
+    """
+    text = (DATA / "torchrun-nccl-roce.log").read_text()
+    lines = text.splitlines(keepends=True)
+    masker = Masker()
+    chunked = "".join(masker.mask("".join(lines[i : i + 7])) for i in range(0, len(lines), 7))
+    whole = mask(text).text
+    assert PLACEHOLDER.sub("<>", chunked) == PLACEHOLDER.sub("<>", whole)
+    pairs = set(zip(PLACEHOLDER.findall(chunked), PLACEHOLDER.findall(whole), strict=True))
+    assert len({a for a, _ in pairs}) == len({b for _, b in pairs}) == len(pairs)
+
+
+def test_crlf_and_non_ascii_are_preserved() -> None:
+    """Windows line ends and emoji-bearing wandb lines keep every character not masked."""
+    text = "wandb: 🚀 View run at https://wandb.ai/acme-llm/p/runs/x\r\nİstanbul host 10.0.0.1\r\n"
+    masked = mask(text).text
+    assert masked == "wandb: 🚀 View run at https://wandb.ai/<USER-1>/p/runs/x\r\nİstanbul host <IP-1>\r\n"
+
+
+def test_learned_names_do_not_outlive_the_masker() -> None:
+    """The learned-name pattern spells out names, so it stays out of regex's module cache."""
+    import regex
+
+    mask("USER=zqxjsmith\n/home/zqxjsmith/x zqxjsmith\n")
+    cache = sys.modules[regex.compile.__module__]._cache
+    assert not [key for key in cache if "zqxjsmith" in str(key)]
+
+
+def test_empty_text() -> None:
+    """Nothing in, nothing out."""
+    assert mask("") == MaskResult("", {})
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.log")), ids=lambda p: p.name)
+def test_fixture_logs(path: Path) -> None:
+    """Realistic logs with planted values: every secret gone (no 8-char piece), every fact kept."""
+    text = path.read_text()
+    expect = yaml.safe_load(path.with_suffix(".expect.yaml").read_text())
+    masked = mask(text).text
+    assert masked.count("\n") == text.count("\n")
+    for secret in expect["secrets"]:
+        pieces = [secret[i : i + 8] for i in range(len(secret) - 7)]
+        assert not [p for p in pieces if p in masked], secret
+    for value in expect["personal"]:
+        assert not re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", masked), value
+    for fact in expect["facts"]:
+        assert fact in masked, fact
+
+
+ADVERSARIAL = {
+    "a": lambda n: "a" * n,
+    "at": lambda n: "@" * n,
+    "begin": lambda n: "-----BEGIN RSA PRIVATE KEY----- " * (n // 32),
+    "begin-lines": lambda n: "-----BEGIN RSA PRIVATE KEY-----\n" + "QUJD\n" * (n // 5),
+    "digits-dots": lambda n: "1." * (n // 2),
+    "quads": lambda n: "10.0.0.1." * (n // 9),
+    "scheme": lambda n: "a://" * (n // 4),
+    "userinfo": lambda n: "x://a:b@" * (n // 8),
+    "token=": lambda n: "token=" * (n // 6),
+    "password:": lambda n: "password: " * (n // 10),
+    "colons": lambda n: ":" * n,
+    "hex-colons": lambda n: "ab::" * (n // 4),
+    "labels": lambda n: "a.internal." * (n // 11),
+    "homes": lambda n: "/home/" * (n // 6),
+    "emailish": lambda n: "a@a." * (n // 4),
+    "prompts": lambda n: "alice@node01:~$ " * (n // 16),
+    "wandb-hex": lambda n: ("wandb " + "a" * 40 + " ") * (n // 47),
+    "data-blocks": lambda n: "".join(" " * (i % 200) + "data:\n" for i in range(n // 100)),
+    # Found by review and a repetition fuzzer: each was quadratic or worse before its fix.
+    "query-pairs": lambda n: "&sig=" * (n // 5),
+    "wandb-login-options": lambda n: "wandb login" + " --a" * (n // 4),
+    "wandb-login-options-no-key": lambda n: ("wandb login" + " --a" * 26 + " !\n") * (n // 120),
+    "yaml-blank-run": lambda n: "data:\n  key: a" + " " * n + "b\n",
+    "pem-blank-run": lambda n: "-----BEGIN RSA PRIVATE KEY-----\n" + " " * n + "x\n",
+    "long-digit-values": lambda n: ("key=" + "1" * 4000 + "!\n") * (n // 4006),
+    "netrc-words": lambda n: "login-" * (n // 6),
+    "user-at-long-host": lambda n: "ssh a@" + "b" * n,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_input_is_linear(name: str) -> None:
+    """1 MB of hostile input masks in well under 2 s of CPU (no catastrophic backtracking).
+
+    CPU time, not wall time: a shared CI box must not turn a linear pass into a failure.
+    """
+    text = ADVERSARIAL[name](1_000_000)
+    start = time.process_time()
+    result = mask(text)
+    assert time.process_time() - start < 2.0
+    assert result.text.count("\n") == text.count("\n")
+
+
+# --- the CLI ---------------------------------------------------------------------------------
+
+
+def _run_cli(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> tuple[int, bytes, str]:
+    from bot.cli import UsageError
+    from bot.cli import mask as mask_cli
+
+    parser = argparse.ArgumentParser(prog="denpex")
+    mask_cli.register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    try:
+        code = args.handler(args)
+    except UsageError as exc:
+        code = 2
+        err = str(exc)
+    else:
+        err = ""
+    out, stderr = capsysbinary.readouterr()
+    return code, out, err or stderr.decode()
+
+
+def test_cli_prints_masked_log_and_stats(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """`denpex mask FILE --stats` streams the masked log to stdout and `kind: n` to stderr."""
+    log = tmp_path / "train.log"
+    log.write_text("HF_TOKEN=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\npeer 10.0.0.2 and 10.0.0.2\n")
+    code, out, err = _run_cli(["mask", str(log), "--stats"], capsysbinary)
+    assert code == 0
+    assert out == b"HF_TOKEN=<SECRET:hf-token-1>\npeer <IP-1> and <IP-1>\n"
+    assert err == "hf-token: 1\nip: 2\n"
+
+
+def test_cli_reads_gzip_and_invalid_utf8(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """Gzip is read transparently; undecodable bytes become U+FFFD instead of failing."""
+    log = tmp_path / "train.log.gz"
+    log.write_bytes(gzip.compress(b"bad \xff byte at 10.0.0.1\n"))
+    code, out, _ = _run_cli(["mask", str(log)], capsysbinary)
+    assert code == 0
+    assert out == "bad \ufffd byte at <IP-1>\n".encode()
+
+
+def test_cli_streams_in_chunks(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A log larger than one read is masked chunk by chunk with consistent placeholders."""
+    log = tmp_path / "big.log"
+    line = "gpu-node-07:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.20.3.7<0>\n"
+    log.write_text("MASTER_ADDR=gpu-node-07\n" + line * 40_000)
+    code, out, _ = _run_cli(["mask", str(log)], capsysbinary)
+    assert code == 0
+    assert out.count(b"<HOST-1>:1:1 [0] NCCL INFO Bootstrap : Using eth0:<IP-1><0>\n") == 40_000
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: p.write_bytes(b""), "empty"),
+        (lambda p: p.write_bytes(b"ELF\x00\x01\x02 binary"), "binary"),
+    ],
+    ids=["missing", "directory", "empty", "binary"],
+)
+def test_cli_bad_input_is_one_line_usage_error(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], setup, message: str) -> None:
+    """Missing file, directory, empty or binary input: exit 2 with one line saying why."""
+    path = tmp_path / "x.log"
+    setup(path)
+    code, out, err = _run_cli(["mask", str(path)], capsysbinary)
+    assert code == 2
+    assert out == b""
+    assert message in err and "\n" not in err.strip()
+
+
+def test_cli_is_registered() -> None:
+    """`denpex mask` is one of the CLI's command modules."""
+    from bot.cli import COMMAND_MODULES
+
+    assert "bot.cli.mask" in COMMAND_MODULES
