@@ -343,7 +343,7 @@ def rank_and_message(line: str) -> tuple[int | None, str]:
             digits = line[head:close]
             rest = line[close + 2 :]
             if digits.isascii() and digits.isdigit() and not (rest[:1] == "[" or rest[:1].isdigit()):
-                return int(digits), rest
+                return int(digits), rest[1:] if rest[:1] == " " else rest
     return parse_line(line).rank, strip_prefixes(line)
 
 

@@ -24,6 +24,11 @@ _RANK_PREFIXES = (
     # srun --label `3: `.
     regex.compile(r"(?P<rank>\d{1,5}): "),
 )
+# The same prefixes behind something else a collector put first: a timestamp, a host or IP
+# (`10.0.0.5: [rank3]:`), Ray's `(RayWorkerWrapper pid=1019, ip=...)`, journald's `python[123]:`.
+_EMBEDDED_PREFIX = regex.compile(
+    r"(?:^|[\s:\]\)])(?:\[(?:rank|default)(?P<rank>\d{1,6})\]:|\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:)"
+)
 # NCCL's own prefix: `host:pid:tid [device] NCCL ...`; the bracket is a local device, not a rank.
 _NCCL_PREFIX = regex.compile(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] NCCL ")
 # Ranks named inside the message text.
@@ -113,6 +118,10 @@ def parse_line(line: str) -> LineFacts:
                 break
         else:
             break
+    if rank is None:
+        m = _EMBEDDED_PREFIX.search(line, pos, pos + 300)
+        if m:
+            rank, pos = int(m["rank"]), m.end()
     device = None
     m = _NCCL_PREFIX.match(line, pos)
     if m is None and "] NCCL " in line[:300]:
@@ -141,4 +150,11 @@ def strip_prefixes(line: str) -> str:
                 break
         else:
             break
+    if pos == 0:
+        m = _EMBEDDED_PREFIX.search(line, 0, 300)
+        if m:
+            pos = m.end()
+    if pos and line[pos - 1] == ":" and line[pos : pos + 1] == " ":
+        # `[rank3]: RuntimeError` (PyTorch 2.x): the space after the prefix is not the message's.
+        pos += 1
     return line[pos:]

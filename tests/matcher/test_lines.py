@@ -72,3 +72,20 @@ def test_stacked_prefixes_prefer_the_global_rank():
     assert parse_line("[default0]:[rank12]:RuntimeError: x").rank == 12
     assert strip_prefixes("[default0]:[rank12]:RuntimeError: x") == "RuntimeError: x"
     assert strip_prefixes("0:   rank      : 3 (local_rank: 3)") == "  rank      : 3 (local_rank: 3)"
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        ("2024-11-20 14:37:16 [rank3]: torch.OutOfMemoryError: CUDA out of memory.", 3),
+        ("10.0.0.5: [rank3]: RuntimeError: CUDA out of memory.", 3),
+        ("(RayWorkerWrapper pid=1019, ip=10.0.0.2) [rank3]: RuntimeError: boom", 3),
+        ("[80746] [rank5]: RuntimeError: boom", 5),
+        ("Jun 02 16:13:44 node01 python[1234]: [rank5]: RuntimeError: boom", 5),
+        ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:node01:815:864 [0] NCCL WARN x", 12),
+    ],
+)
+def test_rank_prefix_behind_a_collector_prefix(line, rank):
+    """A rank prefix after a timestamp, host, Ray or journald prefix is still the rank."""
+    assert parse_line(line).rank == rank
+    assert strip_prefixes(line).startswith(("torch.", "RuntimeError", "node01"))
