@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import regex
 
@@ -162,24 +163,59 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
 # part may change. Anchored at line start (after an optional `[rank8]:`/`[default0]:` label)
 # for speed; other prefixes are found by the leftover pass below.
 _NCCL_TAIL = r":\d{1,10}:\d{1,10} \[\d{1,4}\] (?:[\w./-]{1,128}:\d{1,6} )?NCCL"
-_NCCL_PREFIX = re.compile(r"(?m)^(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL)
+_NCCL_BODY = r"(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL
+_NCCL_PREFIX = re.compile(_NCCL_BODY)  # at the start of the text
+# After a newline: a literal first character lets `re` skip to candidate positions in C,
+# twice as fast as `(?m)^`, which is tried at every position.
+_NCCL_LINE = re.compile(r"\n" + _NCCL_BODY)
 _NCCL_LEFTOVER = re.compile(r":(?<!>:)(?=" + _NCCL_TAIL[1:] + ")")
 # Matched backwards (regex's reverse mode) from the colon: the host token before it.
 _PREFIX_HOST_BACK = regex.compile(r"(?r)[^\s\[\]<>|:]{1,253}")
+# ` NCCL` closing a prefix follows `]` (`[3] NCCL`) or a source line (`net_ib.cc:1696 NCCL`).
+_NCCL_AFTER_DIGIT = regex.compile(r" NCCL(?<=[\w./-]:\d{1,6} NCCL)")
+
+
+def _line_prefix_hosts(text: str) -> Counter[str]:
+    """Host token of every line-leading NCCL prefix in `text`, with its number of lines."""
+    found = Counter(_NCCL_LINE.findall(text))
+    first = _NCCL_PREFIX.match(text)
+    if first is not None:
+        found[first.group(1)] += 1
+    return found
+
+
+def _all_prefixes_learned(text: str, state: LogState) -> bool:
+    """True when every NCCL prefix in `text` is line-leading with a learned host (not a user).
+
+    The learned-name pass masks all of those, so the leftover scan would find nothing. Each
+    prefix ends in its own `] NCCL` or `file.cc:123 NCCL`, so counting those (in C) bounds
+    the number of prefixes; when the line-leading prefixes with learned hosts reach that
+    bound, there is no other.
+    """
+    bound = text.count("] NCCL") + len(_NCCL_AFTER_DIGIT.findall(text))
+    if bound == 0:
+        return True
+    found = _line_prefix_hosts(text)
+    hosts, users = state.hosts, state.users
+    return sum(n for host, n in found.items() if host in hosts and host not in users) >= bound
 
 
 def learn_nccl_hosts(text: str, state: LogState) -> None:
     """Learn every host named in an NCCL line prefix at the start of a line."""
     if " NCCL" not in text:
         return
-    for host in set(_NCCL_PREFIX.findall(text)):
+    found = set(_NCCL_LINE.findall(text))
+    first = _NCCL_PREFIX.match(text)
+    if first is not None:
+        found.add(first.group(1))
+    for host in found:
         if not _IPV4ISH.match(host) and not host.startswith("<"):
             state.learn_host(host)
 
 
 def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask NCCL prefix hosts the other passes left (prefix after a wrapper), and learn them."""
-    if " NCCL" not in text:
+    if " NCCL" not in text or _all_prefixes_learned(text, state):
         return
     for m in _NCCL_LEFTOVER.finditer(text):
         end = m.start()

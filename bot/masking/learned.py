@@ -7,6 +7,7 @@ from then on `alice` is masked wherever it stands as a word (`run-alice-7`, `ali
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import regex
 
@@ -23,7 +24,7 @@ def _pattern(state: LogState) -> regex.Pattern[str] | None:
         # the regex module's pattern cache: the pattern spells out user and host names, which
         # must not outlive this log's Masker.
         state.learned_rx = regex.compile(
-            r"(?<![A-Za-z0-9<])(?:" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9<])(" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9])",
             cache_pattern=False,
         )
         state.learned_size = size
@@ -35,5 +36,15 @@ def mask_learned_names(text: str, state: LogState) -> str:
     rx = _pattern(state)
     if rx is None:
         return text
-    users, put = state.users, state.table.put
-    return rx.sub(lambda m: put("user" if m.group() in users else "host", m.group()), text)
+    # split() hands back the text between names and the names (odd items) with no Python
+    # call per occurrence; placeholders are then assigned per distinct name, in order of
+    # first appearance, exactly as a substitution from left to right would.
+    parts = rx.split(text)
+    if len(parts) == 1:
+        return text
+    names = parts[1::2]
+    users, put_many = state.users, state.table.put_many
+    # Counter keeps first-appearance order and counts in C.
+    placeholder = {name: put_many("user" if name in users else "host", name, n) for name, n in Counter(names).items()}
+    parts[1::2] = [placeholder[name] for name in names]
+    return "".join(parts)

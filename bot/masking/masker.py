@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.masking.addresses import find_ipv4, find_ipv6
-from bot.masking.anchors import find_anchors
+from bot.masking.anchors import find_anchors, present_words
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.commands import find_command_credentials
 from bot.masking.edits import Edit, apply_edits
@@ -55,7 +55,7 @@ class Masker:
 
         edits = []
         hits = find_anchors(text)
-        present = {word for word, _, _ in hits}
+        present = present_words(text, hits)
         find_vendor_tokens(text, edits)
         find_contextual_keys(text, hits, edits)
         find_url_credentials(text, edits, state)

@@ -45,6 +45,14 @@ class PlaceholderTable:
         self._counts[kind] = self._counts.get(kind, 0) + 1
         return seen[0]
 
+    def put_many(self, kind: str, value: str, n: int) -> str:
+        """Placeholder for `value` (first seen as `kind`), counting `n` masked occurrences."""
+        placeholder = self.put(kind, value)
+        if n > 1:
+            kind = self._seen[value][1]
+            self._counts[kind] += n - 1
+        return placeholder
+
     def count(self, kind: str, n: int = 1) -> None:
         """Count `n` masked occurrences that reuse a placeholder already emitted."""
         self._counts[kind] = self._counts.get(kind, 0) + n
