@@ -20,7 +20,7 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import Bot, start_bot, stop_bot
+from tests.slack.conftest import Bot, fresh_state, start_bot, stop_bot
 from tests.slack.fake_slack import TEAM_ID, Call, FakeFile, FakeSlack
 from tests.store.conftest import REDIS_SERVER, PrivateRedis
 
@@ -151,18 +151,14 @@ def rbot_process(rfake: ReliabilityFake, reliability_redis: str) -> Iterator[Bot
 @pytest.fixture
 def rbot(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
     """The tuned bot, with a clean Redis database and an empty call record."""
-    r = redis.Redis.from_url(rbot_process.redis_url)
-    r.flushdb()
-    rfake.reset()
-    assert rbot_process.proc.poll() is None, "the bot process died"
-    log_path: Path = rbot_process.log_path  # type: ignore[attr-defined]
-    log_start = log_path.stat().st_size
-    yield rbot_process
-    quiesce(rfake)
-    assert rbot_process.proc.poll() is None, "the bot process died during the test"
-    assert_no_crash(log_path, log_start)
-    r.flushdb()
-    r.close()
+    with fresh_state(rbot_process, rfake):
+        assert rbot_process.proc.poll() is None, "the bot process died"
+        log_path: Path = rbot_process.log_path  # type: ignore[attr-defined]
+        log_start = log_path.stat().st_size
+        yield rbot_process
+        quiesce(rfake)
+        assert rbot_process.proc.poll() is None, "the bot process died during the test"
+        assert_no_crash(log_path, log_start)
 
 
 def quiesce(fake: FakeSlack, quiet_s: float = 0.3, max_s: float = 10.0) -> None:

@@ -16,6 +16,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,12 +197,21 @@ def bot_process(fake_slack: FakeSlack) -> Iterator[Bot]:
     stop_bot(bot)
 
 
+@contextmanager
+def fresh_state(bot: Bot, fake: FakeSlack) -> Iterator[redis.Redis]:
+    """A clean Redis database and an empty Slack call record around one test."""
+    r = redis.Redis.from_url(bot.redis_url)
+    r.flushdb()
+    fake.reset()
+    try:
+        yield r
+    finally:
+        r.flushdb()
+        r.close()
+
+
 @pytest.fixture
 def bot(bot_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
     """The shared bot, with a clean Redis database and an empty call record."""
-    r = redis.Redis.from_url(bot_process.redis_url)
-    r.flushdb()
-    fake_slack.reset()
-    yield bot_process
-    r.flushdb()
-    r.close()
+    with fresh_state(bot_process, fake_slack):
+        yield bot_process

@@ -31,6 +31,7 @@ from tests.slack.conftest import (
     SIGNING_SECRET,
     Bot,
     free_port,
+    fresh_state,
     sign,
     slack_redis_url,
     start_bot,
@@ -149,13 +150,9 @@ def multi_process(fake_slack: FakeSlack) -> Iterator[Bot]:
 @pytest.fixture
 def multi(multi_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
     """The multi-workspace bot, a clean Redis, an empty call record, no installed workspace."""
-    r = redis.Redis.from_url(multi_process.redis_url)
-    r.flushdb()
-    fake_slack.reset()
-    known = dict(fake_slack.tokens)
-    yield multi_process
-    r.flushdb()
-    r.close()
+    with fresh_state(multi_process, fake_slack):
+        known = dict(fake_slack.tokens)
+        yield multi_process
     fake_slack.tokens.clear()
     fake_slack.tokens.update(known)
     fake_slack.oauth_codes.clear()
