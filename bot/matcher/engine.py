@@ -11,11 +11,13 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import regex
+
 from bot.matcher.lines import LineFacts, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
-from bot.matcher.prefilter import Prefilter, required_literals
+from bot.matcher.prefilter import Condition, Prefilter, required_literals
 from bot.matcher.rulebook import Rule, Rulebook, Signature
-from bot.matcher.salient import PROBE_KEYWORDS, LogFacts
+from bot.matcher.salient import PROBE_KEYWORDS, WORLD_KEYWORDS, WORLD_SIZE_AT, LogFacts
 from bot.matcher.verdict import decide
 
 # A regex gets this long on one line before the line is skipped for that signature and
@@ -73,85 +75,114 @@ class RuleHits:
 
 
 class _Plan:
-    """What to do with a line, given which literals it holds (shared by every such line)."""
+    """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("probes", "rules", "world_only")
+    __slots__ = ("probes", "rules")
 
-    def __init__(self, rules: tuple[tuple[Rule, tuple[Signature, ...]], ...], probes: frozenset[str]):
-        # The rules whose keyword gate the line passes, each with the signatures that can match.
+    def __init__(
+        self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
+    ):
+        # The rules whose keyword gate the line passes, each with the signatures that can match
+        # and, for two or more, one regex matching where any of them does (`_any_of`).
         self.rules = rules
         self.probes = probes
-        self.world_only = not rules and probes == _WORLD_ONLY
 
 
-_WORLD_ONLY = frozenset({"world"})
+def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
+    """One regex that finds a match exactly where one of `sigs` does, or None.
+
+    A timed search costs a fixed 1.5 us in the regex module before any matching, more than most
+    signatures take on a line; a line that matches none of a rule's signatures (nearly every
+    line that passes a keyword gate) then pays it once, not once per signature. Patterns with
+    backreferences are left out: their group numbers would shift.
+    """
+    if len(sigs) < 2:
+        return None
+    parts = []
+    for sig in sigs:
+        pattern = sig.pattern
+        if _BACKREFERENCE.search(pattern):
+            return None
+        if pattern.startswith("(?i)"):
+            parts.append(f"(?i:{pattern[4:]})")
+        elif pattern.startswith("(?"):
+            if _INLINE_FLAGS.match(pattern):
+                return None
+            parts.append(f"(?:{pattern})")
+        else:
+            parts.append(f"(?:{pattern})")
+    try:
+        return regex.compile("|".join(parts))
+    except regex.error:
+        return None
+
+
+_BACKREFERENCE = regex.compile(r"\\[1-9]|\(\?P=|\\g<|\(\?\(")
+_INLINE_FLAGS = regex.compile(r"\(\?[a-zA-Z]+\)")
+
+
 _PLAN_CACHE_MAX = 20_000
 
 
 class Matcher:
     """A compiled rulebook. Thread-safe: each diagnosis gets its own `Scan`.
 
-    The automaton holds every rule's keywords, the literals derived from its signatures where
-    they are at least as selective as the keywords, and the probes' keywords. A line's set of
-    literals decides, once per distinct set (`plan`), which rules pass the keyword gate and
-    which of their signatures can match at all: only those regexes run, each with a timeout.
+    The prefilter holds one condition per signature: its rule's keyword gate and, where the
+    signature's regex has literals at least as selective as the keywords, one of those; and
+    one per probe. The set of conditions a line meets decides, once per distinct set (`plan`),
+    which signatures can match at all: only those regexes run, each with a timeout.
     """
 
     def __init__(self, rulebook: Rulebook, *, prefilter: bool = True, regex_timeout_s: float = REGEX_TIMEOUT_S):
         self.rulebook = rulebook
         self.use_prefilter = prefilter
         self.regex_timeout_s = regex_timeout_s
-        gate_of: dict[str, set[str]] = {}  # literal -> rules whose keyword gate it is
-        req_of: dict[str, set[tuple[str, int]]] = {}  # literal -> (rule, signature) it arms
-        probe_of: dict[str, set[str]] = {}
+        # Each signature's condition: its rule's keyword gate and, when the regex has literals
+        # at least as selective, one of those. Signatures with equal conditions share one.
+        owners: dict[Condition, list[tuple[str, int] | str]] = {}
         self._derived: dict[str, tuple[frozenset[str] | None, ...]] = {}
         for rule in rulebook:
             gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
             derived = tuple(_useful_literals(sig.pattern, gate) for sig in rule.signatures)
             self._derived[rule.id] = derived
-            for kw in gate:
-                gate_of.setdefault(kw, set()).add(rule.id)
+            if not gate:
+                continue  # a rule without keywords has no gate to pass: it never runs
             for i, words in enumerate(derived):
-                for w in words or ():
-                    req_of.setdefault(w, set()).add((rule.id, i))
+                owners.setdefault(Condition(gate, words), []).append((rule.id, i))
         for probe, words in PROBE_KEYWORDS.items():
-            for kw in words:
-                probe_of.setdefault(kw, set()).add(probe)
-        self.prefilter = Prefilter([*gate_of, *req_of, *probe_of])
-        words = self.prefilter.words
-        self._lit_gate = [frozenset(gate_of.get(w, ())) for w in words]
-        self._lit_req = [frozenset(req_of.get(w, ())) for w in words]
-        self._lit_probe = [frozenset(probe_of.get(w, ())) for w in words]
+            owners.setdefault(Condition(frozenset(words)), []).append(probe)
+        self.prefilter = Prefilter(owners, direct=WORLD_KEYWORDS)
+        self._cond_sigs = [tuple(o for o in owners[c] if not isinstance(o, str)) for c in self.prefilter.conditions]
+        self._cond_probes = [frozenset(o for o in owners[c] if isinstance(o, str)) for c in self.prefilter.conditions]
         self._plans: dict[frozenset[int], _Plan] = {}
-        self._all_rules = tuple((rule, rule.signatures) for rule in rulebook)
+        self._all_rules = tuple((rule, rule.signatures, None) for rule in rulebook)
         self._probe_words = tuple((kw.encode(), p) for p, words in PROBE_KEYWORDS.items() for kw in words)
         self._naive_plans: dict[frozenset[str], _Plan] = {}
+        self._any_cache: dict[tuple[str, tuple[Signature, ...]], regex.Pattern[str] | None] = {}
 
-    def plan(self, lits: frozenset[int]) -> _Plan:
-        """The plan for lines holding exactly the literals `lits` (cached)."""
-        plan = self._plans.get(lits)
+    def plan(self, conditions: frozenset[int]) -> _Plan:
+        """The plan for lines meeting exactly the prefilter's `conditions` (cached)."""
+        plan = self._plans.get(conditions)
         if plan is not None:
             return plan
-        gated: set[str] = set()
-        armed: set[tuple[str, int]] = set()
+        armed: dict[str, set[int]] = {}
         probes: set[str] = set()
-        for i in lits:
-            gated |= self._lit_gate[i]
-            armed |= self._lit_req[i]
-            probes |= self._lit_probe[i]
+        for c in conditions:
+            for rid, i in self._cond_sigs[c]:
+                armed.setdefault(rid, set()).add(i)
+            probes |= self._cond_probes[c]
         todo = []
-        for rid in sorted(gated):  # a rule none of whose keywords is on the line never runs
+        for rid in sorted(armed):
             rule = self.rulebook.get(rid)
-            derived = self._derived[rid]
-            sigs = tuple(
-                sig for i, sig in enumerate(rule.signatures) if derived[i] is None or (rid, i) in armed
-            )
-            if sigs:
-                todo.append((rule, sigs))
+            sigs = tuple(sig for i, sig in enumerate(rule.signatures) if i in armed[rid])
+            key = (rid, sigs)
+            if key not in self._any_cache:
+                self._any_cache[key] = _any_of(sigs)
+            todo.append((rule, sigs, self._any_cache[key]))
         plan = _Plan(tuple(todo), frozenset(probes))
         if len(self._plans) >= _PLAN_CACHE_MAX:
-            self._plans.clear()  # a log of endlessly new literal mixes: stay bounded
-        self._plans[lits] = plan
+            self._plans.clear()  # a log of endlessly new mixes of conditions: stay bounded
+        self._plans[conditions] = plan
         return plan
 
     def naive_plan(self, probes: frozenset[str]) -> _Plan:
@@ -224,47 +255,39 @@ class Scan:
         pos, line_no = 0, base
         count = chunk.count
         if m.use_prefilter:
-            low = chunk.lower()
             plans = m._plans
             plan_for = m.plan
-            observe_world = self.facts.observe_world
-            startswith, find = chunk.startswith, chunk.find
-            for start, stop, lits in m.prefilter.candidate_lines(chunk, low, end):
-                plan = plans.get(lits) or plan_for(lits)
-                if plan.world_only:
-                    # The most common candidate of a big NCCL log (`nranks`): no rule, one
-                    # probe. Lines opening with `[rankN]:` and nothing else a launcher adds
-                    # (as `rank_and_message` reads them) skip decoding the prefix.
-                    if 0 <= stop - start < 4096 and startswith(b"[rank", start):
-                        close = find(b"]:", start + 5, start + 13)
-                        if close > start + 5:
-                            digits = chunk[start + 5 : close]
-                            nxt = chunk[close + 2 : close + 3]
-                            if digits.isdigit() and nxt != b"[" and not nxt.isdigit() and nxt < b"\x80":
-                                message = chunk[close + 2 : stop].decode("utf-8", "replace").rstrip("\r")
-                                observe_world(message, int(digits))
-                                continue
-                    rank, message = rank_and_message(_decode(chunk, start, stop))
-                    observe_world(message, rank)
-                    continue
-                if plan.rules or plan.probes:
-                    line_no += count(b"\n", pos, start)
-                    pos = start
-                    self._line(line_no + 1, chunk, low, start, stop, plan)
+            lines, world_hits = m.prefilter.candidate_lines(chunk, end)
+            for start, stop, conditions in lines:
+                plan = plans.get(conditions) or plan_for(conditions)
+                line_no += count(b"\n", pos, start)
+                pos = start
+                self._line(line_no + 1, chunk, start, stop, plan)
+            world_at = WORLD_SIZE_AT.match
+            observe_world_size = self.facts.observe_world_size
+            for _, at in world_hits:
+                found = world_at(chunk, at)
+                if found:
+                    observe_world_size(int(found[1] or found[2] or found[3]))
         else:
+            observe_world_size = self.facts.observe_world_size
             for start, stop, probes in _every_line(chunk, end, m._probe_words):
                 line_no += count(b"\n", pos, start)
                 pos = start
-                self._line(line_no + 1, chunk, None, start, stop, m.naive_plan(probes))
-        self.lines = base + count(b"\n", 0, end)
+                self._line(line_no + 1, chunk, start, stop, m.naive_plan(probes))
+                for found in WORLD_SIZE_AT.finditer(chunk, start, stop):
+                    observe_world_size(int(found[1] or found[2] or found[3]))
+        self.lines = line_no + count(b"\n", pos, end)
 
-    def _line(self, line_no: int, chunk: bytes, low: bytes | None, start: int, stop: int, plan: _Plan) -> None:
+    def _line(self, line_no: int, chunk: bytes, start: int, stop: int, plan: _Plan) -> None:
         timeout = self.m.regex_timeout_s
         text: str | None = None
         facts: LineFacts | None = None
-        for rule, sigs in plan.rules:
+        for rule, sigs, any_rx in plan.rules:
             if text is None:
                 text = _decode(chunk, start, stop)
+            if any_rx is not None and _search_any(any_rx, text, timeout) is False:
+                continue
             for sig in sigs:
                 found = _search(sig, text, timeout)
                 if found is None:
@@ -319,6 +342,17 @@ def _search(sig: Signature, text: str, timeout: float) -> bool | None:
             if found and sig.unless is not None:
                 found = sig.unless.search(text, timeout=timeout) is None
             return found
+        except TimeoutError:
+            continue
+    return None
+
+
+def _search_any(rx: regex.Pattern[str], text: str, timeout: float) -> bool | None:
+    """Does `rx` match `text`? None when it ran out of time twice (the caller then tries each
+    signature on its own, so timeouts are counted per signature as ever)."""
+    for _ in range(2):
+        try:
+            return rx.search(text, timeout=timeout) is not None
         except TimeoutError:
             continue
     return None

@@ -2,11 +2,13 @@
 
 What a person scrolls for: the last line of the first traceback (the exception), else the
 first line that says error or fatal. The same probes also learn what the log tells about
-ranks: the torchelastic "first observed failure", the world size, collective sequence numbers.
+ranks: the torchelastic "first observed failure", collective sequence numbers; the matcher feeds
+them the world size the log states.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import regex
@@ -17,7 +19,6 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "exception": ("error", "exception", "fatal", "failed", "failure", "fault", "killed",
                   "abort", "critical", "systemexit", "interrupt"),
     "elastic": ("first observed failure", "local_rank:"),
-    "world": ("world_size", "world size", "nranks", "init complete"),
     "seq": ("seqnum=", "last completed nccl work"),
 }  # fmt: skip
 
@@ -29,8 +30,12 @@ _ERROR_LINE = regex.compile(
 )
 _NOT_ERROR = regex.compile(r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b")
 _ELASTIC_RANK = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\b")
-_WORLD = regex.compile(
-    r"(?i:world[_ ]size)\s*[=:]?\s*(\d{1,6})\b|\bnranks\s+(\d{1,6})\b|\bnRanks\s+(\d{1,6})\b"
+# The world size is read wherever these stand, not line by line: a big NCCL INFO log prints
+# `nRanks` on line after line, and the matcher hands over each occurrence's offset.
+WORLD_KEYWORDS = ("world_size", "world size", "nranks")
+# Matched at an occurrence of a keyword, on raw bytes; never across a line end.
+WORLD_SIZE_AT = re.compile(
+    rb"(?i:world[_ ]size)[^\S\n]*[=:]?[^\S\n]*(\d{1,6})\b|\bnranks[^\S\n]+(\d{1,6})\b|\bnRanks[^\S\n]+(\d{1,6})\b"
 )
 _SEQ = regex.compile(r"SeqNum=(\d+)|last completed NCCL work:\s*(\d+)")
 
@@ -74,26 +79,16 @@ class LogFacts:
                 if m:
                     self.elastic_rank = int(m[1])
                     self._elastic_after = None
-        if "world" in probes:
-            self._world(message)
         if "seq" in probes and rank is not None:
             m = _SEQ.search(message)
             if m:
                 seq = int(m[1] or m[2])
                 self.seq_by_rank[rank] = min(seq, self.seq_by_rank.get(rank, seq))
 
-    def observe_world(self, message: str, rank: int | None) -> None:
-        """`observe` for a line that only the world probe wants (the bulk of NCCL INFO)."""
-        if rank is not None:
-            self.ranks_seen.add(rank)
-        self._world(message)
-
-    def _world(self, message: str) -> None:
-        m = _WORLD.search(message)
-        if m:
-            size = int(m[1] or m[2] or m[3])
-            if 0 < size <= 1_000_000 and size > (self.world_size or 0):
-                self.world_size = size
+    def observe_world_size(self, size: int) -> None:
+        """A world size the log states (`nRanks 8`, `world_size=16`): the largest counts."""
+        if 0 < size <= 1_000_000 and size > (self.world_size or 0):
+            self.world_size = size
 
     def salient_line(self, prefer_rank: int | None = None) -> str | None:
         """The line a person would quote: a traceback's exception, else the first error line."""

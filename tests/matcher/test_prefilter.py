@@ -1,0 +1,183 @@
+"""The Hyperscan prefilter and the shortcuts built on it give exactly what plain Python would.
+
+- a line meets a condition (one of some words, and one of some others) exactly as substring
+  tests on the lowered line say, overlapping occurrences included;
+- the world size is read at every `nRanks` / `world_size` wherever it stands, never across lines;
+- one regex per rule ("any of its signatures") finds a match exactly where a signature does;
+- scans from many threads at once (each Slack diagnosis runs in its own) agree with one alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.matcher.engine import _any_of
+from bot.matcher.prefilter import Condition, Prefilter
+from tests.matcher.rulefactory import rule_doc, sig, write_rules
+from tests.matcher.test_equivalence import BOOK, FAST, LOGS, NAIVE, comparable
+
+WORDS = ["nan", "loss", "loss scale", "scale: 1", "grad_norm", "norm: nan", "ab", "ba", "aba", "é:x"]
+
+
+def _meets(line: str, c: Condition) -> bool:
+    low = line.encode().lower()
+    if not any(w.encode() in low for w in c.any_of):
+        return False
+    return c.and_any_of is None or any(w.encode() in low for w in c.and_any_of)
+
+
+def _conditions_by_line(prefilter: Prefilter, text: str) -> dict[int, frozenset[int]]:
+    data = text.encode()
+    lines, _ = prefilter.candidate_lines(data)
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+    number = {s: n for n, s in enumerate(starts)}
+    return {number[start]: conds for start, _stop, conds in lines}
+
+
+words = st.sampled_from(WORDS)
+conditions = st.lists(
+    st.builds(
+        Condition,
+        st.frozensets(words, min_size=1, max_size=3),
+        st.one_of(st.none(), st.frozensets(words, min_size=1, max_size=3)),
+    ),
+    min_size=1,
+    max_size=5,
+)
+# Lines made of the words, their halves, case changes and filler, so occurrences touch and overlap.
+fragment = st.one_of(
+    words,
+    words.map(lambda w: w[: len(w) // 2]),
+    words.map(lambda w: w[len(w) // 2 :]),
+    words.map(str.upper),
+    st.sampled_from([" ", "x", ": ", "'", "ſ", "\u212a"]),
+)
+line = st.lists(fragment, max_size=8).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(conditions, st.lists(line, min_size=1, max_size=6))
+def test_a_line_meets_a_condition_exactly_when_substring_tests_say_so(conds, lines):
+    prefilter = Prefilter(conds)
+    got = _conditions_by_line(prefilter, "\n".join(lines) + "\n")
+    for n, text in enumerate(lines):
+        want = frozenset(i for i, c in enumerate(conds) if _meets(text, c))
+        assert got.get(n, frozenset()) == want, (text, conds)
+
+
+def test_overlapping_occurrences_count_as_both():
+    prefilter = Prefilter([Condition(frozenset({"grad_norm"}), frozenset({"norm: nan"}))])
+    assert _conditions_by_line(prefilter, "x\n{'grad_norm: nan'}\ngrad_norm: 1.0 norm: nanx\nnorm: nan\n") == {
+        1: frozenset({0}),
+        2: frozenset({0}),
+    }
+
+
+def test_only_text_before_end_is_scanned():
+    prefilter = Prefilter([Condition(frozenset({"oops"}))])
+    data = b"fine\noops one\noops two"
+    lines, _ = prefilter.candidate_lines(data, data.index(b"oops two"))
+    assert [(data[a:b]) for a, b, _ in lines] == [b"oops one"]
+
+
+def test_world_size_is_the_largest_stated_anywhere():
+    log = "\n".join(
+        [
+            "[rank0]:node-1:10:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8",
+            "[rank5]:node-1:10:11 [5] NCCL INFO comm 0x2 rank 5 nranks 16 cudaDev 5 - Init COMPLETE",
+            "initialized process group: backend=nccl, rank=0, world_size=4, local_rank=0",
+            "NRANKS 999",  # not how NCCL spells it
+            "WORLD SIZE:",
+            "32 is on the next line, which does not count",
+        ]
+    )
+    for matcher in (FAST, NAIVE):
+        scan = matcher.scan()
+        scan.feed((log + "\n").encode())
+        scan.finish()
+        assert scan.facts.world_size == 16
+
+
+def test_any_of_a_rules_signatures_matches_exactly_where_one_does():
+    lines = {ln for _, log in LOGS for ln in log.splitlines()[:400]}
+    checked = 0
+    for rule in BOOK:
+        rx = _any_of(rule.signatures)
+        if rx is None:
+            continue
+        checked += 1
+        for text in lines:
+            want = any(s.compiled.search(text) for s in rule.signatures)
+            assert (rx.search(text) is not None) == want, (rule.id, text)
+    assert checked > len(BOOK) // 2
+
+
+@dataclass
+class _Sig:
+    pattern: str
+
+
+def test_any_of_leaves_out_backreferences():
+    assert _any_of((_Sig(r"(\w+) and \1"), _Sig(r"(?i)plain"))) is None
+    assert _any_of((_Sig(r"(?P<t>\d) (?P=t)"), _Sig(r"plain"))) is None
+    assert _any_of((_Sig(r"(?i)one"),)) is None  # a single signature is searched as it is
+    combined = _any_of((_Sig(r"(?i)plain"), _Sig(r"other \d+")))
+    assert combined is not None and combined.search("PLAIN") and combined.search("other 12")
+    assert not combined.search("other x")
+
+
+def test_pathological_line_with_a_multi_signature_rule_is_bounded(tmp_path):
+    from bot.matcher import Matcher, load_rulebook
+
+    book = load_rulebook(
+        write_rules(
+            tmp_path,
+            [
+                rule_doc(
+                    "slow",
+                    "code",
+                    {"keywords": ["aaaa"], "signatures": [sig("s", r"(a+)+b", 0.9), sig("t", r"(a|aa)+c", 0.5)]},
+                    ["oom", "x"],
+                ),
+                rule_doc("oom", "memory", {"keywords": ["out of memory"], "signatures": [sig("o", r"CUDA out of memory", 0.9)]}, ["slow", "x"]),
+                rule_doc("x", "data", {"keywords": ["zzzz"], "signatures": [sig("z", r"zzzz", 0.9)]}, ["slow", "oom"]),
+            ],
+        ),
+        warnings=[],
+    )
+    log = "[rank1]: " + "a" * 5000 + "!\n[rank1]: torch.OutOfMemoryError: CUDA out of memory.\n"
+    d = Matcher(book, regex_timeout_s=0.01).diagnose(log)
+    assert d.stats.regex_timeouts == 2  # each signature on its own, once the combined one gave up
+    assert d.root is not None and d.root.id == "oom"
+
+
+def test_threads_scanning_at_once_agree_with_one_alone():
+    logs = [log for _, log in LOGS[-40:]]
+    want = [comparable(FAST.diagnose(log), timeouts=False) for log in logs]
+    got: list[list[dict]] = [[] for _ in range(6)]
+    errors: list[BaseException] = []
+
+    def worker(k: int) -> None:
+        try:
+            for log in logs:
+                got[k].append(comparable(FAST.diagnose(log), timeouts=False))
+        except BaseException as exc:  # surfaced below; a thread's exception is otherwise lost
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(g == want for g in got)
+
+
+def test_hyperscan_is_given_no_regex_syntax_from_literals():
+    # Literals are escaped byte by byte: regex metacharacters in a keyword are plain text.
+    prefilter = Prefilter([Condition(frozenset({"a.b(c)*[d]|e"}))])
+    assert _conditions_by_line(prefilter, "a.b(c)*[d]|e\naxb(c)[d]\n") == {0: frozenset({0})}
