@@ -5,6 +5,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     DENPEX_RULES_DIR=/app/rules \
+    DENPEX_CACHE_DIR=/app/cache \
     PORT=3000
 
 WORKDIR /app
@@ -13,7 +14,8 @@ COPY bot ./bot
 COPY rules ./rules
 RUN pip install --no-compile . \
     && useradd --create-home --uid 10001 denpex \
-    && denpex rules lint
+    && denpex rules lint \
+    && echo "warm the compiled-rules cache" | denpex diagnose - >/dev/null
 
 USER denpex
 EXPOSE 3000

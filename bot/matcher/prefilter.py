@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import hyperscan
 from regex import _regex_core as _rc
 
+from bot.matcher.dbcache import block_database
+
 # A derived literal shorter than this is too common to be worth it: the keywords gate instead.
 MIN_LITERAL = 4
 # Caps on the sets of strings tracked while deriving (an alternation of 200 model names is fine
@@ -263,7 +265,7 @@ class Prefilter:
         self._single = [frozenset((i,)) for i in range(n)]
         self._direct_at = tuple(len(w.encode("utf-8")) for w in self.direct)
         self._first_direct = n
-        self._database = _compile(expressions) if expressions else None
+        self._database = block_database(expressions, hyperscan.HS_FLAG_CASELESS) if expressions else None
         # Scratch space belongs to one scan at a time: one per thread that scans.
         self._local = threading.local()
 
@@ -398,18 +400,6 @@ class _LineGrouper:
             self._out = [(start, stop, lits) for (start, stop), lits in sorted(merged.items())]
             self.direct.sort(key=lambda hit: hit[1])
         return self._out
-
-
-def _compile(expressions: list[tuple[int, str]]) -> hyperscan.Database:
-    """A block-mode database of (id, expression), ASCII case-insensitive, reporting end offsets."""
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(
-        expressions=[e.encode("ascii") for _, e in expressions],
-        ids=[i for i, _ in expressions],
-        elements=len(expressions),
-        flags=[hyperscan.HS_FLAG_CASELESS] * len(expressions),
-    )
-    return database
 
 
 __all__ = ["MIN_LITERAL", "Condition", "Prefilter", "required_literals"]

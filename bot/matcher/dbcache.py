@@ -1,0 +1,104 @@
+"""Compiled Hyperscan databases, kept on disk so a process starts in milliseconds, not seconds.
+
+Compiling the knowledge base's ~500 line conditions takes Hyperscan about 4 s; loading the
+serialized database takes a few milliseconds. `denpex diagnose` on a laptop and every bot
+replica would otherwise pay the 4 s on each start. The cache key is a hash of everything the
+database depends on (expressions, ids, flags, mode, Hyperscan's version, the machine), so an
+edited rule or an upgraded library simply misses; a file that fails to load (another CPU,
+truncated, tampered with) is ignored and the database compiled afresh.
+
+Where: `DENPEX_CACHE_DIR`, else `$XDG_CACHE_HOME/denpex`, else `~/.cache/denpex`. The files
+hold compiled rule patterns only, nothing from any log. When the directory cannot be written,
+the database is compiled in memory and nothing else changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import tempfile
+from pathlib import Path
+
+import hyperscan
+
+# Old databases beyond this many (other rule sets, older versions) are removed on write.
+_KEEP = 8
+_SUFFIX = ".hsdb"
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("DENPEX_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "denpex"
+
+
+def block_database(expressions: list[tuple[int, str]], flags: int) -> hyperscan.Database:
+    """A block-mode database of (id, expression) pairs, every expression with `flags`:
+    loaded from the cache when an identical one was compiled before, else compiled and stored."""
+    path = cache_dir() / (_key(expressions, flags) + _SUFFIX)
+    try:
+        database = hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+        # A database built for a CPU with wider vector units loads, then refuses to scan: try it.
+        database.scan(b"\n", match_event_handler=_ignore, scratch=hyperscan.Scratch(database))
+        return database
+    except Exception:  # absent, unreadable, or not usable here: compile instead
+        pass
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(
+        expressions=[e.encode("ascii") for _, e in expressions],
+        ids=[i for i, _ in expressions],
+        elements=len(expressions),
+        flags=[flags] * len(expressions),
+    )
+    _store(path, hyperscan.dumpb(database))
+    return database
+
+
+def _ignore(*_args: object) -> None:
+    return None
+
+
+def _key(expressions: list[tuple[int, str]], flags: int) -> str:
+    h = hashlib.sha256()
+    for part in (_hyperscan_version(), platform.machine(), platform.system(), str(flags), "block"):
+        h.update(part.encode() + b"\0")
+    for i, e in expressions:
+        h.update(f"{i}\t{e}\n".encode())
+    return h.hexdigest()[:32]
+
+
+def _hyperscan_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("hyperscan")
+    except Exception:
+        return getattr(hyperscan, "__version__", "unknown")
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Write atomically (a reader never sees half a file); give up quietly when not writable."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.chmod(tmp, 0o644)  # an image warms it as root; the bot reads it as another user
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _prune(path.parent, keep=path)
+    except OSError:
+        pass
+
+
+def _prune(directory: Path, keep: Path) -> None:
+    files = sorted(directory.glob("*" + _SUFFIX), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in files[_KEEP:]:
+        if old != keep:
+            old.unlink(missing_ok=True)

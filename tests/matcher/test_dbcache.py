@@ -1,0 +1,70 @@
+"""The on-disk cache of compiled Hyperscan databases: a hit loads, anything odd compiles afresh."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.matcher import dbcache
+from bot.matcher.prefilter import Condition, Prefilter
+
+
+def _lines(prefilter: Prefilter, data: bytes) -> list[bytes]:
+    lines, _ = prefilter.candidate_lines(data)
+    return [data[a:b] for a, b, _ in lines]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DENPEX_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+CONDS = [Condition(frozenset({"watchdog caught"})), Condition(frozenset({"nan"}), frozenset({"loss"}))]
+LOG = b"ok\n[E] Watchdog caught collective operation timeout\nloss: nan\nnan only\n"
+WANT = [b"[E] Watchdog caught collective operation timeout", b"loss: nan"]
+
+
+def test_a_second_build_loads_the_stored_database(cache):
+    assert _lines(Prefilter(CONDS), LOG) == WANT
+    files = list(cache.glob("*.hsdb"))
+    assert len(files) == 1 and files[0].stat().st_size > 0
+    stamp = files[0].stat().st_mtime_ns
+    assert _lines(Prefilter(CONDS), LOG) == WANT
+    assert files[0].stat().st_mtime_ns == stamp  # read, not rewritten
+    assert oct(files[0].stat().st_mode & 0o777) == "0o644"  # readable by the bot's own user
+
+
+def test_other_conditions_get_their_own_file(cache):
+    Prefilter(CONDS)
+    Prefilter([Condition(frozenset({"xid"}))])
+    assert len(list(cache.glob("*.hsdb"))) == 2
+
+
+def test_a_corrupt_file_is_compiled_over(cache):
+    Prefilter(CONDS)
+    (path,) = cache.glob("*.hsdb")
+    path.write_bytes(b"not a database" * 100)
+    assert _lines(Prefilter(CONDS), LOG) == WANT
+    assert path.read_bytes() != b"not a database" * 100
+
+
+def test_an_unwritable_cache_still_gives_a_working_prefilter(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the directory should be")
+    monkeypatch.setenv("DENPEX_CACHE_DIR", str(blocker / "cache"))
+    assert _lines(Prefilter(CONDS), LOG) == WANT
+
+
+def test_old_databases_are_pruned(cache):
+    for i in range(dbcache._KEEP + 3):
+        Prefilter([Condition(frozenset({f"word{i}"}))])
+    assert len(list(cache.glob("*.hsdb"))) == dbcache._KEEP
+    newest = Prefilter([Condition(frozenset({f"word{dbcache._KEEP + 2}"}))])
+    assert _lines(newest, b"word%d\n" % (dbcache._KEEP + 2)) == [b"word%d" % (dbcache._KEEP + 2)]
+    assert len(list(cache.glob("*.hsdb"))) == dbcache._KEEP
+
+
+def test_default_location_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("DENPEX_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert dbcache.cache_dir() == tmp_path / "denpex"
