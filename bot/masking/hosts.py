@@ -104,12 +104,12 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
 
 _HOST_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,16}\Z")
 _NODELIST = re.compile(r"[A-Za-z][\w-]{0,62}\[[\d,\-]{1,200}\][\w.-]{0,63}\Z")
-_IPV4ISH = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}\Z")
+IPV4ISH = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}\Z")
 
 
 def host_value_ok(value: str) -> bool:
     """A value in a host position that names an organisation's machine."""
-    if not value or value.lower() in _KEEP_HOSTS or _IPV4ISH.match(value):
+    if not value or value.lower() in _KEEP_HOSTS or IPV4ISH.match(value):
         return False
     if value[0] in "$%{<[" or value.isdigit() or ":" in value:
         return False
@@ -172,7 +172,7 @@ _NCCL_LEFTOVER = re.compile(r":(?<!>:)(?=" + _NCCL_TAIL[1:] + ")")
 # Matched backwards (regex's reverse mode) from the colon: the host token before it.
 _PREFIX_HOST_BACK = regex.compile(r"(?r)[^\s\[\]<>|:]{1,253}")
 # ` NCCL` closing a prefix follows `]` (`[3] NCCL`) or a source line (`net_ib.cc:1696 NCCL`).
-_NCCL_AFTER_DIGIT = regex.compile(r" NCCL(?<=[\w./-]:\d{1,6} NCCL)")
+NCCL_AFTER_DIGIT = regex.compile(r" NCCL(?<=[\w./-]:\d{1,6} NCCL)")
 
 
 def _line_prefix_hosts(text: str) -> Counter[str]:
@@ -192,7 +192,7 @@ def _all_prefixes_learned(text: str, state: LogState) -> bool:
     the number of prefixes; when the line-leading prefixes with learned hosts reach that
     bound, there is no other.
     """
-    bound = text.count("] NCCL") + len(_NCCL_AFTER_DIGIT.findall(text))
+    bound = text.count("] NCCL") + len(NCCL_AFTER_DIGIT.findall(text))
     if bound == 0:
         return True
     found = _line_prefix_hosts(text)
@@ -209,7 +209,7 @@ def learn_nccl_hosts(text: str, state: LogState) -> None:
     if first is not None:
         found.add(first.group(1))
     for host in found:
-        if not _IPV4ISH.match(host) and not host.startswith("<"):
+        if not IPV4ISH.match(host) and not host.startswith("<"):
             state.learn_host(host)
 
 
@@ -224,6 +224,6 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         i = back.start()
         host = text[i:end]
-        if not _IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS:
+        if not IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS:
             edits.append((i, end, "host", host))
             state.learn_host(host)

@@ -45,6 +45,11 @@ class PlaceholderTable:
         self._counts[kind] = self._counts.get(kind, 0) + 1
         return seen[0]
 
+    def placeholder_of(self, value: str) -> str | None:
+        """The placeholder `value` already has, or None (nothing is counted)."""
+        seen = self._seen.get(value)
+        return None if seen is None else seen[0]
+
     def put_many(self, kind: str, value: str, n: int) -> str:
         """Placeholder for `value` (first seen as `kind`), counting `n` masked occurrences."""
         placeholder = self.put(kind, value)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import hyperscan as hs
 import regex
 
 from bot.masking.keys import KeyInfo, classify_key
+from bot.masking.name_scan import NameScanner
 from bot.masking.placeholders import PlaceholderTable
 
 # Names we never learn as a user or host to mask everywhere: common words, default accounts,
@@ -61,6 +63,11 @@ class LogState:
     # Compiled alternation of the learned names, rebuilt only when a name is added.
     learned_rx: regex.Pattern[str] | None = None
     learned_size: int = 0
+    # The same names as a Hyperscan database (learned.mask_learned_names_fast).
+    name_scanner: NameScanner = field(default_factory=NameScanner)
+    # Hyperscan scratch space for the prefilter's shared database: one per log, so two logs
+    # masked on two threads never share one.
+    anchor_scratch: hs.Scratch | None = None
 
     def key_info(self, key: str) -> KeyInfo | None:
         """classify_key, remembered for this log (keys repeat on every line of a log)."""

@@ -1,0 +1,66 @@
+"""NCCL line prefixes (`[rank8]:host:pid:tid [dev] NCCL`) of a whole piece in one C-level split.
+
+On a training log nearly every line is one. A single `re.split` hands back the host of each
+line-leading prefix with the text around it, which serves the three jobs that need every
+line: learning the hosts (hosts.learn_nccl_hosts), deciding whether the leftover scan can
+be skipped (hosts.find_nccl_leftovers), and putting each learned host's placeholder in place
+(learned.mask_learned_names) with one list operation instead of a regex match per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from bot.masking.hosts import IPV4ISH, NCCL_AFTER_DIGIT
+from bot.masking.state import LogState
+
+# hosts._NCCL_LINE with the host and what leads to it captured, and the tail in a look-ahead
+# (it holds no newline, so the matches are the same). Inside the look-ahead the plain `NCCL`
+# is tried first: same language, no backtracking over `NCCL INFO` as a source file name.
+_SPLIT = re.compile(
+    r"(\n(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?)([^\s:\[\]<>|]{1,253})"
+    r"(?=:\d{1,10}:\d{1,10} \[\d{1,4}\] (?:NCCL|[\w./-]{1,128}:\d{1,6} NCCL))"
+)
+
+
+@dataclass
+class Prefixes:
+    """`"\n" + text` split around its line-leading prefix hosts."""
+
+    # [before, lead, host, before, lead, host, ..., before]: hosts are items 2, 5, 8, ...;
+    # joining the list and dropping the first character gives the text back.
+    parts: list[str]
+    counts: Counter[str]  # host -> number of prefixes naming it
+    nccl: bool  # the text holds " NCCL" at all
+
+    @property
+    def hosts(self) -> list[str]:
+        return self.parts[2::3]
+
+
+def split_prefixes(text: str) -> Prefixes:
+    if " NCCL" not in text:  # no prefix: skip the per-line scan
+        return Prefixes(["\n" + text], Counter(), nccl=False)
+    parts = _SPLIT.split("\n" + text)
+    return Prefixes(parts, Counter(parts[2::3]), nccl=True)
+
+
+def learn_prefix_hosts(prefixes: Prefixes, state: LogState) -> None:
+    """hosts.learn_nccl_hosts for every line-leading prefix of the piece."""
+    for host in prefixes.counts.keys() - state.hosts.keys():
+        if not IPV4ISH.match(host) and not host.startswith("<"):
+            state.learn_host(host)
+
+
+def all_prefixes_learned(text: str, prefixes: Prefixes, hot: str, state: LogState) -> bool:
+    """What hosts.find_nccl_leftovers decides on `text` (skip when True), given that every
+    source-location prefix (`net_ib.cc:1696 NCCL`) sits in `hot`: the prefilter makes those
+    lines hot, so the regex that counts them reads the hot lines only."""
+    if not prefixes.nccl:
+        return True
+    bound = text.count("] NCCL") + len(NCCL_AFTER_DIGIT.findall(hot))
+    hosts, users = state.hosts, state.users
+    found = sum(n for host, n in prefixes.counts.items() if host in hosts and host not in users)
+    return found >= bound

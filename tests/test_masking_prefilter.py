@@ -1,0 +1,150 @@
+"""The prefiltered masking path (prefilter, splice, prefix_hosts, name_scan, learned_fast)
+gives byte for byte what every pass on every line gives, and skips the lines it may skip."""
+
+from __future__ import annotations
+
+import random
+
+import hyperscan as hs
+import pytest
+
+from bot.masking import Masker
+from bot.masking.learned import mask_learned_names
+from bot.masking.name_scan import NameScanner
+from bot.masking.prefilter import ANCHORS, hot_runs, scan_anchors
+from bot.masking.splice import gather, scatter
+from bot.masking.state import LogState
+
+NCCL = "[rank{r}]:gpu-node-{n:03d}:2{r:04d}:3{r:04d} [{d}] NCCL INFO Channel 0{d}/0 : {r}[{d}] -> {s}[{d}] via P2P/IPC/read"
+
+
+def nccl(r: int) -> str:
+    return NCCL.format(r=r, n=r // 8, d=r % 8, s=r + 1)
+
+
+def both(pieces: list[str]) -> tuple[list[str], list[str], dict[str, int], dict[str, int]]:
+    fast, full = Masker(), Masker(prefilter=False)
+    a = [fast.mask(p) for p in pieces]
+    b = [full.mask(p) for p in pieces]
+    return a, b, fast.counts, full.counts
+
+
+def assert_same(pieces: list[str]) -> None:
+    a, b, ca, cb = both(pieces)
+    assert a == b
+    assert ca == cb and list(ca) == list(cb)
+
+
+def test_line_without_anchor_is_not_hot():
+    text = "first line\n" + nccl(9) + "\n" + nccl(10) + "\n" + "x" * 80 + "\n"
+    runs = hot_runs(text, scan_anchors(text, hs.Scratch(ANCHORS)))
+    hot = gather(text, runs)
+    assert nccl(9) not in hot and nccl(10) not in hot
+    assert hot.startswith("first line\n") and hot.endswith("x" * 80 + "\n")
+
+
+def test_anchor_lines_are_hot():
+    lines = [nccl(i) for i in range(40)]
+    lines[20] = "export HF_TOKEN=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"
+    lines[30] = nccl(30) + " peer 10.1.2.3<0>"
+    text = "\n".join(lines) + "\n"
+    hot = gather(text, hot_runs(text, scan_anchors(text, hs.Scratch(ANCHORS))))
+    assert lines[20] in hot and lines[30] in hot
+    assert lines[25] not in hot
+
+
+def test_scatter_puts_runs_back():
+    text = "a\nb\nc\nd\ne"
+    runs = [(0, 2), (4, 6), (8, 9)]
+    assert gather(text, runs) == "a\nc\ne"
+    assert scatter(text, runs, "A\nC\nE") == "A\nb\nC\nd\nE"
+
+
+def test_nccl_lines_untouched_but_for_their_host():
+    text = "\n".join(nccl(i) for i in range(64)) + "\n"
+    out = Masker().mask(text)
+    assert "gpu-node" not in out
+    assert out.count("NCCL INFO Channel") == 64
+    assert_same([text])
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # name learned late in the piece: earlier lines get it too, as with the full passes
+        [nccl(1), "ssh alice@login7 uptime", nccl(2), "MASTER_ADDR=gpu-node-000", "done alice"],
+        # a `- name:` key whose `value:` line comes after an NCCL line: no pair either way
+        ["- name: DB_PASSWORD", nccl(3), "  value: Hunter2Hunter2"],
+        ["- name: DB_PASSWORD", "  value: Hunter2Hunter2", nccl(3)],
+        # .netrc looks back 256 characters for `machine `, /u/ 200 characters for `://`
+        ["machine git.acme.internal", *[nccl(i) for i in range(5)], "password Zk9sR2xl-X3Rva2Vu"],
+        ["machine git.acme.internal", nccl(1), "password Zk9sR2xl-X3Rva2Vu"],
+        # the look-back window starts before a hot line that sits just above the key
+        ["machine git.acme.internal", *[nccl(i) for i in range(3)], "node7.cluster.local:1:2 [0] NCCL INFO x", "password Zk9sR2xl-X3Rva2Vu"],
+        ["see https://x.io", *[nccl(i) for i in range(2)], "node7.cluster.local:1:2 [0] NCCL INFO x", "cd /u/alice/run"],
+        ["see https://x.io", *[nccl(i) for i in range(3)], "cd /u/alice/run"],
+        ["see https://x.io", nccl(1), "cd /u/alice/run"],
+        # a dotted quad after `(` on a long line reads `==` anywhere before it
+        ["pkg==10.1.2.3", *[nccl(i) for i in range(8)], "x" * 600 + " (10.1.2.3)"],
+        # hosts that are not learnable, or not line-leading, keep the leftover scan
+        ["gpu:1:2 [0] NCCL INFO a", nccl(4)],
+        [nccl(5), "wrapped " + nccl(6)],
+        ["node7.cluster.local:10:11 [0] NCCL INFO Bootstrap", nccl(7)],
+        # a user name that is also a prefix host
+        ["USER=gpu-node-000", nccl(1)],
+        # non-ASCII and control characters make a line hot
+        [nccl(1) + " é", nccl(2) + " \x1c", nccl(3)],
+    ],
+)
+def test_prefiltered_equals_full_passes(lines):
+    text = "\n".join(lines) + "\n"
+    assert_same([text])
+    assert_same([line + "\n" for line in lines])  # each line its own piece
+
+
+def test_anchor_at_piece_edges_and_random_cuts():
+    rng = random.Random(5)
+    specials = [
+        "export HF_TOKEN=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",
+        "alice@gpu-node-002:~/llm$ torchrun train.py",
+        "[c10d] connect to [gpu-node-003]:29500 failed",
+        "Bootstrap : Using ib0:10.16.0.10<0>",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "QUJDREVGR0g=",
+        "-----END RSA PRIVATE KEY-----",
+        "data:",
+        "  token: QUJDREVGR0g=",
+        "wandb: Currently logged in as: bob (acme)",
+    ]
+    for _ in range(30):
+        lines = [nccl(rng.randrange(64)) if rng.random() < 0.8 else rng.choice(specials) for _ in range(200)]
+        cuts = sorted(rng.sample(range(1, len(lines)), 6))
+        pieces, last = [], 0
+        for cut in [*cuts, len(lines)]:
+            pieces.append("".join(line + "\n" for line in lines[last:cut]))
+            last = cut
+        assert_same(pieces)
+
+
+def test_name_scanner_finds_what_the_regex_finds():
+    rng = random.Random(3)
+    alphabet = "ab-.<:x1 "
+    for _ in range(300):
+        names = {"".join(rng.choice("ab1-") for _ in range(rng.randrange(3, 6))) for _ in range(4)}
+        names = {n for n in names if n[0].isalnum()}
+        if not names:
+            continue
+        text = "".join(rng.choice([*alphabet, *names]) for _ in range(60))
+        state = LogState()
+        state.hosts.update(dict.fromkeys(names))
+        expected = mask_learned_names(text, state)
+        scanner = NameScanner()
+        scanner.update(names)
+        found = scanner.find(text, cap=10_000)
+        placeholders = {name: state.table.placeholder_of(name) for _, _, name in found}
+        out, pos = [], 0
+        for start, end, name in found:
+            out += [text[pos:start], placeholders[name] or "?"]
+            pos = end
+        out.append(text[pos:])
+        assert "".join(out) == expected
