@@ -101,16 +101,12 @@ def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
     parts = []
     for sig in sigs:
         pattern = sig.pattern
-        if _BACKREFERENCE.search(pattern):
+        flag, body = ("i", pattern[4:]) if pattern.startswith("(?i)") else ("", pattern)
+        # Other inline flags would reach past their own alternative (the regex module applies
+        # a global flag to the whole pattern wherever it stands).
+        if _BACKREFERENCE.search(body) or _INLINE_FLAGS.search(body):
             return None
-        if pattern.startswith("(?i)"):
-            parts.append(f"(?i:{pattern[4:]})")
-        elif pattern.startswith("(?"):
-            if _INLINE_FLAGS.match(pattern):
-                return None
-            parts.append(f"(?:{pattern})")
-        else:
-            parts.append(f"(?:{pattern})")
+        parts.append(f"(?{flag}:{body})")
     try:
         return regex.compile("|".join(parts))
     except regex.error:

@@ -125,6 +125,8 @@ def test_any_of_leaves_out_backreferences():
     assert _any_of((_Sig(r"(\w+) and \1"), _Sig(r"(?i)plain"))) is None
     assert _any_of((_Sig(r"(?P<t>\d) (?P=t)"), _Sig(r"plain"))) is None
     assert _any_of((_Sig(r"(?i)one"),)) is None  # a single signature is searched as it is
+    assert _any_of((_Sig(r"(?i)one(?s)two"), _Sig(r"plain"))) is None  # a flag mid-pattern
+    assert _any_of((_Sig(r"(?m)^x"), _Sig(r"plain"))) is None
     combined = _any_of((_Sig(r"(?i)plain"), _Sig(r"other \d+")))
     assert combined is not None and combined.search("PLAIN") and combined.search("other 12")
     assert not combined.search("other x")
