@@ -84,6 +84,8 @@ PERSONAL = [
     ("Connect to 2001:db8:85a3::8a2e:370:7334<51817> failed", "2001:db8:85a3::8a2e:370:7334", "IPV6"),
     ("mlx5_0  1  0  fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c  v1  ens1f0", "fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c", "IPV6"),
     ("eth0  UP  fe80::8e1c:daff:fe3f:71a2/64", "fe80::8e1c:daff:fe3f:71a2", "IPV6"),
+    ("peer 2001:db8:85a3:0:0:8a2e:370:7334 unreachable", "2001:db8:85a3:0:0:8a2e:370:7334", "IPV6"),
+    ("bind fe80:0:0:0:a00:27ff:fe4e:66a1%eth0 failed", "a00:27ff:fe4e:66a1", "IPV6"),
     ("curl: (6) Could not resolve host: artifacts.corp.acme.internal", "artifacts.corp.acme.internal", "HOST"),
     ("host      : gpu-a100-12.corp.example.com", "gpu-a100-12.corp.example.com", "HOST"),
     ("MASTER_ADDR=gpu-node-07 MASTER_PORT=29500", "gpu-node-07", "HOST"),
@@ -144,6 +146,7 @@ DECOYS = [
     "[default1]:2023-10-02 08:01:13,553 INFO rank 1 using cuda:0",
     "  - name: NCCL_DEBUG\n    value: INFO",
     "2024-05-01T10:17:42.123Z step=1200 loss=2.345 lr=1.9e-05 grad_norm=0.98 tokens_per_sec=12345.6",
+    "port WWN 20:00:00:25:b5:00:00:0f, stages 1:2:3:4:5:6:7:8, at 12:34:56:01",
 ]
 
 

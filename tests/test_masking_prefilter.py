@@ -92,6 +92,8 @@ def test_nccl_lines_untouched_but_for_their_host():
         ["node7.cluster.local:10:11 [0] NCCL INFO Bootstrap", nccl(7)],
         # a user name that is also a prefix host
         ["USER=gpu-node-000", nccl(1)],
+        # an address written out with short groups is an anchor on its own
+        [nccl(1), "peer 2001:db8:85a3:0:0:8a2e:370:7334 down", nccl(2)],
         # non-ASCII and control characters make a line hot
         [nccl(1) + " é", nccl(2) + " \x1c", nccl(3)],
     ],

@@ -13,6 +13,7 @@ from bot.masking.edits import Edit
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4_RX = regex.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.[0-9])")
 _H = r"[0-9A-Fa-f]{1,4}"
+_HEX = frozenset("0123456789abcdefABCDEF")
 _V4 = r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}"
 # A form that starts with a group needs a non-word character before it (`G2001:db8::1` is
 # not an address); one that starts with `::` may follow a letter (NCCL's `remoteGids::ffff:`).
@@ -29,6 +30,12 @@ _IPV6_AFTER_IFNAME_RX = regex.compile(
 )
 # Full eight-group form as printed by show_gids / ibv_devinfo (zero-padded groups).
 _IPV6_FULL_RX = re.compile(r":(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){6}(?![\w:])")
+# Eight groups written out with leading zeros dropped (`2001:db8:85a3:0:0:8a2e:370:7334`, as
+# Python's ipaddress `exploded` does not and some tools do). Found from its first colon, so the
+# scan seeks `:` rather than trying every position.
+_IPV6_SHORT_GROUPS_RX = regex.compile(
+    rf":(?<=(?<![\w:.]){_H}:)(?:{_H}:){{6}}{_H}(?:%[A-Za-z0-9_.]{{1,16}})?(?![\w:]|<[A-Z])"
+)
 
 _KEEP_V4 = frozenset(
     ("0.0.0.0", "172.17.0.1", "169.254.169.254", "8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1")
@@ -111,7 +118,7 @@ def _v6_plausible(addr: str, text: str, start: int) -> bool:
 # Well-known prefixes say what kind of address it is (link-local: the wrong GID index;
 # IPv4-mapped: RoCE v2) and identify nobody, so they stay; only the interface identifier or
 # the embedded IPv4 is masked. The embedded IPv4 gets the same <IP-n> as its dotted form.
-_LINK_LOCAL = ("fe80::", "fe80:0000:0000:0000:")
+_LINK_LOCAL = ("fe80::", "fe80:0000:0000:0000:", "fe80:0:0:0:")
 _MAPPED_HEX = "0000:0000:0000:0000:0000:ffff:"
 
 
@@ -154,3 +161,13 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
             continue
         if text[start : m.end()].replace(":", "").strip("0"):
             _v6_edit(text, start, m.end(), edits)
+    for m in _IPV6_SHORT_GROUPS_RX.finditer(text):
+        start = m.start()
+        while start > 0 and start > m.start() - 4 and text[start - 1] in _HEX:
+            start -= 1
+        groups = text[start : m.end()].split("%", 1)[0].split(":")
+        # All four-digit groups: the loop above has it. Groups of at most two digits are a
+        # Fibre Channel WWN or a byte dump (`20:00:00:25:b5:00:00:0f`), not an address.
+        if all(len(g) == 4 for g in groups) or max(map(len, groups)) < 3 or not "".join(groups).strip("0"):
+            continue
+        _v6_edit(text, start, m.end(), edits)

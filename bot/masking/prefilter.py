@@ -34,7 +34,7 @@ _TOKEN_PREFIXES = (
 _PATTERNS = (
     r"\]:[0-9]",  # hosts.py `[host]:port` (the `]:` gate word)
     r"[a-z0-9]{6}\.[a-z0-9]{16}",  # vendor.py kubeadm bootstrap tokens
-    r"[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){7}",  # addresses.py full eight-group IPv6
+    r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}",  # addresses.py eight-group IPv6, any group width
     r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",  # addresses.py IPv4
     r"==[0-9]",  # addresses.py looks for `==<version>` anywhere before an address
     r"[A-Za-z0-9+/]==",  # vendor.py Azure storage keys
