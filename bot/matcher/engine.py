@@ -259,12 +259,18 @@ class Scan:
                 line_no += count(b"\n", pos, start)
                 pos = start
                 self._line(line_no + 1, chunk, start, stop, plan)
-            world_at = WORLD_SIZE_AT.match
-            observe_world_size = self.facts.observe_world_size
-            for _, at in world_hits:
-                found = world_at(chunk, at)
-                if found:
-                    observe_world_size(int(found[1] or found[2] or found[3]))
+            if world_hits:
+                # The largest stated size is all that counts: keep it here, tell the facts once.
+                world_at = WORLD_SIZE_AT.match
+                largest = 0
+                for _, at in world_hits:
+                    found = world_at(chunk, at)
+                    if found:
+                        size = int(found[found.lastindex])
+                        if largest < size <= 1_000_000:
+                            largest = size
+                if largest:
+                    self.facts.observe_world_size(largest)
         else:
             observe_world_size = self.facts.observe_world_size
             for start, stop, probes in _every_line(chunk, end, m._probe_words):
