@@ -85,6 +85,8 @@ PERSONAL = [
     ("mlx5_0  1  0  fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c  v1  ens1f0", "fe80:0000:0000:0000:0e42:a1ff:fe9b:6d2c", "IPV6"),
     ("eth0  UP  fe80::8e1c:daff:fe3f:71a2/64", "fe80::8e1c:daff:fe3f:71a2", "IPV6"),
     ("peer 2001:db8:85a3:0:0:8a2e:370:7334 unreachable", "2001:db8:85a3:0:0:8a2e:370:7334", "IPV6"),
+    ("open /home/müller/run/train.py failed", "müller", "USER"),
+    ("File \"C:\\Users\\Jürgen\\AppData\\Local\\x.py\", line 3", "Jürgen", "USER"),
     ("bind fe80:0:0:0:a00:27ff:fe4e:66a1%eth0 failed", "a00:27ff:fe4e:66a1", "IPV6"),
     ("curl: (6) Could not resolve host: artifacts.corp.acme.internal", "artifacts.corp.acme.internal", "HOST"),
     ("host      : gpu-a100-12.corp.example.com", "gpu-a100-12.corp.example.com", "HOST"),

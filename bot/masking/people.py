@@ -71,7 +71,8 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
 
 # The directory after a home-like segment is a user name: /home/alice, /Users/alice,
 # /scratch/alice, /gpfs/.../home/alice, C:\Users\alice (also JSON-escaped backslashes).
-_USER_TAIL = r"(?P<user>[A-Za-z_][A-Za-z0-9_.-]{0,31})(?![A-Za-z0-9_-])"
+# Letters are Unicode letters: an ASCII-only name class stopped at `ü` and left `/home/<USER-1>üller`.
+_USER_TAIL = r"(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])"
 # One pattern per segment, each led by its literal, run only when the anchor scan saw it.
 _HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
 _HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
