@@ -86,6 +86,12 @@ PERSONAL = [
     ("eth0  UP  fe80::8e1c:daff:fe3f:71a2/64", "fe80::8e1c:daff:fe3f:71a2", "IPV6"),
     ("peer 2001:db8:85a3:0:0:8a2e:370:7334 unreachable", "2001:db8:85a3:0:0:8a2e:370:7334", "IPV6"),
     ("open /home/müller/run/train.py failed", "müller", "USER"),
+    ("Connecting to alice@10.0.0.12:22", "alice", "USER"),
+    ("sbatch: error: Batch job submission failed for user bob (uid=10234)", "bob", "USER"),
+    ("pam_unix(sshd:session): session opened for user carol(uid=1001) by (uid=0)", "carol", "USER"),
+    ("Failed password for invalid user dave from 10.1.2.3 port 22 ssh2", "dave", "USER"),
+    ("Accepted publickey for erin from 10.1.2.4 port 5555 ssh2", "erin", "USER"),
+    ("Invalid user frank from 10.1.2.5 port 4444", "frank", "USER"),
     ("File \"C:\\Users\\Jürgen\\AppData\\Local\\x.py\", line 3", "Jürgen", "USER"),
     ("bind fe80:0:0:0:a00:27ff:fe4e:66a1%eth0 failed", "a00:27ff:fe4e:66a1", "IPV6"),
     ("curl: (6) Could not resolve host: artifacts.corp.acme.internal", "artifacts.corp.acme.internal", "HOST"),
@@ -149,6 +155,7 @@ DECOYS = [
     "  - name: NCCL_DEBUG\n    value: INFO",
     "2024-05-01T10:17:42.123Z step=1200 loss=2.345 lr=1.9e-05 grad_norm=0.98 tokens_per_sec=12345.6",
     "port WWN 20:00:00:25:b5:00:00:0f, stages 1:2:3:4:5:6:7:8, at 12:34:56:01",
+    "hooks for user defined functions only; pip install torch@1.13.1",
 ]
 
 

@@ -39,6 +39,7 @@ _USER_AT_HOST_RX = regex.compile(
     r"(?<![\w.@/+%-])(?P<user>[a-z_][a-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252})"
     r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
 )
+_DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
 
 
@@ -48,11 +49,13 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         return
     for m in _USER_AT_HOST_RX.finditer(text):
         after = m.group("after")
-        if after is None:
+        # `alice@10.0.0.12:22`: an account at a machine's address, whatever follows it.
+        at_address = _DOTTED_QUAD.fullmatch(m.group("host")) is not None
+        if after is None and not at_address:
             continue
         start = m.start()
         lead = line_start(text, start, 256)
-        prompt = after.startswith((":~", ":/", "]", "'s")) or (
+        prompt = at_address or after.startswith((":~", ":/", "]", "'s")) or (
             start > lead and text[start - 1] == "["
         )
         if not prompt:
@@ -81,7 +84,8 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
-PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ")
+PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ", "invalid user ", "password for ",
+                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -130,8 +134,21 @@ _WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
 _WANDB_PATHS = frozenset(
     ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
 )
-# Database errors name the account: FATAL: password authentication failed for user "alice".
-_FOR_USER_RX = re.compile(r"""for user ["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']""")
+# Database errors name the account: FATAL: password authentication failed for user "alice";
+# PAM, Slurm and sudo leave it bare: `session opened for user bob(uid=1000)`,
+# `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
+_FOR_USER_RX = re.compile(
+    r"""for user (?:["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']"""
+    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid=|\s+from\s|[,;]|\s*$))""",
+    re.MULTILINE,
+)
+# sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
+_SSHD_USER_RX = re.compile(
+    r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
+    r" for(?: invalid user)?) (?P<user>[^\W\d][\w.-]{0,31}) from "
+)
+_SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
+               "none for ", "hostbased for ")  # fmt: skip
 
 
 def find_named_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -151,8 +168,17 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 state.learn_user(name)
     if "for user " in present:
         for m in _FOR_USER_RX.finditer(text):
-            name = m.group("user")
+            group = "user" if m.group("user") is not None else "bare"
+            name = m.group(group)
             if name.lower() not in TECHNICAL_USERS and "@" not in name:
+                edits.append((m.start(group), m.end(group), "user", name))
+                if group == "bare":
+                    state.learn_user(name)  # an account name, as in a home path
+    if any(w in present for w in _SSHD_WORDS):
+        for m in _SSHD_USER_RX.finditer(text):
+            name = m.group("user")
+            if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
+                state.learn_user(name)
 
 
