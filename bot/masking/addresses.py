@@ -166,8 +166,9 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
         while start > 0 and start > m.start() - 4 and text[start - 1] in _HEX:
             start -= 1
         groups = text[start : m.end()].split("%", 1)[0].split(":")
-        # All four-digit groups: the loop above has it. Groups of at most two digits are a
-        # Fibre Channel WWN or a byte dump (`20:00:00:25:b5:00:00:0f`), not an address.
-        if all(len(g) == 4 for g in groups) or max(map(len, groups)) < 3 or not "".join(groups).strip("0"):
+        # All four-digit groups: the loop above has it. Without a middle group of three or more
+        # digits it is a Fibre Channel WWN or a byte dump (`20:00:00:25:b5:00:00:0f`), not an
+        # address (and the masking prefilter's anchor for it is such a group between colons).
+        if all(len(g) == 4 for g in groups) or max(map(len, groups[1:7])) < 3 or not "".join(groups).strip("0"):
             continue
         _v6_edit(text, start, m.end(), edits)
