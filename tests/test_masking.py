@@ -92,6 +92,9 @@ PERSONAL = [
     ("Failed password for invalid user dave from 10.1.2.3 port 22 ssh2", "dave", "USER"),
     ("Accepted publickey for erin from 10.1.2.4 port 5555 ssh2", "erin", "USER"),
     ("Invalid user frank from 10.1.2.5 port 4444", "frank", "USER"),
+    ("PGPASSWORD='x9!' psql -h db -U leo -d runs", "leo", "USER"),
+    ("pg_dump -U mona mydb > dump.sql", "mona", "USER"),
+    ("mysql -u nico -pS3cretPass experiments", "nico", "USER"),
     ("File \"C:\\Users\\Jürgen\\AppData\\Local\\x.py\", line 3", "Jürgen", "USER"),
     ("bind fe80:0:0:0:a00:27ff:fe4e:66a1%eth0 failed", "a00:27ff:fe4e:66a1", "IPV6"),
     ("curl: (6) Could not resolve host: artifacts.corp.acme.internal", "artifacts.corp.acme.internal", "HOST"),
@@ -156,6 +159,7 @@ DECOYS = [
     "2024-05-01T10:17:42.123Z step=1200 loss=2.345 lr=1.9e-05 grad_norm=0.98 tokens_per_sec=12345.6",
     "port WWN 20:00:00:25:b5:00:00:0f, stages 1:2:3:4:5:6:7:8, at 12:34:56:01",
     "hooks for user defined functions only; pip install torch@1.13.1",
+    "psql -U postgres -d runs; mysql -u root -p",
 ]
 
 

@@ -45,9 +45,14 @@ def _unquote(m: re.Match[str]) -> tuple[int, int, str]:
     return start, end, value
 
 
-# word that must occur in the line -> its `-u user[:password]` option
-_USER_RULES = {"login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER}
-COMMAND_WORDS = (*_RULES, "curl", "wget")
+_PG_USER = re.compile(r"(?<=\s)-U[ \t]*" + _ARG)
+
+# word that must occur in the line -> its `-u user[:password]` option (`-U user` for PostgreSQL)
+_USER_RULES = {
+    "login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER, "mysql": _LOGIN_USER,
+    "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
+}  # fmt: skip
+COMMAND_WORDS = tuple(dict.fromkeys((*_RULES, *_USER_RULES)))
 
 
 def find_command_credentials(
