@@ -49,6 +49,10 @@ ANSWER_KEYS = (
 )
 STACKS = ("pytorch", "hf_trainer", "deepspeed", "megatron", "vllm", "lightning", "accelerate")
 
+# libyaml's parser when PyYAML was built with it: the same documents, ten times faster
+# (0.7 s -> 0.06 s for the knowledge base, most of a CLI run's start-up).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 _TOP_FIELDS = (
     "id", "title", "category", "severity", "tags", "systems", "summary", "root_cause",
     "mechanism", "symptoms", "fix", "verify", "confirm", "answers", "code", "related",
@@ -487,7 +491,7 @@ def load_rulebook(
     rules: list[Rule] = []
     for path in files:
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             problems.append(f"{path}: (file): cannot be read as YAML: {exc}".replace("\n", " "))
             continue
