@@ -1,7 +1,8 @@
-"""Compiled Hyperscan databases, kept on disk so a process starts in milliseconds, not seconds.
+"""Compiled rule artefacts kept on disk, so a process starts in a fraction of a second.
 
 Compiling the knowledge base's ~500 line conditions takes Hyperscan about 4 s; loading the
-serialized database takes a few milliseconds. `denpex diagnose` on a laptop and every bot
+serialized database takes a few milliseconds. Deriving the literals every signature's regex
+requires (prefilter.required_literals) takes 0.4 s more; those are kept too. `denpex diagnose` on a laptop and every bot
 replica would otherwise pay the 4 s on each start. The cache key is a hash of everything the
 database depends on (expressions, ids, flags, mode, Hyperscan's version, the machine), so an
 edited rule or an upgraded library simply misses; a file that fails to load (another CPU,
@@ -15,9 +16,11 @@ the database is compiled in memory and nothing else changes.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import hyperscan
@@ -55,6 +58,33 @@ def block_database(expressions: list[tuple[int, str]], flags: int) -> hyperscan.
     )
     _store(path, hyperscan.dumpb(database))
     return database
+
+
+def derived_literals(
+    patterns: Iterable[str], derive: Callable[[str], frozenset[str] | None], version: str
+) -> dict[str, frozenset[str] | None]:
+    """`derive(p)` for every pattern, read from the cache where an earlier run stored it.
+
+    `version` names the derivation (a hash of its code): another version reads another file,
+    so a changed derivation never reuses an old answer.
+    """
+    path = cache_dir() / f"literals-{version}.json"
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        known = {p: (frozenset(v) if v is not None else None) for p, v in stored.items()}
+    except Exception:  # absent, unreadable or not ours: derive everything
+        known = {}
+    out: dict[str, frozenset[str] | None] = {}
+    fresh = False
+    for pattern in patterns:
+        if pattern not in known:
+            known[pattern] = derive(pattern)
+            fresh = True
+        out[pattern] = known[pattern]
+    if fresh:
+        data = {p: (sorted(v) if v is not None else None) for p, v in known.items()}
+        _store(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+    return out
 
 
 def _ignore(*_args: object) -> None:
@@ -98,7 +128,8 @@ def _store(path: Path, data: bytes) -> None:
 
 
 def _prune(directory: Path, keep: Path) -> None:
-    files = sorted(directory.glob("*" + _SUFFIX), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in files[_KEEP:]:
-        if old != keep:
-            old.unlink(missing_ok=True)
+    for pattern in ("*" + _SUFFIX, "literals-*.json"):
+        files = sorted(directory.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files[_KEEP:]:
+            if old != keep:
+                old.unlink(missing_ok=True)

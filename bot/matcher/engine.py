@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 import regex
 
+from bot.matcher.dbcache import derived_literals
 from bot.matcher.lines import LineFacts, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
-from bot.matcher.prefilter import Condition, Prefilter, required_literals
+from bot.matcher.prefilter import DERIVATION_VERSION, Condition, Prefilter, required_literals
 from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import PROBE_KEYWORDS, WORLD_KEYWORDS, WORLD_SIZE_AT, LogFacts
 from bot.matcher.verdict import decide
@@ -137,9 +138,12 @@ class Matcher:
         # at least as selective, one of those. Signatures with equal conditions share one.
         owners: dict[Condition, list[tuple[str, int] | str]] = {}
         self._derived: dict[str, tuple[frozenset[str] | None, ...]] = {}
+        required = derived_literals(
+            (sig.pattern for rule in rulebook for sig in rule.signatures), required_literals, DERIVATION_VERSION
+        )
         for rule in rulebook:
             gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
-            derived = tuple(_useful_literals(sig.pattern, gate) for sig in rule.signatures)
+            derived = tuple(_useful_literals(required[sig.pattern], gate) for sig in rule.signatures)
             self._derived[rule.id] = derived
             if not gate:
                 continue  # a rule without keywords has no gate to pass: it never runs
@@ -204,10 +208,9 @@ class Matcher:
         return scan.finish()
 
 
-def _useful_literals(pattern: str, gate: frozenset[str]) -> frozenset[str] | None:
-    """A signature's required literals, when they are at least as selective as its rule's
+def _useful_literals(req: frozenset[str] | None, gate: frozenset[str]) -> frozenset[str] | None:
+    """A signature's required literals `req`, when they are at least as selective as its rule's
     keywords (longer literals are rarer); else None, and the keywords alone gate it."""
-    req = required_literals(pattern)
     if req is None or _selectivity(req) < _selectivity(gate):
         return None
     return req

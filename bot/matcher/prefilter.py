@@ -24,15 +24,21 @@ time, no backtracking): over the 100 MB benchmark log it takes about 0.1 s of CP
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import hyperscan
+import regex
 from regex import _regex_core as _rc
 
 from bot.matcher.dbcache import block_database
 
+# What the derivation below is, for the on-disk memo of its answers (dbcache.derived_literals):
+# this file's bytes and the regex package's version, whose parser it walks.
+DERIVATION_VERSION = hashlib.sha256(Path(__file__).read_bytes() + regex.__version__.encode()).hexdigest()[:16]
 # A derived literal shorter than this is too common to be worth it: the keywords gate instead.
 MIN_LITERAL = 4
 # Caps on the sets of strings tracked while deriving (an alternation of 200 model names is fine
@@ -402,4 +408,4 @@ class _LineGrouper:
         return self._out
 
 
-__all__ = ["MIN_LITERAL", "Condition", "Prefilter", "required_literals"]
+__all__ = ["DERIVATION_VERSION", "MIN_LITERAL", "Condition", "Prefilter", "required_literals"]

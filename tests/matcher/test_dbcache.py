@@ -68,3 +68,37 @@ def test_default_location_follows_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("DENPEX_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert dbcache.cache_dir() == tmp_path / "denpex"
+
+
+def _counting(calls: list[str]):
+    from bot.matcher.prefilter import required_literals
+
+    def derive(pattern: str):
+        calls.append(pattern)
+        return required_literals(pattern)
+
+    return derive
+
+
+def test_derived_literals_are_kept_per_derivation_version(cache):
+    patterns = [r"Watchdog caught collective operation timeout", r"(?i)got completion from peer", r"\d+"]
+    calls: list[str] = []
+    first = dbcache.derived_literals(patterns, _counting(calls), "v1")
+    assert first[patterns[0]] == frozenset({"watchdog caught collective operation timeout"})
+    assert first[patterns[2]] is None
+    assert len(calls) == 3
+    again = dbcache.derived_literals(patterns, _counting(calls), "v1")
+    assert again == first and len(calls) == 3  # all read back, none derived
+    dbcache.derived_literals([*patterns, "new literal here"], _counting(calls), "v1")
+    assert calls[3:] == ["new literal here"]  # only the new pattern
+    dbcache.derived_literals(patterns, _counting(calls), "v2")
+    assert len(calls) == 7  # another derivation version shares nothing
+
+
+def test_derived_literals_survive_a_corrupt_file(cache):
+    calls: list[str] = []
+    dbcache.derived_literals(["abcdef"], _counting(calls), "v1")
+    (path,) = cache.glob("literals-*.json")
+    path.write_text("{not json")
+    assert dbcache.derived_literals(["abcdef"], _counting(calls), "v1") == {"abcdef": frozenset({"abcdef"})}
+    assert len(calls) == 2
