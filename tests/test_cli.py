@@ -112,3 +112,51 @@ def test_rules_lint_and_test_pass():
     assert lint.returncode == 0, lint.stderr.decode()[-2000:]
     test = denpex("rules", "test")
     assert test.returncode == 0, test.stdout.decode()[-3000:]
+
+
+def test_rules_test_checks_examples_as_diagnose_sees_them(tmp_path):
+    """A pattern spelling out an address passes on the raw example but matches nothing once
+    masking has made the address a placeholder: `rules test` says so."""
+    from tests.matcher.rulefactory import rule_doc, sig, write_rules
+
+    literal_ip = rule_doc(
+        "redis-down", "storage",
+        {"keywords": ["connection refused"], "signatures": [sig("s", r"10\.1\.2\.3:6379\. Connection refused", 0.9)]},
+        ["masked-ok", "quota"],
+        examples={
+            "match": [
+                {"name": "raw address", "log": "Error 111 connecting to 10.1.2.3:6379. Connection refused.\n"},
+                {"name": "again", "log": "redis: Error 111 connecting to 10.1.2.3:6379. Connection refused.\n"},
+            ],
+            "near_miss": [{"name": "other port", "log": "10.1.2.3:6380. Connection refused.\n", "why": "not redis"}],
+        },
+    )
+    any_address = rule_doc(
+        "masked-ok", "storage",
+        {"keywords": ["broken pipe"], "signatures": [sig("s", r"\S+:6379\. Broken pipe", 0.9)]},
+        ["redis-down", "quota"],
+        examples={
+            "match": [
+                {"name": "any address", "log": "Error 32 writing to 10.1.2.3:6379. Broken pipe.\n"},
+                {"name": "a host", "log": "Error 32 writing to cache.acme.internal:6379. Broken pipe.\n"},
+            ],
+            "near_miss": [{"name": "other port", "log": "10.1.2.3:6380. Broken pipe.\n", "why": "not redis"}],
+        },
+    )
+    quota = rule_doc(
+        "quota", "storage",
+        {"keywords": ["disk quota exceeded"], "signatures": [sig("s", r"Disk quota exceeded", 0.9)]},
+        ["redis-down", "masked-ok"],
+        examples={
+            "match": [{"name": "a", "log": "OSError: [Errno 122] Disk quota exceeded\n"}, {"name": "b", "log": "Disk quota exceeded\n"}],
+            "near_miss": [{"name": "c", "log": "quota: 10% used\n", "why": "fine"}],
+        },
+    )
+    rules = write_rules(tmp_path, [literal_ip, any_address, quota])
+    out = denpex("rules", "test", "--rules-dir", str(rules))
+    text = out.stdout.decode()
+    assert out.returncode == 1, text
+    assert "FAIL redis-down [match] raw address: after masking, as `denpex diagnose` sees it: no match" in text
+    assert "FAIL redis-down [match] again: after masking" in text
+    assert "masked-ok" not in text
+    assert "7 passed, 2 failed" in text

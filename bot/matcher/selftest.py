@@ -3,11 +3,14 @@
 A positive example must diagnose as its rule (root cause first), with the initiating rank and
 collateral the example states; a near-miss must not produce that rule as a cause (collateral is fine). Each example runs
 with and without the prefilter, which must agree (a keyword list that misses what a regex
-matches is a bug in the rule).
+matches is a bug in the rule). Given `prepare` (the CLI passes masking), each example is also
+checked as `denpex diagnose` sees it: a pattern that spells out an address or a user name
+passes on the raw example and matches nothing once they are placeholders.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.matcher.engine import Matcher
@@ -30,32 +33,48 @@ def _comparable(d: Diagnosis) -> dict:
     return out
 
 
-def check_example(matcher: Matcher, naive: Matcher, rule: Rule, ex: Example, kind: str) -> ExampleResult:
-    d = matcher.diagnose(ex.log)
+def _problem(d: Diagnosis, rule: Rule, ex: Example, kind: str) -> str:
     ids = [m.id for m in d.matches]
-    problem = ""
     if kind == "match":
         if not ids:
-            problem = f"no match (unmatched line: {d.unmatched!r})"
-        elif ids[0] != rule.id:
-            problem = f"root cause is {ids[0]!r}, expected {rule.id!r} (all: {ids})"
-        elif ex.initiating_rank is not None and d.initiating_rank != ex.initiating_rank:
-            problem = f"initiating rank {d.initiating_rank}, expected {ex.initiating_rank}"
-        else:
-            coll = {c.id for c in d.collateral}
-            lacking = [c for c in ex.collateral if c not in coll]
-            if lacking:
-                problem = f"expected collateral {lacking} not found (collateral: {sorted(coll)})"
+            return f"no match (unmatched line: {d.unmatched!r})"
+        if ids[0] != rule.id:
+            return f"root cause is {ids[0]!r}, expected {rule.id!r} (all: {ids})"
+        if ex.initiating_rank is not None and d.initiating_rank != ex.initiating_rank:
+            return f"initiating rank {d.initiating_rank}, expected {ex.initiating_rank}"
+        coll = {c.id for c in d.collateral}
+        lacking = [c for c in ex.collateral if c not in coll]
+        if lacking:
+            return f"expected collateral {lacking} not found (collateral: {sorted(coll)})"
     elif any(m.id == rule.id and m.role == "root" for m in d.matches):
         # A near-miss may show the rule as collateral of something else; it must never be
         # offered as a cause.
-        problem = f"near-miss diagnosed as {rule.id!r} (matches: {ids})"
+        return f"near-miss diagnosed as {rule.id!r} (matches: {ids})"
+    return ""
+
+
+def check_example(
+    matcher: Matcher,
+    naive: Matcher,
+    rule: Rule,
+    ex: Example,
+    kind: str,
+    prepare: Callable[[str], str] | None = None,
+) -> ExampleResult:
+    d = matcher.diagnose(ex.log)
+    problem = _problem(d, rule, ex, kind)
     if not problem and _comparable(naive.diagnose(ex.log)) != _comparable(d):
         problem = "differs without the prefilter: a keyword is missing from match.keywords"
+    if not problem and prepare is not None:
+        problem = _problem(matcher.diagnose(prepare(ex.log)), rule, ex, kind)
+        if problem:
+            problem = f"after masking, as `denpex diagnose` sees it: {problem}"
     return ExampleResult(rule.id, ex.name, kind, not problem, problem)
 
 
-def run_examples(rulebook: Rulebook, only: set[str] | None = None) -> list[ExampleResult]:
+def run_examples(
+    rulebook: Rulebook, only: set[str] | None = None, prepare: Callable[[str], str] | None = None
+) -> list[ExampleResult]:
     matcher = Matcher(rulebook)
     naive = Matcher(rulebook, prefilter=False)
     results = []
@@ -63,7 +82,7 @@ def run_examples(rulebook: Rulebook, only: set[str] | None = None) -> list[Examp
         if only and rule.id not in only:
             continue
         for ex in rule.examples:
-            results.append(check_example(matcher, naive, rule, ex, "match"))
+            results.append(check_example(matcher, naive, rule, ex, "match", prepare))
         for ex in rule.near_misses:
-            results.append(check_example(matcher, naive, rule, ex, "near_miss"))
+            results.append(check_example(matcher, naive, rule, ex, "near_miss", prepare))
     return results
