@@ -7,8 +7,10 @@ The order of decisions follows how an on-call engineer reads a multi-rank log:
    never win over a specific cause present in the same log.
 3. Among the remaining candidates: the more certain first, then the first to happen.
 4. The initiating rank is where the root cause happened first: by timestamp, else by the
-   rank torchelastic names as the first observed failure, else by the rank missing from a
-   set of timeouts, else by the lowest collective sequence number, else by line order.
+   rank torchelastic names as the first observed failure, else by line order. When only
+   consequences fired (every rank timed out), it is the rank the timeouts point at (torchelastic's
+   first failure, the one rank missing from them, the lowest collective sequence number), or
+   none: a rank that merely timed out like the others did not begin it.
 """
 
 from __future__ import annotations
@@ -75,7 +77,9 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
         lowest = [r for r, s in seqs.items() if s == low]
         if len(lowest) == 1 and len(set(seqs.values())) > 1:
             return lowest[0]
-    return _first_rank(root) if ranks else None
+    # Every rank that shows up timed out (or was torn down) alike: the one that began it left no
+    # trace here. The first such line in the log is a victim, not the initiator.
+    return None
 
 
 def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:
