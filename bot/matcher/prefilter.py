@@ -252,12 +252,16 @@ class Condition:
 
 
 class Prefilter:
-    """One Hyperscan database of line conditions; finds, per line, which conditions it meets.
+    """One Hyperscan database of every condition's literals; finds, per line, which conditions
+    the line meets.
 
-    Each condition compiles to one expression that matches within a line exactly when the line
-    meets it, so the scan reports the lines a rule's signature can match on and nothing else: a
-    keyword that healthy logs print on every line costs no Python at all until a line also holds
-    what the signature needs. Literals listed in `direct` are reported as (index into
+    Each distinct literal is its own plain-literal expression (Hyperscan's literal matchers),
+    and which conditions a line meets is decided here from the set of literals on it, once per
+    distinct set. Expressions that join two literals with a gap (`a[^\\n]*b`) would let
+    Hyperscan report only the qualifying lines, but Vectorscan 5.4.12, the engine in the
+    python-hyperscan wheels, misses some of those matches (this module's property test found
+    one; upstream VectorCamp/vectorscan#382): a missed line is a missed diagnosis, so only
+    literals go to the engine. Literals listed in `direct` are reported as (index into
     `direct`, start offset) for a caller that reads what follows them straight off the chunk
     (the world-size probe).
     """
@@ -265,12 +269,24 @@ class Prefilter:
     def __init__(self, conditions: Iterable[Condition], direct: Iterable[str] = ()):
         self.conditions = list(conditions)
         self.direct = list(direct)
-        n = len(self.conditions)
-        expressions = [(i, e) for i, c in enumerate(self.conditions) for e in _condition_expressions(c)]
+        # A literal spanning lines can never be on one line: it meets nothing.
+        self.words = sorted({w for c in self.conditions for w in (*c.any_of, *(c.and_any_of or ())) if w and "\n" not in w})
+        index = {w: i for i, w in enumerate(self.words)}
+        # For each literal, the conditions whose first side it is; per condition, both sides.
+        self._touches: list[set[int]] = [set() for _ in self.words]
+        self._second: list[frozenset[int] | None] = []
+        for ci, c in enumerate(self.conditions):
+            for w in c.any_of:
+                if w in index:
+                    self._touches[index[w]].add(ci)
+            self._second.append(None if c.and_any_of is None else frozenset(index[w] for w in c.and_any_of if w in index))
+        n = len(self.words)
+        expressions = [(i, _escape(w)) for i, w in enumerate(self.words)]
         expressions += [(n + k, _escape(w)) for k, w in enumerate(self.direct)]
         self._single = [frozenset((i,)) for i in range(n)]
         self._direct_at = tuple(len(w.encode("utf-8")) for w in self.direct)
         self._first_direct = n
+        self._met: dict[frozenset[int], frozenset[int]] = {}
         self._database = block_database(expressions, hyperscan.HS_FLAG_CASELESS) if expressions else None
         # Scratch space belongs to one scan at a time: one per thread that scans.
         self._local = threading.local()
@@ -281,11 +297,25 @@ class Prefilter:
             scratch = self._local.scratch = hyperscan.Scratch(self._database)
         return scratch
 
+    def conditions_met(self, lits: frozenset[int]) -> frozenset[int]:
+        """The conditions a line holding exactly the literals `lits` meets (cached)."""
+        met = self._met.get(lits)
+        if met is None:
+            candidates: set[int] = set()
+            for i in lits:
+                candidates |= self._touches[i]
+            second = self._second
+            met = frozenset(ci for ci in candidates if second[ci] is None or not lits.isdisjoint(second[ci]))  # type: ignore[arg-type]
+            if len(self._met) >= _MET_CACHE_MAX:
+                self._met.clear()  # endlessly new mixes of literals: stay bounded
+            self._met[lits] = met
+        return met
+
     def candidate_lines(
         self, chunk: bytes, end: int | None = None
     ) -> tuple[list[tuple[int, int, frozenset[int]]], list[tuple[int, int]]]:
         """([(line start, line end, indexes of the conditions the line meets)], [(direct
-        literal, start offset)]), both in order of position.
+        literal, start offset)]), both in order of position. Lines meeting none are left out.
 
         `line end` excludes the newline. Only text before `end` is scanned.
         """
@@ -297,61 +327,23 @@ class Prefilter:
         self._database.scan(
             chunk if end == len(chunk) else chunk[:end], match_event_handler=grouped.hit, scratch=self._scratch()
         )
-        return grouped.lines(), grouped.direct
+        cached, conditions_met = self._met.get, self.conditions_met
+        out = []
+        for start, stop, lits in grouped.lines():
+            met = cached(lits)
+            if met is None:
+                met = conditions_met(lits)
+            if met:
+                out.append((start, stop, met))
+        return out, grouped.direct
+
+
+# Distinct literal sets remembered with the conditions they meet.
+_MET_CACHE_MAX = 20_000
 
 
 def _escape(word: str) -> str:
     return "".join(chr(b) if chr(b).isalnum() and b < 128 else f"\\x{b:02x}" for b in word.encode("utf-8"))
-
-
-def _overlapped(a: str, b: str) -> set[str]:
-    """The strings in which `a` and `b` occur overlapping: one inside the other, or a suffix of
-    one the prefix of the other (`grad_norm` and `norm: nan` as `grad_norm: nan`)."""
-    out = set()
-    if b in a:
-        out.add(a)
-    if a in b:
-        out.add(b)
-    for k in range(1, min(len(a), len(b))):
-        if a[-k:] == b[:k]:
-            out.add(a + b[k:])
-        if b[-k:] == a[:k]:
-            out.add(b + a[k:])
-    return out
-
-
-def _alternations(words: Iterable[str]) -> list[str]:
-    """`(?:w1|w2|...)` groups of escaped words, each short enough for Hyperscan's length limit."""
-    groups: list[str] = []
-    current: list[str] = []
-    size = 0
-    for w in sorted(words):
-        e = _escape(w)
-        if current and size + len(e) > _MAX_EXPRESSION // 2:
-            groups.append("(?:" + "|".join(current) + ")")
-            current, size = [], 0
-        current.append(e)
-        size += len(e) + 1
-    if current:
-        groups.append("(?:" + "|".join(current) + ")")
-    return groups
-
-
-def _condition_expressions(c: Condition) -> list[str]:
-    """Expressions (one id) that match inside a line exactly when the line meets `c`: one of
-    `any_of` before one of `and_any_of`, after it, or the two overlapping."""
-    if c.and_any_of is None:
-        return _alternations(c.any_of)
-    out = []
-    for first in _alternations(c.any_of):
-        for second in _alternations(c.and_any_of):
-            out.append(f"{first}[^\\n]*{second}|{second}[^\\n]*{first}")
-    both = {m for a in c.any_of for b in c.and_any_of for m in _overlapped(a, b)}
-    return out + _alternations(both)
-
-
-# Hyperscan refuses longer expressions; a condition with hundreds of literals is split.
-_MAX_EXPRESSION = 8000
 
 
 class _LineGrouper:
