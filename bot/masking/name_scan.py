@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hyperscan as hs
 
+from bot.hyperscan_literal import hyperscan_literal
+
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _BEFORE = _WORD | {"<"}  # never inside one of our placeholders (`<USER-1>`)
 
@@ -33,7 +35,7 @@ class NameScanner:
         if len(names) == len(self._names):
             return  # names are only ever added: the same size is the same set
         self._names = sorted(names)
-        expressions = ["".join(f"\\x{b:02x}" for b in n.encode()).encode() for n in self._names]
+        expressions = [hyperscan_literal(n).encode() for n in self._names]
         db = hs.Database(mode=hs.HS_MODE_BLOCK)
         db.compile(
             expressions=expressions,

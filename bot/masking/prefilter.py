@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import hyperscan as hs
 
+from bot.hyperscan_literal import hyperscan_literal
 from bot.masking.anchors import GATE_ONLY, WORDS
 
 # Literal anchors, matched without regard to case (a superset of the case-sensitive ones).
@@ -55,13 +56,9 @@ _WORDS = tuple(w for w in WORDS if w not in GATE_ONLY)
 CONTEXT_BEFORE = 256
 
 
-def _escaped(literal: str) -> bytes:
-    return "".join(f"\\x{b:02x}" for b in literal.encode()).encode()
-
-
 def _compile() -> hs.Database:
     literals = (*_WORDS, *_TOKEN_PREFIXES, *_BLOCK_LITERALS)
-    expressions = [_escaped(w) for w in literals] + [p.encode() for p in _PATTERNS]
+    expressions = [hyperscan_literal(w).encode() for w in literals] + [p.encode() for p in _PATTERNS]
     flags = [hs.HS_FLAG_CASELESS] * len(literals) + [0] * len(_PATTERNS)
     db = hs.Database(mode=hs.HS_MODE_BLOCK)
     db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=flags)

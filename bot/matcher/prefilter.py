@@ -34,6 +34,7 @@ import hyperscan
 import regex
 from regex import _regex_core as _rc
 
+from bot.hyperscan_literal import hyperscan_literal
 from bot.matcher.dbcache import block_database
 
 # What the derivation below is, for the on-disk memo of its answers (dbcache.derived_literals):
@@ -281,8 +282,8 @@ class Prefilter:
                     self._touches[index[w]].add(ci)
             self._second.append(None if c.and_any_of is None else frozenset(index[w] for w in c.and_any_of if w in index))
         n = len(self.words)
-        expressions = [(i, _escape(w)) for i, w in enumerate(self.words)]
-        expressions += [(n + k, _escape(w)) for k, w in enumerate(self.direct)]
+        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(self.words)]
+        expressions += [(n + k, hyperscan_literal(w)) for k, w in enumerate(self.direct)]
         self._single = [frozenset((i,)) for i in range(n)]
         self._direct_at = tuple(len(w.encode("utf-8")) for w in self.direct)
         self._first_direct = n
@@ -340,10 +341,6 @@ class Prefilter:
 
 # Distinct literal sets remembered with the conditions they meet.
 _MET_CACHE_MAX = 20_000
-
-
-def _escape(word: str) -> str:
-    return "".join(chr(b) if chr(b).isalnum() and b < 128 else f"\\x{b:02x}" for b in word.encode("utf-8"))
 
 
 class _LineGrouper:
