@@ -8,6 +8,7 @@ first hit of each (signature, rank), and the first hit per rank.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -27,6 +28,9 @@ REGEX_TIMEOUT_S = 0.05
 # Matching looks at the head of a line; a megabyte line of tensor dump holds no error text
 # past this point that a signature is written for.
 MAX_LINE_CHARS = 16_384
+# The prefilter samples this much of a log, with every literal in its database, before it
+# settles on the database for the rest (a paste is never resampled: it is one piece).
+LEARN_BYTES = 4 * 1024 * 1024
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -232,31 +236,49 @@ class Scan:
         self.regex_timeouts = 0
         self._carry = b""
         self._started = time.perf_counter()
+        # The prefilter's database for this log: every literal until a sample of the log shows
+        # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
+        self.variant = matcher.prefilter.full if matcher.use_prefilter else None
+        self._sample: Counter[frozenset[int]] | None = Counter() if matcher.use_prefilter else None
 
     def feed(self, data: bytes) -> None:
         """Take the next piece of the log; a trailing partial line waits for the next piece."""
         if not data:
             return
         self.bytes += len(data)
+        start = 0
         if self._carry:
-            data = self._carry + data
-        cut = data.rfind(b"\n") + 1
+            # Finish the carried line on its own: joining it to the whole piece would copy it.
+            nl = data.find(b"\n")
+            if nl < 0:
+                self._carry += data
+                return
+            head = self._carry + data[: nl + 1]
+            self._carry = b""
+            self._process(head, 0, len(head))
+            start = nl + 1
+        cut = data.rfind(b"\n", start) + 1
         if cut == 0:
-            self._carry = data
+            self._carry = data[start:]
             return
         self._carry = data[cut:] if cut < len(data) else b""
-        self._process(data, cut)
+        self._process(data, start, cut)
 
-    def _process(self, chunk: bytes, end: int) -> None:
-        """Match the whole lines of `chunk[:end]` (`end` is just past a newline)."""
+    def _process(self, chunk: bytes, begin: int, end: int) -> None:
+        """Match the whole lines of `chunk[begin:end]` (`begin` is 0 or just past a newline,
+        `end` just past a newline)."""
         m = self.m
         base = self.lines
-        pos, line_no = 0, base
+        pos, line_no = begin, base
         count = chunk.count
         if m.use_prefilter:
             plans = m._plans
             plan_for = m.plan
-            lines, world_hits = m.prefilter.candidate_lines(chunk, end)
+            sample = self._sample
+            lines, world_hits = m.prefilter.candidate_lines(chunk, end, start=begin, variant=self.variant, seen=sample)
+            if sample is not None and self.bytes >= LEARN_BYTES:
+                self.variant = m.prefilter.variant(m.prefilter.choose_dropped(sample))
+                self._sample = None
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)
                 line_no += count(b"\n", pos, start)
@@ -276,7 +298,7 @@ class Scan:
                     self.facts.observe_world_size(largest)
         else:
             observe_world_size = self.facts.observe_world_size
-            for start, stop, probes in _every_line(chunk, end, m._probe_words):
+            for start, stop, probes in _every_line(chunk, begin, end, m._probe_words):
                 line_no += count(b"\n", pos, start)
                 pos = start
                 self._line(line_no + 1, chunk, start, stop, m.naive_plan(probes))
@@ -329,7 +351,7 @@ class Scan:
         if self._carry:
             tail = self._carry + b"\n"
             self._carry = b""
-            self._process(tail, len(tail))
+            self._process(tail, 0, len(tail))
         elapsed = int((time.perf_counter() - self._started) * 1000)
         stats = Stats(bytes=self.bytes, lines=self.lines, elapsed_ms=elapsed, regex_timeouts=self.regex_timeouts)
         return decide(list(self.by_rule.values()), self.facts, stats)
@@ -391,12 +413,11 @@ def _decode(chunk: bytes, start: int, stop: int) -> str:
     return chunk[start : min(stop, start + MAX_LINE_CHARS * 4)].decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
 
 
-def _every_line(chunk: bytes, end: int, probe_words: tuple[tuple[bytes, str], ...]):
+def _every_line(chunk: bytes, start: int, end: int, probe_words: tuple[tuple[bytes, str], ...]):
     """The naive path: every rule's regexes on every line (baseline and equivalence tests).
 
     Probes still go by their keywords: they are part of the verdict, not of the prefilter.
     """
-    start = 0
     while start < end:
         stop = chunk.find(b"\n", start, end)
         if stop < 0:

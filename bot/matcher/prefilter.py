@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,6 +266,14 @@ class Prefilter:
     literals go to the engine. Literals listed in `direct` are reported as (index into
     `direct`, start offset) for a caller that reads what follows them straight off the chunk
     (the world-size probe).
+
+    Every literal reported costs a call into Python, and a healthy log can print one of them on
+    line after line (`NVLS multicast support is not available` in NCCL INFO, where the rule
+    wants `nvls` *and* a failure phrase). A condition with two sides needs only one side in the
+    database: the other can be tested on the few lines the first turns up. `choose_dropped`
+    picks, from what a sample of the log showed, the literals worth leaving out; `variant`
+    gives the database without them. Any choice gives the same lines: a condition is only ever
+    left with one side in the database, and the other side is then tested on the line itself.
     """
 
     def __init__(self, conditions: Iterable[Condition], direct: Iterable[str] = ()):
@@ -273,84 +282,218 @@ class Prefilter:
         # A literal spanning lines can never be on one line: it meets nothing.
         self.words = sorted({w for c in self.conditions for w in (*c.any_of, *(c.and_any_of or ())) if w and "\n" not in w})
         index = {w: i for i, w in enumerate(self.words)}
-        # For each literal, the conditions whose first side it is; per condition, both sides.
+        self._encoded = [w.encode("utf-8") for w in self.words]
+        # Per condition, both sides as literal indexes; per literal, the conditions it is in.
+        self._sides: list[tuple[frozenset[int], frozenset[int] | None]] = []
         self._touches: list[set[int]] = [set() for _ in self.words]
-        self._second: list[frozenset[int] | None] = []
         for ci, c in enumerate(self.conditions):
-            for w in c.any_of:
-                if w in index:
-                    self._touches[index[w]].add(ci)
-            self._second.append(None if c.and_any_of is None else frozenset(index[w] for w in c.and_any_of if w in index))
-        n = len(self.words)
-        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(self.words)]
-        expressions += [(n + k, hyperscan_literal(w)) for k, w in enumerate(self.direct)]
-        self._single = [frozenset((i,)) for i in range(n)]
+            first = frozenset(index[w] for w in c.any_of if w in index)
+            second = None if c.and_any_of is None else frozenset(index[w] for w in c.and_any_of if w in index)
+            self._sides.append((first, second))
+            for i in first | (second or frozenset()):
+                self._touches[i].add(ci)
+        # Literals no choice may leave out: those of one-sided conditions, and any that stands
+        # on both sides of a condition (leaving it out would leave neither side whole).
+        self._pinned = frozenset(
+            i
+            for first, second in self._sides
+            for i in (first if second is None else first & second)
+        )
+        self._single = [frozenset((i,)) for i in range(len(self.words))]
         self._direct_at = tuple(len(w.encode("utf-8")) for w in self.direct)
-        self._first_direct = n
-        self._met: dict[frozenset[int], frozenset[int]] = {}
-        self._database = block_database(expressions, hyperscan.HS_FLAG_CASELESS) if expressions else None
-        # Scratch space belongs to one scan at a time: one per thread that scans.
-        self._local = threading.local()
+        self._first_direct = len(self.words)
+        self._variants: dict[frozenset[int], Variant] = {}
+        self._lock = threading.Lock()
+        self.full = self.variant(frozenset())
 
-    def _scratch(self) -> hyperscan.Scratch:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._database)
-        return scratch
+    def variant(self, dropped: frozenset[int]) -> Variant:
+        """The database without the literals `dropped` (indexes into `words`), built once."""
+        found = self._variants.get(dropped)
+        if found is not None:
+            return found
+        if not self.allows(dropped):
+            raise ValueError("leaving out these literals would leave a condition with no side whole")
+        with self._lock:
+            found = self._variants.get(dropped)
+            if found is None:
+                if len(self._variants) >= _VARIANTS_MAX:
+                    self._variants = {frozenset(): self._variants[frozenset()]}
+                found = self._variants[dropped] = Variant(self, dropped)
+            return found
 
-    def conditions_met(self, lits: frozenset[int]) -> frozenset[int]:
-        """The conditions a line holding exactly the literals `lits` meets (cached)."""
-        met = self._met.get(lits)
-        if met is None:
-            candidates: set[int] = set()
+    def allows(self, dropped: frozenset[int]) -> bool:
+        """Whether a database without `dropped` still finds every line: each condition keeps a
+        side with none of them (one-sided conditions keep their only side)."""
+        return all(
+            first.isdisjoint(dropped) or (second is not None and second.isdisjoint(dropped))
+            for first, second in self._sides
+        )
+
+    def choose_dropped(
+        self, seen: Counter[frozenset[int]], *, hot_lines: int | None = None, reports_per_test: int | None = None
+    ) -> frozenset[int]:
+        """The literals to leave out of the database, given `seen`: how many sampled lines held
+        each set of literals (as `candidate_lines(..., seen=)` counts them).
+
+        A literal goes when it is on many lines and every condition it is in keeps its other
+        side whole in the database, and when the lines on which that other side would then need
+        testing by hand are few against the reports saved. Greedy, most frequent first: a side
+        that stands in for a dropped literal is kept whole from then on.
+        """
+        hot_lines = max(_HOT_LINES if hot_lines is None else hot_lines, 1)
+        reports_per_test = _REPORTS_PER_TEST if reports_per_test is None else reports_per_test
+        on_lines: Counter[int] = Counter()
+        for lits, n in seen.items():
             for i in lits:
-                candidates |= self._touches[i]
-            second = self._second
-            met = frozenset(ci for ci in candidates if second[ci] is None or not lits.isdisjoint(second[ci]))  # type: ignore[arg-type]
-            if len(self._met) >= _MET_CACHE_MAX:
-                self._met.clear()  # endlessly new mixes of literals: stay bounded
-            self._met[lits] = met
-        return met
+                on_lines[i] += n
+        dropped: set[int] = set()
+        kept_whole: set[int] = set(self._pinned)
+        for i, n in sorted(on_lines.items(), key=lambda kv: -kv[1]):
+            if n < hot_lines or i in kept_whole:
+                continue
+            others: list[tuple[frozenset[int], frozenset[int]]] = []  # (own side, other side)
+            ok = True
+            for ci in self._touches[i]:
+                first, second = self._sides[ci]
+                assert second is not None  # one-sided conditions' literals are pinned
+                own, other = (first, second) if i in first else (second, first)
+                if other & dropped:
+                    ok = False
+                    break
+                others.append((own, other))
+            if not ok:
+                continue
+            gone = dropped | {i}
+            to_test = sum(
+                n_lines
+                for lits, n_lines in seen.items()
+                if any(lits & other and not lits & (own - gone) for own, other in others)
+            )
+            if n >= reports_per_test * to_test:
+                dropped.add(i)
+                for _, other in others:
+                    kept_whole |= other
+        return frozenset(dropped)
 
     def candidate_lines(
-        self, chunk: bytes, end: int | None = None
+        self,
+        chunk: bytes,
+        end: int | None = None,
+        *,
+        start: int = 0,
+        variant: Variant | None = None,
+        seen: Counter[frozenset[int]] | None = None,
     ) -> tuple[list[tuple[int, int, frozenset[int]]], list[tuple[int, int]]]:
         """([(line start, line end, indexes of the conditions the line meets)], [(direct
         literal, start offset)]), both in order of position. Lines meeting none are left out.
 
-        `line end` excludes the newline. Only text before `end` is scanned.
+        Only `chunk[start:end]` is scanned (`start` just past a newline, or 0); offsets are
+        into `chunk`, and `line end` excludes the newline. `variant` (default: every literal)
+        is the database to scan with; `seen`, when given, counts each set of literals found on
+        a line, for `choose_dropped`.
         """
-        if self._database is None:
+        variant = variant or self.full
+        if variant.database is None:
             return [], []
         if end is None:
             end = len(chunk)
-        grouped = _LineGrouper(chunk, self._single, self._first_direct, self._direct_at)
-        self._database.scan(
-            chunk if end == len(chunk) else chunk[:end], match_event_handler=grouped.hit, scratch=self._scratch()
-        )
-        cached, conditions_met = self._met.get, self.conditions_met
+        grouped = _LineGrouper(chunk, start, self._single, self._first_direct, self._direct_at)
+        window = chunk if start == 0 and end == len(chunk) else memoryview(chunk)[start:end]
+        variant.database.scan(window, match_event_handler=grouped.hit, scratch=variant.scratch())
+        cached, resolve = variant.met.get, variant.resolve
         out = []
-        for start, stop, lits in grouped.lines():
-            met = cached(lits)
-            if met is None:
-                met = conditions_met(lits)
+        for first, stop, lits in grouped.lines():
+            if seen is not None:
+                seen[lits] += 1
+            entry = cached(lits)
+            if entry is None:
+                entry = resolve(lits)
+            met, to_test = entry
+            if to_test:
+                low = chunk[first:stop].lower()
+                extra = [ci for ci, words in to_test if any(w in low for w in words)]
+                if extra:
+                    met = met.union(extra)
             if met:
-                out.append((start, stop, met))
+                out.append((first, stop, met))
         return out, grouped.direct
 
 
-# Distinct literal sets remembered with the conditions they meet.
+class Variant:
+    """A `Prefilter`'s database without some literals, and what each set of literals the
+    database reports on a line means under it: conditions met for sure, and conditions whose
+    other side must be looked for on the line (it holds a literal left out)."""
+
+    def __init__(self, prefilter: Prefilter, dropped: frozenset[int]):
+        self.dropped = dropped
+        self._p = prefilter
+        words = prefilter.words
+        n = len(words)
+        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(words) if i not in dropped]
+        expressions += [(n + k, hyperscan_literal(w)) for k, w in enumerate(prefilter.direct)]
+        self.database = block_database(expressions, hyperscan.HS_FLAG_CASELESS) if expressions else None
+        # Per distinct set of reported literals: (conditions met, ((condition, literals to look for), ...)).
+        self.met: dict[frozenset[int], tuple[frozenset[int], tuple[tuple[int, tuple[bytes, ...]], ...]]] = {}
+        # Scratch space belongs to one scan at a time: one per thread that scans.
+        self._local = threading.local()
+
+    def scratch(self) -> hyperscan.Scratch:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self.database)
+        return scratch
+
+    def resolve(self, lits: frozenset[int]) -> tuple[frozenset[int], tuple[tuple[int, tuple[bytes, ...]], ...]]:
+        """What a line on which the database reported exactly `lits` means (cached)."""
+        p, dropped = self._p, self.dropped
+        candidates: set[int] = set()
+        for i in lits:
+            candidates |= p._touches[i]
+        met: list[int] = []
+        to_test: list[tuple[int, tuple[bytes, ...]]] = []
+        for ci in sorted(candidates):
+            first, second = p._sides[ci]
+            has_first = not lits.isdisjoint(first)
+            if second is None:
+                if has_first:
+                    met.append(ci)
+                continue
+            has_second = not lits.isdisjoint(second)
+            if has_first and has_second:
+                met.append(ci)
+            elif has_first or has_second:
+                # One side is on the line; the other is absent unless it holds a literal the
+                # database leaves out (only ever one side does).
+                missing = (second if has_first else first) & dropped
+                if missing:
+                    to_test.append((ci, tuple(p._encoded[i] for i in sorted(missing))))
+        entry = (frozenset(met), tuple(to_test))
+        if len(self.met) >= _MET_CACHE_MAX:
+            self.met.clear()  # endlessly new mixes of literals: stay bounded
+        self.met[lits] = entry
+        return entry
+
+
+# Distinct literal sets remembered with the conditions they meet, per variant.
 _MET_CACHE_MAX = 20_000
+# Databases kept per prefilter (each log settles on one; a bound for the odd one out).
+_VARIANTS_MAX = 8
+# A literal is worth leaving out when the sample shows it on at least this many lines, and on at
+# least this many times as many lines as would then need a look by hand (a report into Python
+# costs about a third of lowering a line and testing a few substrings on it).
+_HOT_LINES = 64
+_REPORTS_PER_TEST = 4
 
 
 class _LineGrouper:
-    """Turns expression hits (id, end offset) into lines with the set of conditions each meets."""
+    """Turns expression hits (id, end offset) into lines with the set of literals each holds."""
 
-    __slots__ = ("_chunk", "_cur", "_direct_at", "_first_direct", "_merged", "_out", "_single",
+    __slots__ = ("_base", "_chunk", "_cur", "_direct_at", "_first_direct", "_merged", "_out", "_single",
                  "_start", "_stop", "_unordered", "direct")  # fmt: skip
 
-    def __init__(self, chunk: bytes, single: list[frozenset[int]], first_direct: int, direct_at: tuple[int, ...]):
+    def __init__(self, chunk: bytes, base: int, single: list[frozenset[int]], first_direct: int, direct_at: tuple[int, ...]):
         self._chunk = chunk
+        self._base = base
         self._single = single
         self._first_direct = first_direct
         self._direct_at = direct_at
@@ -362,6 +505,7 @@ class _LineGrouper:
         self.direct: list[tuple[int, int]] = []
 
     def hit(self, idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
+        to += self._base
         if idx >= self._first_direct:
             k = idx - self._first_direct
             self.direct.append((k, to - self._direct_at[k]))
@@ -397,4 +541,4 @@ class _LineGrouper:
         return self._out
 
 
-__all__ = ["DERIVATION_VERSION", "MIN_LITERAL", "Condition", "Prefilter", "required_literals"]
+__all__ = ["DERIVATION_VERSION", "MIN_LITERAL", "Condition", "Prefilter", "Variant", "required_literals"]

@@ -98,6 +98,28 @@ def test_streamed_in_random_pieces_matches_whole(name, log):
         assert comparable(FAST.diagnose_chunks(pieces(data, random.Random(seed)))) == whole, seed
 
 
+def test_every_literal_that_can_leave_the_database_leaves_and_the_diagnosis_stands(monkeypatch):
+    """After its sample a scan settles on a database without the literals the log repeats;
+    here the sample is the first piece and every literal that may go goes, so each condition
+    is decided from one side in the database and the other tested on the line."""
+    from bot.matcher import engine, prefilter
+
+    monkeypatch.setattr(engine, "LEARN_BYTES", 1)
+    monkeypatch.setattr(prefilter, "_HOT_LINES", 1)
+    monkeypatch.setattr(prefilter, "_REPORTS_PER_TEST", 0)
+    rng = random.Random(11)
+    dropped_somewhere = set()
+    for name, log in LOGS:
+        data = log.encode("utf-8", "surrogatepass")
+        scan = FAST.scan()
+        for piece in pieces(data, rng):
+            scan.feed(piece)
+        got = scan.finish()
+        dropped_somewhere |= scan.variant.dropped
+        assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False), name
+    assert len(dropped_somewhere) > 50  # the path under test really ran
+
+
 def test_byte_by_byte_matches_whole():
     name, log = next((n, lg) for n, lg in LOGS if n.startswith("nccl-watchdog-timeout:match"))
     data = log.encode()

@@ -1,7 +1,8 @@
 """The Hyperscan prefilter and the shortcuts built on it give exactly what plain Python would.
 
 - a line meets a condition (one of some words, and one of some others) exactly as substring
-  tests on the lowered line say, overlapping occurrences included;
+  tests on the lowered line say, overlapping occurrences included, whichever literals the
+  database leaves out (as long as every condition keeps a side whole);
 - the world size is read at every `nRanks` / `world_size` wherever it stands, never across lines;
 - one regex per rule ("any of its signatures") finds a match exactly where a signature does;
 - scans from many threads at once (each Slack diagnosis runs in its own) agree with one alone.
@@ -10,8 +11,10 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,9 +33,9 @@ def _meets(line: str, c: Condition) -> bool:
     return c.and_any_of is None or any(w.encode() in low for w in c.and_any_of)
 
 
-def _conditions_by_line(prefilter: Prefilter, text: str) -> dict[int, frozenset[int]]:
+def _conditions_by_line(prefilter: Prefilter, text: str, variant=None) -> dict[int, frozenset[int]]:
     data = text.encode()
-    lines, _ = prefilter.candidate_lines(data)
+    lines, _ = prefilter.candidate_lines(data, variant=variant)
     starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
     number = {s: n for n, s in enumerate(starts)}
     return {number[start]: conds for start, _stop, conds in lines}
@@ -67,6 +70,49 @@ def test_a_line_meets_a_condition_exactly_when_substring_tests_say_so(conds, lin
     for n, text in enumerate(lines):
         want = frozenset(i for i, c in enumerate(conds) if _meets(text, c))
         assert got.get(n, frozenset()) == want, (text, conds)
+
+
+@settings(max_examples=300, deadline=None)
+@given(conditions, st.lists(line, min_size=1, max_size=6), st.lists(words, max_size=6))
+def test_a_database_without_some_literals_finds_the_same_lines(conds, lines, wanted):
+    prefilter = Prefilter(conds)
+    dropped: frozenset[int] = frozenset()
+    for w in wanted:  # as many of the wanted literals as can go with every condition kept whole
+        if w in prefilter.words and prefilter.allows(dropped | {prefilter.words.index(w)}):
+            dropped |= {prefilter.words.index(w)}
+    got = _conditions_by_line(prefilter, "\n".join(lines) + "\n", prefilter.variant(dropped))
+    for n, text in enumerate(lines):
+        want = frozenset(i for i, c in enumerate(conds) if _meets(text, c))
+        assert got.get(n, frozenset()) == want, (text, conds, dropped)
+
+
+@settings(max_examples=200, deadline=None)
+@given(conditions, st.lists(line, min_size=1, max_size=12), st.integers(0, 4))
+def test_the_chosen_literals_always_leave_every_condition_a_whole_side(conds, lines, ratio):
+    prefilter = Prefilter(conds)
+    seen: Counter = Counter()
+    prefilter.candidate_lines(("\n".join(lines) + "\n").encode(), seen=seen)
+    dropped = prefilter.choose_dropped(seen, hot_lines=1, reports_per_test=ratio)
+    assert prefilter.allows(dropped)
+    prefilter.variant(dropped)  # refuses a choice that is not allowed
+
+
+def test_a_healthy_line_printed_over_and_over_leaves_the_database():
+    nvls = Condition(frozenset({"nvls", "multicast"}), frozenset({"failed to bind nvlink sharp (nvls) multicast memory"}))
+    nan = Condition(frozenset({"nan"}))
+    prefilter = Prefilter([nvls, nan])
+    chatter = "".join(f"[rank{r}]:n1:1:1 [0] NCCL INFO NVLS multicast support is not available on dev {r % 8}\n" for r in range(500))
+    failure = "n1:1:1 [0] transport/nvls.cc:163 NCCL WARN Cuda failure 1 'failed to bind NVLink SHARP (NVLS) Multicast memory'\n"
+    seen: Counter = Counter()
+    prefilter.candidate_lines((chatter + "loss: nan\n").encode(), seen=seen)
+    dropped = prefilter.choose_dropped(seen)
+    assert {prefilter.words[i] for i in dropped} == {"nvls", "multicast"}
+    variant = prefilter.variant(dropped)
+    got = _conditions_by_line(prefilter, chatter + failure + "loss: nan\n", variant)
+    assert got == {500: frozenset({0}), 501: frozenset({1})}
+    # A side that stands in for dropped literals is never dropped itself; nor is a one-sided one.
+    with pytest.raises(ValueError):
+        prefilter.variant(frozenset({prefilter.words.index("nan")}))
 
 
 def test_overlapping_occurrences_count_as_both():
