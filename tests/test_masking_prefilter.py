@@ -173,3 +173,53 @@ def test_anchor_scan_finds_what_python_finds(text):
     got: set[int] = set()
     ANCHORS.scan(data, match_event_handler=lambda i, *_: got.add(i), scratch=hs.Scratch(ANCHORS))
     assert want <= got, (text, sorted(want - got))
+
+
+# The prefix split as first written (`(?:X)?` groups, class escapes): the language the cheaper
+# spellings in prefix_hosts must keep.
+_SPLIT_AS_WRITTEN = re.compile(
+    r"(\n(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?)([^\s:\[\]<>|]{1,253})"
+    r"(?=:\d{1,10}:\d{1,10} \[\d{1,4}\] (?:NCCL|[\w./-]{1,128}:\d{1,6} NCCL))"
+)
+_LEADS = ["", "[rank7]", "[local_rank1]", "[default3]", "[r,a.n-k]", "[" + "w" * 32 + "]", "[" + "w" * 33 + "]",
+          "[rank7]<stdout>", "[rank7]<std_out>", "[rank7]<" + "s" * 9 + ">", "[é]", "[rank 7]", "[]"]
+_SEPS = ["", ":", ": ", ":  ", " "]
+_HOSTS = ["gpu-node-001", "gpu_node_2", "h" * 253, "h" * 254, "node.é", "a|b", "n<1", "x\ty", "x\x0by", "x\x0cy", "x\ry", "\u00a0n", "٣", ""]
+_TAILS = [":12:34 [3] NCCL INFO x", ":1234567890:1 [0] NCCL", ":12345678901:1 [0] NCCL",
+          ":1:1234567890 [0] NCCL", ":1:12345678901 [0] NCCL", ":1:2 [12345] NCCL",
+          ":1:2 [1234] NCCL", ":1:2 [3] net_ib.cc:1696 NCCL WARN", ":1:2 [3] " + "f" * 128 + ":1 NCCL",
+          ":1:2 [3] " + "f" * 129 + ":1 NCCL", ":1:2 [3] x.cc:1234567 NCCL", ":٣:2 [3] NCCL", ":1:2 [3]  NCCL",
+          ":1:2 [3] NCCLX", ":1:2 [3]\x0bNCCL", ": [3] NCCL", ""]  # fmt: skip
+_prefix_line = st.tuples(*(st.sampled_from(x) for x in (_LEADS, _SEPS, _HOSTS, _TAILS))).map("".join)
+
+
+def test_prefix_split_is_the_split_as_first_written_on_every_combination():
+    import itertools
+
+    lines = ["".join(parts) for parts in itertools.product(_LEADS, _SEPS, _HOSTS, _TAILS)]
+    _check_prefix_split("\n".join(line for line in lines if line.isascii()))  # the bytes path
+    _check_prefix_split("\n".join(lines))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_prefix_line, min_size=1, max_size=8).map("\n".join))
+def test_prefix_split_is_the_split_as_first_written(text):
+    _check_prefix_split(text)
+
+
+def _check_prefix_split(text: str) -> None:
+    from bot.masking.prefix_hosts import _SPLIT, _SPLIT_BYTES, split_prefixes
+
+    want = _SPLIT_AS_WRITTEN.split("\n" + text)
+    assert _SPLIT.split("\n" + text) == want
+    if text.isascii():
+        got = _SPLIT_BYTES.split(("\n" + text).encode("ascii"))
+        assert [p.decode("ascii") for p in got] == want
+    prefixes = split_prefixes(text) if " NCCL" in text else None
+    if prefixes is not None:
+        assert prefixes.parts == want
+        assert prefixes.text_with({}) == text
+        swap = {h: f"<HOST-{i}>" for i, h in enumerate(dict.fromkeys(want[2::3]))}
+        expected = want.copy()
+        expected[2::3] = [swap[h] for h in want[2::3]]
+        assert prefixes.text_with(swap) == "".join(expected)[1:]

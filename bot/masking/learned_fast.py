@@ -26,7 +26,7 @@ def mask_learned_names_fast(prefixes: Prefixes, state: LogState) -> str | None:
     too often for a callback each (then learned.mask_learned_names is the cheaper way)."""
     users, hosts = state.users, state.hosts
     if not users and not hosts:
-        return "".join(prefixes.parts)[1:]
+        return prefixes.text_with({})
     state.name_scanner.update({*users, *hosts})
     learned = {name: n for name, n in prefixes.counts.items() if name in hosts or name in users}
     placeholder_of = state.table.placeholder_of
@@ -44,11 +44,7 @@ def _with_known_prefix_hosts(
 ) -> str:
     """Every learned prefix host has its placeholder: put them in, then search the result
     (placeholders are opaque to the search, as they are to the regex)."""
-    parts = prefixes.parts
-    if learned:
-        parts = parts.copy()
-        parts[2::3] = list(map(placeholders.get, prefixes.hosts, prefixes.hosts))
-    text = "".join(parts)[1:]
+    text = prefixes.text_with(placeholders)
     found = state.name_scanner.find(text, cap=len(text) // 8 + 64)
     first = {}
     for start, _, name in found:
