@@ -1,4 +1,16 @@
 # Denpex: the Slack bot (and the CLI) in a slim, non-root image.
+
+# The wheel, with its one compiled module (the NCCL prefix scanner), built where a compiler is.
+FROM python:3.11-slim AS build
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY pyproject.toml setup.py README.md ./
+COPY bot ./bot
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
+    && python -c "import sys, zipfile, glob; names = zipfile.ZipFile(glob.glob('/wheels/*.whl')[0]).namelist(); sys.exit(not any('_prefix_split' in n and n.endswith('.so') for n in names))"
+
 FROM python:3.11-slim AS runtime
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -9,10 +21,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PORT=3000
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY bot ./bot
+COPY --from=build /wheels /wheels
 COPY rules ./rules
-RUN pip install --no-compile . \
+RUN pip install --no-compile /wheels/*.whl && rm -rf /wheels \
     && useradd --create-home --uid 10001 denpex \
     && denpex rules lint \
     && echo "warm the compiled-rules cache" | denpex diagnose - >/dev/null

@@ -208,13 +208,16 @@ def test_prefix_split_is_the_split_as_first_written(text):
 
 
 def _check_prefix_split(text: str) -> None:
+    from bot.masking._prefix_split import split as scanner
     from bot.masking.prefix_hosts import _SPLIT, _SPLIT_BYTES, split_prefixes
 
     want = _SPLIT_AS_WRITTEN.split("\n" + text)
     assert _SPLIT.split("\n" + text) == want
     if text.isascii():
-        got = _SPLIT_BYTES.split(("\n" + text).encode("ascii"))
+        data = ("\n" + text).encode("ascii")
+        got = _SPLIT_BYTES.split(data)
         assert [p.decode("ascii") for p in got] == want
+        assert scanner(data) == got
     prefixes = split_prefixes(text) if " NCCL" in text else None
     if prefixes is not None:
         assert prefixes.parts == want
@@ -223,3 +226,49 @@ def _check_prefix_split(text: str) -> None:
         expected = want.copy()
         expected[2::3] = [swap[h] for h in want[2::3]]
         assert prefixes.text_with(swap) == "".join(expected)[1:]
+
+
+def test_the_prefix_scanner_is_built():
+    """setup.py builds it where a C compiler is (CI has one); without it masking falls back to
+    the regex, same answers, slower: fail loudly here rather than measure the fallback."""
+    from bot.masking import _prefix_split, prefix_hosts
+
+    assert prefix_hosts._split_ascii is _prefix_split.split
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(_prefix_line, st.binary(max_size=12).map(lambda b: b.decode("latin-1"))), max_size=10))
+def test_prefix_scanner_splits_any_bytes_as_the_regex_does(lines):
+    """Arbitrary bytes too (the scanner only ever sees ASCII text, but it must never read past
+    the data or disagree on what it is given)."""
+    from bot.masking._prefix_split import split as scanner
+    from bot.masking.prefix_hosts import _SPLIT_BYTES
+
+    for sep in ("\n", ""):
+        data = sep.join(lines).encode("latin-1", errors="replace")
+        for cut in range(min(len(data), 64) + 1):  # every truncation of the head: ends mid-pattern
+            assert scanner(data[:cut]) == _SPLIT_BYTES.split(data[:cut])
+        assert scanner(data) == _SPLIT_BYTES.split(data)
+
+
+def test_prefix_scanner_on_a_generated_training_log():
+    import io
+    import sys
+    from pathlib import Path
+
+    from bot.masking._prefix_split import split as scanner
+    from bot.masking.prefix_hosts import _SPLIT_BYTES
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        import loggen
+    finally:
+        sys.path.pop(0)
+    buf = io.BytesIO()
+    loggen.generate(buf, 400_000, ranks=64, seed=9)
+    data = b"\n" + buf.getvalue()
+    got = scanner(data)
+    assert got == _SPLIT_BYTES.split(data)
+    assert len(got) // 3 > 3000  # nearly every line is a prefix
+    with pytest.raises(TypeError):
+        scanner("text")  # type: ignore[arg-type]
