@@ -160,7 +160,12 @@ def measure(mode: str, path: str, *, rules: int = 0, budget: float = 0.0) -> dic
     if mode in ("match", "naive"):
         matcher = Matcher(book, prefilter=mode == "match")
         wall, cpu = time.perf_counter(), time.process_time()
-        d = matcher.diagnose_chunks(limited(file_chunks(path)))
+        scan = matcher.scan()
+        for chunk in limited(file_chunks(path)):
+            scan.feed(chunk)
+        d = scan.finish()
+        if scan.variant is not None:
+            out["left_out"] = sorted(matcher.prefilter.words[i] for i in scan.variant.dropped)
     elif mode in ("diagnose", "mask+diagnose"):
         from bot.service import Denpex
 
@@ -168,7 +173,9 @@ def measure(mode: str, path: str, *, rules: int = 0, budget: float = 0.0) -> dic
         wall, cpu = time.perf_counter(), time.process_time()
         d = app.diagnose_stream(limited(file_chunks(path)), mask=mode == "mask+diagnose").diagnosis
     elif mode == "mask":
-        from bot.masking import Masker
+        from bot.masking import Masker, prefix_hosts
+
+        out["prefix_scanner"] = "regex" if prefix_hosts._split_ascii == prefix_hosts._SPLIT_BYTES.split else "C"
 
         masker = Masker()
         wall, cpu = time.perf_counter(), time.process_time()  # the import compiles the detectors: not timed
@@ -632,6 +639,12 @@ def main(argv: list[str] | None = None) -> int:
         say(f"- {row['meta']['bytes'] / MB:,.4g} MB: root {got.get('match')} rank {ranks.get('match')} (match), "
             f"{got.get('diagnose')} (diagnose), {got.get('mask+diagnose')} (mask+diagnose); "
             f"prefilter vs naive: {same}; regex timeouts: {(row['res']['match'][0] or {}).get('regex_timeouts')}")  # fmt: skip
+    say()
+    for row in rows:
+        match, masked = row["res"]["match"][0] or {}, row["res"]["mask"][0] or {}
+        say(f"- {row['meta']['bytes'] / MB:,.4g} MB: literals the scan left out of its database after its "
+            f"sample: {', '.join(repr(w) for w in match.get('left_out', [])) or 'none'}; "
+            f"NCCL prefix split by the {masked.get('prefix_scanner', '?')} scanner")  # fmt: skip
     say()
     if scale:
         real, rss_real, big, rss_big = scale
