@@ -82,21 +82,15 @@ class RuleHits:
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("gate", "probes", "rules")
+    __slots__ = ("probes", "rules")
 
     def __init__(
-        self,
-        rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...],
-        probes: frozenset[str],
-        gate: regex.Pattern[str] | None = None,
+        self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
     ):
         # The rules whose keyword gate the line passes, each with the signatures that can match
-        # and, for two or more, one regex matching where any of them does (`_any_of`); and when
-        # two or more rules are armed, one regex for all their signatures: a line that matches
-        # none (nearly every one) pays one timed search, not one per rule.
+        # and, for two or more, one regex matching where any of them does (`_any_of`).
         self.rules = rules
         self.probes = probes
-        self.gate = gate
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -189,8 +183,7 @@ class Matcher:
             if key not in self._any_cache:
                 self._any_cache[key] = _any_of(sigs)
             todo.append((rule, sigs, self._any_cache[key]))
-        gate = _any_of(tuple(sig for _, sigs, _ in todo for sig in sigs)) if len(todo) > 1 else None
-        plan = _Plan(tuple(todo), frozenset(probes), gate)
+        plan = _Plan(tuple(todo), frozenset(probes))
         if len(self._plans) >= _PLAN_CACHE_MAX:
             self._plans.clear()  # a log of endlessly new mixes of conditions: stay bounded
         self._plans[conditions] = plan
@@ -317,12 +310,7 @@ class Scan:
         timeout = self.m.regex_timeout_s
         text: str | None = None
         facts: LineFacts | None = None
-        rules = plan.rules
-        if plan.gate is not None:
-            text = _decode(chunk, start, stop)
-            if _search_any(plan.gate, text, timeout) is False:
-                rules = ()
-        for rule, sigs, any_rx in rules:
+        for rule, sigs, any_rx in plan.rules:
             if text is None:
                 text = _decode(chunk, start, stop)
             if any_rx is not None and _search_any(any_rx, text, timeout) is False:
