@@ -1,8 +1,9 @@
-"""The one compiled part: the NCCL prefix scanner (bot/masking/_prefix_split.c).
+"""The compiled parts: the NCCL prefix scanner (bot/masking/_prefix_split.c) and the
+matcher's newline count (bot/matcher/_newlines.c).
 
-Optional: where it cannot be built (no C compiler), installing still succeeds and
-bot.masking.prefix_hosts uses the regex it mirrors, with the same answers, more slowly.
-Everything else about the package is in pyproject.toml.
+Both optional: where they cannot be built (no C compiler), installing still succeeds and the
+Python they stand in for is used (the regex the scanner mirrors, bytes.count), with the same
+answers, more slowly. Everything else about the package is in pyproject.toml.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +15,12 @@ setup(
             ["bot/masking/_prefix_split.c"],
             optional=True,
             extra_compile_args=["-O2"],
-        )
+        ),
+        Extension(
+            "bot.matcher._newlines",
+            ["bot/matcher/_newlines.c"],
+            optional=True,
+            extra_compile_args=["-O3"],  # the loop is written to be vectorized
+        ),
     ]
 )
