@@ -184,7 +184,7 @@ _SPLIT_AS_WRITTEN = re.compile(
 _LEADS = ["", "[rank7]", "[local_rank1]", "[default3]", "[r,a.n-k]", "[" + "w" * 32 + "]", "[" + "w" * 33 + "]",
           "[rank7]<stdout>", "[rank7]<std_out>", "[rank7]<" + "s" * 9 + ">", "[é]", "[rank 7]", "[]"]
 _SEPS = ["", ":", ": ", ":  ", " "]
-_HOSTS = ["gpu-node-001", "gpu_node_2", "h" * 253, "h" * 254, "node.é", "a|b", "n<1", "x\ty", "x\x0by", "x\x0cy", "x\ry", "\u00a0n", "٣", ""]
+_HOSTS = ["gpu-node-001", "gpu_node_2", "h" * 253, "h" * 254, "node.é", "a|b", "n<1", "x\ty", "x\x0by", "x\x0cy", "x\ry", "x\x1cy", "x\x1fy", "x\x1by", "\u00a0n", "٣", ""]
 _TAILS = [":12:34 [3] NCCL INFO x", ":1234567890:1 [0] NCCL", ":12345678901:1 [0] NCCL",
           ":1:1234567890 [0] NCCL", ":1:12345678901 [0] NCCL", ":1:2 [12345] NCCL",
           ":1:2 [1234] NCCL", ":1:2 [3] net_ib.cc:1696 NCCL WARN", ":1:2 [3] " + "f" * 128 + ":1 NCCL",

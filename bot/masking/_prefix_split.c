@@ -15,9 +15,9 @@
  *   (?=:\d{1,10}+:\d{1,10}+ \[\d{1,4}+\]              the tail, looked at, not taken
  *      (?:NCCL|[\w./-]{1,128}:\d{1,6} NCCL))
  *
- * (\w, \d, \s are ASCII.) Every run is followed by a byte the run's class excludes, so a
- * shorter run can never be followed by it: taking the longest run (up to its bound) and
- * checking the next byte decides. When the line opens with `[`, only the lead can match (a
+ * (\w, \d, \s are what str's classes hold below 128; \s includes \x1c-\x1f.) Every run is
+ * followed by a byte the run's class excludes, so a shorter run can never be followed by it:
+ * taking the longest run (up to its bound) and checking the next byte decides. When the line opens with `[`, only the lead can match (a
  * host cannot start with `[`); `<\w+>` and `:` after the `]` exclude each other; a host
  * cannot start with a blank, so the blank after the lead's colon is taken when present.
  *
@@ -41,6 +41,7 @@ static inline int is_file(unsigned char c) { return is_word(c) || c == '.' || c 
 static inline int is_host(unsigned char c) {
     switch (c) {
     case '\t': case '\n': case 0x0b: case 0x0c: case '\r': case ' ':
+    case 0x1c: case 0x1d: case 0x1e: case 0x1f: /* str's \s holds these too */
     case ':': case '[': case ']': case '<': case '>': case '|':
         return 0;
     default:
