@@ -181,14 +181,14 @@ _SPLIT_AS_WRITTEN = re.compile(
     r"(\n(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?)([^\s:\[\]<>|]{1,253})"
     r"(?=:\d{1,10}:\d{1,10} \[\d{1,4}\] (?:NCCL|[\w./-]{1,128}:\d{1,6} NCCL))"
 )
-_LEADS = ["", "[rank7]", "[local_rank1]", "[default3]", "[r,a.n-k]", "[" + "w" * 32 + "]", "[" + "w" * 33 + "]",
+_LEADS = ["", "[rank7]", "[rañk7]", "[rank٣]", "[rank7]<stdöut>", "[local_rank1]", "[default3]", "[r,a.n-k]", "[" + "w" * 32 + "]", "[" + "w" * 33 + "]",
           "[rank7]<stdout>", "[rank7]<std_out>", "[rank7]<" + "s" * 9 + ">", "[é]", "[rank 7]", "[]"]
 _SEPS = ["", ":", ": ", ":  ", " "]
-_HOSTS = ["gpu-node-001", "gpu_node_2", "h" * 253, "h" * 254, "node.é", "a|b", "n<1", "x\ty", "x\x0by", "x\x0cy", "x\ry", "x\x1cy", "x\x1fy", "x\x1by", "\u00a0n", "٣", ""]
+_HOSTS = ["gpu-node-001", "gpu_node_2", "h" * 253, "h" * 254, "node.é", "a|b", "n<1", "x\ty", "x\x0by", "x\x0cy", "x\ry", "x\x1cy", "x\x1fy", "x\x1by", "\u00a0n", "٣", "n\u2028o", "n\u3000o", "nödé", "ǅ", "\U0001f600", ""]
 _TAILS = [":12:34 [3] NCCL INFO x", ":1234567890:1 [0] NCCL", ":12345678901:1 [0] NCCL",
           ":1:1234567890 [0] NCCL", ":1:12345678901 [0] NCCL", ":1:2 [12345] NCCL",
           ":1:2 [1234] NCCL", ":1:2 [3] net_ib.cc:1696 NCCL WARN", ":1:2 [3] " + "f" * 128 + ":1 NCCL",
-          ":1:2 [3] " + "f" * 129 + ":1 NCCL", ":1:2 [3] x.cc:1234567 NCCL", ":٣:2 [3] NCCL", ":1:2 [3]  NCCL",
+          ":1:2 [3] " + "f" * 129 + ":1 NCCL", ":1:2 [3] x.cc:1234567 NCCL", ":٣:2 [3] NCCL", ":1:2 [٣] NCCL", ":1:2 [3] x٣.cc:1 NCCL", ":1:2 [3] x.cc:٣ NCCL", ":1:2\u00a0[3] NCCL", ":1:2 [3]  NCCL",
           ":1:2 [3] NCCLX", ":1:2 [3]\x0bNCCL", ": [3] NCCL", ""]  # fmt: skip
 _prefix_line = st.tuples(*(st.sampled_from(x) for x in (_LEADS, _SEPS, _HOSTS, _TAILS))).map("".join)
 
@@ -197,8 +197,9 @@ def test_prefix_split_is_the_split_as_first_written_on_every_combination():
     import itertools
 
     lines = ["".join(parts) for parts in itertools.product(_LEADS, _SEPS, _HOSTS, _TAILS)]
-    _check_prefix_split("\n".join(line for line in lines if line.isascii()))  # the bytes path
+    _check_prefix_split("\n".join(line for line in lines if line.isascii()))  # one-byte str
     _check_prefix_split("\n".join(lines))
+    _check_prefix_split("\n".join(lines) + "\U0001f600")  # four-byte str
 
 
 @settings(max_examples=300, deadline=None)
@@ -209,15 +210,11 @@ def test_prefix_split_is_the_split_as_first_written(text):
 
 def _check_prefix_split(text: str) -> None:
     from bot.masking._prefix_split import split as scanner
-    from bot.masking.prefix_hosts import _SPLIT, _SPLIT_BYTES, split_prefixes
+    from bot.masking.prefix_hosts import _SPLIT, split_prefixes
 
     want = _SPLIT_AS_WRITTEN.split("\n" + text)
     assert _SPLIT.split("\n" + text) == want
-    if text.isascii():
-        data = ("\n" + text).encode("ascii")
-        got = _SPLIT_BYTES.split(data)
-        assert [p.decode("ascii") for p in got] == want
-        assert scanner(data) == got
+    assert scanner("\n" + text) == want
     prefixes = split_prefixes(text) if " NCCL" in text else None
     if prefixes is not None:
         assert prefixes.parts == want
@@ -233,22 +230,22 @@ def test_the_prefix_scanner_is_built():
     the regex, same answers, slower: fail loudly here rather than measure the fallback."""
     from bot.masking import _prefix_split, prefix_hosts
 
-    assert prefix_hosts._split_ascii is _prefix_split.split
+    assert prefix_hosts._split is _prefix_split.split
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.one_of(_prefix_line, st.binary(max_size=12).map(lambda b: b.decode("latin-1"))), max_size=10))
-def test_prefix_scanner_splits_any_bytes_as_the_regex_does(lines):
-    """Arbitrary bytes too (the scanner only ever sees ASCII text, but it must never read past
-    the data or disagree on what it is given)."""
+@given(st.lists(st.one_of(_prefix_line, st.text(max_size=12)), max_size=10))
+def test_prefix_scanner_splits_any_text_as_the_regex_does(lines):
+    """Any text too, every truncation of its head included (ends in the middle of a prefix):
+    the scanner must never read past the end or disagree on what it is given."""
     from bot.masking._prefix_split import split as scanner
-    from bot.masking.prefix_hosts import _SPLIT_BYTES
+    from bot.masking.prefix_hosts import _SPLIT
 
     for sep in ("\n", ""):
-        data = sep.join(lines).encode("latin-1", errors="replace")
-        for cut in range(min(len(data), 64) + 1):  # every truncation of the head: ends mid-pattern
-            assert scanner(data[:cut]) == _SPLIT_BYTES.split(data[:cut])
-        assert scanner(data) == _SPLIT_BYTES.split(data)
+        text = sep.join(lines)
+        for cut in range(min(len(text), 64) + 1):
+            assert scanner(text[:cut]) == _SPLIT.split(text[:cut])
+        assert scanner(text) == _SPLIT.split(text)
 
 
 def test_prefix_scanner_on_a_generated_training_log():
@@ -257,7 +254,7 @@ def test_prefix_scanner_on_a_generated_training_log():
     from pathlib import Path
 
     from bot.masking._prefix_split import split as scanner
-    from bot.masking.prefix_hosts import _SPLIT_BYTES
+    from bot.masking.prefix_hosts import _SPLIT
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     try:
@@ -266,9 +263,9 @@ def test_prefix_scanner_on_a_generated_training_log():
         sys.path.pop(0)
     buf = io.BytesIO()
     loggen.generate(buf, 400_000, ranks=64, seed=9)
-    data = b"\n" + buf.getvalue()
-    got = scanner(data)
-    assert got == _SPLIT_BYTES.split(data)
+    text = "\n" + buf.getvalue().decode("utf-8")
+    got = scanner(text)
+    assert got == _SPLIT.split(text)
     assert len(got) // 3 > 3000  # nearly every line is a prefix
     with pytest.raises(TypeError):
-        scanner("text")  # type: ignore[arg-type]
+        scanner(b"bytes")  # type: ignore[arg-type]

@@ -57,24 +57,13 @@ def _with_known_prefix_hosts(
 
 def _with_new_prefix_hosts(prefixes: Prefixes, learned: dict[str, int], state: LogState) -> str:
     """Some prefix host is new: search the parts with the learned prefix hosts blanked, and
-    order names by (part index, offset) to number the new ones.
-
-    Works on the split as it is (bytes of an ASCII piece, else str): offsets are the same in
-    both, and only the parts a name was found in are decoded."""
-    pieces = prefixes.pieces
-    as_bytes = bool(pieces) and isinstance(pieces[0], bytes)
-
-    def raw(s: str) -> bytes | str:
-        return s.encode("ascii") if as_bytes else s
-
-    def text(piece: bytes | str) -> str:
-        return piece.decode("ascii") if as_bytes else piece  # type: ignore[union-attr,return-value]
-
-    hosts = pieces[2::3]
-    blank = {raw(name): raw("") for name in learned}
-    searched = list(pieces)
+    order names by (part index, offset) to number the new ones."""
+    parts = prefixes.parts
+    hosts = prefixes.hosts
+    blank = dict.fromkeys(learned, "")
+    searched = parts.copy()
     searched[2::3] = list(map(blank.get, hosts, hosts))
-    joined = text(raw("").join(searched))  # type: ignore[arg-type]
+    joined = "".join(searched)
     by_part = _by_part(searched, state.name_scanner.find(joined, cap=len(joined) // 8 + 64))
     first: dict[str, tuple[int, int]] = {}
     totals = Counter(learned)
@@ -85,20 +74,20 @@ def _with_new_prefix_hosts(prefixes: Prefixes, learned: dict[str, int], state: L
     # Index of each prefix host's first occurrence: reversed, the first one is set last.
     first_host = dict(zip(reversed(hosts), range(len(hosts) - 1, -1, -1), strict=True))
     for name in learned:
-        at = (3 * first_host[raw(name)] + 2, 0)
+        at = (3 * first_host[name] + 2, 0)
         if name not in first or at < first[name]:
             first[name] = at
     _put(totals, first, state)
     placeholder_of = state.table.placeholder_of
-    placeholders = {raw(name): raw(placeholder_of(name)) for name in learned}  # type: ignore[arg-type]
-    out = list(pieces)
+    placeholders = {name: placeholder_of(name) for name in learned}
+    out = parts.copy()
     out[2::3] = list(map(placeholders.get, hosts, hosts))
     for i, found in by_part.items():
-        out[i] = raw(_replace(text(searched[i]), found, state))
-    return text(raw("").join(out))[1:]  # type: ignore[arg-type]
+        out[i] = _replace(searched[i], found, state)
+    return "".join(out)[1:]
 
 
-def _by_part(parts: list[bytes] | list[str], found: list[Found]) -> dict[int, list[Found]]:
+def _by_part(parts: list[str], found: list[Found]) -> dict[int, list[Found]]:
     """Matches in the joined parts, grouped by part, offsets within the part."""
     if not found:
         return {}
