@@ -56,6 +56,21 @@ def test_anchor_lines_are_hot():
     assert lines[25] not in hot
 
 
+def test_lines_of_tqdm_bars_are_hot_once_each_and_the_piece_keeps_its_prefilter():
+    bar = "\r".join(f"{p:3d}%|{'█' * (p // 10) + '▌':<11}| {p}/100 [00:{p:02d}<01:00,  1.52s/it]" for p in range(40, 80))
+    lines = [nccl(i) for i in range(400)]
+    for i in range(0, 400, 20):
+        lines[i] = "[rank0]:" + bar
+    lines[7] = nccl(7) + " what? why?"
+    text = "\n".join(lines) + "\n"
+    anchors = scan_anchors(text, hs.Scratch(ANCHORS))
+    assert anchors is not None  # a report per line, not per character: the scan does not give up
+    hot = gather(text, hot_runs(text, anchors))
+    assert all(line in hot for line in lines[::20]) and lines[7] in hot
+    assert lines[5] not in hot
+    assert_same([text])
+
+
 def test_scatter_puts_runs_back():
     text = "a\nb\nc\nd\ne"
     runs = [(0, 2), (4, 6), (8, 9)]

@@ -27,10 +27,12 @@ _TOKEN_PREFIXES = (
     "abia", "acca", "aiza", "fwogzxivyxdz", "iqojb3jpz2lu", "ls0tls1crudjti",
     # urls.py, people.py (e-mails, user@host), pairs.py (standalone Basic), addresses.py.
     "://", "@", "basic ", "::",
-    # Non-ASCII characters reach the scan as `?`: such lines take the full passes, so every
-    # cold line is ASCII and the patterns below mean the same as the passes' `\d`, `\w`.
-    "?",
 )
+# Non-ASCII characters reach the scan as `?`, and a line holding one takes the full passes, so
+# every cold line is ASCII and the patterns below mean the same as the passes' `\d`, `\w`.
+# Found line by line, not by Hyperscan: one report per character would make a line of tqdm
+# bars (`████▌`, forty updates to a line) report hundreds, and the piece give up on the scan.
+_UNSURE = b"?"
 # Pattern anchors, case-sensitive like the detectors they stand for.
 _PATTERNS = (
     r"\]:[0-9]",  # hosts.py `[host]:port` (the `]:` gate word)
@@ -107,6 +109,15 @@ def scan_anchors(text: str, scratch: hs.Scratch) -> Anchors | None:
         ANCHORS.scan(data, match_event_handler=on_hit, scratch=scratch)
     except hs.ScanTerminated:
         return None
+    at = data.find(_UNSURE)
+    while at >= 0:  # the first `?` of each line that has one
+        hits.append(at + 1)
+        if len(hits) > cap:
+            return None
+        end = data.find(b"\n", at)
+        if end < 0:
+            break
+        at = data.find(_UNSURE, end)
     return Anchors(hits, blocks)
 
 
