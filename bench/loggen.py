@@ -20,6 +20,7 @@ from typing import BinaryIO
 FAILED_RANK = 613
 EXPECTED_ROOT = "cuda-oom"
 GPUS_PER_NODE = 8
+EPOCH_STEPS = 500
 
 
 class _Rank:
@@ -284,7 +285,8 @@ def generate(out: BinaryIO, size: int, *, ranks: int = 1000, seed: int = 0, fail
                     f"number of nan iterations:   0 |"
                 )
                 if rng.random() < 0.3:
-                    lines.append("[rank0]:" + _tqdm(step, total_steps, rng.choice((1, 1, 1, 40))))
+                    # The epoch's bar: it fills (█, as tqdm draws it into a UTF-8 file) and restarts.
+                    lines.append("[rank0]:" + _tqdm(step % EPOCH_STEPS, EPOCH_STEPS, rng.choice((1, 1, 1, 40))))
             w.lines_(lines)
         else:
             # Warnings every rank prints once in a while.
