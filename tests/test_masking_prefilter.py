@@ -224,20 +224,35 @@ def test_prefix_split_is_the_split_as_first_written(text):
 
 
 def _check_prefix_split(text: str) -> None:
-    from bot.masking._prefix_split import split as scanner
-    from bot.masking.prefix_hosts import _SPLIT, split_prefixes
+    from bot.masking import prefix_hosts
+    from bot.masking._prefix_split import replace_hosts, scan, split
 
     want = _SPLIT_AS_WRITTEN.split("\n" + text)
-    assert _SPLIT.split("\n" + text) == want
-    assert scanner("\n" + text) == want
-    prefixes = split_prefixes(text) if " NCCL" in text else None
-    if prefixes is not None:
-        assert prefixes.parts == want
-        assert prefixes.text_with({}) == text
-        swap = {h: f"<HOST-{i}>" for i, h in enumerate(dict.fromkeys(want[2::3]))}
-        expected = want.copy()
-        expected[2::3] = [swap[h] for h in want[2::3]]
-        assert prefixes.text_with(swap) == "".join(expected)[1:]
+    assert prefix_hosts._SPLIT.split("\n" + text) == want
+    assert split("\n" + text) == want
+    spans, hosts = scan(text)
+    matches = list(_SPLIT_AS_WRITTEN.finditer("\n" + text))
+    assert memoryview(spans).cast("n").tolist() == [at for m in matches for at in (m.start(), m.end(1), m.end(2))]
+    assert hosts == want[2::3]
+    swap = {h: f"<HOST-{i}>" for i, h in enumerate(dict.fromkeys(want[2::3])) if i % 3}  # some, not all
+    expected = want.copy()
+    expected[2::3] = [swap.get(h, h) for h in want[2::3]]
+    replaced = replace_hosts(text, spans, hosts, swap)
+    if replaced is None:  # only ever when a host to replace is not ASCII
+        assert any(not h.isascii() for h in swap)
+    else:
+        assert replaced == "".join(expected)[1:]
+        assert replaced.encode("utf-32") == "".join(expected)[1:].encode("utf-32")  # same kind-free content
+    if " NCCL" in text:
+        for native in (prefix_hosts._native, None):  # the scanner, and the regex it mirrors
+            saved, prefix_hosts._native = prefix_hosts._native, native
+            try:
+                prefixes = prefix_hosts.split_prefixes(text)
+                assert prefixes.parts == want and prefixes.hosts == want[2::3]
+                assert prefixes.text_with({}) == text
+                assert prefixes.text_with(swap) == "".join(expected)[1:]
+            finally:
+                prefix_hosts._native = saved
 
 
 def test_the_prefix_scanner_is_built():
@@ -245,7 +260,7 @@ def test_the_prefix_scanner_is_built():
     the regex, same answers, slower: fail loudly here rather than measure the fallback."""
     from bot.masking import _prefix_split, prefix_hosts
 
-    assert prefix_hosts._split is _prefix_split.split
+    assert prefix_hosts._native is _prefix_split
 
 
 @settings(max_examples=500, deadline=None)
@@ -284,3 +299,40 @@ def test_prefix_scanner_on_a_generated_training_log():
     assert len(got) // 3 > 3000  # nearly every line is a prefix
     with pytest.raises(TypeError):
         scanner(b"bytes")  # type: ignore[arg-type]
+
+
+def test_replace_hosts_refuses_spans_that_do_not_fit():
+    from bot.masking._prefix_split import replace_hosts, scan
+
+    text = nccl(1) + "\n" + nccl(2) + "\n"
+    spans, hosts = scan(text)
+    swap = {h: "<HOST-1>" for h in hosts}
+    assert replace_hosts(text, spans, hosts, swap).count("<HOST-1>") == 2
+    with pytest.raises(ValueError):
+        replace_hosts(text, spans[:-1], hosts, swap)  # a torn span
+    with pytest.raises(ValueError):
+        replace_hosts(text, spans, hosts[:1], swap)  # spans and hosts disagree
+    with pytest.raises(ValueError):
+        replace_hosts(text[:20], spans, hosts, swap)  # spans past the end of the text
+    with pytest.raises(ValueError):
+        replace_hosts(text, spans, list(reversed(["x", "y"])), swap)  # a host that is not the span's
+    with pytest.raises(TypeError):
+        replace_hosts(text, spans, hosts, {h: 1 for h in hosts})
+    size = len(spans) // 2
+    with pytest.raises(ValueError):
+        replace_hosts(text, spans[size:] + spans[:size], hosts[::-1], swap)  # out of order
+
+
+def test_replacing_the_only_non_ascii_host_leaves_a_plain_str():
+    """The result's kind follows from the text's only while every character wider than ASCII
+    is kept: a replaced host that is not ASCII hands the join back to Python."""
+    from bot.masking import prefix_hosts
+    from bot.masking._prefix_split import replace_hosts, scan
+
+    text = "[rank1]:nödé-1:1:2 [0] NCCL INFO x\n" + nccl(2) + "\n"
+    spans, hosts = scan(text)
+    assert hosts[0] == "nödé-1"
+    assert replace_hosts(text, spans, hosts, {"nödé-1": "<HOST-1>"}) is None
+    out = prefix_hosts.split_prefixes(text).text_with({"nödé-1": "<HOST-1>"})
+    assert out == "[rank1]:<HOST-1>:1:2 [0] NCCL INFO x\n" + nccl(2) + "\n"
+    assert out.isascii()

@@ -1,14 +1,21 @@
 /* The NCCL prefix split of bot/masking/prefix_hosts.py, written out as a scanner.
  *
- * split(text: str) -> list[str] returns exactly what prefix_hosts._SPLIT.split(text) returns:
- * [before, lead, host, before, lead, host, ..., before], one triple per line-leading NCCL
- * prefix (`\n[rank8]:host:pid:tid [dev] NCCL`). On a 1,000-rank NCCL INFO log nearly every
- * line is one, and `re` spends about a quarter of a microsecond matching each; this checks the
- * same characters in a few nanoseconds. The regex stays the reference and the fallback
- * (tests/test_masking_prefilter.py holds the two to the same answer on every combination of
- * the pattern's parts, Unicode included, and on random text).
+ * On a 1,000-rank NCCL INFO log nearly every line opens with an NCCL prefix
+ * (`[rank8]:host:pid:tid [dev] NCCL`), and masking replaces each prefix's host. `re` spends a
+ * quarter of a microsecond matching each; this checks the same characters in a few
+ * nanoseconds, and puts the placeholders in with one copy of the text:
  *
- * The pattern, and why each step below needs no backtracking:
+ *   scan(text) -> (spans, hosts): where prefix_hosts._SPLIT matches in "\n" + text, as packed
+ *       Py_ssize_t triples (the newline, the host's start, its end; offsets into "\n" + text),
+ *       and each match's host.
+ *   split(text) -> list: exactly _SPLIT.split(text) (the reference the tests hold scan to).
+ *   replace_hosts(text, spans, hosts, placeholders) -> str | None: `text` with each span's
+ *       host replaced by placeholders[host] where it has one; None when a replaced host holds a
+ *       non-ASCII character (the caller joins in Python: the result's kind would need a look).
+ *
+ * The regex stays the reference and the fallback (tests/test_masking_prefilter.py holds the
+ * two to the same answer on every combination of the pattern's parts, Unicode included, and on
+ * random text). The pattern, and why each step below needs no backtracking:
  *
  *   (\n(?:\[[\w,.-]{1,32}+\](?:<\w{1,8}+>|): ?|))     group 1: the newline and the lead
  *   ([^\s:\[\]<>|]{1,253}+)                           group 2: the host
@@ -23,8 +30,8 @@
  * `:` after the `]` exclude each other; a host cannot start with a blank, so the blank after
  * the lead's colon is taken when present.
  *
- * Every read is bounds-checked against the length of the str; nothing is written but new str
- * objects and the list.
+ * Every read is bounds-checked against the length of the str; replace_hosts checks the spans
+ * it is given (inside the text, in order, one host each) before it copies anything.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -127,21 +134,34 @@ static int append(PyObject *list, PyObject *text, Py_ssize_t start, Py_ssize_t e
     return rc;
 }
 
-static PyObject *split(PyObject *module, PyObject *text) {
-    (void)module;
+static int ready(PyObject *text, const char *who, Text *t) {
     if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "split() takes str, not %.100s", Py_TYPE(text)->tp_name);
-        return NULL;
+        PyErr_Format(PyExc_TypeError, "%s() takes str, not %.100s", who, Py_TYPE(text)->tp_name);
+        return -1;
     }
 #if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return NULL; /* a no-op from 3.12 on */
+    if (PyUnicode_READY(text) < 0) return -1; /* a no-op from 3.12 on */
 #endif
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    t->kind = PyUnicode_KIND(text);
+    t->data = PyUnicode_DATA(text);
+    t->n = PyUnicode_GET_LENGTH(text);
+    return 0;
+}
+
+/* The next newline at or after `pos`, -1 when none, -2 on error. */
+static inline Py_ssize_t next_newline(PyObject *text, const Text *t, Py_ssize_t pos) {
+    return pos >= t->n ? -1 : PyUnicode_FindChar(text, '\n', pos, t->n, 1);
+}
+
+static PyObject *split(PyObject *module, PyObject *text) {
+    (void)module;
+    Text t;
+    if (ready(text, "split", &t) < 0) return NULL;
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
     Py_ssize_t last = 0, pos = 0;
-    while (pos < t.n) {
-        Py_ssize_t i = PyUnicode_FindChar(text, '\n', pos, t.n, 1);
+    for (;;) {
+        Py_ssize_t i = next_newline(text, &t, pos);
         if (i == -2) goto fail;
         if (i < 0) break;
         Py_ssize_t lead_end, host_end;
@@ -161,8 +181,133 @@ fail:
     return NULL;
 }
 
+/* A growing array of Py_ssize_t. */
+typedef struct {
+    Py_ssize_t *v;
+    Py_ssize_t len, cap;
+} Offsets;
+
+static int push(Offsets *o, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c) {
+    if (o->len + 3 > o->cap) {
+        Py_ssize_t cap = o->cap ? o->cap * 2 : 3 * 1024;
+        Py_ssize_t *v = PyMem_Realloc(o->v, (size_t)cap * sizeof(Py_ssize_t));
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->v = v;
+        o->cap = cap;
+    }
+    o->v[o->len++] = a;
+    o->v[o->len++] = b;
+    o->v[o->len++] = c;
+    return 0;
+}
+
+static PyObject *scan(PyObject *module, PyObject *text) {
+    (void)module;
+    Text t;
+    if (ready(text, "scan", &t) < 0) return NULL;
+    Offsets o = {NULL, 0, 0};
+    PyObject *hosts = PyList_New(0), *spans = NULL, *out = NULL;
+    if (hosts == NULL) return NULL;
+    /* -1 stands for the newline put before the text; offsets out are into "\n" + text. */
+    Py_ssize_t i = -1;
+    for (;;) {
+        Py_ssize_t lead_end, host_end, pos = i + 1;
+        if (match_at(&t, i, &lead_end, &host_end)) {
+            if (push(&o, i + 1, lead_end + 1, host_end + 1) < 0 || append(hosts, text, lead_end, host_end) < 0)
+                goto done;
+            pos = host_end;
+        }
+        i = next_newline(text, &t, pos);
+        if (i == -2) goto done;
+        if (i < 0) break;
+    }
+    spans = PyBytes_FromStringAndSize((const char *)o.v, o.len * (Py_ssize_t)sizeof(Py_ssize_t));
+    if (spans != NULL) out = PyTuple_Pack(2, spans, hosts);
+done:
+    PyMem_Free(o.v);
+    Py_XDECREF(spans);
+    Py_DECREF(hosts);
+    return out;
+}
+
+static PyObject *replace_hosts(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "replace_hosts() takes (text, spans, hosts, placeholders)");
+        return NULL;
+    }
+    PyObject *text = args[0], *spans = args[1], *hosts = args[2], *placeholders = args[3];
+    Text t;
+    if (ready(text, "replace_hosts", &t) < 0) return NULL;
+    if (!PyBytes_Check(spans) || !PyList_Check(hosts) || !PyDict_Check(placeholders)) {
+        PyErr_SetString(PyExc_TypeError, "replace_hosts() takes (str, bytes, list, dict)");
+        return NULL;
+    }
+    Py_ssize_t nbytes = PyBytes_GET_SIZE(spans), count = PyList_GET_SIZE(hosts);
+    if (nbytes != count * 3 * (Py_ssize_t)sizeof(Py_ssize_t)) {
+        PyErr_SetString(PyExc_ValueError, "replace_hosts(): spans and hosts disagree");
+        return NULL;
+    }
+    const Py_ssize_t *v = (const Py_ssize_t *)PyBytes_AS_STRING(spans);
+    /* First pass: check every span, look every placeholder up, size the result. */
+    Py_ssize_t length = t.n, prev = 0;
+    Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(text);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t start = v[3 * k + 1] - 1, end = v[3 * k + 2] - 1;
+        PyObject *host = PyList_GET_ITEM(hosts, k);
+        if (start < prev || end < start || end > t.n || !PyUnicode_Check(host) ||
+            PyUnicode_GET_LENGTH(host) != end - start) {
+            PyErr_SetString(PyExc_ValueError, "replace_hosts(): a span is out of order or out of the text");
+            return NULL;
+        }
+        prev = end;
+        PyObject *swap = PyDict_GetItemWithError(placeholders, host);
+        if (swap == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            continue;
+        }
+        if (!PyUnicode_Check(swap)) {
+            PyErr_SetString(PyExc_TypeError, "replace_hosts(): a placeholder is not a str");
+            return NULL;
+        }
+        if (PyUnicode_MAX_CHAR_VALUE(host) > 127) Py_RETURN_NONE; /* the result's kind would need a look */
+        Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(swap);
+        if (m > maxchar) maxchar = m;
+        length += PyUnicode_GET_LENGTH(swap) - (end - start);
+    }
+    /* Every character of `text` that is not ASCII is kept, so `maxchar` is the result's own. */
+    PyObject *out = PyUnicode_New(length, maxchar);
+    if (out == NULL) return NULL;
+    Py_ssize_t from = 0, to = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *swap = PyDict_GetItemWithError(placeholders, PyList_GET_ITEM(hosts, k));
+        if (swap == NULL) {
+            if (PyErr_Occurred()) goto fail;
+            continue;
+        }
+        Py_ssize_t start = v[3 * k + 1] - 1, end = v[3 * k + 2] - 1;
+        if (PyUnicode_CopyCharacters(out, to, text, from, start - from) < 0) goto fail;
+        to += start - from;
+        Py_ssize_t w = PyUnicode_GET_LENGTH(swap);
+        if (PyUnicode_CopyCharacters(out, to, swap, 0, w) < 0) goto fail;
+        to += w;
+        from = end;
+    }
+    if (PyUnicode_CopyCharacters(out, to, text, from, t.n - from) < 0) goto fail;
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
-    {"split", split, METH_O, "The NCCL prefix split of prefix_hosts._SPLIT, as a scanner."},
+    {"scan", scan, METH_O, "scan(text) -> (spans, hosts): the prefixes of \"\\n\" + text."},
+    {"split", split, METH_O, "split(text) -> list: exactly prefix_hosts._SPLIT.split(text)."},
+    {"replace_hosts", (PyCFunction)(void (*)(void))replace_hosts, METH_FASTCALL,
+     "replace_hosts(text, spans, hosts, placeholders) -> str | None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -10,8 +10,11 @@ be skipped (hosts.find_nccl_leftovers), and putting each learned host's placehol
 from __future__ import annotations
 
 import re
+import struct
+from array import array
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from bot.masking.hosts import IPV4ISH, NCCL_AFTER_DIGIT
 from bot.masking.state import LogState
@@ -30,28 +33,50 @@ _SPLIT = re.compile(_SPLIT_PATTERN)
 
 try:
     # The same split as a C scanner (setup.py builds it where a compiler is): the regex spends
-    # most of its time matching, a quarter of a microsecond a line; the scanner, nanoseconds.
-    from bot.masking._prefix_split import split as _split
-except ImportError:  # not built here: the regex it mirrors gives the same answer
-    _split = _SPLIT.split
+    # most of its time matching, a quarter of a microsecond a line; the scanner, nanoseconds,
+    # and it puts the placeholders in with one copy of the text.
+    from bot.masking import _prefix_split as _native
+except ImportError:  # not built here: the regex it mirrors gives the same answers
+    _native = None
+
+# The spans' item: a native Py_ssize_t, as the scanner packs them (read with memoryview.cast;
+# array's typecode of the same size to write them).
+_SPAN = "n"
+_SPAN_ARRAY = {8: "q", 4: "i"}[struct.calcsize(_SPAN)]
 
 
 @dataclass
 class Prefixes:
-    """`"\n" + text` split around its line-leading prefix hosts."""
+    """`text`'s line-leading NCCL prefixes: where each host stands, and which host it is."""
 
-    # [before, lead, host, before, lead, host, ..., before]: hosts are items 2, 5, 8, ...;
-    # joining the list and dropping the first character gives the text back.
-    parts: list[str]
+    text: str
+    # (newline, host start, host end) per prefix, packed as Py_ssize_t; offsets into "\n" + text.
+    spans: bytes
+    hosts: list[str]
     counts: Counter[str]  # host -> number of prefixes naming it
     nccl: bool  # the text holds " NCCL" at all
 
-    @property
-    def hosts(self) -> list[str]:
-        return self.parts[2::3]
+    @cached_property
+    def parts(self) -> list[str]:
+        """`_SPLIT.split("\n" + text)`: [before, lead, host, ..., before]; hosts are items 2, 5, ..."""
+        whole = "\n" + self.text
+        if _native is not None:
+            return _native.split(whole)
+        offsets = memoryview(self.spans).cast(_SPAN)
+        parts, last = [], 0
+        for k in range(0, len(offsets), 3):
+            newline, lead_end, host_end = offsets[k], offsets[k + 1], offsets[k + 2]
+            parts += (whole[last:newline], whole[newline:lead_end], whole[lead_end:host_end])
+            last = host_end
+        parts.append(whole[last:])
+        return parts
 
     def text_with(self, placeholders: dict[str, str]) -> str:
         """The text, each prefix host that `placeholders` names replaced by its placeholder."""
+        if _native is not None and self.spans:
+            out = _native.replace_hosts(self.text, self.spans, self.hosts, placeholders)
+            if out is not None:
+                return out
         parts = self.parts.copy()
         hosts = parts[2::3]
         parts[2::3] = list(map(placeholders.get, hosts, hosts))
@@ -60,9 +85,14 @@ class Prefixes:
 
 def split_prefixes(text: str) -> Prefixes:
     if " NCCL" not in text:  # no prefix: skip the per-line scan
-        return Prefixes(["\n" + text], Counter(), nccl=False)
-    parts = _split("\n" + text)
-    return Prefixes(parts, Counter(parts[2::3]), nccl=True)
+        return Prefixes(text, b"", [], Counter(), nccl=False)
+    if _native is not None:
+        spans, hosts = _native.scan(text)
+    else:
+        found = list(_SPLIT.finditer("\n" + text))
+        spans = array(_SPAN_ARRAY, [at for m in found for at in (m.start(), m.end(1), m.end(2))]).tobytes()
+        hosts = [m[2] for m in found]
+    return Prefixes(text, spans, hosts, Counter(hosts), nccl=True)
 
 
 def learn_prefix_hosts(prefixes: Prefixes, state: LogState) -> None:
