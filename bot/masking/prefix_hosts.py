@@ -1,10 +1,11 @@
-"""NCCL line prefixes (`[rank8]:host:pid:tid [dev] NCCL`) of a whole piece in one C-level split.
+"""NCCL line prefixes (`[rank8]:host:pid:tid [dev] NCCL`) of a whole piece, found in one pass.
 
-On a training log nearly every line is one. A single `re.split` hands back the host of each
-line-leading prefix with the text around it, which serves the three jobs that need every
-line: learning the hosts (hosts.learn_nccl_hosts), deciding whether the leftover scan can
-be skipped (hosts.find_nccl_leftovers), and putting each learned host's placeholder in place
-(learned.mask_learned_names) with one list operation instead of a regex match per line.
+On a training log nearly every line is one. One pass (the C scanner in _prefix_split.c, or the
+regex it mirrors) gives where each line-leading prefix's host stands and which host it is, which
+serves the three jobs that need every line: learning the hosts (hosts.learn_nccl_hosts),
+deciding whether the leftover scan can be skipped (hosts.find_nccl_leftovers), and putting each
+learned host's placeholder in place (learned.mask_learned_names) with one copy of the text
+instead of a regex match per line.
 """
 
 from __future__ import annotations
