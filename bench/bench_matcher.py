@@ -175,7 +175,7 @@ def measure(mode: str, path: str, *, rules: int = 0, budget: float = 0.0) -> dic
     elif mode == "mask":
         from bot.masking import Masker, prefix_hosts
 
-        out["prefix_scanner"] = "regex" if prefix_hosts._split_ascii == prefix_hosts._SPLIT_BYTES.split else "C"
+        out["prefix_scanner"] = "regex" if prefix_hosts._native is None else "C"
 
         masker = Masker()
         wall, cpu = time.perf_counter(), time.process_time()  # the import compiles the detectors: not timed
