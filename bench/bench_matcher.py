@@ -475,6 +475,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=20.0, help="seconds for the naive matcher per size")
     ap.add_argument("--mask-budget", type=float, default=300.0, help="seconds for masking modes per size")
     ap.add_argument("--paste-runs", type=int, default=21)
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each of our modes per size; the least CPU time is reported (noise only adds)")
     ap.add_argument("--rg-timeout", type=float, default=120.0, help="seconds for each rg run")
     ap.add_argument("--scale-rules", type=int, default=1000)
     ap.add_argument("--no-rg", action="store_true", help="skip ripgrep even when installed")
@@ -545,9 +547,19 @@ def main(argv: list[str] | None = None) -> int:
                     res[mode] = (None, 0)
                     continue
                 budget = args.budget if mode == "naive" else args.mask_budget if "mask" in mode else 0
-                data, rss, err = run_child(child_cmd("--measure", mode, "--file", str(path), "--budget", str(budget)))
-                if data is None:
-                    print(f"   {mode}: failed: {err}", flush=True)
+                runs = []
+                for _ in range(1 if mode == "naive" else max(args.repeat, 1)):
+                    data, rss, err = run_child(child_cmd("--measure", mode, "--file", str(path), "--budget", str(budget)))
+                    if data is None:
+                        print(f"   {mode}: failed: {err}", flush=True)
+                        break
+                    runs.append((data, rss))
+                # The machine is shared: the run with the least CPU time is the code's own cost; the
+                # peak RSS reported is the largest of the runs.
+                data = min((d for d, _ in runs), key=lambda d: d["cpu_s"], default=None)
+                rss = max((r for _, r in runs), default=0)
+                if data is not None and len(runs) > 1:
+                    data["cpu_runs"] = [round(d["cpu_s"], 3) for d, _ in runs]
                 res[mode] = (data, rss)
                 if data:
                     print(f"   {mode:14s} {fmt_rate(data):>8s} MB/s wall  {fmt_rate(data, 'cpu_s'):>8s} MB/s CPU  "
@@ -600,6 +612,8 @@ def main(argv: list[str] | None = None) -> int:
     say()
     say("MB/s by wall clock (by CPU time in brackets); peak RSS of the process. `ours` is the matcher")
     say("alone; `diagnose` adds ingest, line re-cutting and the report; `mask+diagnose` is `denpex diagnose`.")
+    say(f"Each of our modes (not naive) ran {max(args.repeat, 1)} times, each in a fresh process: the run with")
+    say("the least CPU time is shown (on a shared machine noise only adds), the largest peak RSS of the runs.")
     say()
     head = "| log | ours (match) | diagnose | mask+diagnose | mask alone | naive | rg -F -i -f kw | rg -F -f kw | rg regexes | peak RSS ours / diagnose / mask+diagnose / naive |"
     say(head)
@@ -639,6 +653,11 @@ def main(argv: list[str] | None = None) -> int:
         say(f"- {row['meta']['bytes'] / MB:,.4g} MB: root {got.get('match')} rank {ranks.get('match')} (match), "
             f"{got.get('diagnose')} (diagnose), {got.get('mask+diagnose')} (mask+diagnose); "
             f"prefilter vs naive: {same}; regex timeouts: {(row['res']['match'][0] or {}).get('regex_timeouts')}")  # fmt: skip
+    say()
+    for row in rows:
+        runs = ", ".join(f"{m} {d[0]['cpu_runs']}" for m, d in row["res"].items() if d[0] and d[0].get("cpu_runs"))
+        if runs:
+            say(f"- {row['meta']['bytes'] / MB:,.4g} MB: CPU seconds of every run: {runs}")
     say()
     for row in rows:
         match, masked = row["res"]["match"][0] or {}, row["res"]["mask"][0] or {}
