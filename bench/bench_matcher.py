@@ -24,6 +24,7 @@ machine may be shared, so compare within one run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -31,6 +32,7 @@ import platform
 import random
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -228,6 +230,18 @@ def peak_rss_kb() -> int | None:
     return None
 
 
+# Commands running in sessions of their own: a signal that ends this process would leave them
+# running (a stopped benchmark once left rg reading the 1 GB log for minutes), so it ends them.
+_SESSIONS: set[int] = set()
+
+
+def _end_sessions(signum: int, _frame: object) -> None:
+    for pid in list(_SESSIONS):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+    raise SystemExit(128 + signum)
+
+
 def wrapped(cmd: list[str], timeout: float | None = None) -> dict:
     """Run `cmd`; its wall and CPU time, peak RSS and stdout. Timed by GNU time when
     /usr/bin/time exists (its child starts small, so `%M` is the command's own peak), else by
@@ -237,12 +251,15 @@ def wrapped(cmd: list[str], timeout: float | None = None) -> dict:
     full = ["/usr/bin/time", "-f", "DENPEX-TIME %U %S %M", *cmd] if gnu_time else cmd
     # Its own session, so that a timeout ends the command and not only GNU time.
     proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    _SESSIONS.add(proc.pid)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
         proc.communicate()
         return {"wall_s": None, "cpu_s": None, "maxrss_kb": None, "rc": None, "stdout": "", "timeout": timeout}
+    finally:
+        _SESSIONS.discard(proc.pid)
     wall = time.perf_counter() - started
     if gnu_time:
         line = next((x for x in err.decode(errors="replace").splitlines() if x.startswith("DENPEX-TIME ")), "")
@@ -492,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(res))
         return 0
 
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, _end_sessions)
     sizes = [float(s) for s in args.sizes.split(",") if s.strip()]
     book, skipped = load_rules()
     info = machine()
