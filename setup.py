@@ -1,9 +1,10 @@
-"""The compiled parts: the NCCL prefix scanner (bot/masking/_prefix_split.c) and the
-matcher's newline count (bot/matcher/_newlines.c).
+"""The compiled parts: the NCCL prefix scanner (bot/masking/_prefix_split.c), masking's
+one-byte-per-character view of a piece (bot/masking/_ascii.c) and the matcher's newline count
+(bot/matcher/_newlines.c).
 
-Both optional: where they cannot be built (no C compiler), installing still succeeds and the
-Python they stand in for is used (the regex the scanner mirrors, bytes.count), with the same
-answers, more slowly. Everything else about the package is in pyproject.toml.
+All optional: where they cannot be built (no C compiler), installing still succeeds and the
+Python they stand in for is used (the regex the scanner mirrors, str.encode, bytes.count),
+with the same answers, more slowly. Everything else about the package is in pyproject.toml.
 """
 
 from setuptools import Extension, setup
@@ -15,6 +16,12 @@ setup(
             ["bot/masking/_prefix_split.c"],
             optional=True,
             extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "bot.masking._ascii",
+            ["bot/masking/_ascii.c"],
+            optional=True,
+            extra_compile_args=["-O3"],  # the loops are written to be vectorized
         ),
         Extension(
             "bot.matcher._newlines",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hyperscan as hs
 
 from bot.hyperscan_literal import hyperscan_literal
+from bot.masking.ascii_bytes import ascii_bytes
 
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _BEFORE = _WORD | {"<"}  # never inside one of our placeholders (`<USER-1>`)
@@ -59,7 +60,7 @@ class NameScanner:
             return len(raw) > cap
 
         try:
-            self._db.scan(text.encode("ascii", errors="replace"), match_event_handler=on_match, scratch=self._scratch)
+            self._db.scan(ascii_bytes(text), match_event_handler=on_match, scratch=self._scratch)
         except hs.ScanTerminated:
             raise TooManyNames from None
         if not raw:

@@ -17,6 +17,7 @@ import hyperscan as hs
 
 from bot.hyperscan_literal import hyperscan_literal
 from bot.masking.anchors import GATE_ONLY, WORDS
+from bot.masking.ascii_bytes import ascii_bytes
 
 # Literal anchors, matched without regard to case (a superset of the case-sensitive ones).
 _TOKEN_PREFIXES = (
@@ -90,7 +91,7 @@ class Anchors:
 
 def scan_anchors(text: str, scratch: hs.Scratch) -> Anchors | None:
     """Every anchor in `text`; None when there are too many to be worth it."""
-    data = text.encode("ascii", errors="replace")  # one byte per character
+    data = ascii_bytes(text)  # one byte per character
     cap = max(64, int(len(text) * _HITS_PER_CHAR))
     hits: list[int] = []
     blocks = False
