@@ -11,11 +11,8 @@ instead of a regex match per line.
 from __future__ import annotations
 
 import re
-import struct
-from array import array
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 
 from bot.masking.hosts import IPV4ISH, NCCL_AFTER_DIGIT
 from bot.masking.state import LogState
@@ -40,42 +37,32 @@ try:
 except ImportError:  # not built here: the regex it mirrors gives the same answers
     _native = None
 
-# The spans' item: a native Py_ssize_t, as the scanner packs them (read with memoryview.cast;
-# array's typecode of the same size to write them).
-_SPAN = "n"
-_SPAN_ARRAY = {8: "q", 4: "i"}[struct.calcsize(_SPAN)]
-
 
 @dataclass
 class Prefixes:
     """`text`'s line-leading NCCL prefixes: where each host stands, and which host it is."""
 
     text: str
-    # (newline, host start, host end) per prefix, packed as Py_ssize_t; offsets into "\n" + text.
+    # (newline, host start, host end) per prefix, packed as Py_ssize_t, offsets into "\n" + text:
+    # what the scanner's replace_hosts reads. Empty when the regex made the split instead.
     spans: bytes
     hosts: list[str]
     counts: Counter[str]  # host -> number of prefixes naming it
     nccl: bool  # the text holds " NCCL" at all
+    # `_SPLIT.split("\n" + text)`, [before, lead, host, ..., before] (hosts are items 2, 5, ...):
+    # made up front by the regex, on demand from the scanner (only the rare paths need it).
+    split: list[str] | None = None
 
-    @cached_property
+    @property
     def parts(self) -> list[str]:
-        """`_SPLIT.split("\n" + text)`: [before, lead, host, ..., before]; hosts are items 2, 5, ..."""
-        whole = "\n" + self.text
-        if _native is not None:
-            return _native.split(whole)
-        offsets = memoryview(self.spans).cast(_SPAN)
-        parts, last = [], 0
-        for k in range(0, len(offsets), 3):
-            newline, lead_end, host_end = offsets[k], offsets[k + 1], offsets[k + 2]
-            parts += (whole[last:newline], whole[newline:lead_end], whole[lead_end:host_end])
-            last = host_end
-        parts.append(whole[last:])
-        return parts
+        if self.split is None:
+            self.split = _native.split("\n" + self.text)  # type: ignore[union-attr]
+        return self.split
 
     def text_with(self, placeholders: dict[str, str]) -> str:
         """The text, each prefix host that `placeholders` names replaced by its placeholder."""
-        if _native is not None and self.spans:
-            out = _native.replace_hosts(self.text, self.spans, self.hosts, placeholders)
+        if self.spans:
+            out = _native.replace_hosts(self.text, self.spans, self.hosts, placeholders)  # type: ignore[union-attr]
             if out is not None:
                 return out
         parts = self.parts.copy()
@@ -86,14 +73,13 @@ class Prefixes:
 
 def split_prefixes(text: str) -> Prefixes:
     if " NCCL" not in text:  # no prefix: skip the per-line scan
-        return Prefixes(text, b"", [], Counter(), nccl=False)
+        return Prefixes(text, b"", [], Counter(), nccl=False, split=["\n" + text])
     if _native is not None:
         spans, hosts = _native.scan(text)
-    else:
-        found = list(_SPLIT.finditer("\n" + text))
-        spans = array(_SPAN_ARRAY, [at for m in found for at in (m.start(), m.end(1), m.end(2))]).tobytes()
-        hosts = [m[2] for m in found]
-    return Prefixes(text, spans, hosts, Counter(hosts), nccl=True)
+        return Prefixes(text, spans, hosts, Counter(hosts), nccl=True)
+    parts = _SPLIT.split("\n" + text)
+    hosts = parts[2::3]
+    return Prefixes(text, b"", hosts, Counter(hosts), nccl=True, split=parts)
 
 
 def learn_prefix_hosts(prefixes: Prefixes, state: LogState) -> None:
