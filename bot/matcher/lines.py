@@ -31,6 +31,8 @@ _EMBEDDED_PREFIX = regex.compile(
 )
 # NCCL's own prefix: `host:pid:tid [device] NCCL ...`; the bracket is a local device, not a rank.
 _NCCL_PREFIX = regex.compile(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] NCCL ")
+# Where NCCL printed a line from, whatever follows the `[dev]` (`NCCL WARN`, `misc/ibvwrap.cc:280 NCCL WARN`).
+_NCCL_ORIGIN = regex.compile(r"(?<![^\s\]:>])(?=[^\s:\[\]]*[^\d\s:\[\]])(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] ")
 # Ranks named inside the message text.
 _RANK_IN_TEXT = regex.compile(
     r"\[(?:PG \S+ )?Rank (?P<rank>\d{1,6})\]"
@@ -134,6 +136,12 @@ def parse_line(line: str) -> LineFacts:
         if m:
             rank = int(m["rank"])
     return LineFacts(rank=rank, host=host, device=device, timestamp=parse_timestamp(line))
+
+
+def nccl_origin(line: str) -> tuple[str, int] | None:
+    """`(host, pid)` of a line NCCL printed (`host:pid:tid [dev] ...`), behind any launcher prefix."""
+    m = _NCCL_ORIGIN.search(line, 0, 300)
+    return (m["host"], int(m["pid"])) if m else None
 
 
 def strip_prefixes(line: str) -> str:

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import regex
+
+from bot.matcher.lines import nccl_origin
 from bot.matcher.model import Collateral, Confidence, Diagnosis, Evidence, Match, Stats
 from bot.matcher.salient import LogFacts
 
@@ -54,23 +57,33 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
     ranks = set(root.first_by_rank)
     firsts = list(root.first_by_rank.values())
     timed = len({h.ts_kind for h in firsts}) == 1 and firsts[0].ts_kind is not None
-    if root.rule.role == "root" and ranks:
+    if root.rule.role == "root":
+        if not ranks:
+            return _indirect_rank(root, facts)
         if timed or len(ranks) == 1:
             return _first_rank(root)
         if facts.elastic_rank in ranks:
             return facts.elastic_rank
         return _first_rank(root)
-    # The root is itself a consequence or a wrapper: look for the rank that behaved differently.
-    if facts.elastic_rank is not None:
-        return facts.elastic_rank
-    timeout_ranks = set()
+    if root.rule.role == "wrapper":
+        return _launcher_rank(facts) if _launcher_rank(facts) is not None else _first_own_error_rank(facts, set())
+    # The root is a consequence: look for the rank that behaved differently.
+    timeout_ranks: set[int] = set()
     for rh in all_hits:
         if rh.rule.role == "consequence":
             timeout_ranks.update(rh.first_by_rank)
-    known = facts.known_ranks() | timeout_ranks
-    missing = known - timeout_ranks
-    if len(timeout_ranks) >= 2 and len(missing) == 1:
-        return missing.pop()
+    silent = _silent_rank(timeout_ranks, facts)
+    if silent is not None:
+        return silent
+    # A rank that raised its own error while the others timed out waiting for it.
+    own = _first_own_error_rank(facts, timeout_ranks)
+    if own is not None:
+        return own
+    # torchelastic's "first observed failure" is per node and often just the lowest rank: a rank
+    # that timed out like the others is a victim, whatever the launcher says.
+    for rank in (facts.elastic_rank, *facts.launcher_ranks):
+        if rank is not None and rank not in timeout_ranks:
+            return rank
     seqs = facts.seq_by_rank
     if len(seqs) >= 2:
         low = min(seqs.values())
@@ -80,6 +93,92 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
     # Every rank that shows up timed out (or was torn down) alike: the one that began it left no
     # trace here. The first such line in the log is a victim, not the initiator.
     return None
+
+
+def _silent_rank(timeout_ranks: set[int], facts: LogFacts) -> int | None:
+    """The one rank missing from an otherwise complete set of timeouts.
+
+    The set is complete up to the world size the log states (`nranks`, `WORLD_SIZE`, banners,
+    ranks seen anywhere) and at least up to the highest rank that timed out: ranks count from 0,
+    so ranks 1..N-1 timing out leave rank 0 as the one that never reached the collective.
+    """
+    if len(timeout_ranks) < 2:
+        return None
+    known = facts.known_ranks() | set(range(max(timeout_ranks) + 1))
+    missing = known - timeout_ranks
+    return missing.pop() if len(missing) == 1 else None
+
+
+def _launcher_rank(facts: LogFacts) -> int | None:
+    """The rank a launcher reports as the failed one: torchelastic's first observed failure,
+    else the first worker it reports (agent line, `--local_rank=N`, spawn's `Process N`)."""
+    if facts.elastic_rank is not None:
+        return facts.elastic_rank
+    return facts.launcher_ranks[0] if facts.launcher_ranks else None
+
+
+def _first_own_error_rank(facts: LogFacts, exclude: set[int]) -> int | None:
+    for _, rank, _text in facts.own_errors():
+        if rank is not None and rank not in exclude:
+            return rank
+    return None
+
+
+def _multi_rank(facts: LogFacts) -> bool:
+    return (facts.world_size or 0) > 1 or len(facts.known_ranks() | set(facts.launcher_ranks)) > 1
+
+
+def _indirect_rank(root: RuleHits, facts: LogFacts) -> int | None:
+    """The rank of a cause whose lines carry no rank prefix, from what names it indirectly."""
+    hits = sorted(root.hits, key=lambda h: h.line)
+    for h in hits:
+        # `host:pid:tid [dev] ... NCCL WARN`: the init lines told which rank that process is.
+        origin = nccl_origin(h.text)
+        if origin is not None:
+            rank = facts.nccl_rank(*origin)
+            if rank is not None:
+                return rank
+    if facts.spawn_ranks:
+        return facts.spawn_ranks[0]
+    rank = _launcher_rank(facts)
+    if rank is not None:
+        return rank
+    if _multi_rank(facts):
+        for h in hits:
+            # CUDA OOM names the device: `(GPU 3; 23.65 GiB total capacity` / `GPU 3 has a total capacity`;
+            # one process per GPU, so on a multi-rank node the device index is the local rank.
+            m = _GPU_IN_OOM.search(h.text)
+            if m:
+                return int(m[1] or m[2])
+    return _first_own_error_rank(facts, set())
+
+
+_GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capacity")
+
+
+def _unmatched_rank(facts: LogFacts) -> int | None:
+    """No rule matched: the rank of the first rank's own error, else the one a launcher names."""
+    errors = facts.own_errors()
+    if errors and errors[0][1] is not None:
+        return errors[0][1]
+    rank = _launcher_rank(facts)
+    if rank is not None:
+        return rank
+    return _first_own_error_rank(facts, set())
+
+
+def _own_error(facts: LogFacts, rank: int | None, fired: list[RuleHits]) -> tuple[int, int | None, str] | None:
+    """The failing rank's own exception that no entry explains: that rank's, else the first.
+
+    A launcher's exception is never one, nor a line a rule that fired matched (`ActorDiedError`
+    is the Ray wrapper's own line; `RendezvousClosedError` the rendezvous entry's).
+    """
+    sigs = [sig.compiled for rh in fired for sig in rh.rule.signatures]
+    errors = [e for e in facts.own_errors() if not any(rx.search(e[2]) for rx in sigs)]
+    for e in errors:
+        if rank is not None and e[1] == rank:
+            return e
+    return errors[0] if errors else None
 
 
 def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:
@@ -122,9 +221,10 @@ def _match(rh: RuleHits, role: str, conf: Confidence, prefer_rank: int | None) -
 def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosis:
     fired = [rh for rh in rule_hits if rh.score >= rh.rule.min_score]
     if not fired:
+        rank = _unmatched_rank(facts)
         return Diagnosis(
-            matches=[], initiating_rank=None, collateral=[],
-            unmatched=facts.salient_line(), stats=stats,
+            matches=[], initiating_rank=rank, collateral=[],
+            unmatched=facts.salient_line(rank), stats=stats,
         )  # fmt: skip
     fired_ids = {rh.rule.id for rh in fired}
     collateral = {rh.rule.id for rh in fired if fired_ids.intersection(rh.rule.collateral_of)}
@@ -152,6 +252,21 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
     candidates.sort(key=rank_key)
     root = candidates[0]
     init_rank = _initiating_rank(root, facts, fired)
+    if root.rule.role == "wrapper":
+        own = _own_error(facts, init_rank, fired)
+        if own is not None:
+            # A wrapper never wins over the failing rank's own error line: that line is the
+            # cause (no entry knows it), the wrapper and whatever else fired are collateral.
+            _, own_rank, text = own
+            rank = init_rank if init_rank is not None else own_rank
+            coll = sorted(fired, key=lambda rh: _first(rh.hits).line)
+            return Diagnosis(
+                matches=[],
+                initiating_rank=rank,
+                collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
+                unmatched=text,
+                stats=stats,
+            )
     root_conf = confidence_of(root.score)
     if root.rule.role != "root" and root_conf == "high":
         # Only a consequence or a wrapper fired: the class is right, the cause may be elsewhere.

@@ -1,0 +1,251 @@
+"""The initiating rank and the wrapper's place, on multi-rank log fragments shaped like real ones.
+
+Each fragment follows what PyTorch, torchelastic, torch.multiprocessing.spawn and NCCL print
+(formats as of torch 1.x-2.5, NCCL 2.x); hosts, paths and pids are made up.
+"""
+
+import pytest
+
+from bot.matcher import Matcher, load_rulebook
+from tests.matcher.rulefactory import rule_doc, sig, standard_book, write_rules
+
+
+@pytest.fixture
+def matcher(tmp_path):
+    return standard_book(tmp_path)
+
+
+def _timeout(rank: int, seq: int = 808, second: int = 44) -> str:
+    return (
+        f"[rank{rank}]:[E626 06:24:{second}.903881913 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught "
+        f"collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=9801523, "
+        f"NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
+    )
+
+
+ELASTIC_TAIL = """E0626 06:25:10.120000 4711 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 1 (pid: 4713) of binary: /opt/conda/bin/python
+Traceback (most recent call last):
+  File "/opt/conda/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 263, in launch_agent
+    raise ChildFailedError(
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-06-26_06:25:10
+  host      : gpu-node-3
+  rank      : 1 (local_rank: 1)
+  exitcode  : -6 (pid: 4713)
+  error_file: <N/A>
+  traceback : Signal 6 (SIGABRT) received by PID 4713
+============================================================
+"""
+
+
+def test_silent_rank_zero_is_the_initiator_not_the_rank_torchelastic_names(matcher):
+    """Ranks 1-3 time out on one allreduce, rank 0 prints nothing: rank 0 never reached it.
+    torchelastic's first observed failure (rank 1) is only the lowest rank that timed out."""
+    log = "".join(_timeout(r) for r in (2, 1, 3)) + ELASTIC_TAIL
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "timeout"
+    assert d.initiating_rank == 0
+
+
+def test_silent_highest_rank_needs_the_world_size(matcher):
+    """Ranks 0-2 time out: without a stated world size nothing says a rank 3 exists."""
+    log = "".join(_timeout(r) for r in (0, 1, 2))
+    assert matcher.diagnose(log).initiating_rank is None
+    banners = "".join(
+        f"06/26/2024 06:00:0{r} - WARNING - __main__ - Process rank: {r}, device: cuda:{r}, n_gpu: 1, "
+        "distributed training: True, 16-bits training: True\n"
+        for r in range(4)
+    )
+    assert matcher.diagnose(banners + log).initiating_rank == 3
+    env = "WORLD_SIZE=4 MASTER_ADDR=gpu-node-3 MASTER_PORT=29500\n"
+    assert matcher.diagnose(env + log).initiating_rank == 3
+
+
+def test_two_silent_ranks_name_no_one(matcher):
+    """Two ranks missing from the timeouts: either could have stalled first."""
+    log = "NCCL INFO comm 0x1 rank 0 nranks 6 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+    log += "".join(_timeout(r) for r in (0, 1, 3, 5))
+    assert matcher.diagnose(log).initiating_rank is None
+
+
+def test_rank_with_its_own_error_began_what_the_others_timed_out_on(matcher):
+    """Rank 2 raised an error no rule knows; all the others timed out waiting for it."""
+    log = (
+        "[rank2]:Traceback (most recent call last):\n"
+        '[rank2]:  File "/work/train.py", line 88, in evaluate\n'
+        "[rank2]:    score = metrics[name]\n"
+        "[rank2]:KeyError: 'rougeL'\n"
+    ) + "".join(_timeout(r) for r in (0, 1, 3))
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "timeout" and d.initiating_rank == 2
+
+
+SPAWN_OOM = """Traceback (most recent call last):
+  File "/work/main.py", line 410, in <module>
+    mp.spawn(main_worker, nprocs=4, args=(args,))
+  File "/opt/conda/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 150, in join
+    raise ProcessRaisedException(msg, error_index, failed_process.pid)
+torch.multiprocessing.spawn.ProcessRaisedException:
+
+-- Process 3 terminated with the following error:
+Traceback (most recent call last):
+  File "/opt/conda/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 69, in _wrap
+    fn(i, *args)
+  File "/work/main.py", line 301, in main_worker
+    loss.backward()
+RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 3; 23.65 GiB total capacity; 20.10 GiB already allocated)
+"""
+
+
+def test_spawn_names_the_process_whose_traceback_follows(matcher):
+    """torch.multiprocessing.spawn prints the child's traceback unprefixed, after `-- Process 3`."""
+    d = matcher.diagnose(SPAWN_OOM)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 3
+
+
+def test_spawn_names_the_process_when_no_rule_matched(matcher):
+    """No entry knows the child's error: it is the unmatched line, with the child's rank."""
+    log = SPAWN_OOM.replace(
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 3; 23.65 GiB total capacity; 20.10 GiB already allocated)",
+        "AssertionError: daemonic processes are not allowed to have children",
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == []
+    assert d.unmatched == "AssertionError: daemonic processes are not allowed to have children"
+    assert d.initiating_rank == 3
+
+
+def test_oom_without_prefix_takes_the_rank_torchelastic_reports(matcher):
+    """`failed (exitcode: 1) local_rank: 2 (pid: ...)` names the worker whose OOM is above."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 120, in <module>\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 132.00 MiB. GPU 0 has a total capacity of 79.10 GiB\n"
+        "W0217 16:43:26.140000 355419 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 355715 closing signal SIGTERM\n"
+        "E0217 16:43:29.165000 355419 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 2 (pid: 355716) of binary: /usr/bin/python3.11\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 2
+
+
+def test_oom_gpu_index_agrees_with_the_old_launchers_argv(matcher):
+    """torch.distributed.launch names the worker by `--local_rank=3` in its CalledProcessError."""
+    log = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 824.00 MiB (GPU 3; 7.93 GiB total capacity; 4.71 GiB already allocated)\n"
+        "Killing subprocess 31867\nKilling subprocess 31868\n"
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=3', '--cfg', 'a.yaml']' "
+        "returned non-zero exit status 1.\n"
+    )
+    assert matcher.diagnose(log).initiating_rank == 3
+
+
+def test_oom_gpu_index_alone_on_a_multi_rank_node(matcher):
+    """No launcher line: the device in the message is the local rank when ranks share a node."""
+    log = (
+        "global_rank = 0 local_rank = 0 world_size = 4\n"
+        "RuntimeError: CUDA out of memory. Tried to allocate 824.00 MiB (GPU 2; 7.93 GiB total capacity; 4.71 GiB already allocated)\n"
+    )
+    assert matcher.diagnose(log).initiating_rank == 2
+    # One process, one GPU: no rank to report.
+    assert matcher.diagnose(log.split("\n", 1)[1]).initiating_rank is None
+
+
+def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
+    """NCCL's WARN line carries `host:pid`, its init line the rank that process holds."""
+    docs = [
+        rule_doc("ibv", "network", {
+            "keywords": ["ibv_create_qp"],
+            "signatures": [sig("qp", r"NCCL WARN Call to ibv_create_qp failed", 0.8)],
+        }, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["ibv", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["ibv", "other"]),
+    ]  # fmt: skip
+    m = Matcher(load_rulebook(write_rules(tmp_path, docs)))
+    log = (
+        "node-a:2668:2780 [0] NCCL INFO comm 0x7f0a8834b870 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init START\n"
+        "node-b:2712:2824 [0] NCCL INFO comm 0x7fa94834c010 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+        "node-b:2712:2824 [0] NCCL INFO comm 0x7fa94834c020 rank 2 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+        "node-b:2712:2824 [0] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\n"
+        "node-b:2712:2824 [0] NCCL INFO transport/net_ib.cc:371 -> 2\n"
+    )
+    # The rank in the widest communicator is the global one (rank 0 of a 2-rank subgroup is not).
+    assert m.diagnose(log).initiating_rank == 2
+
+
+def test_first_rank_with_its_own_error_when_nothing_matched(matcher):
+    """Out of the knowledge base: the rank is still reported, the unmatched line is its error."""
+    log = (
+        "[rank5]:Traceback (most recent call last):\n"
+        "[rank5]:  File \"/opt/megatron-lm/megatron/training/checkpointing.py\", line 1818, in load_checkpoint\n"
+        "[rank5]:KeyError: 'state'\n"
+        "[rank0]:Traceback (most recent call last):\n"
+        "[rank0]:KeyError: 'state'\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.initiating_rank == 5 and d.unmatched == "KeyError: 'state'"
+
+
+WRAPPED_KEYERROR = """[rank1]: Traceback (most recent call last):
+[rank1]:   File "/work/train.py", line 230, in <module>
+[rank1]:     optimizer.step()
+[rank1]:   File "/opt/conda/lib/python3.10/site-packages/torch/optim/adam.py", line 85, in step
+[rank1]:     beta1, beta2 = group['betas']
+[rank1]: KeyError: 'betas'
+W0301 10:02:11.100000 900 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 902 closing signal SIGTERM
+E0301 10:02:12.400000 900 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 903) of binary: /opt/conda/bin/python
+Traceback (most recent call last):
+  File "/opt/conda/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/launcher/api.py", line 263, in launch_agent
+    raise ChildFailedError(
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-03-01_10:02:12
+  host      : gpu-node-1
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 903)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+
+def test_the_wrapper_never_wins_over_the_ranks_own_error(matcher):
+    """Only ChildFailedError matched: the KeyError above it is the cause, with its rank."""
+    d = matcher.diagnose(WRAPPED_KEYERROR)
+    assert d.matches == []
+    assert d.unmatched == "KeyError: 'betas'" and d.initiating_rank == 1
+    assert [c.id for c in d.collateral] == ["wrapper"]
+
+
+def test_the_wrapper_never_wins_over_an_unprefixed_error_either(matcher):
+    """torchrun --nproc_per_node=1 prints the child's traceback without a prefix."""
+    log = "\n".join(line.replace("[rank1]: ", "", 1) for line in WRAPPED_KEYERROR.splitlines()) + "\n"
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched == "KeyError: 'betas'" and d.initiating_rank == 1
+
+
+def test_the_wrapper_alone_stays_when_there_is_no_python_error(matcher):
+    """Killed by a signal, no traceback of its own: the wrapper is all the log says."""
+    log = ELASTIC_TAIL.replace("failed (exitcode: -6)", "failed (exitcode: -11)")
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "wrapper" and d.initiating_rank == 1 and d.unmatched is None
+
+
+def test_a_rule_that_matched_the_child_still_wins(matcher):
+    """The child's error is known: it is the root and the wrapper is collateral, as before."""
+    log = WRAPPED_KEYERROR.replace("[rank1]: KeyError: 'betas'", "[rank1]: torch.OutOfMemoryError: CUDA out of memory.")
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 1
+    assert "wrapper" in [c.id for c in d.collateral]
