@@ -3,8 +3,13 @@
 Settings are chosen to fail fast and heal by themselves:
 - short connect and read timeouts (StoreConfig), so a dead or stalled Redis costs a caller
   about a second, not a hung Slack handler;
-- no automatic retries: a retried EVALSHA whose reply was lost could consume a quota twice,
-  and the caller already has a clear error to act on;
+- no retry of a command that may have run: a retried EVALSHA whose reply was lost could
+  consume a quota twice, and the caller already has a clear error to act on;
+- on a cluster, bounded retries (StoreConfig.retry_window_s, with backoff) of the failures
+  that prove the command did not run: a node that refuses the connection (a killed primary
+  whose replica is not promoted yet), CLUSTERDOWN, TRYAGAIN, an uncovered slot. Each one makes
+  redis-py refresh its slot map, so the call lands on the promoted replica once there is one;
+  MOVED and ASK redirects are followed by redis-py itself;
 - a health-check interval plus redis-py's check of pooled sockets on checkout, so the
   connections left dead by a Redis restart are replaced and the next call just works.
 """
@@ -13,17 +18,19 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import redis
 import redis.exceptions as rex
 from redis.backoff import NoBackoff
-from redis.cluster import RedisCluster
+from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
+from redis.connection import Connection, SSLConnection
 from redis.retry import Retry
 
-from bot.store.config import StoreConfig
+from bot.store.config import StoreConfig, cluster_nodes
 from bot.store.errors import StoreUnavailable
 
 # Failures that mean "Redis cannot serve us right now", as opposed to a bug in a command.
@@ -42,6 +49,56 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+class NodeUnreachable(rex.ConnectionError):
+    """Connecting to a Redis node failed, so nothing was sent and the command may be retried."""
+
+
+class _NodeConnection(Connection):
+    """A cluster node connection that tells a failed connect from a failure after sending."""
+
+    def connect_check_health(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().connect_check_health(*args, **kwargs)
+        except rex.AuthenticationError:
+            raise  # wrong user or password: retrying cannot help
+        except (rex.ConnectionError, rex.TimeoutError) as exc:
+            # Refused, timed out, reset in the TLS or AUTH handshake, still loading: the
+            # command is only sent once connected, so it has not reached the node.
+            raise NodeUnreachable(str(exc)) from exc
+
+
+class _TLSNodeConnection(_NodeConnection, SSLConnection):
+    """_NodeConnection over TLS (rediss+cluster://)."""
+
+
+# Cluster answers that mean the node did not run the command, so sending it again is safe.
+_REFUSED_BEFORE_RUNNING = (NodeUnreachable, rex.ClusterDownError, rex.TryAgainError, rex.SlotNotCoveredError)
+
+
+class _FailoverCluster(RedisCluster):
+    """RedisCluster whose calls ride out a failover: bounded retries, with backoff, of the
+    failures that prove the command did not run (redis-py's own retries, which also retry a
+    command whose reply was lost, are off)."""
+
+    retry_window_s = 2.0
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        deadline = time.monotonic() + self.retry_window_s
+        delay = 0.05
+        while True:
+            try:
+                return super().execute_command(*args, **kwargs)
+            except (*_REFUSED_BEFORE_RUNNING, rex.ClusterError) as exc:
+                # redis-py gives up with "TTL exhausted" after 16 redirects (MOVED, ASK,
+                # TRYAGAIN: a slot being resharded), every one a refusal to run.
+                if isinstance(exc, rex.ClusterError) and "TTL exhausted" not in str(exc):
+                    raise
+                if time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.4)
+
+
 class RedisClient:
     """Owns the redis-py client (built lazily) and the scripts registered on it."""
 
@@ -50,6 +107,9 @@ class RedisClient:
         self.display_url = config.display_url
         self._redis: Any = None
         self._lock = threading.Lock()
+        # Every Lua script registered on this client, so a test can prove each one keeps to
+        # one cluster slot.
+        self.scripts: list[Script] = []
 
     @property
     def redis(self) -> redis.Redis:
@@ -71,16 +131,27 @@ class RedisClient:
         }
         if not cfg.cluster:
             return redis.Redis.from_url(cfg.url, **options)
+        nodes = cluster_nodes(cfg.url)
+        # A plain redis:// URL of the first seed carries user, password and options (a
+        # rediss:// one would make redis-py pick its own SSLConnection over ours); the other
+        # seeds are only asked for the slot map if the first cannot answer.
+        options["retry"] = Retry(NoBackoff(), 0)
+        options["connection_class"] = _TLSNodeConnection if nodes.tls else _NodeConnection
+        options["startup_nodes"] = [ClusterNode(host, port) for host, port in nodes.seeds[1:]]
         # A cluster client asks a node for the slot map as soon as it is built, so building
         # it is itself a call that can find Redis down.
         try:
-            return RedisCluster.from_url(cfg.url, **options)
+            client = _FailoverCluster.from_url(nodes.node_url, **options)
         except UNAVAILABLE_ERRORS as exc:
             raise StoreUnavailable.from_error(self.display_url, exc) from exc
+        client.retry_window_s = cfg.retry_window_s
+        return client
 
     def script(self, source: str) -> Script:
         """A Lua script registered on this client (EVALSHA, loaded again after a restart)."""
-        return Script(_LazyScriptClient(self), source)
+        script = Script(_LazyScriptClient(self), source)
+        self.scripts.append(script)
+        return script
 
     def ping(self) -> bool:
         """True when Redis answers PING in time; never raises for an unreachable Redis."""

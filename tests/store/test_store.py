@@ -7,7 +7,9 @@ from datetime import date, timedelta
 import pytest
 from redis.crc import key_slot
 
+from bot.masking import mask
 from bot.store import Store, StoreConfig, StoreConfigError, ThreadContext, keys
+from bot.store.config import cluster_nodes, display_url
 
 from .conftest import FakeClock
 
@@ -18,10 +20,10 @@ def use_everything(store: Store, team_id: str, clock: FakeClock) -> None:
     store.plans.grant(team_id, "scale", clock.now + timedelta(days=1))
     store.codes.redeem(team_id, "U1", "DNPX-0000-0000-0000")
     store.dedupe.first_time(team_id, "event:Ev1")
-    ctx = ThreadContext(["rule-a"], 2, ["masked"], "C1", "1.1", "2026-11-30T12:00:00+00:00")
+    ctx = ThreadContext(["rule-a"], 2, [mask("masked").text], "C1", "1.1", "2026-11-30T12:00:00+00:00")
     store.threads.save(team_id, "C1", "1.1", ctx)
     store.feedback.vote(team_id, "rule-a", "U1", True, "C1:1.1")
-    store.unmatched.record(team_id, "Segfault 3")
+    store.unmatched.record(team_id, mask("Segfault 3").text)
     store.ratelimit.allow(team_id, "U1", "lookup", 5, 60)
 
 
@@ -82,7 +84,7 @@ def test_config_from_env() -> None:
     """from_env reads REDIS_URL and DENPEX_* settings and keeps defaults for the rest."""
     config = StoreConfig.from_env(
         {
-            "REDIS_URL": "redis://:pw@redis.internal:6380/2",
+            "REDIS_URL": "redis://:pw@redis.internal:6380/0",
             "DENPEX_FREE_DAILY": "5",
             "DENPEX_SCALE_DAILY": "100",
             "DENPEX_REDIS_TIMEOUT_S": "0.5",
@@ -93,9 +95,42 @@ def test_config_from_env() -> None:
     assert (config.free_daily, config.scale_daily, config.timeout_s) == (5, 100, 0.5)
     assert config.cluster is True
     assert config.thread_ttl_s == 7 * 86400
-    assert config.display_url == "redis://:***@redis.internal:6380/2"
+    assert config.display_url == "redis://:***@redis.internal:6380/0"
     assert "pw" not in repr(config)
     assert StoreConfig.from_env({}) == StoreConfig()
+
+
+def test_a_cluster_url_names_its_seeds() -> None:
+    """redis+cluster:// (or rediss+cluster://) turns cluster mode on and may list several
+    seeds; user, password and options apply to every node; the password is never shown."""
+    url = "rediss+cluster://bot:s%40cret@10.0.0.1:7000,10.0.0.2,[::1]:7002/0?ssl_ca_certs=/ca.pem"
+    config = StoreConfig.from_env({"REDIS_URL": url, "DENPEX_REDIS_RETRY_S": "1.5"})
+    assert config.cluster is True and config.retry_window_s == 1.5
+    nodes = cluster_nodes(config.url)
+    assert nodes.seeds == (("10.0.0.1", 7000), ("10.0.0.2", 6379), ("::1", 7002)) and nodes.tls
+    assert nodes.node_url == "redis://bot:s%40cret@10.0.0.1:7000/0?ssl_ca_certs=/ca.pem"
+    shown = "rediss+cluster://bot:***@10.0.0.1:7000,10.0.0.2,[::1]:7002/0?ssl_ca_certs=/ca.pem"
+    assert config.display_url == shown
+    assert "cret" not in repr(config) + repr(nodes)
+    assert display_url("redis://h/0?password=pw&ssl_password=pw2") == "redis://h/0?password=***&ssl_password=***"
+    assert not cluster_nodes("redis+cluster://h:1").tls
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("redis+cluster://h:7000/3", "only database 0"),
+        ("redis+cluster://h:7000,:7001/0", "without a host"),
+        ("redis+cluster://h:port/0", "without a host"),
+        ("redis+sentinel://h:26379/mymaster", "must start with"),
+    ],
+)
+def test_a_bad_cluster_url_is_named(url: str, message: str) -> None:
+    """A cluster URL that cannot work is refused at start, password hidden."""
+    with pytest.raises(StoreConfigError, match=message):
+        StoreConfig(url=url)
+    with pytest.raises(StoreConfigError, match="DENPEX_REDIS_RETRY_S"):
+        StoreConfig(retry_window_s=-1)
 
 
 @pytest.mark.parametrize(
