@@ -26,6 +26,9 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "banner": ("process rank:",),
     # NCCL's init line ties a `host:pid` prefix to a rank: `host:12:34 [3] NCCL INFO comm 0x.. rank 3 nranks 8`.
     "nccl_init": ("nccl info comm 0x",),
+    # The run finished: whatever it printed before was survived (a retry, a fallback, a warning).
+    "done": ("worker group successfully finished", "local worker group finished", "training completed. do not",
+             "`trainer.fit` stopped:", "'train_runtime':"),
 }  # fmt: skip
 
 _EXC_LINE = regex.compile(
@@ -55,6 +58,13 @@ _LAUNCH_ARGV_RANK = regex.compile(r"CalledProcessError: Command .*'--local_rank=
 # `process 3 terminated with signal SIGKILL`, `process 0 terminated with exit code 1`.
 _SPAWN_BLOCK = regex.compile(r"-- Process (\d{1,6}) terminated with the following error")
 _SPAWN_EXIT = regex.compile(r"\bprocess (\d{1,6}) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
+# What the launchers and trainers print when a run ends well (torchelastic's agent, HF Trainer,
+# Lightning); `Local worker group finished (SUCCEEDED)` before torch 2.0, `(WorkerState.SUCCEEDED)` after.
+_DONE = regex.compile(
+    r"worker group successfully finished|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)"
+    r"|Training completed\. Do not forget to share your model|`Trainer\.fit` stopped: `max_(?:epochs|steps|time)"
+    r"|\{'train_runtime': \d"
+)
 _BANNER_RANK = regex.compile(r"\bProcess rank: (\d{1,6})\b")
 _NCCL_INIT = regex.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO comm 0x[0-9a-fA-F]+ rank (?P<rank>\d{1,6}) n[Rr]anks (?P<n>\d{1,6})\b"
@@ -86,6 +96,10 @@ class LogFacts:
     banner_ranks: set[int] = field(default_factory=set)
     # (host, pid) -> (nranks of the communicator, rank): the widest communicator's rank is global.
     nccl_rank_by_proc: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    # The last line saying the run finished well, and the last error-like line: errors all
+    # before a finish were survived.
+    done_line: int | None = None
+    last_error_line: int | None = None
     _awaiting_exc: dict[int | None, int] = field(default_factory=dict)  # rank -> traceback line
     _elastic_after: int | None = None
     _spawn_rank: int | None = None  # inside a `-- Process N terminated` block
@@ -103,7 +117,11 @@ class LogFacts:
         if "traceback" in probes and _is_traceback_head(message):
             self._awaiting_exc.setdefault(rank, line_no)
             return
+        if "done" in probes and _DONE.search(message):
+            self.done_line = line_no
         if "exception" in probes:
+            if _EXC_LINE.match(message) or (_ERROR_LINE.search(message) and not _NOT_ERROR.search(message)):
+                self.last_error_line = line_no
             if rank in self._awaiting_exc and _EXC_LINE.match(message):
                 self._awaiting_exc.pop(rank)
                 text = message.strip()
@@ -203,6 +221,11 @@ class LogFacts:
         if self.world_size and self.world_size <= 100_000:
             ranks.update(range(self.world_size))
         return ranks
+
+    def finished_after(self, line: int) -> bool:
+        """Did the run finish well after `line`, with no error line after the finish?"""
+        done = self.done_line
+        return done is not None and line < done and (self.last_error_line or 0) < done
 
     def own_errors(self) -> list[tuple[int, int | None, str]]:
         """(line, rank, exception) of each rank's first traceback, launchers' own left out, first first."""

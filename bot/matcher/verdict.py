@@ -220,6 +220,11 @@ def _match(rh: RuleHits, role: str, conf: Confidence, prefer_rank: int | None) -
 
 def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosis:
     fired = [rh for rh in rule_hits if rh.score >= rh.rule.min_score]
+    last = max((h.line for rh in fired for h in rh.hits), default=0)
+    if facts.finished_after(last):
+        # The run went on to finish: what it printed before (a retry that worked, a fallback,
+        # a loud warning) was survived, and a survived warning is not a cause.
+        return Diagnosis(matches=[], initiating_rank=None, collateral=[], unmatched=None, stats=stats)
     if not fired:
         rank = _unmatched_rank(facts)
         return Diagnosis(
