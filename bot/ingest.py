@@ -41,6 +41,17 @@ class Limits:
 NO_LIMITS = Limits()
 
 
+@dataclass
+class ReadStatus:
+    """What reading found out about the input besides its bytes; filled in as it streams.
+
+    `truncated`: a gzip stream stopped before its end marker (an upload cut off, a copy of a
+    log still being written), so the log ends early and the failure may be in the lost tail.
+    """
+
+    truncated: bool = False
+
+
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:.0f} MB" if n >= 1_000_000 else f"{n:,} bytes"
 
@@ -54,8 +65,12 @@ def _capped(chunks: Iterable[bytes], cap: int | None, what: str) -> Iterator[byt
         yield chunk
 
 
-def _gunzip(chunks: Iterator[bytes], cap: int | None) -> Iterator[bytes]:
-    """Inflate incrementally; never produce more than `cap` bytes whatever the ratio."""
+def _gunzip(chunks: Iterator[bytes], cap: int | None, status: ReadStatus | None = None) -> Iterator[bytes]:
+    """Inflate incrementally; never produce more than `cap` bytes whatever the ratio.
+
+    A stream that ends inside a member (no end marker) yields what it holds and is reported
+    in `status.truncated`: diagnosing what is there beats refusing it.
+    """
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     total = 0
     for chunk in chunks:
@@ -74,11 +89,13 @@ def _gunzip(chunks: Iterator[bytes], cap: int | None) -> Iterator[bytes]:
             if inflater.eof:
                 # Concatenated gzip members (`cat a.gz b.gz`) are valid gzip: start the next one.
                 rest = inflater.unused_data
+                if not rest:
+                    break  # keep the finished inflater: its `eof` says this member was whole
                 inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
                 data = rest
-                if not rest:
-                    break
     tail = inflater.flush()
+    if not inflater.eof and status is not None:
+        status.truncated = True
     if tail:
         total += len(tail)
         if cap is not None and total > cap:
@@ -91,11 +108,12 @@ def _check_text(head: bytes) -> None:
         raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
 
 
-def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS) -> Iterator[bytes]:
+def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadStatus | None = None) -> Iterator[bytes]:
     """Yield the log's text bytes chunk by chunk, checking kind and size as it streams.
 
     Raises InputError before the first chunk for empty, binary and unsupported input, and
-    mid-stream when a cap is passed (callers then discard what they built).
+    mid-stream when a cap is passed (callers then discard what they built). `status`, when
+    given, learns whether the input ended early (a truncated .gz) once the stream is drained.
     """
     raw = _capped(iter(chunks), limits.max_bytes, "the file")
     first = b""
@@ -113,7 +131,7 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS) -> Iterator[by
 
     stream: Iterator[bytes] = replay()
     if first[:2] == b"\x1f\x8b":
-        stream = _gunzip(stream, limits.max_inflated)
+        stream = _gunzip(stream, limits.max_inflated, status)
     head = b""
     buffered: list[bytes] = []
     for chunk in stream:

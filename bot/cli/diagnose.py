@@ -7,9 +7,10 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 
 from bot.cli import UsageError
-from bot.ingest import InputError, file_chunks
+from bot.ingest import InputError, ReadStatus, file_chunks, read_log
 from bot.render import markdown, text
 
 PROGRESS_FROM_BYTES = 4_000_000
@@ -61,10 +62,16 @@ def run(args: argparse.Namespace) -> int:
 
     chunks, size = open_input(args.file)
     app = Denpex()
+    status = ReadStatus()
     try:
-        outcome = app.diagnose_stream(chunks, mask=not args.no_mask, on_bytes=_Progress(size))
+        # Read here (inflating a .gz) to learn whether the input ended early; the service's own
+        # read then sees plain text. Once the service takes a ReadStatus, pass it there instead.
+        outcome = app.diagnose_stream(read_log(chunks, status=status), mask=not args.no_mask, on_bytes=_Progress(size))
     except InputError as exc:
         raise UsageError(f"{args.file}: {exc}") from None
+    if status.truncated and not outcome.diagnosis.stats.truncated:
+        diagnosis = replace(outcome.diagnosis, stats=replace(outcome.diagnosis.stats, truncated=True))
+        outcome = replace(outcome, diagnosis=diagnosis, report=replace(outcome.report, diagnosis=diagnosis))
     if args.format == "json":
         print(json.dumps(outcome.diagnosis.to_dict(), indent=2))
     elif args.format == "markdown":

@@ -48,6 +48,9 @@ class Stats:
     elapsed_ms: int
     # Lines on which a regex ran out of time: reported, never hung on.
     regex_timeouts: int = 0
+    # The input ended early (a .gz cut off before its end): the failure may be in the lost tail.
+    # The matcher never knows this itself; whoever read the input sets it (`bot.ingest.ReadStatus`).
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,5 +95,6 @@ class Diagnosis:
                 "lines": self.stats.lines,
                 "elapsed_ms": self.stats.elapsed_ms,
                 "regex_timeouts": self.stats.regex_timeouts,
+                "truncated": self.stats.truncated,
             },
         }

@@ -31,6 +31,9 @@ STACK_TITLES = {
 }
 
 
+TRUNCATED_NOTICE = "Note: the log ends early (the .gz is cut off before its end): the failure may be in the lost tail."
+
+
 class _Style:
     def __init__(self, color: bool):
         self.color = color
@@ -57,6 +60,8 @@ def render_report(report: Report, color: bool = False) -> str:
     s = _Style(color)
     d = report.diagnosis
     out: list[str] = []
+    if d.stats.truncated:
+        out.append(s(TRUNCATED_NOTICE, "bold", "yellow"))
     if not report.matched:
         if d.unmatched:
             out.append(s("No known failure matched this log.", "bold"))
