@@ -1,7 +1,9 @@
-"""Load test: two bot replicas in HTTP mode against one Redis and a Slack stand-in, on loopback.
+"""Load test: two bot replicas in HTTP mode against a Redis Cluster and a Slack stand-in, on
+loopback, while a primary is killed, nodes restart and Slack answers 429s.
 
-    python bench/load.py --seconds 20 --rate 200            # prints a table, writes bench/RESULTS.md
-    python bench/load.py --seconds 5 --rate 50 --no-write   # a quick look
+    python bench/load.py --seconds 60 --rate 200            # prints a table, writes bench/RESULTS.md
+    python bench/load.py --seconds 20 --rate 200 --no-write # a shorter look
+    python bench/load.py --redis single --no-faults         # one redis-server, nothing broken
 
 A few hundred signed requests a second of mixed kinds (pasted logs, Slack's re-sends of them to
 the other replica, chatter, follow-ups in diagnosed threads, irrelevant events, `/denpex quota`,
@@ -9,8 +11,15 @@ App Home, uploads) go open-loop, at fixed times, round-robin over the replicas, 
 time; then the run drains and stops by itself. Reported: ack latency (Slack allows 3 s), time
 to reply, replies exactly once / lost / doubled, quota counts against diagnoses posted, errors.
 
-Everything listens on 127.0.0.1 and is started (and stopped) by this script: a private
-redis-server, the Slack stand-in (tests/slack/fake_slack.py, in its own process), the bots.
+Faults (with --redis cluster, unless --no-faults), at fixed points of the run: at 25% the
+primary serving the most workspaces is SIGKILLed and its replica promoted; at 40% the stand-in
+answers the next posts with 429 (Retry-After: 1); at 50% the killed node restarts (it rejoins
+as a replica); at 70% a replica of another primary restarts. Reported with them: how long the
+failover window was, how long it made requests wait, and what users were told meanwhile.
+
+Everything listens on 127.0.0.1 and is started (and stopped) by this script: a Redis Cluster
+of three primaries and three replicas (or one redis-server), the Slack stand-in
+(tests/slack/fake_slack.py, in its own process), the bots.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.slack.conftest import sign, start_bot, stop_bot  # noqa: E402
 from tests.slack.fake_slack import FakeFile, FakeSlack  # noqa: E402
-from tests.store.conftest import REDIS_SERVER, PrivateRedis  # noqa: E402
+from tests.store.conftest import REDIS_SERVER, LocalCluster, PrivateRedis  # noqa: E402
 
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
 MAX_SECONDS, MAX_RATE = 300, 2000
@@ -68,21 +77,44 @@ def _classify(call: Any) -> str:
     return "other"
 
 
+class _Refusals(list):
+    """A method's queue of scripted failures that notes which recorded call each one refused.
+
+    FakeSlack pops a failure just before it records the call, under its lock, so the call
+    refused is the next one recorded.
+    """
+
+    def __init__(self, fake: FakeSlack, refused: set[int]) -> None:
+        super().__init__()
+        self._fake, self._refused = fake, refused
+
+    def pop(self, index: Any = -1) -> Any:
+        item = super().pop(index)
+        self._refused.add(len(self._fake.calls))
+        return item
+
+
 def fake_slack_process(conn: Any) -> None:
     """Serve the stand-in; answer the parent's requests over `conn` until told to stop."""
     fake = FakeSlack().start()
+    refused: set[int] = set()
+    fake.failures["chat.postMessage"] = _Refusals(fake, refused)
     conn.send(fake.api_url)
     while True:
         cmd, arg = conn.recv()
         if cmd == "add_file":
             conn.send(fake.add_file(FakeFile(**arg)))
+        elif cmd == "fail":  # the next `times` calls of `method` are answered `status`
+            fake.fail(arg["method"], arg["status"], times=arg["times"], retry_after=arg.get("retry_after"))
+            conn.send("ok")
         elif cmd == "calls":
             with fake.lock:
                 calls = list(fake.calls)
+                gone = set(refused)
             conn.send([
                 (c.method, c.params.get("channel"), c.params.get("thread_ts"), c.params.get("timestamp"),
-                 c.params.get("name"), _classify(c) if c.method == "chat.postMessage" else "", c.at)
-                for c in calls
+                 c.params.get("name"), _classify(c) if c.method == "chat.postMessage" else "", c.at, i in gone)
+                for i, c in enumerate(calls)
             ])  # fmt: skip
         elif cmd == "stop":
             fake.stop()
@@ -294,6 +326,90 @@ def drain(stand: Stand) -> list[tuple]:
     return stand.ask("calls")
 
 
+# --- faults --------------------------------------------------------------------------------
+
+THROTTLED_POSTS = 40  # posts answered 429 (Retry-After: 1) in the burst
+
+
+@dataclass
+class Faults:
+    """What was broken when (time.time() stamps), filled in by the fault thread."""
+
+    victim: int = 0  # port of the killed primary
+    heir: int = 0  # its replica, promoted
+    victim_teams: set[str] = field(default_factory=set)
+    killed_at: float = 0.0
+    promoted_at: float = 0.0
+    rejoined_at: float = 0.0  # the killed node back, as a replica
+    replica_restarted: int = 0
+    replica_back_at: float = 0.0
+    throttled_at: float = 0.0
+    log: list[str] = field(default_factory=list)
+
+
+def _team_slot(team: str) -> int:
+    from redis.crc import key_slot
+
+    from bot.store import keys
+
+    return key_slot(keys.plan(team).encode())
+
+
+def run_faults(cluster: LocalCluster, stand: Stand, teams: list[str], seconds: float, t0: float, faults: Faults) -> None:
+    """Break things at fixed points of the run (fractions of `seconds` after wall time t0)."""
+
+    def at(fraction: float) -> None:
+        delay = t0 + fraction * seconds - time.time()
+        if delay > 0:
+            time.sleep(delay)
+
+    def note(what: str) -> None:
+        faults.log.append(f"{time.time() - t0:5.1f} s: {what}")
+
+    by_primary: dict[int, set[str]] = defaultdict(set)
+    for team in teams:
+        by_primary[cluster.primary_of_slot(_team_slot(team)).port].add(team)
+    victim_port = max(by_primary, key=lambda port: len(by_primary[port]))
+    victim = cluster.node(victim_port)
+    heir = cluster.replica_of(victim)
+    faults.victim, faults.heir, faults.victim_teams = victim.port, heir.port, by_primary[victim_port]
+
+    at(0.25)
+    victim.kill()
+    faults.killed_at = time.time()
+    note(f"SIGKILL primary :{victim.port} ({len(faults.victim_teams)} of {len(teams)} workspaces' slots)")
+    while time.time() - faults.killed_at < 60:
+        try:
+            info = cluster.topology().get(heir.port, {})
+        except RuntimeError:
+            info = {}
+        if info.get("role") == "primary" and info.get("slots"):
+            faults.promoted_at = time.time()
+            note(f"replica :{heir.port} promoted, {faults.promoted_at - faults.killed_at:.2f} s after the kill")
+            break
+        time.sleep(0.02)
+    at(0.40)
+    stand.ask("fail", {"method": "chat.postMessage", "status": 429, "times": THROTTLED_POSTS, "retry_after": 1})
+    faults.throttled_at = time.time()
+    note(f"Slack stand-in answers the next {THROTTLED_POSTS} posts with 429, Retry-After: 1")
+    at(0.50)
+    victim.start()
+    cluster.wait_ready(timeout=60)
+    faults.rejoined_at = time.time()
+    note(f"killed node :{victim.port} restarted; rejoined as a replica of :{heir.port}")
+    at(0.70)
+    other = next(n for n in cluster.nodes
+                 if n.port not in (victim.port, heir.port) and cluster.topology()[n.port]["role"] == "replica")  # fmt: skip
+    other.stop()
+    faults.replica_restarted = other.port
+    note(f"replica :{other.port} stopped (SIGTERM)")
+    time.sleep(1.0)
+    other.start()
+    cluster.wait_ready(timeout=60)
+    faults.replica_back_at = time.time()
+    note(f"replica :{other.port} restarted and in sync")
+
+
 # --- accounting ----------------------------------------------------------------------------
 
 def pct(values: list[float], p: float) -> float:
@@ -304,31 +420,45 @@ def pct(values: list[float], p: float) -> float:
     return values[k]
 
 
-def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_logs: list[Path]) -> dict[str, Any]:
+def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_logs: list[Path],
+            faults: Faults | None = None) -> dict[str, Any]:
     posts: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    for method, channel, thread_ts, _ts, _name, kind, at in calls:
+    refused = 0
+    for method, channel, thread_ts, _ts, _name, kind, at, was_refused in calls:
         if method == "chat.postMessage":
+            if was_refused:  # answered 429: nothing was posted
+                refused += 1
+                continue
             posts[(channel, thread_ts)].append((kind, at))
     by_kind = Counter(s.kind for s in sent)
     threads = [s for s in sent if s.kind in ("paste", "upload")]
     followups = Counter((s.channel, s.expects_thread) for s in sent if s.kind == "followup")
     exactly_once = lost = doubled = 0
     reply_s: list[float] = []
+    odd: list[str] = []  # what went wrong with each log not answered exactly once
     for s in threads:
         got = posts.get((s.channel, s.ts), [])
-        primary = [p for p in got if p[0] != "other"]  # the diagnosis (or quota message) itself
+        replies = sorted((p for p in got if p[0] != "other"), key=lambda p: p[1])
+        # The diagnosis (or quota, or "unavailable" message) itself; a later "unavailable" in
+        # a diagnosed thread answers a follow-up asked while Redis was away.
         diagnosed = any(k == "diagnosis" for k, _ in got)
-        answers = [p for p in got if p[0] == "other"]
+        primary = replies[:1] + [p for p in replies[1:] if not (diagnosed and p[0] == "unavailable")]
+        answers = [p for p in got if p[0] == "other"] + [p for p in replies[1:] if diagnosed and p[0] == "unavailable"]
         want_answers = followups.get((s.channel, s.ts), 0) if diagnosed else 0
         if len(primary) == 1 and len(answers) == want_answers:
             exactly_once += 1
-        elif len(primary) == 0 or len(answers) < want_answers:
-            lost += 1
         else:
-            doubled += 1
+            verdict = "lost" if len(primary) == 0 or len(answers) < want_answers else "doubled"
+            lost, doubled = (lost + 1, doubled) if verdict == "lost" else (lost, doubled + 1)
+            since = f"{s.sent_at - faults.killed_at:+.2f} s from the kill" if faults else ""
+            odd.append(f"{verdict}: {s.kind} {s.team} {s.channel} {s.ts} sent {since} via replica {s.replica}, "
+                       f"status {s.status}; posts {[k for k, _ in got]}, follow-ups asked {want_answers}")  # fmt: skip
         if primary:
             reply_s.append(min(at for _, at in primary) - s.sent_at)
     answered_followups = sum(len([p for p in posts.get((s.channel, s.ts), []) if p[0] == "other"]) for s in threads)
+    followups_unavailable = sum(
+        len([p for p in posts.get((s.channel, s.ts), []) if p[0] == "unavailable"]) for s in threads
+        if any(k == "diagnosis" for k, _ in posts.get((s.channel, s.ts), [])))  # fmt: skip
     expected_followups = sum(n for (ch, th), n in followups.items()
                              if any(k == "diagnosis" for k, _ in posts.get((ch, th), [])))  # fmt: skip
     thread_keys = {(s.channel, s.ts) for s in threads}
@@ -349,7 +479,11 @@ def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_l
     homes = sum(1 for c in calls if c[0] == "views.publish")
     tracebacks = sum(p.read_text(errors="replace").count("Traceback") for p in bot_logs if p.exists())
     kinds = Counter(k for v in posts.values() for k, _ in v)
+    window = _failover(sent, posts, threads, charged, diagnoses_by_team, faults) if faults else {}
     return {
+        "refused_posts": refused, "window": window, "odd": odd, "followups_unavailable": followups_unavailable,
+        "stray": [f"{k}: {[kind for kind, _ in v]}" for k, v in posts.items() if k not in thread_keys],
+        "stray_kinds": Counter(kind for k, v in posts.items() if k not in thread_keys for kind, _ in v),
         "sent": len(sent), "by_kind": by_kind, "acks": acks, "slack_acks": slack_acks,
         "ack_over_3s": sum(a > ACK_LIMIT_S for a in slack_acks),
         "reply_s": reply_s, "threads": len(threads), "exactly_once": exactly_once, "lost": lost, "doubled": doubled,
@@ -359,6 +493,34 @@ def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_l
         "homes_expected": by_kind.get("home", 0), "homes_published": homes, "tracebacks": tracebacks,
         "post_kinds": kinds, "lags": lags,
     }  # fmt: skip
+
+
+def _failover(sent: list[Sent], posts: dict[tuple[str, str], list[tuple[str, float]]], threads: list[Sent],
+              charged: dict[str, int], diagnoses: Counter[str], faults: Faults) -> dict[str, Any]:
+    """What the killed primary cost: who waited, who was told "unavailable", and when."""
+    start, end = faults.killed_at, faults.promoted_at or faults.killed_at
+    during = [s for s in sent if s.sent_at and start <= s.sent_at <= end and s.ack_s is not None]
+    victims = [s for s in during if s.team in faults.victim_teams]
+    others = [s for s in during if s.team not in faults.victim_teams]
+    unavailable = [(s, at) for s in threads for kind, at in posts.get((s.channel, s.ts), []) if kind == "unavailable"]
+    first_ok = min((at for s in threads if s.team in faults.victim_teams and s.sent_at > start
+                    for kind, at in posts.get((s.channel, s.ts), []) if kind == "diagnosis"), default=0.0)  # fmt: skip
+    off = {t: charged.get(t, 0) - diagnoses.get(t, 0) for t in faults.victim_teams | set(charged)}
+    return {
+        "window_s": end - start if faults.promoted_at else float("nan"),
+        "victim_acks": [s.ack_s for s in victims], "other_acks": [s.ack_s for s in others],
+        "victim_requests": len(victims),
+        "unavailable": len(unavailable),
+        "unavailable_sent": [s.sent_at - start for s, _ in unavailable],
+        "first_diagnosis_after_kill_s": first_ok - start if first_ok else float("nan"),
+        "quota_off": {t: d for t, d in off.items() if d},
+    }
+
+
+def _unavailable_text() -> str:
+    from bot.slack.blocks import unavailable_message
+
+    return unavailable_message()[0]
 
 
 def table(r: dict[str, Any], args: argparse.Namespace, wall_s: float) -> list[str]:
@@ -374,14 +536,32 @@ def table(r: dict[str, Any], args: argparse.Namespace, wall_s: float) -> list[st
         ("ack as Slack sees it p50 / p99 / max", f"{ms(pct(r['slack_acks'], 50))} / {ms(pct(r['slack_acks'], 99))} / {ms(max(r['slack_acks'], default=0))} (from when it was due, queueing included); over 3 s: {r['ack_over_3s']}"),
         ("time to reply p50 / p99 / max", f"{ms(pct(r['reply_s'], 50))} / {ms(pct(r['reply_s'], 99))} / {ms(max(r['reply_s'], default=0))} (logs and uploads, send to post)"),
         ("logs answered exactly once", f"{r['exactly_once']:,} of {r['threads']:,} (lost {r['lost']}, doubled {r['doubled']})"),
-        ("follow-ups answered", f"{r['followups_answered']:,} of {r['followups_expected']:,} asked in diagnosed threads"),
-        ("posts where none was due", f"{r['stray_posts']} (chatter, re-sends, ignored events)"),
+        ("follow-ups answered", f"{r['followups_answered']:,} of {r['followups_expected']:,} asked in diagnosed threads"
+                                + (f", {r['followups_unavailable']} more told \"temporarily unavailable\"" if r["followups_unavailable"] else "")),
+        ("posts where none was due", f"{r['stray_posts']} (chatter, re-sends, ignored events)"
+                                     + (f": {', '.join(f'{k} {n}' for k, n in r['stray_kinds'].items())}" if r["stray_posts"] else "")),
         ("quota", f"{r['charged']:,} charged = {r['diagnoses']:,} diagnoses posted: exact in {r['quota_exact_teams']} of {r['teams']} workspaces"),
         ("what was posted", post_kinds),
         ("/denpex quota answered", f"{r['commands_ok']} of {r['by_kind'].get('command', 0)}"),
         ("App Home published", f"{r['homes_published']} of {r['homes_expected']}"),
         ("errors", f"non-2xx acks: {errors}; transport: {transport}; tracebacks in bot logs: {r['tracebacks']}"),
     ]  # fmt: skip
+    w = r["window"]
+    if w:
+        sent_at = w["unavailable_sent"]
+        told = (f"{w['unavailable']} logs, sent {min(sent_at):.1f} s to {max(sent_at):.1f} s after the kill"
+                if sent_at else "none")  # fmt: skip
+        rows += [
+            ("failover window", f"{w['window_s']:.2f} s from SIGKILL of the primary to its replica serving the slots; "
+                                f"first diagnosis for one of its workspaces {w['first_diagnosis_after_kill_s']:.2f} s after the kill"),
+            ("acks in the window p50 / p99 / max", f"its workspaces ({w['victim_requests']} requests): {ms(pct(w['victim_acks'], 50))} / "
+                                                   f"{ms(pct(w['victim_acks'], 99))} / {ms(max(w['victim_acks'], default=0))}; "
+                                                   f"others: {ms(pct(w['other_acks'], 50))} / {ms(pct(w['other_acks'], 99))} / "
+                                                   f"{ms(max(w['other_acks'], default=0))}"),
+            ("told \"temporarily unavailable\"", f"{told}: “{_unavailable_text()}”"),
+            ("Slack 429s", f"{r['refused_posts']} posts answered 429 (Retry-After: 1) and retried by the bot"),
+            ("charges off by workspace", ", ".join(f"{t} {d:+d}" for t, d in sorted(w["quota_off"].items())) or "none"),
+        ]  # fmt: skip
     out = ["| measure | result |", "|---|---|"]
     out += [f"| {k} | {v} |" for k, v in rows]
     return out
@@ -415,11 +595,14 @@ def write_results(path: Path, lines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=20.0, help=f"how long to send (max {MAX_SECONDS})")
+    ap.add_argument("--seconds", type=float, default=60.0, help=f"how long to send (max {MAX_SECONDS})")
     ap.add_argument("--rate", type=float, default=200.0, help=f"requests a second (max {MAX_RATE})")
     ap.add_argument("--teams", type=int, default=20, help="workspaces the load is spread over")
     ap.add_argument("--daily-limit", type=int, default=0, help="diagnoses a day per workspace (default: ~75%% of what each gets, so some hit it)")
     ap.add_argument("--workers", type=int, default=64, help="sending threads")
+    ap.add_argument("--redis", choices=("cluster", "single"), default="cluster",
+                    help="a Redis Cluster of 3 primaries + 3 replicas (default), or one redis-server")
+    ap.add_argument("--no-faults", action="store_true", help="kill nothing, throttle nothing")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--results", default=str(ROOT / "bench" / "RESULTS.md"))
     ap.add_argument("--no-write", action="store_true", help="print only")
@@ -428,6 +611,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--seconds in (0, {MAX_SECONDS}], --rate in (0, {MAX_RATE}], --teams >= 1")
     if not os.path.exists(REDIS_SERVER):
         ap.error("redis-server is not installed (apt-get install redis-server)")
+    with_faults = args.redis == "cluster" and not args.no_faults
     per_team = args.rate * args.seconds * (KINDS["paste"] + KINDS["upload"]) / sum(KINDS.values()) / args.teams
     limit = args.daily_limit or max(1, int(per_team * 0.75))
 
@@ -435,46 +619,72 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before = os.getloadavg()[0]
     workdir = Path(tempfile.mkdtemp(prefix="denpex-load-"))
-    redis_server = PrivateRedis(workdir)
+    cluster = LocalCluster(workdir) if args.redis == "cluster" else None
+    redis_server = None if cluster else PrivateRedis(workdir)
     stand: Stand | None = None
     bots = []
+    faults = Faults() if with_faults else None
+    breaker: threading.Thread | None = None
     try:
-        redis_server.start()
+        if cluster:
+            cluster.start()
+            redis_url = cluster.url
+        else:
+            redis_server.start()  # type: ignore[union-attr]
+            redis_url = redis_server.url  # type: ignore[union-attr]
         stand = Stand()
         # Production timeouts (the test harness's own are short, for fault tests).
         env = {"DENPEX_FREE_DAILY": str(limit), "DENPEX_DOWNLOAD_TIMEOUT_S": "20"}
-        bots = [start_bot(stand, redis_server.url, env) for _ in range(2)]  # type: ignore[arg-type]
+        bots = [start_bot(stand, redis_url, env) for _ in range(2)]  # type: ignore[arg-type]
         plan = build_plan(args, stand)
         print(f"{len(plan.items):,} requests over {args.seconds:g} s to 2 replicas; {args.teams} workspaces, "
-              f"free plan {limit} diagnoses/day each", flush=True)  # fmt: skip
+              f"free plan {limit} diagnoses/day each; Redis: {args.redis}{', with faults' if faults else ''}", flush=True)  # fmt: skip
+        if faults is not None and cluster is not None:
+            teams = sorted({s.team for _, s, *_ in plan.items})
+            breaker = threading.Thread(target=run_faults, args=(cluster, stand, teams, args.seconds, time.time(), faults),
+                                       daemon=True)  # fmt: skip
+            breaker.start()
         t0 = time.perf_counter()
         sent = run_load(plan, [b.url for b in bots], args.workers)
         wall = time.perf_counter() - t0
+        if breaker is not None:
+            breaker.join(120)
         calls = drain(stand)
-        with Store(StoreConfig(url=redis_server.url)) as store:
+        with Store(StoreConfig(url=redis_url, retry_window_s=10)) as store:
             charged = {t: store.quotas.status(t).used for t in {s.team for s in sent}}
-        result = account(sent, calls, charged, [b.log_path for b in bots])  # type: ignore[attr-defined]
+        result = account(sent, calls, charged, [b.log_path for b in bots], faults)  # type: ignore[attr-defined]
     finally:
         for b in bots:
             stop_bot(b)
         if stand is not None:
             stand.stop()
-        redis_server.stop()
+        if cluster:
+            cluster.stop()
+        if redis_server:
+            redis_server.stop()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    command = f"python bench/load.py --seconds {args.seconds:g} --rate {args.rate:g}" + (
+        " --redis single" if args.redis == "single" else "") + (" --no-faults" if args.no_faults else "")  # fmt: skip
+    where = ("a Redis Cluster of three primaries and three replicas (cluster-node-timeout 1 s, "
+             "cluster-require-full-coverage no; REDIS_URL=redis+cluster://...)") if cluster else "one redis-server"  # fmt: skip
     lines = [
         "## Slack bot under load (bench/load.py)",
         "",
-        f"`python bench/load.py --seconds {args.seconds:g} --rate {args.rate:g}` on {when}; {machine()};",
+        f"`{command}` on {when}; {machine()};",
         f"load average {load_before:.1f} when it started (other work on the machine competes for the cores).",
-        "Two bot replicas (`denpex serve --http`, waitress) on one redis-server, the Slack stand-in in its own",
+        f"Two bot replicas (`denpex serve --http`, waitress) on {where}, the Slack stand-in in its own",
         f"process, the load generator in a third: all on one machine, loopback. {args.teams} workspaces on a",
         f"free plan of {limit} diagnoses a day each, so some run out mid-test. Each pasted log is the 60-line",
         "8-rank sample (6 KB); a re-send is the same event (same `event_id`) sent to the other replica.",
         "",
-        *table(result, args, wall),
-        "",
     ]  # fmt: skip
+    if faults is not None:
+        lines += ["Faults during the run (seconds after the first request):", "",
+                  *[f"- {entry}" for entry in faults.log], ""]  # fmt: skip
+    lines += [*table(result, args, wall), ""]
     print("\n".join(lines))
+    for line in [*result["odd"], *(f"stray post: {x}" for x in result["stray"])]:
+        print(line)
     if not args.no_write:
         write_results(Path(args.results), lines)
         print(f"wrote {args.results}")
