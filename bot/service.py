@@ -1,7 +1,10 @@
 """Use cases shared by the CLI and the Slack bot: diagnose, look up, show, answer follow-ups.
 
-Masking happens here, first, before the matcher or anything else sees the text. This module
-knows neither Slack nor Redis: the Slack edge adds quotas and threads around these calls.
+The matcher reads the raw log; masking happens here, at the egress: a diagnosis that leaves
+this module carries its evidence and unmatched line as `MaskedText`, which the store and the
+Slack layer require. A Masker reads the whole log as it streams past, for the names it must
+learn (`/home/alice`, NCCL prefix hosts), and masks only what leaves. This module knows
+neither Slack nor Redis: the Slack edge adds quotas and threads around these calls.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from functools import cached_property
 
 from bot.followup import Answer, answer
 from bot.ingest import NO_LIMITS, Limits, read_log
-from bot.masking import Masker
-from bot.matcher import Diagnosis, Matcher, Rule, default_matcher
+from bot.masking import MaskedText, Masker
+from bot.matcher import Diagnosis, Evidence, Matcher, Rule, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
 from bot.report import Report, build_report
 
@@ -34,7 +37,8 @@ MAX_LINE_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class Outcome:
-    """A diagnosis of a masked log, with what masking removed (counts only, never values)."""
+    """A diagnosis whose log-derived text is masked (unless the CLI user asked for raw), with
+    what masking removed from it (counts only, never values)."""
 
     diagnosis: Diagnosis
     report: Report
@@ -95,12 +99,14 @@ class Denpex:
                 yield chunk
 
         for piece in _whole_lines(counted(read_log(chunks, limits))):
-            if mask:
-                piece = masker.mask(piece.decode("utf-8", "replace")).encode("utf-8", "surrogatepass")
             scan.feed(piece)
+            if mask:
+                masker.learn(piece)
             if on_bytes:
                 on_bytes(raw_bytes)
         diagnosis = scan.finish()
+        if mask:
+            diagnosis = mask_diagnosis(diagnosis, masker)
         elapsed = int((time.perf_counter() - started) * 1000)
         diagnosis = replace(diagnosis, stats=replace(diagnosis.stats, bytes=raw_bytes, elapsed_ms=elapsed))
         return Outcome(diagnosis, build_report(diagnosis, self.rulebook), dict(masker.counts) if mask else {})
@@ -110,9 +116,13 @@ class Denpex:
         return self.diagnose_stream([text.encode("utf-8", "surrogatepass")], limits=limits)
 
     def lookup(self, query: str, limit: int = 5) -> list[LookupHit]:
-        """Entries for a pasted error string (masked first: people paste secrets here too)."""
-        masked = Masker().mask(query)
-        return self._lookup.search(masked, limit)
+        """Entries for a pasted error string (matched raw, like a log)."""
+        return self._lookup.search(query, limit)
+
+    @staticmethod
+    def mask_query(query: str) -> MaskedText:
+        """A pasted error string as it may be echoed back (people paste secrets here too)."""
+        return Masker().mask(query)
 
     def entry(self, rule_id: str) -> Rule | None:
         return self.rulebook.get(rule_id.strip().lower())
@@ -123,6 +133,19 @@ class Denpex:
             return None
         titles = {rid: r.title for rid in rule.related if (r := self.rulebook.get(rid))}
         return answer(question, rule, titles)
+
+
+def mask_diagnosis(diagnosis: Diagnosis, masker: Masker) -> Diagnosis:
+    """The diagnosis as it may leave the process: evidence lines, their hosts and the
+    unmatched line masked by the log's own masker (its learned names and numbering)."""
+
+    def evidence(e: Evidence) -> Evidence:
+        host = masker.host(e.host) if e.host else None
+        return replace(e, text=masker.mask(e.text), host=host)
+
+    matches = [replace(m, evidence=[evidence(e) for e in m.evidence]) for m in diagnosis.matches]
+    unmatched = masker.mask(diagnosis.unmatched) if diagnosis.unmatched is not None else None
+    return replace(diagnosis, matches=matches, unmatched=unmatched)
 
 
 class QuotaExceeded(Exception):

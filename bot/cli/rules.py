@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from bot.cli import UsageError
-from bot.masking import mask
 from bot.matcher.rulebook import RuleError, default_rules_dir, load_rulebook
 from bot.matcher.selftest import run_examples
 
@@ -44,7 +43,7 @@ def test(args: argparse.Namespace) -> int:
     only = set(args.only) if args.only else None
     if only and (unknown := only - set(book.ids)):
         raise UsageError(f"no rule with id {', '.join(sorted(unknown))}")
-    results = run_examples(book, only, prepare=lambda log: mask(log).text)
+    results = run_examples(book, only)
     failed = [r for r in results if not r.ok]
     for r in failed:
         print(f"FAIL {r.rule_id} [{r.kind}] {r.example}: {r.problem}")

@@ -23,6 +23,9 @@ def run(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
         stream=sys.stderr,
     )
+    from bot.masking import logfilter
+
+    logfilter.install()
     # Bolt and slack_sdk log request and response bodies at DEBUG; those can hold log text.
     for name in ("slack_bolt", "slack_sdk", "denpex.bolt"):
         logging.getLogger(name).setLevel(max(logging.INFO, logging.getLogger().level))

@@ -1,18 +1,28 @@
-"""Masking at ingress: secrets and personal data out of a log before anything else reads it.
+"""Masking at the egress: secrets and personal data out of everything that leaves the process.
 
-    from bot.masking import mask, Masker, MaskResult
+    from bot.masking import mask, Masker, MaskedText, require_masked
 
-    result = mask(log_text)          # MaskResult(text=..., counts={"hf-token": 1, "ip": 3})
-    masker = Masker()                # a log read in pieces (whole lines each)
+    result = mask(log_text)          # MaskResult(text=MaskedText(...), counts={"hf-token": 1})
+    masker = Masker()                # one log: learn from all of it, mask what leaves
     for piece in pieces:
-        out.write(masker.mask(piece))
-    masker.counts
+        masker.learn(piece)          # raw bytes: names only (`/home/alice`, NCCL prefix hosts)
+    line = masker.mask(evidence)     # MaskedText, with the log's learned names and numbering
+    require_masked(line, "store")    # what every egress asks for; a plain str is refused
 
 Policy: /work/shared/MASKING.md. Placeholders are typed and numbered per log (`<IP-1>`,
 `<HOST-2>`, `<EMAIL-1>`, `<USER-1>`, `<SECRET:hf-token-1>`); the same value always gets the
 same placeholder within one log and different values never share one.
 """
 
+from bot.masking.masked import MaskedText, UnmaskedTextError, require_all_masked, require_masked
 from bot.masking.masker import Masker, MaskResult, mask
 
-__all__ = ["MaskResult", "Masker", "mask"]
+__all__ = [
+    "MaskResult",
+    "MaskedText",
+    "Masker",
+    "UnmaskedTextError",
+    "mask",
+    "require_all_masked",
+    "require_masked",
+]

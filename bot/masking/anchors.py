@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ahocorasick_rs as ac
 
-from bot.masking.ascii_bytes import ascii_bytes
 from bot.masking.commands import COMMAND_WORDS
 from bot.masking.hosts import HOST_WORDS
 from bot.masking.pairs import KEY_WORDS
@@ -42,7 +41,7 @@ def find_anchors(text: str) -> list[Hit]:
     # One byte per character: non-ASCII characters become `?`, which no anchor word contains,
     # so byte offsets are character offsets. ASCII-only lowering of bytes keeps that true
     # (str.lower can turn one character into two) and runs at GB/s.
-    data = ascii_bytes(text).lower()
+    data = text.encode("ascii", errors="replace").lower()
     return [(_SCANNED[i], start, end) for i, start, end in _AC.find_matches_as_indexes(data)]
 
 

@@ -213,6 +213,25 @@ def learn_nccl_hosts(text: str, state: LogState) -> None:
             state.learn_host(host)
 
 
+# The same prefix on raw bytes, for learning from a log that is never decoded whole.
+_NCCL_LINE_BYTES = re.compile(rb"\n" + _NCCL_BODY.encode())
+_NCCL_PREFIX_BYTES = re.compile(_NCCL_BODY.encode())
+
+
+def learn_nccl_hosts_bytes(data: bytes, state: LogState) -> None:
+    """learn_nccl_hosts on a piece of the raw log, read as UTF-8 bytes."""
+    if b" NCCL" not in data:
+        return
+    found = set(_NCCL_LINE_BYTES.findall(data))
+    first = _NCCL_PREFIX_BYTES.match(data)
+    if first is not None:
+        found.add(first.group(1))
+    for raw in found:
+        host = raw.decode("utf-8", "replace")
+        if not IPV4ISH.match(host) and not host.startswith("<"):
+            state.learn_host(host)
+
+
 def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask NCCL prefix hosts the other passes left (prefix after a wrapper), and learn them."""
     if " NCCL" not in text or _all_prefixes_learned(text, state):

@@ -1,7 +1,8 @@
-"""Mask every occurrence of a user or host name learned elsewhere in the same log.
+"""Mask every occurrence of a name or secret learned elsewhere in the same log.
 
 `wandb: Currently logged in as: alice` or `/home/alice/` teaches that `alice` is a person;
 from then on `alice` is masked wherever it stands as a word (`run-alice-7`, `alice's job`).
+A secret value found under its key is masked wherever it recurs, key or not.
 """
 
 from __future__ import annotations
@@ -48,3 +49,16 @@ def mask_learned_names(text: str, state: LogState) -> str:
     placeholder = {name: put_many("user" if name in users else "host", name, n) for name, n in Counter(names).items()}
     parts[1::2] = [placeholder[name] for name in names]
     return "".join(parts)
+
+
+def mask_learned_secrets(text: str, state: LogState) -> str:
+    """Replace each occurrence of a secret value learned from the log with its placeholder."""
+    if not state.secrets:
+        return text
+    if state.secrets_rx is None or state.secrets_size != len(state.secrets):
+        values = sorted(state.secrets, key=len, reverse=True)
+        # Not in the regex module's cache either: the pattern spells out the secrets.
+        state.secrets_rx = regex.compile("|".join(re.escape(v) for v in values), cache_pattern=False)
+        state.secrets_size = len(state.secrets)
+    put, kinds = state.table.put, state.secrets
+    return state.secrets_rx.sub(lambda m: put(kinds[m.group(0)], m.group(0)), text)

@@ -4,90 +4,126 @@ Each stage collects edits from its detectors over the same text, then applies th
 Later stages run on the output of earlier ones and none of their patterns can match inside a
 placeholder, so a secret is never half-replaced by a lower-priority detector, and masking
 masked text changes nothing.
+
+Masking is at the egress (docs/ARCHITECTURE.md): the matcher reads the raw log, and only what
+leaves the process goes through `Masker.mask`. Names are still learned from the whole log:
+`Masker.learn` reads every piece for the few lines that can teach a user or host name (an
+automaton over literal anchor words finds them) so that `alice`, learned from `/home/alice/`
+on line 3, is masked in an evidence line on line 90,000 that names her bare.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import hyperscan as hs
+import ahocorasick_rs as ac
 
 from bot.masking.addresses import find_ipv4, find_ipv6
-from bot.masking.anchors import find_anchors, present_words
+from bot.masking.anchors import WORDS, find_anchors, present_words
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.commands import find_command_credentials
 from bot.masking.edits import Edit, apply_edits
-from bot.masking.hosts import find_fqdns, find_host_positions, find_nccl_leftovers, learn_nccl_hosts
-from bot.masking.learned import mask_learned_names
-from bot.masking.learned_fast import mask_learned_names_fast
+from bot.masking.hosts import (
+    find_fqdns,
+    find_host_positions,
+    find_nccl_leftovers,
+    learn_nccl_hosts,
+    learn_nccl_hosts_bytes,
+)
+from bot.masking.learned import mask_learned_names, mask_learned_secrets
+from bot.masking.masked import MaskedText, seal
 from bot.masking.pairs import find_pairs
 from bot.masking.people import find_emails, find_home_users, find_named_users, find_user_at_host
-from bot.masking.prefilter import ANCHORS, hot_runs, scan_anchors
-from bot.masking.prefix_hosts import all_prefixes_learned, learn_prefix_hosts, split_prefixes
-from bot.masking.splice import gather, scatter
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials
 from bot.masking.vendor import find_contextual_keys, find_vendor_tokens
 
-# Above this share of hot text, every pass on the whole piece is cheaper than cutting it up.
-_MOSTLY_HOT = 0.5
+# The lines that can teach a name hold one of the detectors' anchor words, or `@`
+# (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
+_TEACHING = ac.BytesAhoCorasick(
+    [w.encode() for w in (*WORDS, "@")], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+)
+
+
+# Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
+_MIN_LEARNED_SECRET = 6
 
 
 @dataclass(frozen=True)
 class MaskResult:
-    text: str  # the masked text, same number of lines as the input
+    text: MaskedText  # the masked text, same number of lines as the input
     counts: dict[str, int]  # kind -> number of values masked, e.g. {"hf-token": 1, "ip": 3}
 
 
 class Masker:
-    """Stateful masker for one log read in pieces: placeholders stay consistent across calls.
+    """Stateful masker for one log: placeholders stay consistent across calls.
 
-    Feed it whole lines, in order. A PEM block or Kubernetes `data:` block may open in one
-    piece and close in a later one. Names learned in a piece (`/home/alice`, `MASTER_ADDR=`)
-    are masked everywhere in that piece and every later one.
+    `mask` takes whole lines. A PEM block or Kubernetes `data:` block may open in one piece and
+    close in a later one. Names learned anywhere (`/home/alice`, `MASTER_ADDR=`, an NCCL
+    prefix), by `mask` or by `learn`, are masked in everything masked after.
     """
 
-    def __init__(self, prefilter: bool = True) -> None:
-        # prefilter=False runs every pass on every line: the reference the prefiltered path
-        # must equal, byte for byte (tests/test_masking_prefilter.py).
+    def __init__(self) -> None:
         self._state = LogState()
-        self._prefilter = prefilter
+        # Learning runs the same passes on the teaching lines and keeps only the names: its
+        # own placeholders and open blocks must not shift what `mask` later emits.
+        self._learning = LogState(users=self._state.users, hosts=self._state.hosts)
 
-    def mask(self, text: str) -> str:
-        """Mask one piece of the log (whole lines) and return it."""
+    def mask(self, text: str) -> MaskedText:
+        """Mask one piece of text (whole lines) and return it."""
         if not text:
-            return text
-        state = self._state
-        if not self._prefilter:
-            return _mask_rest(_mask_blocks(text, state), state)
-        if state.anchor_scratch is None:
-            state.anchor_scratch = hs.Scratch(ANCHORS)
-        anchors = scan_anchors(text, state.anchor_scratch)
-        if anchors is None or anchors.blocks or state.pem_open or state.data_indent is not None:
-            masked = _mask_blocks(text, state)
-            if masked != text:  # the anchors were found in the text before the blocks went
-                text = masked
-                anchors = scan_anchors(text, state.anchor_scratch)
-        if anchors is None:
-            return _mask_rest(text, state)
-        runs = hot_runs(text, anchors)
-        if sum(b - a for a, b in runs) > len(text) * _MOSTLY_HOT:
-            return _mask_rest(text, state)  # the same result, without the split's overhead
-        # Only hot lines can change before the NCCL and learned-name stages: mask those,
-        # put them back, then run the stages that need every line on the whole piece.
-        hot = _mask_line_passes(gather(text, runs), state)
-        text = scatter(text, runs, hot)
-        prefixes = split_prefixes(text)
-        learn_prefix_hosts(prefixes, state)
-        if not all_prefixes_learned(text, prefixes, hot, state):
-            return _mask_nccl_and_learned(text, state)
-        masked = mask_learned_names_fast(prefixes, state)
-        return mask_learned_names(text, state) if masked is None else masked
+            return seal(text)
+        return seal(_mask_all(text, self._state))
+
+    def learn(self, data: bytes) -> None:
+        """Read a piece of the raw log (whole lines, UTF-8) for user and host names only.
+
+        Costs one automaton pass over the bytes; the passes run only on the distinct lines
+        that hold an anchor word.
+        """
+        if not data:
+            return
+        learn_nccl_hosts_bytes(data, self._learning)
+        lines: dict[bytes, None] = {}
+        end = -1
+        for _, start, _ in _TEACHING.find_matches_as_indexes(data.lower()):
+            if start <= end:
+                continue  # another anchor on a line already taken
+            begin = data.rfind(b"\n", 0, start) + 1
+            # The line and the one after it: a key can stand on one line and its value on the
+            # next (`- name: DB_PASSWORD` / `value: ...`).
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else data.find(b"\n", end + 1)
+            if end < 0:
+                end = len(data)
+            lines.setdefault(data[begin:end], None)
+        if lines:
+            text = b"\n".join(lines).decode("utf-8", "replace")
+            learning = self._learning
+            _mask_all(text, learning)
+            learning.pem_open, learning.data_indent = False, None
+            for value, kind in learning.table.secrets():
+                if len(value) >= _MIN_LEARNED_SECRET:
+                    self._state.secrets.setdefault(value, kind)
 
     @property
     def counts(self) -> dict[str, int]:
-        """Kind -> number of values masked so far in this log."""
+        """Kind -> number of values masked so far (by `mask`; learning counts nothing)."""
         return self._state.table.counts
+
+    def host(self, name: str) -> MaskedText:
+        """The placeholder of a name known to be a host (a line prefix's host field)."""
+        self._state.learn_host(name)
+        return self.mask(name)
+
+
+def _mask_all(text: str, state: LogState) -> str:
+    text = _mask_blocks(text, state)
+    text = _mask_line_passes(text, state)
+    edits: list[Edit] = []
+    find_nccl_leftovers(text, edits, state)
+    text = apply_edits(text, edits, state.table)
+    return mask_learned_names(mask_learned_secrets(text, state), state)
 
 
 def _mask_blocks(text: str, state: LogState) -> str:
@@ -99,8 +135,7 @@ def _mask_blocks(text: str, state: LogState) -> str:
 
 
 def _mask_line_passes(text: str, state: LogState) -> str:
-    """Stages 2-5: secrets, people, addresses, hosts. Each reads at most a line and the
-    prefilter's context around a match, so the hot lines alone give the same result."""
+    """Stages 2-5: secrets, people, addresses, hosts."""
     table = state.table
     edits: list[Edit] = []
     hits = find_anchors(text)
@@ -131,19 +166,6 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     find_fqdns(text, edits)
     find_host_positions(text, present, edits, state)
     return apply_edits(text, edits, table)
-
-
-def _mask_nccl_and_learned(text: str, state: LogState) -> str:
-    """Stages 6-7 on the whole piece: NCCL prefix hosts the other passes left, learned names."""
-    edits: list[Edit] = []
-    find_nccl_leftovers(text, edits, state)
-    text = apply_edits(text, edits, state.table)
-    return mask_learned_names(text, state)
-
-
-def _mask_rest(text: str, state: LogState) -> str:
-    """Stages 2-7 on the whole piece, for pieces the prefilter finds hot throughout."""
-    return _mask_nccl_and_learned(_mask_line_passes(text, state), state)
 
 
 def mask(text: str) -> MaskResult:

@@ -62,6 +62,10 @@ class PlaceholderTable:
         """Count `n` masked occurrences that reuse a placeholder already emitted."""
         self._counts[kind] = self._counts.get(kind, 0) + n
 
+    def secrets(self) -> list[tuple[str, str]]:
+        """(value, kind) of every secret (not personal-data) value in the table."""
+        return [(value, kind) for value, (_, kind) in self._seen.items() if kind not in PERSONAL_LABELS]
+
     @property
     def counts(self) -> dict[str, int]:
         return dict(self._counts)

@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import hyperscan as hs
 import regex
 
 from bot.masking.keys import KeyInfo, classify_key
-from bot.masking.name_scan import NameScanner
 from bot.masking.placeholders import PlaceholderTable
 
 # Names we never learn as a user or host to mask everywhere: common words, default accounts,
@@ -51,6 +49,9 @@ class LogState:
     # Learned names, insertion-ordered; values are unused (dict as an ordered set).
     users: dict[str, None] = field(default_factory=dict)
     hosts: dict[str, None] = field(default_factory=dict)
+    # Secret values found while learning (value -> kind): masked wherever they recur, even on
+    # a line that lacks the key that made them recognisable (`value:` under `- name: X_PASSWORD`).
+    secrets: dict[str, str] = field(default_factory=dict)
     # A PEM block was still open at the end of the previous chunk.
     pem_open: bool = False
     # Lines of the open PEM block seen so far (caps runaway blocks with no END).
@@ -63,11 +64,8 @@ class LogState:
     # Compiled alternation of the learned names, rebuilt only when a name is added.
     learned_rx: regex.Pattern[str] | None = None
     learned_size: int = 0
-    # The same names as a Hyperscan database (learned.mask_learned_names_fast).
-    name_scanner: NameScanner = field(default_factory=NameScanner)
-    # Hyperscan scratch space for the prefilter's shared database: one per log, so two logs
-    # masked on two threads never share one.
-    anchor_scratch: hs.Scratch | None = None
+    secrets_rx: regex.Pattern[str] | None = None
+    secrets_size: int = 0
 
     def key_info(self, key: str) -> KeyInfo | None:
         """classify_key, remembered for this log (keys repeat on every line of a log)."""

@@ -22,15 +22,6 @@ from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import PROBE_KEYWORDS, WORLD_KEYWORDS, WORLD_SIZE_AT, LogFacts
 from bot.matcher.verdict import decide
 
-try:
-    # data.count(b"\n", start, end), vectorized (bytes.count tests a byte at a time).
-    from bot.matcher._newlines import count as _count_newlines
-except ImportError:  # not built here
-
-    def _count_newlines(data: bytes, start: int, end: int) -> int:
-        return data.count(b"\n", start, end)
-
-
 # A regex gets this long on one line before the line is skipped for that signature and
 # counted in stats.regex_timeouts: one hostile line costs milliseconds, never a hang.
 REGEX_TIMEOUT_S = 0.05
@@ -75,8 +66,11 @@ class RuleHits:
         if n < _KEEP_PER_KEY:
             self._kept[key] = n + 1
             self.hits.append(hit)
-        if hit.rank is not None and hit.rank not in self.first_by_rank:
-            self.first_by_rank[hit.rank] = hit
+        if hit.rank is not None:
+            held = self.first_by_rank.get(hit.rank)
+            # The earliest line, not the first added: a window hit is added once its lines are in.
+            if held is None or hit.line < held.line:
+                self.first_by_rank[hit.rank] = hit
 
     @property
     def score(self) -> float:
@@ -86,6 +80,32 @@ class RuleHits:
         for name in self.signatures:
             miss *= 1.0 - weights[name]
         return 1.0 - miss
+
+
+@dataclass
+class _Window:
+    """A window signature's first line and the continuation lines read so far."""
+
+    line: int
+    rule: Rule
+    sig: Signature
+    parts: list[str]
+    rank: int | None
+
+
+def _extend(win: _Window, chunk: bytes, pos: int, end: int) -> bool:
+    """Add the whole lines of `chunk[pos:end]` that continue `win` (prefixes stripped; a line
+    of another rank ends it). True when the window is complete, False when `end` came first."""
+    while len(win.parts) < win.sig.lines:
+        if pos >= end:
+            return False
+        nl = chunk.find(b"\n", pos, end)
+        other, message = rank_and_message(_decode(chunk, pos, nl if nl >= 0 else end))
+        if other is not None and other != win.rank:
+            return True
+        win.parts.append(message)
+        pos = nl + 1 if nl >= 0 else end
+    return True
 
 
 class _Plan:
@@ -110,8 +130,8 @@ def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
     line that passes a keyword gate) then pays it once, not once per signature. Patterns with
     backreferences are left out: their group numbers would shift.
     """
-    if len(sigs) < 2:
-        return None
+    if len(sigs) < 2 or any(sig.lines > 1 for sig in sigs):
+        return None  # a window signature reads past the line the combined regex would test
     parts = []
     for sig in sigs:
         pattern = sig.pattern
@@ -156,7 +176,11 @@ class Matcher:
         )
         for rule in rulebook:
             gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
-            derived = tuple(_useful_literals(required[sig.pattern], gate) for sig in rule.signatures)
+            # A window signature's literals may stand on its continuation lines: its first line
+            # is gated by the keywords alone.
+            derived = tuple(
+                None if sig.lines > 1 else _useful_literals(required[sig.pattern], gate) for sig in rule.signatures
+            )
             self._derived[rule.id] = derived
             if not gate:
                 continue  # a rule without keywords has no gate to pass: it never runs
@@ -244,6 +268,8 @@ class Scan:
         self.bytes = 0
         self.regex_timeouts = 0
         self._carry = b""
+        self._end = 0
+        self._windows: list[_Window] = []  # window signatures waiting for the next piece
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
@@ -279,6 +305,9 @@ class Scan:
         m = self.m
         base = self.lines
         pos, line_no = begin, base
+        self._end = end  # past it the chunk holds no whole line: a window stops there
+        if self._windows:
+            self._resume_windows(chunk, begin, end)
         if m.use_prefilter:
             plans = m._plans
             plan_for = m.plan
@@ -289,7 +318,7 @@ class Scan:
                 self._sample = None
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)
-                line_no += _count_newlines(chunk, pos, start)
+                line_no += chunk.count(b"\n", pos, start)
                 pos = start
                 self._line(line_no + 1, chunk, start, stop, plan)
             if world_hits:
@@ -307,12 +336,12 @@ class Scan:
         else:
             observe_world_size = self.facts.observe_world_size
             for start, stop, probes in _every_line(chunk, begin, end, m._probe_words):
-                line_no += _count_newlines(chunk, pos, start)
+                line_no += chunk.count(b"\n", pos, start)
                 pos = start
                 self._line(line_no + 1, chunk, start, stop, m.naive_plan(probes))
                 for found in WORLD_SIZE_AT.finditer(chunk, start, stop):
                     observe_world_size(int(found[1] or found[2] or found[3]))
-        self.lines = line_no + _count_newlines(chunk, pos, end)
+        self.lines = line_no + chunk.count(b"\n", pos, end)
 
     def _line(self, line_no: int, chunk: bytes, start: int, stop: int, plan: _Plan) -> None:
         timeout = self.m.regex_timeout_s
@@ -324,6 +353,9 @@ class Scan:
             if any_rx is not None and _search_any(any_rx, text, timeout) is False:
                 continue
             for sig in sigs:
+                if sig.lines > 1:
+                    self._open_window(line_no, rule, sig, text, chunk, stop)
+                    continue
                 found = _search(sig, text, timeout)
                 if found is None:
                     self.regex_timeouts += 1
@@ -354,12 +386,59 @@ class Scan:
             rank, message = rank_and_message(text)
             self.facts.observe(line_no, message, rank, plan.probes)
 
+    def _open_window(self, line_no: int, rule: Rule, sig: Signature, text: str, chunk: bytes, stop: int) -> None:
+        """A window signature on its first line: join the lines after it. When the piece of the
+        log ends first, the window is finished at the start of the next piece: a diagnosis never
+        depends on where the input was cut."""
+        win = _Window(line_no, rule, sig, [text], rank_and_message(text)[0])
+        if _extend(win, chunk, stop + 1, self._end):
+            self._close_window(win)
+        else:
+            self._windows.append(win)
+
+    def _close_window(self, win: _Window) -> None:
+        subject = "\n".join(win.parts)
+        found = _search(win.sig, subject, self.m.regex_timeout_s)
+        if found is None:
+            self.regex_timeouts += 1
+            return
+        if not found:
+            return
+        facts = parse_line(win.parts[0])
+        ts = facts.timestamp
+        hits = self.by_rule.get(win.rule.id)
+        if hits is None:
+            hits = self.by_rule[win.rule.id] = RuleHits(win.rule)
+        hits.add(
+            Hit(
+                line=win.line,
+                rank=facts.rank,
+                host=facts.host,
+                text=subject.replace("\n", " "),
+                signature=win.sig.name,
+                ts_kind=ts.kind if ts else None,
+                ts_value=ts.value if ts else None,
+                ts_text=ts.text if ts else None,
+            )
+        )
+
+    def _resume_windows(self, chunk: bytes, begin: int, end: int) -> None:
+        waiting, self._windows = self._windows, []
+        for win in waiting:
+            if _extend(win, chunk, begin, end):
+                self._close_window(win)
+            else:
+                self._windows.append(win)
+
     def finish(self) -> Diagnosis:
         """Flush the last partial line and decide."""
         if self._carry:
             tail = self._carry + b"\n"
             self._carry = b""
             self._process(tail, 0, len(tail))
+        for win in self._windows:  # the log ended first: match on the lines there are
+            self._close_window(win)
+        self._windows = []
         elapsed = int((time.perf_counter() - self._started) * 1000)
         stats = Stats(bytes=self.bytes, lines=self.lines, elapsed_ms=elapsed, regex_timeouts=self.regex_timeouts)
         return decide(list(self.by_rule.values()), self.facts, stats)

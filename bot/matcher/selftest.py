@@ -3,14 +3,12 @@
 A positive example must diagnose as its rule (root cause first), with the initiating rank and
 collateral the example states; a near-miss must not produce that rule as a cause (collateral is fine). Each example runs
 with and without the prefilter, which must agree (a keyword list that misses what a regex
-matches is a bug in the rule). Given `prepare` (the CLI passes masking), each example is also
-checked as `denpex diagnose` sees it: a pattern that spells out an address or a user name
-passes on the raw example and matches nothing once they are placeholders.
+matches is a bug in the rule). The matcher reads raw text, as `denpex diagnose` does (masking
+is at the egress), so an example is checked exactly as a user's log would be.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.matcher.engine import Matcher
@@ -59,22 +57,15 @@ def check_example(
     rule: Rule,
     ex: Example,
     kind: str,
-    prepare: Callable[[str], str] | None = None,
 ) -> ExampleResult:
     d = matcher.diagnose(ex.log)
     problem = _problem(d, rule, ex, kind)
     if not problem and _comparable(naive.diagnose(ex.log)) != _comparable(d):
         problem = "differs without the prefilter: a keyword is missing from match.keywords"
-    if not problem and prepare is not None:
-        problem = _problem(matcher.diagnose(prepare(ex.log)), rule, ex, kind)
-        if problem:
-            problem = f"after masking, as `denpex diagnose` sees it: {problem}"
     return ExampleResult(rule.id, ex.name, kind, not problem, problem)
 
 
-def run_examples(
-    rulebook: Rulebook, only: set[str] | None = None, prepare: Callable[[str], str] | None = None
-) -> list[ExampleResult]:
+def run_examples(rulebook: Rulebook, only: set[str] | None = None) -> list[ExampleResult]:
     matcher = Matcher(rulebook)
     naive = Matcher(rulebook, prefilter=False)
     results = []
@@ -82,7 +73,7 @@ def run_examples(
         if only and rule.id not in only:
             continue
         for ex in rule.examples:
-            results.append(check_example(matcher, naive, rule, ex, "match", prepare))
+            results.append(check_example(matcher, naive, rule, ex, "match"))
         for ex in rule.near_misses:
-            results.append(check_example(matcher, naive, rule, ex, "near_miss", prepare))
+            results.append(check_example(matcher, naive, rule, ex, "near_miss"))
     return results

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.followup import QUESTIONS_HELP, Answer
+from bot.masking.masked import MaskedText, require_all_masked, require_masked
 from bot.matcher.rulebook import ANSWER_KEYS, Rule
 from bot.render.text import ANSWER_TITLES, STACK_TITLES
 from bot.report import Report, fix_script, ranks_text
@@ -89,8 +90,12 @@ def fit(blocks: Blocks) -> Blocks:
 
 
 def diagnosis_message(report: Report) -> tuple[str, Blocks]:
-    """The threaded reply for a diagnosed log: (fallback text, blocks)."""
+    """The threaded reply for a diagnosed log: (fallback text, blocks). Log-derived text must
+    be MaskedText (bot.service masks it): a plain str is refused, not posted."""
     d = report.diagnosis
+    require_all_masked((e.text for m in d.matches for e in m.evidence), "Slack reply")
+    if d.unmatched is not None:
+        require_masked(d.unmatched, "Slack reply")
     if not report.matched:
         return unmatched_message(report)
     rule = report.root
@@ -218,7 +223,9 @@ def _mrkdwn_with_code(text: str) -> str:
     return "".join(out)
 
 
-def lookup_message(query: str, hits: list[Any]) -> tuple[str, Blocks]:
+def lookup_message(query: MaskedText, hits: list[Any]) -> tuple[str, Blocks]:
+    """The answer to `/denpex <error>`; the echoed query must be masked (people paste secrets)."""
+    require_masked(query, "lookup reply")
     if not hits:
         text = f"No entry matches `{esc(query[:200])}`. Try a shorter, more specific part of the error line."
         return f"No entry matches {query[:200]}", [section(text)]

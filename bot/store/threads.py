@@ -10,6 +10,7 @@ import json
 import logging
 from dataclasses import asdict, dataclass, field, fields
 
+from bot.masking.masked import MaskedText, require_all_masked
 from bot.store import keys
 from bot.store.client import RedisClient, guarded
 from bot.store.config import StoreConfig
@@ -28,7 +29,7 @@ class ThreadContext:
 
     entry_ids: list[str]  # best first; entry_ids[0] is the root cause
     initiating_rank: int | None
-    evidence: list[str]  # masked lines only
+    evidence: list[MaskedText]  # masked lines only: save() refuses anything else
     channel: str
     thread_ts: str
     created_at: str  # ISO 8601, UTC
@@ -58,6 +59,7 @@ class Threads:
         ttl = self._config.thread_ttl_s if ttl_s is None else ttl_s
         if ttl < 1:
             raise ValueError(f"ttl_s must be at least 1 second, got {ttl}")
+        require_all_masked(ctx.evidence, "thread context")
         data = asdict(ctx)
         data["evidence"] = [line[:MAX_EVIDENCE_CHARS] for line in ctx.evidence][:MAX_EVIDENCE_LINES]
         self._client.redis.set(
@@ -76,7 +78,9 @@ class Threads:
             data = json.loads(raw)
             known = {f.name for f in fields(ThreadContext)}
             # Ignore fields a newer release may have added, so a rollback still reads them.
-            return ThreadContext(**{k: v for k, v in data.items() if k in known})
+            values = {k: v for k, v in data.items() if k in known}
+            values["evidence"] = [MaskedText.restored(line) for line in values.get("evidence", [])]
+            return ThreadContext(**values)
         except (ValueError, TypeError):
             log.warning("unreadable thread context for %s %s; ignoring it", team_id, channel)
             return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.masking.masked import MaskedText, require_masked
 from bot.store import keys
 from bot.store.client import RedisClient, guarded
 from bot.store.config import StoreConfig
@@ -170,12 +171,13 @@ class Unmatched:
         self._record = client.script(_RECORD_LUA)
 
     @guarded
-    def record(self, team_id: str, salient_line: str) -> str:
-        """Count the (masked) salient line of an unmatched log; return its fingerprint.
+    def record(self, team_id: str, salient_line: MaskedText) -> str:
+        """Count the masked salient line of an unmatched log; return its fingerprint.
 
-        A line that normalises to nothing is not counted and gives "".
+        A line that normalises to nothing is not counted and gives "". A plain str is refused
+        (UnmaskedTextError): only masked text may reach Redis.
         """
-        print_ = fingerprint(salient_line)
+        print_ = fingerprint(require_masked(salient_line, "unmatched counter"))
         if not print_:
             keys.check_team_id(team_id)
             return ""

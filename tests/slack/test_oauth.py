@@ -22,6 +22,7 @@ import yaml
 from cryptography.fernet import Fernet
 from slack_bolt.request import BoltRequest
 
+from bot.masking import mask
 from bot.slack.app import build_app
 from bot.slack.config import ConfigError, SlackConfig
 from bot.slack.deps import BotDeps
@@ -265,7 +266,7 @@ def test_uninstall_forgets_all_but_plan_and_usage(multi, fake_slack, store):
     fake_slack.wait_for("reactions.add", count=2, name="white_check_mark")
     store.plans.grant("T0ALPHA01", "scale", datetime.now(UTC) + timedelta(days=14))
     store.feedback.vote("T0ALPHA01", "cuda-oom", "U0ALICE", True, "C0ALPHA:1700000400.000100")
-    store.unmatched.record("T0ALPHA01", "Segfault at 0x1234")
+    store.unmatched.record("T0ALPHA01", mask("Segfault at 0x1234").text)
     bravo_before = store.workspace_keys("T0BRAVO02")
     assert keys.installation("T0BRAVO02") in bravo_before
 

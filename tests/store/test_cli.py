@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import bot.cli
+from bot.masking import mask
 from bot.store import Store
 
 from .conftest import free_port
@@ -97,8 +98,8 @@ def test_stats_unmatched_table(cli: Any, capsys: pytest.CaptureFixture[str]) -> 
     """stats unmatched prints counts and fingerprints, most frequent first, --top rows."""
     with Store.from_env() as store:
         for rank in range(3):
-            store.unmatched.record("T1", f"Segfault on rank {rank}")
-        store.unmatched.record("T2", "Bus error at 0xdead")
+            store.unmatched.record("T1", mask(f"Segfault on rank {rank}").text)
+        store.unmatched.record("T2", mask("Bus error at 0xdead").text)
     assert cli("stats", "unmatched", "--top", "1") == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["COUNT  FINGERPRINT", "    3  Segfault on rank <N>"]

@@ -14,6 +14,7 @@ from cryptography.fernet import Fernet
 from redis.crc import key_slot
 from slack_sdk.oauth.installation_store import Bot, Installation
 
+from bot.masking import mask
 from bot.store import Store, StoreConfig, StoreConfigError, ThreadContext, keys
 from bot.store.sealing import Sealer, Unsealable
 
@@ -199,10 +200,10 @@ def test_forget_workspace_keeps_only_plan_and_usage(store: Store, installs, cloc
         store.quotas.consume(team)
         store.plans.grant(team, "scale", clock.now + timedelta(days=14))
         store.dedupe.first_time(team, "event:Ev1")
-        store.threads.save(team, "C1", "1.1", ThreadContext(["rule-a"], 1, ["line"], "C1", "1.1", "2026-11-30T12:00:00+00:00"))
+        store.threads.save(team, "C1", "1.1", ThreadContext(["rule-a"], 1, [mask("line").text], "C1", "1.1", "2026-11-30T12:00:00+00:00"))
         store.history.record(team, "C1", "rule-a", "Rule A", "high", 3)
         store.feedback.vote(team, "rule-a", "U1", True, "C1:1.1")
-        store.unmatched.record(team, "Segfault 3")
+        store.unmatched.record(team, mask("Segfault 3").text)
         store.ratelimit.allow(team, "U1", "lookup", 30, 60)
         store.codes.redeem(team, "U1", "DNPX-0000-0000-0000")  # unknown code: counts a redeem attempt
     before = store.workspace_keys("T2")

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from bot.masking import mask
 from bot.store import Store, StoreConfig, StoreUnavailable, ThreadContext
 
 from .conftest import PrivateRedis, free_port
 
-CTX = ThreadContext(["rule-a"], 0, ["masked line"], "C1", "1.1", "2026-11-30T12:00:00+00:00")
+CTX = ThreadContext(["rule-a"], 0, [mask("masked line").text], "C1", "1.1", "2026-11-30T12:00:00+00:00")
 
 # One call of every public store method that talks to Redis.
 CALLS: dict[str, Any] = {
@@ -35,7 +36,7 @@ CALLS: dict[str, Any] = {
     "threads.load": lambda s: s.threads.load("T1", "C1", "1.1"),
     "feedback.vote": lambda s: s.feedback.vote("T1", "rule-a", "U1", True),
     "feedback.summary": lambda s: s.feedback.summary(),
-    "unmatched.record": lambda s: s.unmatched.record("T1", "Segfault 3"),
+    "unmatched.record": lambda s: s.unmatched.record("T1", mask("Segfault 3").text),
     "unmatched.top": lambda s: s.unmatched.top(5),
     "ratelimit.allow": lambda s: s.ratelimit.allow("T1", "U1", "a", 1, 60),
     "workspace_keys": lambda s: s.workspace_keys("T1"),

@@ -7,6 +7,7 @@ from typing import Any
 
 import redis
 
+from bot.masking import mask
 from bot.store import Store, StoreConfig, ThreadContext, keys
 from bot.store.threads import MAX_EVIDENCE_CHARS, MAX_EVIDENCE_LINES
 
@@ -16,7 +17,7 @@ def context(**changes: Any) -> ThreadContext:
     values: dict[str, Any] = {
         "entry_ids": ["nccl-rocev2-gid-index", "nccl-watchdog-timeout"],
         "initiating_rank": 3,
-        "evidence": ["NCCL WARN NET/IB : Got completion from peer <IP-1> with error 12"],
+        "evidence": [mask("NCCL WARN NET/IB : Got completion from peer 10.0.0.7 with error 12").text],
         "channel": "C1",
         "thread_ts": "1700000000.000100",
         "created_at": "2026-11-30T12:00:00+00:00",
@@ -66,7 +67,7 @@ def test_workspaces_and_threads_are_separate(store: Store) -> None:
 
 def test_evidence_is_capped(store: Store, redis_url: str) -> None:
     """At most MAX_EVIDENCE_LINES lines of MAX_EVIDENCE_CHARS are kept."""
-    store.threads.save("T1", "C1", "1.1", context(evidence=["x" * 5000] * 500))
+    store.threads.save("T1", "C1", "1.1", context(evidence=[mask("x" * 5000).text] * 500))
     loaded = store.threads.load("T1", "C1", "1.1")
     assert loaded is not None
     assert len(loaded.evidence) == MAX_EVIDENCE_LINES

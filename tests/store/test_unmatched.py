@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.masking import mask
 from bot.store import Store, StoreConfig
 from bot.store.unmatched import MAX_FINGERPRINT_CHARS, fingerprint
 
@@ -71,9 +72,9 @@ def test_fingerprint_is_stable(line: str) -> None:
 def test_record_counts_and_top_orders(store: Store) -> None:
     """record() counts by fingerprint across workspaces; top() lists most frequent first."""
     for rank in range(3):
-        store.unmatched.record("T1", f"Segfault in worker {rank}")
-    store.unmatched.record("T2", "Segfault in worker 9")
-    assert store.unmatched.record("T2", "Bus error at 0xdead") == "Bus error at <HEX>"
+        store.unmatched.record("T1", mask(f"Segfault in worker {rank}").text)
+    store.unmatched.record("T2", mask("Segfault in worker 9").text)
+    assert store.unmatched.record("T2", mask("Bus error at 0xdead").text) == "Bus error at <HEX>"
     assert store.unmatched.top(5) == [("Segfault in worker <N>", 4), ("Bus error at <HEX>", 1)]
     assert store.unmatched.top(1) == [("Segfault in worker <N>", 4)]
     assert store.unmatched.top(5, team_id="T2") == [
@@ -84,7 +85,7 @@ def test_record_counts_and_top_orders(store: Store) -> None:
 
 def test_blank_line_is_not_counted(store: Store) -> None:
     """A line that normalises to nothing records nothing."""
-    assert store.unmatched.record("T1", "   ") == ""
+    assert store.unmatched.record("T1", mask("   ").text) == ""
     assert store.unmatched.top(5) == []
 
 
@@ -92,9 +93,9 @@ def test_rarest_fingerprints_go_past_the_cap(redis_url: str) -> None:
     """Past unmatched_max distinct fingerprints, the rarest are dropped."""
     with Store(StoreConfig(url=redis_url, unmatched_max=3)) as store:
         for _ in range(5):
-            store.unmatched.record("T1", "common failure")
+            store.unmatched.record("T1", mask("common failure").text)
         for word in ("alpha", "beta", "gamma", "delta"):
-            store.unmatched.record("T1", f"rare {word}")
+            store.unmatched.record("T1", mask(f"rare {word}").text)
         top = store.unmatched.top(10)
     assert len(top) == 3
     assert top[0] == ("common failure", 5)

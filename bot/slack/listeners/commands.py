@@ -52,7 +52,7 @@ def respond_to(deps: BotDeps, body: dict[str, Any]) -> tuple[str, list[dict[str,
         return ui.help_message()
     if not deps.store.ratelimit.allow(team, user, "lookup", LOOKUPS_PER_MINUTE, 60):
         return ui.error_message("Too many lookups in a minute: wait a moment.")
-    return ui.lookup_message(text, deps.denpex.lookup(text))
+    return ui.lookup_message(deps.denpex.mask_query(text), deps.denpex.lookup(text))
 
 
 def register(app: App, deps: BotDeps) -> None:
