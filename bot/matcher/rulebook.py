@@ -69,6 +69,10 @@ class RuleError(Exception):
         super().__init__("\n".join(problems))
 
 
+# Longest continuation window a signature may ask for: a wrapped message, not a paragraph.
+MAX_SPAN = 3
+
+
 @dataclass(frozen=True)
 class Signature:
     name: str
@@ -77,6 +81,9 @@ class Signature:
     compiled: regex.Pattern[str]
     unless: regex.Pattern[str] | None = None
     keywords: tuple[str, ...] = ()  # lower-case literals; empty means the rule's keywords
+    # The signature may span this many consecutive lines of one rank (a message a rich
+    # traceback or a launcher wrapped): the pattern is searched on them joined by "\n".
+    lines: int = 1
 
 
 @dataclass(frozen=True)
@@ -281,7 +288,7 @@ def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
         if not isinstance(item, dict):
             ck.fail(w, "must be a mapping with name, pattern, weight")
             continue
-        unknown = set(item) - {"name", "pattern", "weight", "unless", "keywords"}
+        unknown = set(item) - {"name", "pattern", "weight", "unless", "keywords", "lines"}
         if unknown:
             ck.fail(w, f"unknown field(s): {', '.join(sorted(unknown))}")
         name = ck.text(item, "name", w + ".")
@@ -297,6 +304,10 @@ def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
         if item.get("unless") is not None:
             unless = ck.compile(item["unless"], f"{w}.unless")
         keywords = ck.strings(item, "keywords", w + ".", min_len=0)
+        span = item.get("lines", 1)
+        if not isinstance(span, int) or isinstance(span, bool) or not 1 <= span <= MAX_SPAN:
+            ck.fail(f"{w}.lines", f"must be an integer from 1 to {MAX_SPAN}")
+            span = 1
         if compiled is not None:
             out.append(
                 Signature(
@@ -306,6 +317,7 @@ def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
                     compiled=compiled,
                     unless=unless,
                     keywords=tuple(k.lower() for k in keywords),
+                    lines=span,
                 )
             )
     return tuple(out)
