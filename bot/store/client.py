@@ -7,7 +7,8 @@ Settings are chosen to fail fast and heal by themselves:
   consume a quota twice, and the caller already has a clear error to act on;
 - on a cluster, bounded retries (StoreConfig.retry_window_s, with backoff) of the failures
   that prove the command did not run: a node that refuses the connection (a killed primary
-  whose replica is not promoted yet), CLUSTERDOWN, TRYAGAIN, an uncovered slot. Each one makes
+  whose replica is not promoted yet), CLUSTERDOWN, TRYAGAIN, an uncovered slot; and of reads
+  whose connection broke mid-call (running a GET twice is harmless). Each failure makes
   redis-py refresh its slot map, so the call lands on the promoted replica once there is one;
   MOVED and ASK redirects are followed by redis-py itself;
 - a health-check interval plus redis-py's check of pooled sockets on checkout, so the
@@ -26,6 +27,7 @@ import redis
 import redis.exceptions as rex
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.commands.cluster import READ_COMMANDS
 from redis.commands.core import Script
 from redis.connection import Connection, SSLConnection
 from redis.retry import Retry
@@ -72,28 +74,44 @@ class _TLSNodeConnection(_NodeConnection, SSLConnection):
 
 
 # Cluster answers that mean the node did not run the command, so sending it again is safe.
-_REFUSED_BEFORE_RUNNING = (NodeUnreachable, rex.ClusterDownError, rex.TryAgainError, rex.SlotNotCoveredError)
+_REFUSED_BEFORE_RUNNING = (
+    NodeUnreachable,
+    rex.BusyLoadingError,  # a restarted node still loading its data
+    rex.ClusterDownError,
+    rex.TryAgainError,
+    rex.SlotNotCoveredError,
+)
+
+
+def _may_retry(exc: BaseException, read_only: bool) -> bool:
+    """Whether a failed cluster call can be sent again without risk of running it twice."""
+    if isinstance(exc, _REFUSED_BEFORE_RUNNING):
+        return True
+    if isinstance(exc, rex.ClusterError) and "TTL exhausted" in str(exc):
+        # redis-py gives up after 16 redirects (MOVED, ASK, TRYAGAIN while a slot is being
+        # resharded), every one a refusal to run.
+        return True
+    # The connection broke after sending (the node died mid-call): the command may have run.
+    # Only a read (GET, HMGET, ...) is safe to send again. Timeouts are not retried.
+    return read_only and type(exc) is rex.ConnectionError
 
 
 class _FailoverCluster(RedisCluster):
     """RedisCluster whose calls ride out a failover: bounded retries, with backoff, of the
-    failures that prove the command did not run (redis-py's own retries, which also retry a
-    command whose reply was lost, are off)."""
+    failures that prove the command did not run, and of reads (redis-py's own retries, which
+    also resend a write whose reply was lost, are off)."""
 
     retry_window_s = 2.0
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         deadline = time.monotonic() + self.retry_window_s
         delay = 0.05
+        read_only = bool(args) and str(args[0]).upper() in READ_COMMANDS
         while True:
             try:
                 return super().execute_command(*args, **kwargs)
-            except (*_REFUSED_BEFORE_RUNNING, rex.ClusterError) as exc:
-                # redis-py gives up with "TTL exhausted" after 16 redirects (MOVED, ASK,
-                # TRYAGAIN: a slot being resharded), every one a refusal to run.
-                if isinstance(exc, rex.ClusterError) and "TTL exhausted" not in str(exc):
-                    raise
-                if time.monotonic() + delay > deadline:
+            except rex.RedisError as exc:
+                if not _may_retry(exc, read_only) or time.monotonic() + delay > deadline:
                     raise
                 time.sleep(delay)
                 delay = min(delay * 2, 0.4)

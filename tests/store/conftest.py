@@ -224,6 +224,11 @@ class PrivateRedis:
                 self._proc.wait()
             self._proc = None
 
+    def pause(self) -> None:
+        """SIGSTOP the server: connections stay open, nothing is answered (a hung machine)."""
+        if self._proc is not None:
+            self._proc.send_signal(signal.SIGSTOP)
+
     def kill(self) -> None:
         """SIGKILL the server, as a crash or a lost machine would end it: no goodbye."""
         if self._proc is not None:

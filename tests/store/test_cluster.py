@@ -309,6 +309,49 @@ def test_a_killed_primary_fails_over_and_the_store_recovers(
     hasty.close()
 
 
+def test_calls_in_flight_when_a_primary_dies_read_again_but_never_write_twice(
+    redis_cluster: LocalCluster, clock: FakeClock
+) -> None:
+    """A read and a charge are sent to a primary that hangs (SIGSTOP) and then dies: the read
+    is sent again and answered by the promoted replica; the charge, which might have run, is
+    not resent but fails with StoreUnavailable (and had not run: nothing is charged)."""
+    team = "T002"
+    victim = redis_cluster.primary_of_slot(key_slot(keys.plan(team).encode()))
+    heir = redis_cluster.replica_of(victim)
+    config = StoreConfig(url=redis_cluster.url, retry_window_s=8, timeout_s=5, free_daily=100)
+    reader, writer = Store(config, clock), Store(config, clock)
+    ctx = ThreadContext(["rule-a"], 1, [mask("line").text], "C1", "1.1", "2026-11-30T12:00:00+00:00")
+    reader.threads.save(team, "C1", "1.1", ctx)
+    assert writer.quotas.consume(team).status.used == 1  # both clients hold a pooled connection
+    _until(5, lambda: replica_get(heir, keys.quota(team, clock.now.date())) == "1")
+    outcome: dict[str, Any] = {}
+
+    def read() -> None:
+        outcome["read"] = reader.threads.load(team, "C1", "1.1")
+
+    def write() -> None:
+        try:
+            outcome["write"] = writer.quotas.consume(team)
+        except StoreUnavailable as exc:
+            outcome["write"] = exc
+
+    victim.pause()
+    calls = [threading.Thread(target=read), threading.Thread(target=write)]
+    for call in calls:
+        call.start()
+    time.sleep(0.3)  # both sent, both waiting for an answer
+    victim.kill()
+    for call in calls:
+        call.join(15)
+    assert outcome["read"] == ctx
+    assert isinstance(outcome["write"], StoreUnavailable), outcome["write"]
+    assert "ConnectionError" in str(outcome["write"])
+    assert redis_cluster.topology()[heir.port]["role"] == "primary"
+    assert writer.quotas.status(team).used == 1  # the lost charge never ran
+    reader.close()
+    writer.close()
+
+
 def test_a_cluster_that_cannot_be_reached_is_store_unavailable(cluster_redis: PrivateRedis) -> None:
     """A cluster with every node down raises StoreUnavailable within the retry window, and
     a store built while it is down works once it is back."""
