@@ -25,10 +25,15 @@ from redis.retry import Retry
 import bot.cli
 from bot.store import Store, StoreConfig, StoreUnavailable
 
-from .conftest import PrivateRedis, free_port
+from .conftest import FakeClock, PrivateRedis, free_port
+from .test_cluster import exercise
 
 USER = "denpex"
 PASSWORD = "Zq7-tls-acl-s3cret"  # looked for in every log line and error
+ADMIN_PASSWORD = "admin-pw"
+# What the bot needs, and no more (README, "Running N replicas against a Redis Cluster").
+BOT_ACL = ("resetchannels ~denpex:* -@all +@read +@write +@keyspace +@scripting +@transaction "
+           "+@connection +cluster|slots +cluster|shards +cluster|nodes +cluster|myid +info -@dangerous")
 
 
 @dataclass
@@ -111,9 +116,10 @@ class SecureRedis:
 def _secure_server(workdir: Path, files: TLSFiles, cluster: bool) -> SecureRedis:
     plain = free_port(with_bus=cluster)
     tls = free_port(with_bus=cluster)  # with tls-cluster, the bus is the TLS port + 10000
-    # An ACL user limited to our keys, and no anonymous access.
+    # The bot's ACL user, as README suggests: our keys only, no admin or dangerous commands;
+    # an admin user to set the scene; no anonymous access.
     acl = workdir / "users.acl"
-    acl.write_text(f"user {USER} on >{PASSWORD} ~denpex:* &* +@all\nuser default off\n")
+    acl.write_text(f"user {USER} on >{PASSWORD} {BOT_ACL}\nuser admin on >{ADMIN_PASSWORD} ~* &* +@all\nuser default off\n")
     args = (
         "--tls-port", str(tls),
         "--tls-cert-file", str(files.cert), "--tls-key-file", str(files.key),
@@ -146,7 +152,7 @@ def secure_cluster(tmp_path: Path, tls_files: TLSFiles) -> Iterator[SecureRedis]
     """The same, as a one-node cluster owning every slot (cluster bus over TLS too)."""
     secure = _secure_server(tmp_path, tls_files, cluster=True)
     try:
-        with redis.Redis(port=secure.plain_port, username=USER, password=PASSWORD, decode_responses=True) as admin:
+        with redis.Redis(port=secure.plain_port, username="admin", password=ADMIN_PASSWORD, decode_responses=True) as admin:
             admin.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
             for _ in range(200):
                 if "cluster_state:ok" in str(admin.execute_command("CLUSTER", "INFO")):
@@ -158,14 +164,13 @@ def secure_cluster(tmp_path: Path, tls_files: TLSFiles) -> Iterator[SecureRedis]
 
 
 def _works(url: str) -> None:
-    store = Store(StoreConfig(url=url))
-    team = f"T{next(_TEAMS)}"
+    """Every store operation runs with these credentials (and BOT_ACL's permissions)."""
+    clock = FakeClock()
+    store = Store(StoreConfig(url=url), clock)
     try:
         assert store.ping()
-        assert store.quotas.consume(team).allowed
-        assert store.dedupe.first_time(team, "event:Ev1")
-        store.history.record(team, "C1", "rule-a", "Rule A", "high")
-        assert store.quotas.status(team).used == 1
+        exercise(store, f"T{next(_TEAMS)}", clock)
+        assert store.feedback.summary() is not None
     finally:
         store.close()
 
@@ -269,6 +274,8 @@ def test_tls_and_acl_flags_are_what_this_redis_server_supports(secure_redis: Sec
     with anonymous, pytest.raises(redis.AuthenticationError):
         anonymous.ping()
     with redis.Redis(port=secure_redis.plain_port, username=USER, password=PASSWORD, decode_responses=True) as r:
-        assert r.acl_whoami() == USER
+        assert r.set("denpex:{T1}:probe", "1")
         with pytest.raises(redis.exceptions.NoPermissionError):
             r.set("not-ours", "1")  # the user is limited to denpex:* keys
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            r.flushall()  # and to what the bot needs
