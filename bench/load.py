@@ -662,6 +662,7 @@ def main(argv: list[str] | None = None) -> int:
             cluster.stop()
         if redis_server:
             redis_server.stop()
+    load_after = os.getloadavg()[0]
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     command = f"python bench/load.py --seconds {args.seconds:g} --rate {args.rate:g}" + (
         " --redis single" if args.redis == "single" else "") + (" --no-faults" if args.no_faults else "")  # fmt: skip
@@ -671,7 +672,8 @@ def main(argv: list[str] | None = None) -> int:
         "## Slack bot under load (bench/load.py)",
         "",
         f"`{command}` on {when}; {machine()};",
-        f"load average {load_before:.1f} when it started (other work on the machine competes for the cores).",
+        f"load average {load_before:.1f} when it started and {load_after:.1f} when it ended (other work on the machine",
+        "competes for the cores; the generator lag row shows how much the load generator itself was starved).",
         f"Two bot replicas (`denpex serve --http`, waitress) on {where}, the Slack stand-in in its own",
         f"process, the load generator in a third: all on one machine, loopback. {args.teams} workspaces on a",
         f"free plan of {limit} diagnoses a day each, so some run out mid-test. Each pasted log is the 60-line",
