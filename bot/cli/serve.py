@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from bot.cli import UsageError
+from bot.cli import UsageError, require_extra, rule_error_line
 
 
 def run(args: argparse.Namespace) -> int:
+    require_extra("slack", "serve")
     from bot.matcher import RuleError
     from bot.service import Denpex
     from bot.slack.app import build_app
@@ -39,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, StoreConfigError) as exc:
         raise UsageError(str(exc)) from None
     except RuleError as exc:
-        raise UsageError(f"the rules do not load: {exc.problems[0]} (and {len(exc.problems) - 1} more)") from None
+        raise UsageError(rule_error_line(exc)) from None
     if not store.ping():
         logging.getLogger("denpex").warning("Redis does not answer at start-up; the bot runs and recovers when it returns")
     app = build_app(deps)
@@ -51,14 +56,58 @@ def run(args: argparse.Namespace) -> int:
     else:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-        logging.getLogger("denpex").info("Socket Mode")
-        SocketModeHandler(app, config.app_token).start()
+        handler = SocketModeHandler(app, config.app_token)
+        health = serve_health(args.host, args.port, lambda: handler.client.is_connected(), store.ping)
+        logging.getLogger("denpex").info("Socket Mode (health at http://%s:%d/healthz)", args.host, health.server_port)
+        try:
+            handler.start()
+        except Exception as exc:
+            # Slack unreachable, a revoked app token: one line, not a traceback.
+            raise UsageError(f"cannot connect to Slack in Socket Mode: {type(exc).__name__}: {exc}") from None
     return 0
 
 
+def serve_health(host: str, port: int, connected: Callable[[], bool], redis_ok: Callable[[], bool]) -> ThreadingHTTPServer:
+    """`/healthz` in Socket Mode, where no HTTP server runs otherwise: 200 while the socket to
+    Slack is connected, 503 while it is not (a container health check then restarts a bot
+    that lost Slack for good). Redis is reported, not required: the bot answers without it."""
+
+    class Health(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path.split("?")[0] != "/healthz":
+                self.send_error(404)
+                return
+            up = bool(connected())
+            body = json.dumps({"ok": up, "mode": "socket", "slack": up, "redis": bool(redis_ok())}).encode()
+            self.send_response(200 if up else 503)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:  # probes every few seconds: quiet
+            pass
+
+    server = ThreadingHTTPServer((host, port), Health)
+    threading.Thread(target=server.serve_forever, name="denpex-health", daemon=True).start()
+    return server
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="run the Slack bot (Socket Mode, or HTTP with --http)")
+    p = sub.add_parser(
+        "serve",
+        help="run the Slack bot (Socket Mode, or HTTP with --http); needs denpex[slack]",
+        description="Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, or HTTP mode with --http "
+        "and SLACK_SIGNING_SECRET. Needs SLACK_BOT_TOKEN, a Redis at REDIS_URL, and the slack extra "
+        "(pip install 'denpex[slack]').",
+    )
     p.add_argument("--http", action="store_true", help="HTTP mode (needs SLACK_SIGNING_SECRET)")
-    p.add_argument("--host", default=os.environ.get("DENPEX_HOST", "0.0.0.0"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
+    p.add_argument(
+        "--host", default=os.environ.get("DENPEX_HOST", "0.0.0.0"),
+        help="HTTP mode: address to listen on (default $DENPEX_HOST or 0.0.0.0)",
+    )
+    p.add_argument(
+        "--port", type=int, default=int(os.environ.get("PORT", "3000")),
+        help="HTTP mode: port to listen on; the health server's port in Socket Mode (default $PORT or 3000)",
+    )
     p.set_defaults(handler=run)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from bot.cli import UsageError
-from bot.store import Store, StoreConfigError, StoreUnavailable
+from bot.cli import UsageError, require_extra
+
+if TYPE_CHECKING:
+    from bot.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def show_feedback(args: argparse.Namespace) -> int:
     """Print one row per rule: votes right and wrong, share right, workspaces voting."""
     store = _open_store()
+    from bot.store import StoreUnavailable
+
     try:
         with store:
             rows = store.feedback.summary()
@@ -55,6 +60,8 @@ def show_unmatched(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise UsageError(f"--top must be 1 or more, got {args.top}")
     store = _open_store()
+    from bot.store import StoreUnavailable
+
     try:
         with store:
             rows = store.unmatched.top(args.top)
@@ -69,6 +76,9 @@ def show_unmatched(args: argparse.Namespace) -> int:
 
 
 def _open_store() -> Store:
+    require_extra("slack", "stats")
+    from bot.store import Store, StoreConfigError
+
     try:
         return Store.from_env()
     except StoreConfigError as exc:

@@ -174,11 +174,16 @@ class Rulebook:
 
 
 def default_rules_dir() -> Path:
-    """`$DENPEX_RULES_DIR`, else the `rules/` folder next to the `bot` package."""
+    """`$DENPEX_RULES_DIR`, else the knowledge base the wheel carries (`bot/_rules`), else the
+    `rules/` folder next to the `bot` package (a source checkout or an editable install)."""
     env = os.environ.get("DENPEX_RULES_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "rules"
+    package = Path(__file__).resolve().parents[1]
+    bundled = package / "_rules"
+    if bundled.is_dir():
+        return bundled
+    return package.parent / "rules"
 
 
 class _Checker:
