@@ -15,13 +15,17 @@ _IPV4_RX = regex.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.[0-9]
 _H = r"[0-9A-Fa-f]{1,4}"
 _HEX = frozenset("0123456789abcdefABCDEF")
 _V4 = r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}"
+# Right edge of an address: no word, colon or dotted digit after it, or a port written without
+# brackets as uvicorn and gunicorn print it (`2001:db8::8a2e:370:7334:51234 - "GET /"`): five
+# digits cannot be a group. A four-digit port reads as the last group, and is masked with it.
+_END = r"(?:(?![\w:]|\.[0-9]|<[A-Z])|(?=:[0-9]{5}(?![\w:.])))"
 # A form that starts with a group needs a non-word character before it (`G2001:db8::1` is
 # not an address); one that starts with `::` may follow a letter (NCCL's `remoteGids::ffff:`).
 # A placeholder next to a candidate counts as the word it replaced (`>` before, `<X` after),
 # so masking a neighbour never makes an address appear on the next pass.
 _IPV6_COMPRESSED_RX = regex.compile(
     rf"(?:(?<![\w:.]){_H}(?::{_H}){{0,6}}|(?<![0-9A-Fa-f:.>]))::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?"
-    r"(?:%[A-Za-z0-9_.]{1,16})?(?![\w:]|\.[0-9]|<[A-Z])"
+    r"(?:%[A-Za-z0-9_.]{1,16})?" + _END
 )
 # NCCL prints `ifname:address<port>`: `[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>`.
 _IPV6_AFTER_IFNAME_RX = regex.compile(
@@ -29,12 +33,12 @@ _IPV6_AFTER_IFNAME_RX = regex.compile(
     r"(?:%[A-Za-z0-9_.]{1,16})?(?=<[0-9])"
 )
 # Full eight-group form as printed by show_gids / ibv_devinfo (zero-padded groups).
-_IPV6_FULL_RX = re.compile(r":(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){6}(?![\w:])")
+_IPV6_FULL_RX = regex.compile(r":(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){6}(?:%[A-Za-z0-9_.]{1,16})?" + _END)
 # Eight groups written out with leading zeros dropped (`2001:db8:85a3:0:0:8a2e:370:7334`, as
 # Python's ipaddress `exploded` does not and some tools do). Found from its first colon, so the
 # scan seeks `:` rather than trying every position.
 _IPV6_SHORT_GROUPS_RX = regex.compile(
-    rf":(?<=(?<![\w:.]){_H}:)(?:{_H}:){{6}}{_H}(?:%[A-Za-z0-9_.]{{1,16}})?(?![\w:]|<[A-Z])"
+    rf":(?<=(?<![\w:.]){_H}:)(?:{_H}:){{6}}{_H}(?:%[A-Za-z0-9_.]{{1,16}})?" + _END
 )
 
 _KEEP_V4 = frozenset(
@@ -96,6 +100,8 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
         if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
             continue
         start, end = m.span()
+        if _BROADCAST_BEFORE.search(text, max(0, start - 12), start):
+            continue  # `brd 10.20.3.255`: the subnet's broadcast address names no machine
         if not _is_version(text, start, end):
             edits.append((start, end, "ip", addr))
 
@@ -172,3 +178,50 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
         if all(len(g) == 4 for g in groups) or max(map(len, groups[1:7])) < 3 or not "".join(groups).strip("0"):
             continue
         _v6_edit(text, start, m.end(), edits)
+
+
+# --- hardware addresses -------------------------------------------------------------------
+# (name, pattern): every shape a MAC address, an InfiniBand hardware address or a port/node
+# GUID is printed in. Each is masked whole as <MAC-n>. `brd`/`broadcast` addresses and the
+# all-ones/all-zeros addresses name nobody and stay (`link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff`).
+_XX = "[0-9A-Fa-f]{2}"
+_MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
+    # `ip link`/`ip a`: `link/infiniband 80:00:00:48:fe:80:...` (20 bytes: QPN + port GID).
+    ("ib-hwaddr", regex.compile(rf":(?<=(?<![\w:.-]){_XX}:)(?:{_XX}:){{18}}{_XX}(?![\w:])")),
+    # `link/ether 0c:42:a1:9b:6d:2c`, ifconfig `ether ...`, docker `"MacAddress": "..."`.
+    ("mac", regex.compile(rf":(?<=(?<![\w:.-]){_XX}:)(?:{_XX}:){{4}}{_XX}(?![\w:]|-[0-9A-Fa-f])")),
+    # Windows and some switches: `0C-42-A1-9B-6D-2C`; Cisco dotted: `0c42.a19b.6d2c`.
+    ("mac-dash", regex.compile(rf"-(?<=(?<![\w:.-]){_XX}-)(?:{_XX}-){{4}}{_XX}(?![\w-])")),
+    ("mac-dotted", regex.compile(r"\.(?<=(?<![\w:.-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w.])")),
+    # ibstat `Port GUID: 0x0c42a10300123456`, `Node GUID:`, `System image GUID:`; ibv_devinfo
+    # `node_guid: 0c42:a103:0012:3456`, `sys_image_guid:`; `port_guid 0x...`.
+    ("guid", regex.compile(
+        r"(?i)guid[\"']?[ \t]*[:=]?[ \t]*[\"']?\K(?:0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3})(?![\w:])"
+    )),
+]  # fmt: skip
+_KEEP_MAC = frozenset(("ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00", "ff-ff-ff-ff-ff-ff", "00-00-00-00-00-00"))
+_BROADCAST_BEFORE = regex.compile(r"(?:brd|broadcast|bcast)(?::|[ \t]+)\Z", regex.IGNORECASE)
+MAC_WORDS = ("guid",)
+
+
+def find_macs(text: str, edits: list[Edit]) -> None:
+    """Mask MAC addresses, InfiniBand hardware addresses and port/node GUIDs (as <MAC-n>)."""
+    lowered = None
+    for name, rx in _MAC_SHAPES:
+        if name == "guid":
+            lowered = lowered if lowered is not None else text.lower()
+            if "guid" not in lowered:
+                continue
+        for m in rx.finditer(text):
+            start, end = m.start(), m.end()
+            if name != "guid":
+                start -= 2 if name != "mac-dotted" else 4
+            value = text[start:end]
+            low = value.lower()
+            if low in _KEEP_MAC or not low.strip("0:x.-") or not low.replace("f", "").strip(":.-"):
+                continue
+            if name == "mac-dash" and not any(c.isalpha() for c in value):
+                continue  # 12-34-56-78-90-12: digits, a date or an id, not a MAC
+            if _BROADCAST_BEFORE.search(text, max(0, start - 12), start):
+                continue
+            edits.append((start, end, "mac", low.replace("-", ":")))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ahocorasick_rs as ac
 
+from bot.masking.addresses import MAC_WORDS
 from bot.masking.commands import COMMAND_WORDS
 from bot.masking.hosts import HOST_WORDS
+from bot.masking.names import NAME_WORDS
 from bot.masking.pairs import KEY_WORDS
 from bot.masking.people import PEOPLE_WORDS
 from bot.masking.vendor import CONTEXT_WORDS
@@ -18,7 +20,7 @@ from bot.masking.vendor import CONTEXT_WORDS
 # Words found after the first stage also gate later stages: replacing values with
 # placeholders never creates one of these words, so "absent" stays true.
 WORDS: tuple[str, ...] = tuple(
-    dict.fromkeys(w.lower() for w in (*KEY_WORDS, *COMMAND_WORDS, *CONTEXT_WORDS, *PEOPLE_WORDS, *HOST_WORDS))
+    dict.fromkeys(w.lower() for w in (*KEY_WORDS, *COMMAND_WORDS, *CONTEXT_WORDS, *PEOPLE_WORDS, *HOST_WORDS, *NAME_WORDS, *MAC_WORDS))
 )
 
 # Words only ever used as a chunk-level gate (`word in present`), never by position. `]:`

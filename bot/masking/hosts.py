@@ -8,6 +8,7 @@ from collections import Counter
 import regex
 
 from bot.masking.edits import Edit
+from bot.masking.lines import LinePattern
 from bot.masking.state import LogState
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
@@ -124,7 +125,7 @@ def host_value_ok(value: str) -> bool:
 # ssh's `connect to host X port`, curl's `resolve host: X`, c10d's `connect to (X, port)`.
 # One pattern per literal lead, each run only when its literal occurs.
 _H = r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252})"
-_POSITIONS = [
+_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix.
     ("]:", re.compile(r"\[" + _H + r"\]:\d{1,5}(?![\d:.-])")),
     ("peer ", re.compile(r"peer " + _H + r"<\d")),
@@ -138,8 +139,21 @@ _POSITIONS = [
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
-    # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`.
+    # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`; its events: `Successfully
+    # assigned ns/pod to gpu-node-07`.
     ("node:", re.compile(r"Node:[ \t]+" + _H + r"/\d")),
+    ("successfully assigned ", re.compile(r"uccessfully assigned [\w.-]{1,253}/[\w.-]{1,253} to " + _H)),
+    # DeepSpeed hostfile rows: `worker-1 slots=8`.
+    (" slots=", LinePattern(r"[ \t]*" + _H + r"[ \t]+slots=\d")),
+    # CI runners: GitHub Actions `Runner name: 'gpu-runner-07'` / `Machine name: '...'`,
+    # GitLab `Running with gitlab-runner 16.5.0 (853330f9)` then `  on gpu-runner-01 abcd1234`,
+    # `Running on runner-xyz-project-42-concurrent-0 via gitlab-gpu-01...`, Jenkins
+    # `Running on gpu-agent-07 in /var/lib/jenkins/workspace/x`.
+    ("runner name: '", re.compile(r"Runner name: '" + _H + r"'")),
+    ("machine name: '", re.compile(r"Machine name: '" + _H + r"'")),
+    ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
+    (" via ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
+    ("  on ", LinePattern(r"[ \t]{1,8}on " + _H + r" [0-9a-zA-Z_-]{8,}(?:, system ID|$)", re.M)),
 ]
 HOST_WORDS = tuple(literal.lower() for literal, _ in _POSITIONS)
 
@@ -246,3 +260,137 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
         if not IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS:
             edits.append((i, end, "host", host))
             state.learn_host(host)
+
+
+# --- host names by shape, in lists and tables -----------------------------------------------
+
+# Cloud node names carry no domain but only a machine can be called that. (name, pattern)
+_NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
+    # AKS: aks-nodepool1-12345678-vmss000000
+    ("aks", re.compile(r"(?<![\w.-])aks-[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
+    # GKE: gke-cluster-pool-1a2b3c4d-xyz1
+    ("gke", re.compile(r"(?<![\w.-])gke-[a-z0-9-]{1,40}-[0-9a-f]{8}-[a-z0-9]{4}(?![\w-])")),
+    # EC2 private DNS names without their domain: ip-10-0-1-23
+    ("ec2", re.compile(r"(?<![\w.-])(?:ip|ec2)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![\w-])")),
+    # Cluster nodes named for what they are: gpu-node-17, node-017, node17, compute-node-3,
+    # dgx-a100-03, hgx-12 (a mail subject, free text).
+    ("cluster", re.compile(
+        r"(?<![\w.-])(?:[a-z][a-z0-9]{0,15}-){0,3}(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)"
+    )),
+]  # fmt: skip
+_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "-", "cluster": ""}
+_CLUSTER_WORDS = ("node", "dgx", "hgx")
+
+# Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
+_HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}(?:-\d{1,6})?){0,255}\](?:[A-Za-z0-9-]{1,32})?(?![\w\[])")
+_HOSTLIST_HEAD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
+_HOSTLIST_SKIP = ("rank", "default", "local", "gpu", "cuda", "dev", "device", "step", "epoch", "x", "y")
+_MAX_EXPANDED = 256
+
+# /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.
+_ETC_HOSTS_RX = LinePattern(
+    r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)"
+    r"(?P<names>(?:[ \t]+[A-Za-z][\w.-]{0,252}){1,8})[ \t]*(?:#[^\n]*)?$",
+    re.M,
+)
+_ETC_KEEP = frozenset(
+    ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
+     "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters", "ip6-allhosts", "broadcasthost",
+     "localhost4", "localhost6", "localhost4.localdomain4", "localhost6.localdomain6")
+)  # fmt: skip
+
+# kubectl tables: the column that names nodes, by header. Columns are 2+ blanks apart.
+_KUBE_HEADER_RX = LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}(?:READY|STATUS)[ \t]{2,}[^\n]*$", re.M)
+_COLUMNS = re.compile(r"\S+(?: \S+)*")
+_MAX_ROWS = 10_000
+
+
+def _expand_hostlist(head: str, body: str, tail: str) -> list[str]:
+    names: list[str] = []
+    for part in body.split(","):
+        lo, _, hi = part.partition("-")
+        hi = hi or lo
+        width = len(lo) if lo.startswith("0") else 0
+        for n in range(int(lo), min(int(hi), int(lo) + _MAX_EXPANDED) + 1):
+            names.append(f"{head}{n:0{width}d}{tail}")
+            if len(names) >= _MAX_EXPANDED:
+                return names
+    return names
+
+
+def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask Slurm hostlists (`gpu-node-[017-018]`) whole, and learn every node they name."""
+    if "[" not in text:
+        return
+    for m in _HOSTLIST_RX.finditer(text):
+        lo = max(0, m.start() - 63)
+        start = lo + len(text[lo : m.start()].rstrip(_HOSTLIST_HEAD))
+        head = text[start : m.start()]
+        body = text[m.start() + 1 : text.index("]", m.start())]
+        if not head or not head[0].isalpha() or (start and text[start - 1] in "._<>"):
+            continue
+        if head.lower().rstrip("-_") in _HOSTLIST_SKIP:
+            continue
+        if not (head.endswith("-") or "-" in body or "," in body or body.startswith("0")):
+            continue  # `layers[3]`: an index, not a node list
+        edits.append((start, m.end(), "host", text[start : m.end()]))
+        for name in _expand_hostlist(head, body, text[text.index("]", m.start()) + 1 : m.end()]):
+            state.learn_host(name)
+
+
+def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
+    lowered: str | None = None
+    for name, rx in _NODE_SHAPES:
+        literal = _SHAPE_LITERALS[name]
+        if literal and literal not in text:
+            continue
+        if name == "cluster":
+            lowered = text.lower() if lowered is None else lowered
+            if not any(w in lowered for w in _CLUSTER_WORDS):
+                continue
+        for m in rx.finditer(text):
+            host = m.group()
+            edits.append((m.start(), m.end(), "host", host))
+            state.learn_host(host)
+
+
+def find_etc_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the names in `/etc/hosts` rows (after their address); keep localhost's aliases."""
+    for m in _ETC_HOSTS_RX.finditer(text):
+        pos = m.start("names")
+        for token in re.finditer(r"[^ \t]+", m.group("names")):
+            host = token.group()
+            if host.lower() in _ETC_KEEP or not host_value_ok(host):
+                continue
+            start = pos + token.start()
+            edits.append((start, start + len(host), "host", host))
+            if "." not in host:
+                state.learn_host(host)
+
+
+def find_kube_nodes(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the NODE column of `kubectl get pods -o wide` and the NAME column of `get nodes`."""
+    if "NAME" not in text:
+        return
+    for header in _KUBE_HEADER_RX.finditer(text):
+        names = [c.group() for c in _COLUMNS.finditer(header.group().lstrip("\n"))]
+        if "NODE" in names:
+            column = names.index("NODE")
+        elif names[:3] == ["NAME", "STATUS", "ROLES"]:
+            column = 0
+        else:
+            continue
+        pos = header.end() + 1
+        for _ in range(_MAX_ROWS):
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            row = list(_COLUMNS.finditer(text, pos, end))
+            if len(row) != len(names) or pos >= len(text):
+                break
+            cell = row[column]
+            host = cell.group()
+            if host_value_ok(host) and host not in ("<none>", "<unknown>"):
+                edits.append((cell.start(), cell.end(), "host", host))
+                state.learn_host(host)
+            pos = end + 1

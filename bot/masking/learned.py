@@ -16,11 +16,11 @@ from bot.masking.state import LogState
 
 
 def _pattern(state: LogState) -> regex.Pattern[str] | None:
-    size = len(state.users) + len(state.hosts)
+    size = len(state.users) + len(state.hosts) + len(state.names)
     if size == 0:
         return None
     if state.learned_rx is None or state.learned_size != size:
-        names = sorted({*state.users, *state.hosts}, key=len, reverse=True)
+        names = sorted({*state.users, *state.hosts, *state.names}, key=len, reverse=True)
         # Whole words only, and never inside one of our placeholders (`<USER-1>`). Not put in
         # the regex module's pattern cache: the pattern spells out user and host names, which
         # must not outlive this log's Masker.
@@ -44,9 +44,12 @@ def mask_learned_names(text: str, state: LogState) -> str:
     if len(parts) == 1:
         return text
     names = parts[1::2]
-    users, put_many = state.users, state.table.put_many
+    users, people, put_many = state.users, state.names, state.table.put_many
     # Counter keeps first-appearance order and counts in C.
-    placeholder = {name: put_many("user" if name in users else "host", name, n) for name, n in Counter(names).items()}
+    placeholder = {
+        name: put_many("user" if name in users else "name" if name in people else "host", name, n)
+        for name, n in Counter(names).items()
+    }
     parts[1::2] = [placeholder[name] for name in names]
     return "".join(parts)
 

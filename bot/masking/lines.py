@@ -7,6 +7,9 @@ hit costs at most REACH steps and a very long line is seen in windows.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 REACH = 4096
 
 
@@ -27,3 +30,23 @@ def starts_line(text: str, pos: int) -> bool:
     """True when only blanks stand between the start of the line and `pos`."""
     start = line_start(text, pos, 256)
     return (start == 0 or text[start - 1] == "\n") and not text[start:pos].strip()
+
+
+class LinePattern:
+    """A pattern anchored at line starts, scanned without `(?m)^`.
+
+    `re` tries `(?m)^` at every position; a leading literal `\\n` lets it skip to candidate
+    positions in C. The first line of the text is tried on its own.
+    """
+
+    __slots__ = ("_first", "_rest")
+
+    def __init__(self, body: str, flags: int = 0) -> None:
+        self._first = re.compile(body, flags)
+        self._rest = re.compile(r"\n" + body, flags)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        first = self._first.match(text)
+        if first is not None:
+            yield first
+        yield from self._rest.finditer(text, first.end() if first is not None else 0)

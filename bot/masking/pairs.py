@@ -62,6 +62,10 @@ _VALUE = re.compile(
       |(?P<bare>[^\s"'`])""",
     re.VERBOSE,
 )
+# A value alone on the line after its key (optionally after a YAML `|`/`>-` indicator).
+_NEXT_LINE_VALUE = re.compile(
+    r"""(?:[ \t]*[|>][+-]?)?[ \t]*\r?\n[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',]{7,4095})(?<!:)["']?,?[ \t]*(?=\r?\n|\Z)"""
+)
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
 _BARE_RUN = re.compile(r"[^\s\"'`&;,]{0,4096}")
@@ -170,6 +174,10 @@ class _PairScanner:
         sep = _SEP.match(text, key_end)
         if sep is None and _NAME_BEFORE.search(text, max(0, start - 16), start):
             sep = _NAMED_VALUE.match(text, key_end)
+        if sep is None and text[max(0, start - 14) : start].endswith("configure get "):
+            # `aws configure get aws_secret_access_key` prints the value alone on the next line.
+            self._next_line_value(key_end, info, core)
+            return
         if sep is None:
             if not self._whitespace_pair(start, key, core):
                 return
@@ -182,6 +190,10 @@ class _PairScanner:
             return
         m = _VALUE.match(text, value_start)
         if m is None:
+            # `"SecretAccessKey":` or YAML `aws_secret_access_key: >-` with the value on the
+            # next line: a JSON or YAML pretty-printer split the pair.
+            if info.role is not Role.GENERIC:
+                self._next_line_value(value_start, info, core)
             return
         group = m.lastgroup or "bare"
         vstart, vend = m.start(group), m.end(group)
@@ -197,6 +209,12 @@ class _PairScanner:
         self.parsed_until = vend
         if value:
             self._value(info, core, value, vstart, vend)
+
+    def _next_line_value(self, pos: int, info: KeyInfo, core: str) -> None:
+        m = _NEXT_LINE_VALUE.match(self.text, pos)
+        if m is not None:
+            self.parsed_until = m.end("v")
+            self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
 
     def _whitespace_pair(self, start: int, key: str, core: str) -> bool:
         """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`."""
@@ -269,8 +287,8 @@ class _PairScanner:
         return "wandb" in line or "WANDB" in line or "Wandb" in line
 
     def _user(self, core: str, value: str, vstart: int) -> None:
-        if "@" in value:
-            return  # an e-mail: the e-mail pass names it
+        if "@" in value or value.startswith("arn:"):
+            return  # an e-mail or an ARN (`User: arn:aws:sts::...`): their passes own them
         user, colon, password = value.partition(":")
         if colon and core.lower() in ("user", "u"):
             # curl/wget `--user alice:secret`

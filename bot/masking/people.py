@@ -21,8 +21,12 @@ _EMAIL_RX = regex.compile(
 )
 
 
-def find_emails(text: str, edits: list[Edit]) -> None:
-    """Mask e-mail addresses; `git@github.com` is an ssh endpoint, not a person."""
+def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> None:
+    """Mask e-mail addresses; `git@github.com` is an ssh endpoint, not a person.
+
+    A `first.last` local part is a person's account name too: it is learned (with its DNS
+    form, `first-last`, as it shows in Kubernetes namespaces and pod names).
+    """
     if "@" not in text:
         return
     for m in _EMAIL_RX.finditer(text):
@@ -31,6 +35,19 @@ def find_emails(text: str, edits: list[Edit]) -> None:
         if local.lower() in TECHNICAL_USERS and is_public_host(domain):
             continue
         edits.append((m.start(), m.end(), "email", addr))
+        if state is not None and _PERSONAL_LOCAL.match(local):
+            state.learn_user(local)
+    if "%40" in text:
+        # URL-encoded in a URL path or query: `.../serviceAccounts/ml-sa%40proj.iam.gserviceaccount.com`.
+        for m in _EMAIL_ENCODED_RX.finditer(text):
+            edits.append((m.start(), m.end(), "email", m.group().replace("%40", "@")))
+
+
+_PERSONAL_LOCAL = re.compile(r"[a-z][a-z]+[._][a-z][a-z-]+\Z")
+_EMAIL_ENCODED_RX = regex.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
+    r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
+)
 
 
 # user@host in a shell prompt (`alice@node01:~$`, `[alice@node01 proj]$`), an ssh/scp target
@@ -39,6 +56,7 @@ _USER_AT_HOST_RX = regex.compile(
     r"(?<![\w.@/+%-])(?P<user>[a-z_][a-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252})"
     r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
 )
+_ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}[ \t]+[%#$](?:[ \t]|$)", re.M)
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
 
@@ -58,6 +76,9 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         prompt = at_address or after.startswith((":~", ":/", "]", "'s")) or (
             start > lead and text[start - 1] == "["
         )
+        if not prompt:
+            # zsh's default prompt: `hannah@gpu-node-07 ~/llm % python train.py`.
+            prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None
         if not prompt:

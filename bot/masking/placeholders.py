@@ -5,10 +5,15 @@ from __future__ import annotations
 import re
 
 # Personal-data kinds print as `<IP-1>`; every other kind is a secret: `<SECRET:hf-token-1>`.
-PERSONAL_LABELS = {"ip": "IP", "ipv6": "IPV6", "host": "HOST", "email": "EMAIL", "user": "USER"}
+PERSONAL_LABELS = {
+    "ip": "IP", "ipv6": "IPV6", "host": "HOST", "email": "EMAIL", "user": "USER",
+    "mac": "MAC",  # MAC addresses, InfiniBand hardware addresses and port/node GUIDs
+    "name": "NAME",  # people's names (git authors, GECOS, mail headers, chat)
+    "account": "ACCOUNT",  # cloud account and subscription ids
+}  # fmt: skip
 
 # Anything we ever emit. Detectors treat these as opaque so masking is idempotent.
-PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER)-\d{1,9}>")
+PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT)-\d{1,9}>")
 
 
 def has_placeholder(value: str) -> bool:

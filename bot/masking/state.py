@@ -28,6 +28,7 @@ _STOP_NAMES = frozenset(
     )
 )
 
+_DNS_UNSAFE = re.compile(r"[._]+")
 _NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,62}\Z")
 
 
@@ -49,6 +50,7 @@ class LogState:
     # Learned names, insertion-ordered; values are unused (dict as an ordered set).
     users: dict[str, None] = field(default_factory=dict)
     hosts: dict[str, None] = field(default_factory=dict)
+    names: dict[str, None] = field(default_factory=dict)  # people's full names
     # Secret values found while learning (value -> kind): masked wherever they recur, even on
     # a line that lacks the key that made them recognisable (`value:` under `- name: X_PASSWORD`).
     secrets: dict[str, str] = field(default_factory=dict)
@@ -80,6 +82,16 @@ class LogState:
     def learn_user(self, name: str) -> None:
         if learnable(name):
             self.users.setdefault(name, None)
+            # `hannah.fischer` is `hannah-fischer` in a Kubernetes namespace or pod name (DNS
+            # labels allow neither dots nor underscores nor capitals): learn that form too.
+            dns = _DNS_UNSAFE.sub("-", name.lower())
+            if dns != name and learnable(dns):
+                self.users.setdefault(dns, None)
+
+    def learn_name(self, name: str) -> None:
+        """A person's name (`Hannah Fischer`): masked wherever it recurs in the log."""
+        if 4 <= len(name) <= 128 and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
+            self.names.setdefault(name, None)
 
     def learn_host(self, name: str) -> None:
         if learnable(name):

@@ -1,0 +1,65 @@
+"""Cloud account ids: AWS account numbers (in ARNs, ECR hosts, `sts get-caller-identity`),
+IAM unique ids, Azure subscription and tenant ids.
+
+The id is masked as `<ACCOUNT-n>`; what the id is attached to stays, because it is the
+diagnosis: `arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole` still says which role was
+denied. An IAM user's or an assumed-role session's name is a person's: it becomes `<USER-n>`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.keys import TECHNICAL_USERS
+
+_GUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+# (name, literal the text must hold, pattern with an `id` group; optional `user` group)
+_ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
+    # arn:aws:iam::123456789012:role/Name, arn:aws:sts::123456789012:assumed-role/Role/session,
+    # arn:aws:iam::123456789012:user/hannah.fischer, arn:aws-cn:s3:::bucket (no account).
+    ("arn", "arn:", re.compile(
+        r"arn:aws(?:-cn|-us-gov|-iso[a-z-]{0,4})?:[a-z0-9-]{1,40}:[a-z0-9-]{0,30}:(?P<id>\d{12}):"
+        r"(?:(?:user|assumed-role/[\w+=,.@-]{1,128}|federated-user)/(?P<user>[\w+=,.@-]{1,128}))?"
+    )),
+    # "Account": "123456789012" (sts get-caller-identity), AWS_ACCOUNT_ID=, account_id:,
+    # "OwnerId": ... (ec2 describe-*), --account-id 123456789012.
+    ("key", "", re.compile(
+        r"(?i)(?:account|owner)[\w-]{0,16}[\"']?[ \t]*(?:[:=][ \t]*|[ \t])[\"']?(?P<id>\d{12})(?![\d\w])"
+    )),
+    # 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag
+    ("ecr", ".dkr.ecr.", re.compile(r"(?<![\w.-])(?P<id>\d{12})\.dkr\.ecr\.")),
+    # IAM unique ids: "UserId": "AIDA...", "AROA...:session" (role id and session name).
+    ("iam-id", "", re.compile(
+        r"(?<![A-Za-z0-9])(?P<id>A(?:IDA|ROA|GPA|IPA|NPA|NVA|PKA)[A-Z0-9]{12,20})(?![A-Za-z0-9])"
+        r"(?::(?P<user>[\w+=,.@-]{2,64}))?"
+    )),
+    # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
+    ("azure-path", "/subscriptions/", re.compile(r"/subscriptions/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
+    ("azure-key", "", re.compile(
+        r"(?i)(?:subscription|tenant)[_-]?id[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>" + _GUID + r")(?![\w-])"
+    )),
+]  # fmt: skip
+# Session names that identify a process or a machine, not a person.
+_TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
+ACCOUNT_WORDS = ("arn:", "account", "owner", ".dkr.ecr.", "/subscriptions/", "subscription", "tenant")
+
+
+def find_accounts(text: str, edits: list[Edit]) -> None:
+    """Mask cloud account ids (and IAM user or session names in ARNs)."""
+    lowered: str | None = None
+    for name, literal, rx in _ACCOUNT_SHAPES:
+        if literal and literal not in text:
+            continue
+        if name in ("key", "azure-key"):
+            lowered = text.lower() if lowered is None else lowered
+            if not any(w in lowered for w in ("account", "owner", "subscription", "tenant")):
+                continue
+        if name == "iam-id" and "A" not in text:
+            continue
+        for m in rx.finditer(text):
+            edits.append((m.start("id"), m.end("id"), "account", m.group("id")))
+            user = m.groupdict().get("user")
+            if user and user.lower() not in TECHNICAL_USERS and not _TECHNICAL_SESSION.match(user) and "@" not in user:
+                edits.append((m.start("user"), m.end("user"), "user", user))

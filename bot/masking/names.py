@@ -1,0 +1,132 @@
+"""People's names: git trailers, mail headers, GECOS fields, finger, pasted chat threads.
+
+A name is masked as `<NAME-n>` and the line keeps its structure: `Author: <NAME-1> <<EMAIL-1>>`,
+`hfischer:x:1001:1001:<NAME-1>,,,:/home/<USER-1>:/bin/bash`. A name found once is learned
+and masked wherever it recurs in the log (`Hannah Fischer` in a mail body after the header).
+
+Each shape is a row of `_SHAPES` (a literal the line must hold, a pattern with a `name`
+group); the `Name <address>` shape is found from its address, so it covers `Author:`,
+`Signed-off-by:`, `Co-authored-by:`, `From:`/`To:`/`Cc:` and any other trailer at once.
+"""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+from bot.masking.edits import Edit
+from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.lines import LinePattern
+from bot.masking.state import LogState
+
+# One word of a name: a letter, then letters, apostrophes, dots and hyphens (O'Brien, J.,
+# Jean-Luc, Müller).
+_WORD = r"[^\W\d_][\w'’.-]{0,40}"
+# Lowercase words that belong inside a name (`Ludwig van Beethoven`, `Ana de la Cruz`).
+_PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ter", "y"))
+# Senders and authors that are services, not people.
+_NOT_PEOPLE = frozenset(
+    (
+        "github", "gitlab", "github actions", "dependabot", "renovate", "jenkins", "slurm", "root",
+        "noreply", "no-reply", "mailer-daemon", "cron daemon", "cron", "admin", "bot", "ci",
+        "buildkite", "the", "support", "hpc support", "weights & biases", "hugging face",
+    )
+)
+
+# `Hannah Fischer <hannah@acme.com>` after the e-mail pass: `Hannah Fischer <<EMAIL-1>>`, or
+# an address the e-mail pass kept (`GitHub <noreply@github.com>`).
+_ADDRESS = re.compile(r"[ \t]<(?:<EMAIL-\d{1,9}>|[^\s<>@]{1,64}@[^\s<>]{1,255})>")
+_NAME_BEFORE = regex.compile(r"(?r)(?<![\w@.])\"?(?P<name>" + _WORD + r"(?:[ \t]" + _WORD + r"){0,5})\"?\Z")
+
+# (literals of which the text must hold one, pattern with a `name` group, optional `user` group)
+_SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
+    # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
+    ((":x:",), LinePattern(
+        r"[ \t]*(?P<user>[a-z_][a-z0-9_.-]{0,31}):[x*!]?:(?P<uid>\d{1,10}):\d{1,10}:"
+        r"(?P<name>[^:,\n]{1,128})(?P<rest>,[^:\n]{0,128})?:/[^:\n]{0,256}:[^:\n]{0,256}$",
+        re.M,
+    )),
+    # finger: `Login: hfischer          Name: Hannah Fischer`
+    (("Name: ",), re.compile(r"Login:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+Name:[ \t]+(?P<name>[^\n]{1,128}?)[ \t]*$", re.M)),
+    # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
+    (("@",), re.compile(r"(?<![\w@.<])@(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
+    ((" AM", " PM", " am", " pm"), LinePattern(
+        r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
+        r"(?:[ \t]+\([^()\n]{1,20}\))?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
+        re.M,
+    )),
+]  # fmt: skip
+# Learning sees the lines that can teach a name: these words, and `@`.
+NAME_WORDS = ("author:", "-by:", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
+
+
+def _plausible(name: str) -> str:
+    """The name with leading prose words dropped, or "" when nothing name-like is left."""
+    words = name.split()
+    if len(words) > 1 and not any(w[0].isupper() for w in words):
+        return ""  # prose before an address (`contact the admin team <ops@...>`)
+    # `please ask Hannah Fischer <...>`: a name starts at a capitalised word.
+    while len(words) > 1 and not words[0][0].isupper():
+        words.pop(0)
+    while len(words) > 1 and words[-1].lower() in _PARTICLES:
+        words.pop()
+    if any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words[1:]):
+        # A lowercase word inside: prose (`on behalf of Hannah`); keep the capitalised tail.
+        i = max(i for i, w in enumerate(words) if not w[0].isupper() and w.lower() not in _PARTICLES)
+        words = words[i + 1 :]
+    full = " ".join(words)
+    if not words or full.lower() in _NOT_PEOPLE or full.lower() in TECHNICAL_USERS:
+        return ""
+    return full
+
+
+def _take(text: str, start: int, name: str, edits: list[Edit], state: LogState) -> None:
+    edits.append((start, start + len(name), "name", name))
+    state.learn_name(name)
+
+
+def find_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask people's names and learn them."""
+    if "<" in text:
+        for m in _ADDRESS.finditer(text):
+            lo = max(0, m.start() - 200)
+            back = _NAME_BEFORE.search(text, lo, m.start())
+            if back is None:
+                continue
+            raw = back.group("name")
+            name = _plausible(raw)
+            if name:
+                _take(text, back.start("name") + raw.rindex(name), name, edits, state)
+    for literals, rx in _SHAPES:
+        if not any(literal in text for literal in literals):
+            continue
+        for m in rx.finditer(text):
+            groups = m.groupdict()
+            if groups.get("uid") is not None and not _personal_account(m):
+                continue
+            raw = m.group("name").strip()
+            name = raw if groups.get("rest") is not None or "user" in groups else _plausible(raw)
+            if not name or name.lower() in _NOT_PEOPLE:
+                continue
+            start = m.start("name") + m.group("name").index(name)
+            _take(text, start, name, edits, state)
+            if groups.get("user") and groups["user"].lower() not in TECHNICAL_USERS:
+                edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
+                state.learn_user(m.group("user"))
+            rest = groups.get("rest")
+            if rest:
+                # The other GECOS fields (room, work and home phone) are personal too.
+                pos = m.start("rest")
+                for field in rest.split(",")[1:]:
+                    pos += 1
+                    if field.strip():
+                        edits.append((pos, pos + len(field), "name", field))
+                    pos += len(field)
+
+
+def _personal_account(m: re.Match[str]) -> bool:
+    """A passwd row of a person: a regular uid (1000 and up, not `nobody`), a name-like GECOS."""
+    uid = int(m.group("uid"))
+    name = m.group("name").strip()
+    return 1000 <= uid < 65534 and bool(name) and name.lower() != m.group("user").lower() and any(c.isalpha() for c in name)
