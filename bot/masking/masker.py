@@ -18,20 +18,26 @@ from dataclasses import dataclass
 
 import ahocorasick_rs as ac
 
-from bot.masking.addresses import find_ipv4, find_ipv6
+from bot.masking.addresses import find_ipv4, find_ipv6, find_macs
 from bot.masking.anchors import WORDS, find_anchors, present_words
 from bot.masking.blocks import find_pem_blocks, find_secret_data
+from bot.masking.cloud import find_accounts
 from bot.masking.commands import find_command_credentials
 from bot.masking.edits import Edit, apply_edits
 from bot.masking.hosts import (
+    find_etc_hosts,
     find_fqdns,
     find_host_positions,
+    find_hostlists,
+    find_kube_nodes,
     find_nccl_leftovers,
+    find_node_names,
     learn_nccl_hosts,
     learn_nccl_hosts_bytes,
 )
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
+from bot.masking.names import find_names
 from bot.masking.pairs import find_pairs
 from bot.masking.people import find_emails, find_home_users, find_named_users, find_user_at_host
 from bot.masking.state import LogState
@@ -67,7 +73,7 @@ class Masker:
         self._state = LogState()
         # Learning runs the same passes on the teaching lines and keeps only the names: its
         # own placeholders and open blocks must not shift what `mask` later emits.
-        self._learning = LogState(users=self._state.users, hosts=self._state.hosts)
+        self._learning = LogState(users=self._state.users, hosts=self._state.hosts, names=self._state.names)
 
     def mask(self, text: str) -> MaskedText:
         """Mask one piece of text (whole lines) and return it."""
@@ -145,16 +151,23 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     find_url_credentials(text, edits, state)
     find_pairs(text, hits, edits, state)
     find_command_credentials(text, hits, edits, state)
+    find_accounts(text, edits)
     text = apply_edits(text, edits, table)
 
     edits = []
-    find_emails(text, edits)
+    find_emails(text, edits, state)
     find_user_at_host(text, edits, state)
     find_home_users(text, present, edits, state)
     find_named_users(text, present, edits, state)
     text = apply_edits(text, edits, table)
 
+    # Names after e-mails: `Hannah Fischer <<EMAIL-1>>` is found from its masked address.
     edits = []
+    find_names(text, edits, state)
+    text = apply_edits(text, edits, table)
+
+    edits = []
+    find_macs(text, edits)
     find_ipv6(text, edits)
     find_ipv4(text, edits)
     text = apply_edits(text, edits, table)
@@ -165,6 +178,10 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     learn_nccl_hosts(text, state)
     find_fqdns(text, edits)
     find_host_positions(text, present, edits, state)
+    find_hostlists(text, edits, state)
+    find_node_names(text, edits, state)
+    find_etc_hosts(text, edits, state)
+    find_kube_nodes(text, edits, state)
     return apply_edits(text, edits, table)
 
 
