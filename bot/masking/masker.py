@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import ahocorasick_rs as ac
 
 from bot.masking.addresses import find_ipv4, find_ipv6, find_macs
-from bot.masking.anchors import WORDS, find_anchors, present_words
+from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.cloud import find_accounts
 from bot.masking.commands import find_command_credentials
@@ -47,10 +47,11 @@ from bot.masking.vendor import find_contextual_keys, find_vendor_tokens
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
 _TEACHING = ac.BytesAhoCorasick(
-    [w.encode() for w in (*WORDS, "@")], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+    [w.encode() for w in (*WORDS, "@") if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
 )
 
 
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
 _MIN_LEARNED_SECRET = 6
 
@@ -90,19 +91,24 @@ class Masker:
         if not data:
             return
         learn_nccl_hosts_bytes(data, self._learning)
+        # One line of each shape: a log repeats its lines with other numbers (steps, pids,
+        # timestamps) a million times, and those teach nothing new. NCCL prefix hosts, whose
+        # names differ only in digits (`gpu-node-017`), were read above from every line.
+        shapes = dict(zip(data.translate(_DIGITS_AS_ZERO).split(b"\n"), data.split(b"\n"), strict=True))
+        data = b"\n".join(shapes.values())
         lines: dict[bytes, None] = {}
         end = -1
         for _, start, _ in _TEACHING.find_matches_as_indexes(data.lower()):
             if start <= end:
                 continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1
-            # The line and the one after it: a key can stand on one line and its value on the
-            # next (`- name: DB_PASSWORD` / `value: ...`).
             end = data.find(b"\n", start)
-            end = len(data) if end < 0 else data.find(b"\n", end + 1)
             if end < 0:
                 end = len(data)
-            lines.setdefault(data[begin:end], None)
+            # The line and the one after it: a key can stand on one line and its value on the
+            # next (`- name: DB_PASSWORD` / `value: ...`).
+            after = data.find(b"\n", end + 1)
+            lines.setdefault(data[begin : len(data) if after < 0 else after], None)
         if lines:
             text = b"\n".join(lines).decode("utf-8", "replace")
             learning = self._learning
