@@ -599,7 +599,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=200.0, help=f"requests a second (max {MAX_RATE})")
     ap.add_argument("--teams", type=int, default=20, help="workspaces the load is spread over")
     ap.add_argument("--daily-limit", type=int, default=0, help="diagnoses a day per workspace (default: ~75%% of what each gets, so some hit it)")
-    ap.add_argument("--workers", type=int, default=64, help="sending threads")
+    # Each sending thread keeps one connection open to each replica, and waitress accepts
+    # 100 at a time: more threads than that wait for a connection, not for the bot.
+    ap.add_argument("--workers", type=int, default=96, help="sending threads (at most ~100: waitress's connection limit)")
     ap.add_argument("--redis", choices=("cluster", "single"), default="cluster",
                     help="a Redis Cluster of 3 primaries + 3 replicas (default), or one redis-server")
     ap.add_argument("--no-faults", action="store_true", help="kill nothing, throttle nothing")
