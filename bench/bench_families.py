@@ -260,7 +260,8 @@ def check_families(args, tree: Tree, size: float, tmpdir: Path) -> list[dict]:
             res.update(cpu_s=None, net_cpu_s=None, maxrss_kb=None, wall_s=None)
             row["res"][mode] = res
             ok = res.get("root") == row["meta"]["expected_root"]
-            print(f"   {row['family']:12s} {mode:9s} root {res.get('root')}" + ("" if ok else "  WRONG"), flush=True)
+            print(f"   {row['family']:12s} {mode:9s} root {res.get('root')}, initiating rank {res.get('initiating_rank')} "
+                  f"(buried on {row['meta']['expected_rank']})" + ("" if ok else "  WRONG"), flush=True)  # fmt: skip
         d, n = row["res"]["diagnose"], row["res"]["no-mask"]
         row["differs"] = d.get("answer") != n.get("answer")
     return rows
@@ -406,6 +407,20 @@ def run_families(args, tree: Tree, size: float, tmpdir: Path, startup: dict, rg:
 
     with ThreadPoolExecutor(args.jobs) as pool:
         return list(pool.map(one, args.families))
+
+
+def rank_notes(rows: list) -> list[str]:
+    """Diagnoses whose initiating rank is not the rank the failure was buried on (every family's
+    log names it somewhere: a prefix, a label, the launcher's summary). Reported, not fatal."""
+    out = []
+    for size, fam_rows in rows:
+        for row in fam_rows:
+            for mode in ("diagnose", "no-mask"):
+                r = (row.get("res") or {}).get(mode) or {}
+                if "root" in r and r.get("initiating_rank") != row["meta"]["expected_rank"]:
+                    got = "none found" if r.get("initiating_rank") is None else f"rank {r['initiating_rank']}"
+                    out.append(f"{row['family']} at {size:g} MB ({mode}): initiating {got}; the failure was buried on rank {row['meta']['expected_rank']}")
+    return out
 
 
 def problems_of(rows: list[dict]) -> list[str]:
@@ -598,6 +613,13 @@ def report(args, info: dict, tree: Tree, startup: dict, rows: list, pastes: dict
             say(f"- **{p}**")
     else:
         say("Every diagnosis named the buried failure (`cuda-oom`), masked and unmasked alike.")
+    notes = rank_notes(rows)
+    if notes:
+        say("")
+        say("Initiating rank not the failed one:")
+        say("")
+        for n in notes:
+            say(f"- {n}")
     say("")
     for size, fam_rows in rows:
         for row in fam_rows:
