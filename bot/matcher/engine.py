@@ -111,7 +111,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int) -> bool:
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("probes", "rules")
+    __slots__ = ("cacheable", "digit_blind", "probes", "rules")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -120,6 +120,32 @@ class _Plan:
         # and, for two or more, one regex matching where any of them does (`_any_of`).
         self.rules = rules
         self.probes = probes
+        # Every signature decides a line the same way whatever its digits are: the plan's
+        # verdict on a line is then the verdict on its shape (`_shape`), decided once.
+        self.cacheable = all(sig.lines == 1 for _, sigs, _ in rules for sig in sigs)
+        self.digit_blind = self.cacheable and all(_digit_blind(sig) for _, sigs, _ in rules for sig in sigs)
+
+
+# Every digit read as 0: lines that differ only in numbers (steps, pids, timestamps, ports,
+# addresses) have one shape. One byte for one byte, so lengths and offsets are unchanged.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_QUANTIFIER = regex.compile(r"\{\d+(?:,\d*)?\}")
+# A line's shape decides at most this many distinct shapes per scan; past it, a log of
+# endlessly new shapes starts the cache again (memory stays bounded).
+_SHAPES_MAX = 50_000
+
+
+def _digit_blind(sig: Signature) -> bool:
+    """True when `sig` cannot tell a digit from another: no digit in its patterns but in
+    `\\d`, `0-9` ranges and `{m,n}` counts, and no backreference. Then mapping every digit of a
+    line to 0 keeps the line's length and every class it meets, so the answer is the same."""
+    for pattern in (sig.pattern, sig.unless.pattern if sig.unless is not None else ""):
+        if _BACKREFERENCE.search(pattern):
+            return False
+        rest = _QUANTIFIER.sub("", pattern).replace("\\d", "").replace("\\D", "").replace("0-9", "")
+        if any(c.isdigit() for c in rest):
+            return False
+    return True
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -270,6 +296,9 @@ class Scan:
         self._carry = b""
         self._end = 0
         self._windows: list[_Window] = []  # window signatures waiting for the next piece
+        # (plan, line shape) -> the (rule, signature) pairs that match lines of that shape.
+        self._shapes: dict[tuple[_Plan, bytes], tuple[tuple[Rule, Signature], ...]] = {}
+        self._line_facts: dict[str, LineFacts] = {}
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
@@ -344,12 +373,71 @@ class Scan:
         self.lines = line_no + chunk.count(b"\n", pos, end)
 
     def _line(self, line_no: int, chunk: bytes, start: int, stop: int, plan: _Plan) -> None:
-        timeout = self.m.regex_timeout_s
         text: str | None = None
         facts: LineFacts | None = None
-        for rule, sigs, any_rx in plan.rules:
+        if plan.rules and plan.cacheable:
+            # A flood of one line (a retry loop, a warning per step) pays its regexes once:
+            # later lines of the same shape reuse the verdict. The shape is the line itself, or
+            # with every digit read as 0 where no signature of the plan can tell digits apart.
+            raw = chunk[start : min(stop, start + MAX_LINE_CHARS * 4)]
+            key = (plan, raw.translate(_DIGITS_AS_ZERO) if plan.digit_blind else raw)
+            matched = self._shapes.get(key)
+            if matched is None:
+                text = _decode(chunk, start, stop)
+                matched = self._match(line_no, chunk, stop, plan, text)
+                if matched is not None:
+                    if len(self._shapes) >= _SHAPES_MAX:
+                        self._shapes.clear()
+                    self._shapes[key] = matched
+        else:
+            text = _decode(chunk, start, stop) if plan.rules else None
+            matched = self._match(line_no, chunk, stop, plan, text) if text is not None else ()
+        for rule, sig in matched or ():
             if text is None:
                 text = _decode(chunk, start, stop)
+            if facts is None:
+                facts = self._facts_of(text)
+            ts = facts.timestamp
+            hits = self.by_rule.get(rule.id)
+            if hits is None:
+                hits = self.by_rule[rule.id] = RuleHits(rule)
+            hits.add(
+                Hit(
+                    line=line_no,
+                    rank=facts.rank,
+                    host=facts.host,
+                    text=text,
+                    signature=sig.name,
+                    ts_kind=ts.kind if ts else None,
+                    ts_value=ts.value if ts else None,
+                    ts_text=ts.text if ts else None,
+                )
+            )
+        if plan.probes:
+            if text is None:
+                text = _decode(chunk, start, stop)
+            facts = facts or self._facts_of(text)
+            self.facts.observe(line_no, strip_prefixes(text), facts.rank, plan.probes)
+
+    def _facts_of(self, text: str) -> LineFacts:
+        """parse_line, remembered per line text: a flood repeats the very same line."""
+        facts = self._line_facts.get(text)
+        if facts is None:
+            if len(self._line_facts) >= _SHAPES_MAX:
+                self._line_facts.clear()
+            facts = self._line_facts[text] = parse_line(text)
+        return facts
+
+    def _match(
+        self, line_no: int, chunk: bytes, stop: int, plan: _Plan, text: str
+    ) -> tuple[tuple[Rule, Signature], ...] | None:
+        """The (rule, signature) pairs of `plan` whose one-line regexes match `text`; window
+        signatures are opened on the way. None when a regex ran out of time (not a verdict to
+        remember for the line's shape)."""
+        timeout = self.m.regex_timeout_s
+        matched: list[tuple[Rule, Signature]] = []
+        timed_out = False
+        for rule, sigs, any_rx in plan.rules:
             if any_rx is not None and _search_any(any_rx, text, timeout) is False:
                 continue
             for sig in sigs:
@@ -359,32 +447,10 @@ class Scan:
                 found = _search(sig, text, timeout)
                 if found is None:
                     self.regex_timeouts += 1
-                    continue
-                if not found:
-                    continue
-                if facts is None:
-                    facts = parse_line(text)
-                ts = facts.timestamp
-                hits = self.by_rule.get(rule.id)
-                if hits is None:
-                    hits = self.by_rule[rule.id] = RuleHits(rule)
-                hits.add(
-                    Hit(
-                        line=line_no,
-                        rank=facts.rank,
-                        host=facts.host,
-                        text=text,
-                        signature=sig.name,
-                        ts_kind=ts.kind if ts else None,
-                        ts_value=ts.value if ts else None,
-                        ts_text=ts.text if ts else None,
-                    )
-                )
-        if plan.probes:
-            if text is None:
-                text = _decode(chunk, start, stop)
-            rank, message = rank_and_message(text)
-            self.facts.observe(line_no, message, rank, plan.probes)
+                    timed_out = True
+                elif found:
+                    matched.append((rule, sig))
+        return None if timed_out else tuple(matched)
 
     def _open_window(self, line_no: int, rule: Rule, sig: Signature, text: str, chunk: bytes, stop: int) -> None:
         """A window signature on its first line: join the lines after it. When the piece of the
