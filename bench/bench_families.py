@@ -35,6 +35,7 @@ import contextlib
 import json
 import os
 import platform
+import resource
 import shutil
 import signal
 import statistics
@@ -42,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -80,11 +82,13 @@ def run_timed(cmd: list[str], *, cwd: Path | None = None, env: dict | None = Non
               timeout: float | None = None) -> dict:  # fmt: skip
     """Run `cmd`; its CPU seconds (user + system), wall seconds, peak RSS (KB), exit code, stdout.
 
-    GNU time reports the command's own peak (it starts small and execs nothing else); without
-    it, wait4 reports the child's, which on Linux also carries this process's peak over the
-    fork (this process stays small, so the figure is an upper bound close to the truth)."""
+    GNU time reports the command's own peak (it starts small and execs nothing else). Without
+    it, the CPU time is the change in this process's children's rusage, and the peak is the
+    largest of any child so far, which on Linux also carries this process's own peak over the
+    fork: an upper bound (this process stays small)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         full = [GNU_TIME, "-o", tf.name, "-f", "%U %S %M", *cmd] if os.path.exists(GNU_TIME) else cmd
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.Popen(full, cwd=cwd, env=env, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
@@ -106,11 +110,14 @@ def run_timed(cmd: list[str], *, cwd: Path | None = None, env: dict | None = Non
                 u, s, m = parts[-3:]
                 res.update(cpu_s=float(u) + float(s), maxrss_kb=int(m))
                 return res
-    res.update(cpu_s=None, maxrss_kb=None)
+            res.update(cpu_s=None, maxrss_kb=None)
+            return res
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res.update(cpu_s=after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, maxrss_kb=after.ru_maxrss)
     return res
 
 
-def best_of(make: callable, repeat: int) -> dict:
+def best_of(make: Callable[[], dict], repeat: int) -> dict:
     """The run with the least CPU time of `repeat` (noise on a shared machine only adds), with the
     largest peak RSS of them; the first failed run is returned as it is."""
     runs = []
@@ -340,7 +347,7 @@ def measure_startup(tree: Tree, modes: list[str], tmpdir: Path, runs: int, timeo
 
 
 def bench_family(args, tree: Tree, family: str, size_mb: float, tmpdir: Path, startup: dict, rg: str | None, kw: Path,
-                 say: callable = print) -> dict:  # fmt: skip
+                 say: Callable[[str], None] = print) -> dict:  # fmt: skip
     path = tmpdir / f"{family}-{size_mb:g}MB.log"
     gen = run_timed([sys.executable, str(HERE / "loggen.py"), family, f"{size_mb:g}", str(path)], timeout=args.timeout)
     if gen["rc"] != 0:
