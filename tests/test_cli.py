@@ -56,7 +56,7 @@ def test_diagnose_reads_gzip_and_stdin(tmp_path):
     ("name", "content", "message"),
     [
         ("missing.log", None, "no such file"),
-        ("", None, "is a directory"),
+        ("", None, "no log files in this folder"),
         ("empty.log", b"", "empty"),
         ("blank.log", b"  \n\n\t\n", "empty"),
         ("bin.log", b"\x00\x01\x02abc" * 50, "binary"),

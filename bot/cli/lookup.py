@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from bot.cli import UsageError
+from bot.cli.term import color_choice, use_color, width
 
 
 def lookup(args: argparse.Namespace) -> int:
@@ -37,16 +37,36 @@ def show(args: argparse.Namespace) -> int:
         close = [i for i in app.rulebook.ids if args.id.lower() in i]
         hint = f" (did you mean {', '.join(close[:5])}?)" if close else " (denpex lookup searches by text)"
         raise UsageError(f"no entry with id {args.id!r}{hint}")
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    sys.stdout.write(render_entry(rule, color=color))
+    sys.stdout.write(render_entry(rule, color=use_color(args.color, sys.stdout), width=width(sys.stdout)))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("lookup", help="find the entries for a pasted error string")
-    p.add_argument("query", nargs="+", help="the error text")
-    p.add_argument("--limit", type=int, default=5)
+    p = sub.add_parser(
+        "lookup", help="find the entries for a pasted error string",
+        description="Find the knowledge-base entries a pasted error line points at (quote it).",
+        epilog='example: denpex lookup "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"',
+    )
+    p.add_argument("query", nargs="+", help="the error text (quote it, or it is joined with spaces)")
+    p.add_argument("--limit", type=_limit, default=5, help=f"how many entries at most, 1 to {MAX_LIMIT} (default 5)")
     p.set_defaults(handler=lookup)
-    q = sub.add_parser("show", help="print a whole entry")
-    q.add_argument("id", help="entry id, e.g. nccl-rocev2-gid-index")
+    q = sub.add_parser("show", help="print a whole entry", description="Print a whole entry: cause, fix, verification, answers, per-stack code.")
+    q.add_argument("id", help="entry id, e.g. nccl-rocev2-gid-index (denpex lookup finds ids by text)")
+    q.add_argument(
+        "--color", type=color_choice, default="auto", metavar="{auto,always,never}",
+        help="colour: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always, never",
+    )
     q.set_defaults(handler=show)
+
+
+MAX_LIMIT = 50
+
+
+def _limit(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 1 <= n <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_LIMIT}, got {n}")
+    return n

@@ -25,10 +25,10 @@ MAX_LINE_BYTES = 16 << 20
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "mask",
-        help="print a log with secrets and personal data masked (file, .gz, or - for stdin)",
+        help="print a log with secrets and personal data masked (file, .gz/.bz2/.xz/.zst, or - for stdin)",
         description="Mask secrets and personal data in a log and print it to stdout.",
     )
-    parser.add_argument("file", metavar="FILE|-", help="log file, gzip file, or - for stdin")
+    parser.add_argument("file", metavar="FILE|-", help="log file (plain or compressed, UTF-8 or UTF-16), or - for stdin")
     parser.add_argument("--stats", action="store_true", help="print counts per masked kind to stderr")
     parser.set_defaults(handler=run)
 

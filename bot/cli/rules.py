@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -19,13 +20,24 @@ def _load(args: argparse.Namespace):
     try:
         book = load_rulebook(rules_dir, warnings=warnings)
     except RuleError as exc:
-        for problem in exc.problems:
+        problems = once_per_file(exc.problems)
+        for problem in problems:
             print(problem, file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s) in {rules_dir}", file=sys.stderr)
+        print(f"{len(problems)} problem(s) in {rules_dir}", file=sys.stderr)
         return None
     for w in warnings or []:
         print(f"warning: {w}", file=sys.stderr)
     return book
+
+
+_UNKNOWN_ID = re.compile(r": unknown id '([^']+)'$")
+
+
+def once_per_file(problems: list[str]) -> list[str]:
+    """A rejected file is reported for what is wrong with it, not once more for every entry that
+    refers to its id (`related: unknown id 'x'` when x.yaml itself failed to load)."""
+    rejected = {Path(p.split(": ", 1)[0]).stem for p in problems if not _UNKNOWN_ID.search(p)}
+    return [p for p in problems if not ((m := _UNKNOWN_ID.search(p)) and m.group(1) in rejected)]
 
 
 def lint(args: argparse.Namespace) -> int:
@@ -64,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("test", test, "run every rule's examples and near-misses through the matcher"),
     ):
         q = rsub.add_parser(name, help=helptext)
-        q.add_argument("--rules-dir", help="rules folder (default: $DENPEX_RULES_DIR or ./rules)")
+        q.add_argument("--rules-dir", help="rules folder (default: $DENPEX_RULES_DIR, else the knowledge base installed with denpex)")
         q.add_argument(
             "--allow-missing",
             action="store_true",

@@ -1,0 +1,237 @@
+"""`denpex diagnose` on what jobs really leave behind: a folder of per-rank logs, several files or
+a glob, torchelastic's per-attempt tree, xz/bzip2/zstd, UTF-16, and progress on big inputs."""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import io
+import json
+import lzma
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.cli.diagnose import PROGRESS_FROM_BYTES, Progress
+from bot.ingest import rank_from_path
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log"
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB."
+
+
+def per_rank(sample: Path = SAMPLE) -> dict[int, str]:
+    """The sample's `[rankN]:` lines split into one file per rank, prefixes taken off: what a job
+    that writes one log per rank leaves (no rank on any line)."""
+    files: dict[int, list[str]] = {}
+    for line in sample.read_text().splitlines():
+        m = re.match(r"\[rank(\d+)\]:(.*)", line)
+        if m:
+            files.setdefault(int(m[1]), []).append(m[2])
+    return {rank: "\n".join(lines) + "\n" for rank, lines in files.items()}
+
+
+def diagnose(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["diagnose", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys, *args: str) -> dict:
+    code, out, err = diagnose(capsys, *args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(
+    ("path", "rank"),
+    [
+        ("logs/rank_3.log", 3),
+        ("logs/rank-17.txt", 17),
+        ("node-2/rank-17.txt", 17),
+        ("train_rank03.out.gz", 3),
+        ("slurm-1234_3.out", 3),
+        ("/tmp/torchelastic_x/run_ab/attempt_0/3/stderr.log", 3),
+        ("/tmp/torchelastic_x/run_ab/attempt_1/12/error.json", 12),
+        ("rank_5/train.log", 5),
+        ("train.log", None),
+        ("node-2/train.log", None),
+        ("slurm-1234.out", None),
+        ("worker-3.log", None),  # a pod or host, not a rank
+        ("frankly.log", None),
+    ],
+)
+def test_rank_from_the_file_name(path, rank):
+    assert rank_from_path(path) == rank
+
+
+def test_a_folder_of_per_rank_logs_is_one_run(tmp_path, capsys):
+    """Eight files, no rank on any line: the rank comes from the names, the OOM of rank_3.log is
+    the root, the others' watchdog timeouts are collateral, and evidence names the file and its
+    own line number, with the line as the file has it."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for rank, text in per_rank().items():
+        (logs / f"rank_{rank}.log").write_text(text)
+    d = as_json(capsys, str(logs))
+    assert d["matches"][0]["id"] == "cuda-oom" and d["initiating_rank"] == 3
+    assert {c["id"]: c["ranks"] for c in d["collateral"]}["nccl-watchdog-timeout"] == [0, 1, 2, 4, 5, 6, 7]
+    ev = d["matches"][0]["evidence"][0]
+    lines = (logs / "rank_3.log").read_text().splitlines()
+    assert ev["file"] == "rank_3.log" and ev["rank"] == 3
+    assert lines[ev["line"] - 1].startswith(ev["text"][:60]) and ev["text"].startswith(OOM)
+    assert [f["file"] for f in d["files"]] == [f"rank_{r}.log" for r in range(8)]
+    _, text, _ = diagnose(capsys, str(logs))
+    assert f"rank_3.log:{ev['line']} rank 3: {OOM}" in text
+
+
+def test_several_files_and_a_glob_and_slurm_names(tmp_path, capsys):
+    for rank, body in per_rank().items():
+        (tmp_path / f"slurm-1234_{rank}.out").write_text(body)
+    files = sorted(str(p) for p in tmp_path.glob("*.out"))
+    assert as_json(capsys, *files)["initiating_rank"] == 3
+    d = as_json(capsys, str(tmp_path / "slurm-1234_*.out"))
+    assert d["initiating_rank"] == 3 and len(d["files"]) == 8
+    # Natural order: rank 10 after rank 9, not after rank 1.
+    (tmp_path / "slurm-1234_10.out").write_text("step 1\n")
+    (tmp_path / "slurm-1234_9.out").write_text("step 1\n")
+    names = [f["file"] for f in as_json(capsys, str(tmp_path / "slurm-1234_*.out"))["files"]]
+    assert names.index("slurm-1234_9.out") < names.index("slurm-1234_10.out")
+    code, _, err = diagnose(capsys, str(tmp_path / "nothing-*.out"))
+    assert code == 2 and "no file matches" in err
+
+
+def test_a_line_that_carries_its_own_rank_keeps_it(tmp_path, capsys):
+    """A node's file (`node-1/rank-8.log`) whose lines say `[rank11]:` is read as rank 11."""
+    (tmp_path / "node-1").mkdir()
+    (tmp_path / "node-1" / "rank-8.log").write_text(f"step 1\n[rank11]:{OOM}\n")
+    (tmp_path / "node-1" / "rank-9.log").write_text("step 1\n")
+    d = as_json(capsys, str(tmp_path), "--no-mask")  # masked, the host in the path reads <HOST-1>
+    assert d["matches"][0]["id"] == "cuda-oom" and d["initiating_rank"] == 11
+    assert d["matches"][0]["evidence"][0]["file"] == "node-1/rank-8.log"
+
+
+def test_torchelastic_attempt_tree_with_error_json(tmp_path, capsys):
+    """torchelastic writes <run>/attempt_N/<local rank>/{stderr.log, error.json}: the error file is
+    read as its message and traceback, and the rank comes from the folder."""
+    run = tmp_path / "torchelastic_abc" / "none_xyz" / "attempt_0"
+    for rank in range(4):
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stdout.log").write_text("step 1 loss 2.3\n")
+        (run / str(rank) / "stderr.log").write_text("")  # empty: skipped, not an error
+    error = {
+        "message": {
+            "message": f"{OOM} GPU 2 has a total capacity of 79.15 GiB",
+            "extraInfo": {
+                "py_callstack": 'Traceback (most recent call last):\n  File "train.py", line 187, in main\n'
+                f"    loss = model(**batch).loss\n{OOM} GPU 2 has a total capacity of 79.15 GiB\n",
+                "timestamp": "1732939323",
+            },
+        }
+    }
+    (run / "2" / "error.json").write_text(json.dumps(error))
+    d = as_json(capsys, str(tmp_path))
+    assert d["matches"][0]["id"] == "cuda-oom" and d["initiating_rank"] == 2
+    ev = d["matches"][0]["evidence"][0]
+    assert ev["file"].endswith("attempt_0/2/error.json") and ev["text"].startswith(OOM)
+    assert any("stderr.log" in s and "empty" in s for s in d["skipped"])
+    code, _, err = diagnose(capsys, str(tmp_path), "--format", "json", "--quiet")
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compress"),
+    [(".xz", lzma.compress), (".bz2", bz2.compress), (".gz", gzip.compress), (".zst", None)],
+)
+def test_compressed_logs(tmp_path, capsys, suffix, compress):
+    if compress is None:
+        zstandard = pytest.importorskip("zstandard")
+        compress = zstandard.ZstdCompressor().compress
+    data = compress(SAMPLE.read_bytes())
+    whole = tmp_path / f"train.log{suffix}"
+    whole.write_bytes(data)
+    d = as_json(capsys, str(whole))
+    assert d["matches"][0]["id"] == "cuda-oom" and d["initiating_rank"] == 3 and d["stats"]["truncated"] is False
+    cut = tmp_path / f"cut.log{suffix}"
+    cut.write_bytes(data[: len(data) * 9 // 10])
+    code, out, err = diagnose(capsys, str(cut))
+    if code == 0:  # what the cut kept is diagnosed, with the notice
+        assert "the log ends early" in out
+    else:  # a block format may keep nothing of a small file: then it says so
+        assert "cut off" in err and len(err.strip().splitlines()) == 1
+
+
+def test_zst_without_zstandard_says_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    p = tmp_path / "train.log.zst"
+    p.write_bytes(b"(\xb5/\xfd" + b"\x00" * 64)
+    code, _, err = diagnose(capsys, str(p))
+    assert code == 2 and "pip install 'denpex[zstd]'" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_logs_are_read_not_refused(tmp_path, capsys, encoding):
+    """PowerShell's `>` writes UTF-16 with a BOM; some tools write it without one."""
+    p = tmp_path / "train.log"
+    p.write_bytes(SAMPLE.read_text().encode(encoding))
+    d = as_json(capsys, str(p))
+    assert d["matches"][0]["id"] == "cuda-oom" and d["initiating_rank"] == 3
+    p.write_bytes(codecs.BOM_UTF8 + SAMPLE.read_bytes())
+    assert as_json(capsys, str(p))["matches"][0]["id"] == "cuda-oom"
+
+
+def test_a_binary_file_in_a_folder_is_skipped_with_a_note(tmp_path, capsys):
+    (tmp_path / "rank_3.log").write_text(OOM + "\n")
+    (tmp_path / "core").write_bytes(b"\x7fELF" + b"\x00" * 100)
+    (tmp_path / "model.pt").write_bytes(b"\x00" * 100)  # not a log name: not even opened
+    code, out, err = diagnose(capsys, str(tmp_path), "--format", "json")
+    assert code == 0 and json.loads(out)["initiating_rank"] == 3
+    assert err.strip() == "denpex: skipped core: this is an executable, not a text log: send the .log/.txt file (or a .gz of it)"
+
+
+def test_stdin_and_files_together_is_a_usage_error(capsys):
+    code, _, err = diagnose(capsys, "-", str(SAMPLE))
+    assert code == 2 and "stdin" in err
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def test_progress_on_a_pipe_a_terminal_and_quiet():
+    """stdin (size unknown) gets a running count too; a terminal gets a bar that is taken away
+    before the report; --quiet prints nothing."""
+    pipe = _Stream(tty=False)
+    p = Progress(None, stream=pipe)
+    for _ in range(3):
+        p(PROGRESS_FROM_BYTES)
+    assert pipe.getvalue() == "denpex: read 4 MB\n", "then one line per 100 MB"
+    term = _Stream(tty=True)
+    p = Progress(4 * PROGRESS_FROM_BYTES, stream=term)
+    p(2 * PROGRESS_FROM_BYTES)
+    assert "[##############--------------]  50%" in term.getvalue() and "\n" not in term.getvalue()
+    p.close()
+    assert term.getvalue().endswith("\r\033[K")
+    quiet = _Stream(tty=True)
+    p = Progress(None, quiet=True, stream=quiet)
+    p(10 * PROGRESS_FROM_BYTES)
+    assert quiet.getvalue() == ""
+
+
+def test_progress_on_stdin_end_to_end(capsys, monkeypatch):
+    data = SAMPLE.read_bytes()
+    big = b"step 1 loss 2.0 " * 64 + b"\n"
+    body = big * (PROGRESS_FROM_BYTES // len(big) + 10) + data
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
+    code, out, err = diagnose(capsys, "-", "--format", "json")
+    assert code == 0 and json.loads(out)["matches"][0]["id"] == "cuda-oom"
+    assert err.startswith("denpex: read 4 MB")
