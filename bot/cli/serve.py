@@ -47,7 +47,20 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(rule_error_line(exc)) from None
     if not store.ping():
         logging.getLogger("denpex").warning("Redis does not answer at start-up; the bot runs and recovers when it returns")
-    app = build_app(deps)
+    # Bolt checks the token with auth.test here: Slack unreachable or a revoked token is one
+    # line, not a traceback after the SDK's own retry log.
+    sdk_log = logging.getLogger("slack_sdk.web.base_client")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)
+    try:
+        app = build_app(deps)
+    except Exception as exc:
+        api = os.environ.get("SLACK_API_URL") or "https://slack.com/api/"
+        if isinstance(exc, OSError):  # URLError, refused, DNS, TLS: the network
+            raise UsageError(f"cannot start: Slack does not answer at {api} ({getattr(exc, 'reason', exc)})") from None
+        raise UsageError(f"cannot start: Slack at {api} refused the bot ({type(exc).__name__}: {exc})") from None
+    finally:
+        sdk_log.setLevel(level)
     if mode == "http":
         from bot.slack.http import serve_http
 
