@@ -254,6 +254,8 @@ class LocalCluster:
         extra = (
             "--cluster-node-timeout", str(node_timeout_ms),
             "--cluster-require-full-coverage", "no",
+            # A (re)started replica syncs at once instead of waiting 5 s for others to join.
+            "--repl-diskless-sync-delay", "0",
         )  # fmt: skip
         self.nodes = [PrivateRedis(workdir, *extra, cluster=True) for _ in range(primaries * (1 + replicas))]
 
