@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import random
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +17,7 @@ import yaml
 from bot.masking import Masker, MaskResult, mask
 
 DATA = Path(__file__).parent / "data" / "masking"
-PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER)-\d+>")
+PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT)-\d+>")
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
@@ -74,6 +76,11 @@ SECRETS = [
     ('os.environ["DB_PASSWORD"] = "Tr0ub4dor-3xyz"', "Tr0ub4dor-3xyz", "SECRET:password"),
     ("SSHPASS=Sup3r-Secret-99 sshpass -e ssh gpu-node-07", "Sup3r-Secret-99", "SECRET:password"),
     ("tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "SECRET:private-key"),
+    # AWS secret keys as a CLI flag, split over lines by a pretty-printer, and as `aws configure get` prints them.
+    ("aws s3 ls --aws-secret-access-key Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKy", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKy", "SECRET:aws-secret-key"),
+    ('    "SecretAccessKey":\n        "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz",', "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz", "SECRET:aws-secret-key"),
+    ("aws_secret_access_key: >-\n  Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKw", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKw", "SECRET:aws-secret-key"),
+    ("$ aws configure get aws_secret_access_key\nRq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKv", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKv", "SECRET:aws-secret-key"),
 ]
 
 PERSONAL = [
@@ -112,6 +119,55 @@ PERSONAL = [
     ("USER=jsmith", "jsmith", "USER"),
     ("/global/homes/j/jsmith/run and /pscratch/sd/j/jsmith/ckpt", "jsmith", "USER"),
     ("slurmstepd: error: *** JOB 881234 ON gpu-node-03 CANCELLED AT 2024-05-01T10:00:00 ***", "gpu-node-03", "HOST"),
+    # MAC addresses, InfiniBand hardware addresses and GUIDs (ip a, ifconfig, ibstat, ibv_devinfo).
+    ("    link/ether 0c:42:a1:9b:6d:2c brd ff:ff:ff:ff:ff:ff", "0c:42:a1:9b:6d:2c", "MAC"),
+    ("    link/infiniband 80:00:00:48:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:9b:6d:2c brd 00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff", "80:00:00:48:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:9b:6d:2c", "MAC"),
+    ("        ether 02:42:ac:11:00:02  txqueuelen 0  (Ethernet)", "02:42:ac:11:00:02", "MAC"),
+    ('            "MacAddress": "02:42:ac:11:00:03",', "02:42:ac:11:00:03", "MAC"),
+    ("\t\tPort GUID: 0x0c42a10300123456", "0x0c42a10300123456", "MAC"),
+    ("\tNode GUID: 0x0c42a10300123450", "0x0c42a10300123450", "MAC"),
+    ("\tSystem image GUID: 0x0c42a10300123451", "0x0c42a10300123451", "MAC"),
+    ("\tnode_guid:\t\t\t0c42:a103:0012:3456", "0c42:a103:0012:3456", "MAC"),
+    ("Physical Address. . . . . . . . . : 0C-42-A1-9B-6D-2C", "0C-42-A1-9B-6D-2C", "MAC"),
+    # People's names: git, mail, GECOS, finger, pasted chat.
+    ("Author: Hannah Fischer <hannah.fischer@acme-research.org>", "Hannah Fischer", "NAME"),
+    ("    Signed-off-by: Jean-Luc van der Berg <jl@acme.io>", "Jean-Luc van der Berg", "NAME"),
+    ("    Co-authored-by: Priya Natarajan <priya.n@acme.io>", "Priya Natarajan", "NAME"),
+    ('From: "Tom O\'Brien" <tom@acme.io>', "Tom O'Brien", "NAME"),
+    ("hfischer:x:1001:1001:Hannah Fischer,,,:/home/hfischer:/bin/bash", "Hannah Fischer", "NAME"),
+    ("hfischer:x:1001:1001:Hannah Fischer,,,:/home/hfischer:/bin/bash", "hfischer", "USER"),
+    ("Login: mkowalski                       Name: Marta Kowalska", "Marta Kowalska", "NAME"),
+    ("@Hannah Fischer can you check rank 3?", "Hannah Fischer", "NAME"),
+    ("Hannah Fischer  10:42 AM", "Hannah Fischer", "NAME"),
+    # IPv6 as uvicorn prints it, eight groups, zone ids.
+    ('INFO:     2001:db8:85a3::8a2e:370:7334:51234 - "GET /health HTTP/1.1" 200 OK', "2001:db8:85a3::8a2e:370:7334", "IPV6"),
+    ("inet6 2a02:8071:b84:c80:5e3f:1c9e:a1b2:c3d4/64 scope global dynamic", "2a02:8071:b84:c80:5e3f:1c9e:a1b2:c3d4", "IPV6"),
+    ("inet6 2001:0db8:85a3:0000:0000:8a2e:0370:7334/64 scope global", "2001:0db8:85a3:0000:0000:8a2e:0370:7334", "IPV6"),
+    ("connect to [2001:db8::17%ib0]:29500 failed", "2001:db8::17", "IPV6"),
+    # Cloud account ids: the role or resource name stays.
+    ('    "Account": "123456789012",', "123456789012", "ACCOUNT"),
+    ('    "Arn": "arn:aws:iam::123456789012:role/SageMakerExecutionRole"', "123456789012", "ACCOUNT"),
+    ("User: arn:aws:sts::210987654321:assumed-role/ml-train/hfischer is not authorized", "210987654321", "ACCOUNT"),
+    ("User: arn:aws:sts::210987654321:assumed-role/ml-train/hfischer is not authorized", "hfischer", "USER"),
+    ("docker pull 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:latest", "123456789012", "ACCOUNT"),
+    ("/subscriptions/1b2c3d4e-aaaa-bbbb-cccc-1234567890ab/resourceGroups/rg-ml", "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab", "ACCOUNT"),
+    # User names: zsh prompts, the DNS form of a dotted name learned from an e-mail.
+    ("hfischer@gpu-node-07 ~/llm % python train.py", "hfischer", "USER"),
+    ("hannah.fischer@acme.io: pod train-hannah-fischer-0 in namespace hannah-fischer", "hannah-fischer", "USER"),
+    # Hosts: Slurm hostlists, hostfiles, /etc/hosts, kubectl, cloud node names, CI runners.
+    ("srun: error: Nodes gpu-node-[017-018] are still not ready", "gpu-node-[017-018]", "HOST"),
+    ("   JobId=881234 NodeList=gpu-node-[01-04,07] BatchHost=gpu-node-01", "gpu-node-[01-04,07]", "HOST"),
+    ("worker-1 slots=8", "worker-1", "HOST"),
+    ("10.0.0.5   trainbox05.cluster.local trainbox05", "trainbox05", "HOST"),
+    ("127.0.1.1\ttrainbox01", "trainbox01", "HOST"),
+    ("train-0   1/1   Running   0   5m   10.244.1.7   aks-nodepool1-12345678-vmss000000   <none>   <none>", "aks-nodepool1-12345678-vmss000000", "HOST"),
+    ("Successfully assigned ml/train-0 to gke-cluster-pool-1a2b3c4d-xyz1", "gke-cluster-pool-1a2b3c4d-xyz1", "HOST"),
+    ("kubelet on ip-10-0-1-23 restarted", "ip-10-0-1-23", "HOST"),
+    ("Subject: [Slurm] job 881234 failed on gpu-node-17", "gpu-node-17", "HOST"),
+    ("Runner name: 'gpu-runner-07'", "gpu-runner-07", "HOST"),
+    ("  on gpu-runner-01 abcd1234, system ID: s_0123456789ab", "gpu-runner-01", "HOST"),
+    ("  host      : node-17.cluster.local", "node-17.cluster.local", "HOST"),
+    ("GET /v1/projects/p/serviceAccounts/trainer%40proj-1.iam.gserviceaccount.com:signBlob", "trainer%40proj-1.iam.gserviceaccount.com", "EMAIL"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -160,6 +216,15 @@ DECOYS = [
     "port WWN 20:00:00:25:b5:00:00:0f, stages 1:2:3:4:5:6:7:8, at 12:34:56:01",
     "hooks for user defined functions only; pip install torch@1.13.1",
     "psql -U postgres -d runs; mysql -u root -p",
+    # Look-alikes of the new kinds.
+    "    link/ether brd ff:ff:ff:ff:ff:ff, inet 10.x brd; Bcast:10.1.2.255",
+    "Uvicorn running on http://[::]:8000 (Press CTRL+C to quit)",
+    "IAM role names stay: arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess, arn:aws:s3:::my-bucket/key",
+    "training.kubeflow.org/replica-index=0 training.kubeflow.org/job-role=master",
+    "x = layers[3]; hidden[0]; torch.Size([8, 32, 4096]); node_rank=0 --nnodes=2 node2vec",
+    "Author: GitHub <noreply@github.com>",
+    "Process Group: 3 started at step 1200",
+    "  WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false",
 ]
 
 
@@ -403,6 +468,27 @@ ADVERSARIAL = {
     "long-digit-values": lambda n: ("key=" + "1" * 4000 + "!\n") * (n // 4006),
     "netrc-words": lambda n: "login-" * (n // 6),
     "user-at-long-host": lambda n: "ssh a@" + "b" * n,
+    # The coverage detectors of issue 16 (MACs, names, accounts, host lists and tables).
+    "mac-colons": lambda n: "0c:" * (n // 3),
+    "ib-hwaddr-runs": lambda n: ("0c:" * 19 + "0c ") * (n // 60),
+    "guid-words": lambda n: "Port GUID: 0x" * (n // 13),
+    "hostlist-commas": lambda n: "gpu-node-[" + "1," * (n // 2) + "]",
+    "hostlist-opens": lambda n: "a[1-" * (n // 4),
+    "names-before-address": lambda n: "Aa " * (n // 3) + "<a@b.co>",
+    "name-address-runs": lambda n: "Aa Bb <a@b.co> " * (n // 15),
+    "at-mentions": lambda n: "@Aa " * (n // 4),
+    "chat-header-words": lambda n: ("Aa " * 200 + "10:42 AM\n") * (n // 610),
+    "passwd-fields": lambda n: "a:x:1001:1001:" * (n // 14),
+    "etc-hosts-words": lambda n: ("<IP-1>" + " a" * 300 + "\n") * (n // 607),
+    "kubectl-rows": lambda n: "NAME  READY  STATUS  NODE\n" + "a  1/1  Running  b\n" * (n // 19),
+    "aws-key-no-value": lambda n: "aws_secret_access_key:\n" * (n // 23),
+    "configure-get": lambda n: "aws configure get aws_secret_access_key " * (n // 40),
+    "arn-runs": lambda n: "arn:aws:iam::123456789012:" * (n // 26),
+    "account-words": lambda n: "Account: " * (n // 9),
+    "zsh-prompt-words": lambda n: "a@b " + "c " * (n // 2),
+    "cluster-node-dashes": lambda n: "a-" * (n // 2) + "node-1",
+    "slots-lines": lambda n: "a slots=\n" * (n // 9),
+    "encoded-emails": lambda n: "a%40" * (n // 4),
 }
 
 
@@ -494,3 +580,70 @@ def test_cli_is_registered() -> None:
     from bot.cli import COMMAND_MODULES
 
     assert "bot.cli.mask" in COMMAND_MODULES
+
+
+# --- every kind, planted in a realistic log, through `denpex mask` ---------------------------
+
+
+def _nccl_chatter(rng: random.Random, n: int) -> list[str]:
+    """torchrun `--tee 3` output: NCCL INFO init chatter behind `[rankN]:` prefixes."""
+    lines = []
+    for i in range(n):
+        rank = rng.randrange(64)
+        host, pid = f"gpu-node-{rank // 8:02d}", 40000 + rank
+        lines.append(rng.choice((
+            f"[rank{rank}]:{host}:{pid}:{pid} [{rank % 8}] NCCL INFO Channel {i % 32:02d}/0 : {rank} -> {(rank + 1) % 64} via P2P/IPC",
+            f"[rank{rank}]:{host}:{pid}:{pid + 7} [{rank % 8}] NCCL INFO NET/IB : Using [0]mlx5_{rank % 4}:1/IB ; OOB ib0:10.10.{rank // 8}.{rank % 8 + 10}<0>",
+            f"[rank{rank}]:{host}:{pid}:{pid} [{rank % 8}] NCCL INFO comm 0x55d4c1a3b2f0 rank {rank} nranks 64 cudaDev {rank % 8} busId 1b000 commId 0x8a5e0c1f2d3b4a69 - Init COMPLETE",
+            f"[rank{rank}]:[I501 10:17:{i % 60:02d}.{i:06d} ProcessGroupNCCL.cpp:1316] [PG 0 Rank {rank}] ProcessGroupNCCL initialized",
+            f"[rank{rank}]: step={i} loss={2 + rng.random():.4f} lr=1.9e-05 grad_norm=0.98 tokens_per_sec=12345.6",
+        )))  # fmt: skip
+    return lines
+
+
+def _pasted_terminal(rng: random.Random, n: int) -> list[str]:
+    """The other family: a Slack paste of a shell session (prompts, env, pip list, tracebacks)."""
+    pool = [
+        "(llm) $ env | sort", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "NCCL_IB_GID_INDEX=3", "OMP_NUM_THREADS=8",
+        "nvidia-cudnn-cu12         8.9.2.26", "torch                     2.3.1", "Traceback (most recent call last):",
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/run.py", line 812, in main',
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", "```", "exitcode  : -9 (pid: 4242)",
+    ]  # fmt: skip
+    return [rng.choice(pool) for _ in range(n)]
+
+
+def _planted_log(rng: random.Random, lines: int = 2000) -> str:
+    planted = [line for line, _, _ in (*SECRETS, *PERSONAL)] + list(DECOYS)
+    body = _nccl_chatter(rng, lines // 2) + _pasted_terminal(rng, lines - lines // 2 - len(planted))
+    rng.shuffle(body)
+    for line in planted:
+        body.insert(rng.randrange(len(body) + 1), line)
+    return "\n".join(body) + "\n"
+
+
+def test_cli_masks_every_kind_planted_in_a_realistic_log(tmp_path: Path) -> None:
+    """Every SECRETS and PERSONAL row, planted among 2,000 lines, is gone from `denpex mask`."""
+    text = _planted_log(random.Random(16))
+    path = tmp_path / "planted.log"
+    path.write_text(text, encoding="utf-8")
+    start = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "bot", "mask", "--stats", str(path)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert time.monotonic() - start < 10
+    masked = run.stdout
+    assert masked.count("\n") == text.count("\n")
+    leaked = [value for _, value, _ in SECRETS if value in masked]
+    leaked += [
+        value for _, value, _ in PERSONAL if re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", masked)
+    ]
+    assert not leaked
+    placeholders = {p.split(":")[-1].rsplit("-", 1)[0].lstrip("<") for p in PLACEHOLDER.findall(masked)}
+    for _, _, kind in (*SECRETS, *PERSONAL):
+        assert kind.split(":")[-1] in placeholders, kind
+    for line in DECOYS:
+        for piece in line.split("\n"):
+            assert piece in masked, piece
+    assert "NCCL INFO Channel" in masked and "busId 1b000 commId 0x8a5e0c1f2d3b4a69" in masked
+    assert re.search(r"^mac: \d+$", run.stderr, re.M) and "Hannah" not in run.stderr

@@ -66,6 +66,8 @@ _TLD_RX = re.compile(
     r"(?![\w-]|\.[A-Za-z0-9])"
 )
 _LABEL_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
+# A DNS prefix of a Kubernetes label or annotation key: `prefix/name=value`, `"prefix/name": `.
+_LABEL_KEY_AFTER = re.compile(r"/[A-Za-z0-9][\w.-]{0,62}(?:=|\"?:[ \t])")
 _HOST_RX = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,16}\Z")
 
 
@@ -100,6 +102,8 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
             continue
         if is_public_host(name):
             continue
+        if _LABEL_KEY_AFTER.match(text, m.end()) and not text.startswith(("//", "@"), max(0, start - 2)):
+            continue  # `training.kubeflow.org/replica-index=0`: a Kubernetes label key's prefix
         edits.append((start, m.end(), "host", name))
 
 
@@ -288,11 +292,8 @@ _HOSTLIST_SKIP = ("rank", "default", "local", "gpu", "cuda", "dev", "device", "s
 _MAX_EXPANDED = 256
 
 # /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.
-_ETC_HOSTS_RX = LinePattern(
-    r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)"
-    r"(?P<names>(?:[ \t]+[A-Za-z][\w.-]{0,252}){1,8})[ \t]*(?:#[^\n]*)?$",
-    re.M,
-)
+_ETC_HOSTS_RX = LinePattern(r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])")
+_ROW_TOKEN = re.compile(r"[ \t]+([^\s#]{1,253})")
 _ETC_KEEP = frozenset(
     ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
      "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters", "ip6-allhosts", "broadcasthost",
@@ -331,7 +332,7 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if head.lower().rstrip("-_") in _HOSTLIST_SKIP:
             continue
-        if not (head.endswith("-") or "-" in body or "," in body or body.startswith("0")):
+        if not (head.endswith("-") or "-" in body or "," in body):
             continue  # `layers[3]`: an index, not a node list
         edits.append((start, m.end(), "host", text[start : m.end()]))
         for name in _expand_hostlist(head, body, text[text.index("]", m.start()) + 1 : m.end()]):
@@ -356,15 +357,26 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 def find_etc_hosts(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask the names in `/etc/hosts` rows (after their address); keep localhost's aliases."""
+    """Mask the names in `/etc/hosts` rows (after their address); keep localhost's aliases.
+
+    Names run while they look like hosts: one with a digit, dash or dot (`gpu-node-05`,
+    `trainbox05.cluster.local`), or a bare word that ends the row (`192.168.1.10 fileserver`);
+    `10.0.0.5 is unreachable` is prose.
+    """
     for m in _ETC_HOSTS_RX.finditer(text):
-        pos = m.start("names")
-        for token in re.finditer(r"[^ \t]+", m.group("names")):
-            host = token.group()
-            if host.lower() in _ETC_KEEP or not host_value_ok(host):
+        pos = m.end()
+        for _ in range(8):
+            token = _ROW_TOKEN.match(text, pos)
+            if token is None:
+                break
+            host = token.group(1)
+            pos = token.end()
+            ends_row = pos >= len(text) or text[pos] in "\r\n" or text.startswith((" #", "\t#"), pos)
+            if not host_value_ok(host) or (not any(c.isdigit() or c in "-." for c in host) and not ends_row):
+                break
+            if host.lower() in _ETC_KEEP:
                 continue
-            start = pos + token.start()
-            edits.append((start, start + len(host), "host", host))
+            edits.append((token.start(1), token.end(1), "host", host))
             if "." not in host:
                 state.learn_host(host)
 

@@ -245,6 +245,8 @@ def exempt_value(value: str) -> bool:
     first, last = value[0], value[-1]
     if (first == "<" and last == ">") or (first == "[" and last == "]"):
         return True  # <HUB_TOKEN>, <your-token>, [PAD], [your_api_key]
+    if value.startswith(("<set to the key ", "&lt;set to the key ")):
+        return True  # kubectl describe: `KEY:  <set to the key 'k' in secret 's'>  Optional: false`
     if value.startswith("&lt;") and value.endswith("&gt;"):
         return True  # the same, HTML-escaped by Slack
     if first == "$" and len(value) > 1 and (value[1] in "{(_" or value[1].isalpha()):

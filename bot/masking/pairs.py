@@ -66,6 +66,7 @@ _VALUE = re.compile(
 _NEXT_LINE_VALUE = re.compile(
     r"""(?:[ \t]*[|>][+-]?)?[ \t]*\r?\n[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',]{7,4095})(?<!:)["']?,?[ \t]*(?=\r?\n|\Z)"""
 )
+_YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
 _BARE_RUN = re.compile(r"[^\s\"'`&;,]{0,4096}")
@@ -206,6 +207,9 @@ class _PairScanner:
                 value = text[vstart : _bare_end(text, vstart)]
             value = _trim_bare(value)
             vend = vstart + len(value)
+            if value in _YAML_BLOCK and info.role is not Role.GENERIC:
+                self._next_line_value(vend, info, core)  # `key: >-` and the value below it
+                return
         self.parsed_until = vend
         if value:
             self._value(info, core, value, vstart, vend)

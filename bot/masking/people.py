@@ -27,22 +27,24 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
     A `first.last` local part is a person's account name too: it is learned (with its DNS
     form, `first-last`, as it shows in Kubernetes namespaces and pod names).
     """
+    if "%40" in text:
+        # URL-encoded in a URL path or query: `.../serviceAccounts/ml-sa%40proj.iam.gserviceaccount.com`.
+        for m in _EMAIL_ENCODED_RX.finditer(text):
+            edits.append((m.start(), m.end(), "email", m.group().replace("%40", "@")))
     if "@" not in text:
         return
     for m in _EMAIL_RX.finditer(text):
         addr = m.group()
         local, _, domain = addr.partition("@")
-        if local.lower() in TECHNICAL_USERS and is_public_host(domain):
+        if (local.lower() in TECHNICAL_USERS or local.lower() in _SERVICE_LOCALS) and is_public_host(domain):
             continue
         edits.append((m.start(), m.end(), "email", addr))
         if state is not None and _PERSONAL_LOCAL.match(local):
             state.learn_user(local)
-    if "%40" in text:
-        # URL-encoded in a URL path or query: `.../serviceAccounts/ml-sa%40proj.iam.gserviceaccount.com`.
-        for m in _EMAIL_ENCODED_RX.finditer(text):
-            edits.append((m.start(), m.end(), "email", m.group().replace("%40", "@")))
 
 
+# Public services' own senders: `GitHub <noreply@github.com>` names no person.
+_SERVICE_LOCALS = frozenset(("noreply", "no-reply", "notifications", "support", "security", "donotreply"))
 _PERSONAL_LOCAL = re.compile(r"[a-z][a-z]+[._][a-z][a-z-]+\Z")
 _EMAIL_ENCODED_RX = regex.compile(
     r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
