@@ -433,7 +433,7 @@ def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_l
     by_kind = Counter(s.kind for s in sent)
     threads = [s for s in sent if s.kind in ("paste", "upload")]
     followups = Counter((s.channel, s.expects_thread) for s in sent if s.kind == "followup")
-    exactly_once = lost = doubled = 0
+    exactly_once = lost = doubled = lost_followups = 0
     reply_s: list[float] = []
     odd: list[str] = []  # what went wrong with each log not answered exactly once
     for s in threads:
@@ -448,8 +448,15 @@ def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_l
         if len(primary) == 1 and len(answers) == want_answers:
             exactly_once += 1
         else:
-            verdict = "lost" if len(primary) == 0 or len(answers) < want_answers else "doubled"
-            lost, doubled = (lost + 1, doubled) if verdict == "lost" else (lost, doubled + 1)
+            if not primary:
+                verdict = "lost"
+                lost += 1
+            elif len(primary) > 1 or len(answers) > want_answers:
+                verdict = "doubled"
+                doubled += 1
+            else:  # the log was answered once, a follow-up in its thread was not
+                verdict = "follow-up unanswered"
+                lost_followups += 1
             since = f"{s.sent_at - faults.killed_at:+.2f} s from the kill" if faults else ""
             odd.append(f"{verdict}: {s.kind} {s.team} {s.channel} {s.ts} sent {since} via replica {s.replica}, "
                        f"status {s.status}; posts {[k for k, _ in got]}, follow-ups asked {want_answers}")  # fmt: skip
@@ -487,6 +494,7 @@ def account(sent: list[Sent], calls: list[tuple], charged: dict[str, int], bot_l
         "sent": len(sent), "by_kind": by_kind, "acks": acks, "slack_acks": slack_acks,
         "ack_over_3s": sum(a > ACK_LIMIT_S for a in slack_acks),
         "reply_s": reply_s, "threads": len(threads), "exactly_once": exactly_once, "lost": lost, "doubled": doubled,
+        "lost_followups": lost_followups,
         "followups_expected": expected_followups, "followups_answered": answered_followups, "stray_posts": stray,
         "diagnoses": sum(diagnoses_by_team.values()), "charged": sum(charged.values()), "teams": len(teams),
         "quota_exact_teams": quota_exact, "non_2xx": non_2xx, "transport": transport, "commands_ok": commands_ok,
@@ -535,7 +543,8 @@ def table(r: dict[str, Any], args: argparse.Namespace, wall_s: float) -> list[st
         ("ack latency p50 / p99 / max", f"{ms(pct(r['acks'], 50))} / {ms(pct(r['acks'], 99))} / {ms(max(r['acks'], default=0))} (request sent to response)"),
         ("ack as Slack sees it p50 / p99 / max", f"{ms(pct(r['slack_acks'], 50))} / {ms(pct(r['slack_acks'], 99))} / {ms(max(r['slack_acks'], default=0))} (from when it was due, queueing included); over 3 s: {r['ack_over_3s']}"),
         ("time to reply p50 / p99 / max", f"{ms(pct(r['reply_s'], 50))} / {ms(pct(r['reply_s'], 99))} / {ms(max(r['reply_s'], default=0))} (logs and uploads, send to post)"),
-        ("logs answered exactly once", f"{r['exactly_once']:,} of {r['threads']:,} (lost {r['lost']}, doubled {r['doubled']})"),
+        ("logs answered exactly once", f"{r['exactly_once']:,} of {r['threads']:,} (no reply {r['lost']}, doubled {r['doubled']}, "
+                                       f"answered once but a follow-up in the thread was not {r['lost_followups']})"),
         ("follow-ups answered", f"{r['followups_answered']:,} of {r['followups_expected']:,} asked in diagnosed threads"
                                 + (f", {r['followups_unavailable']} more told \"temporarily unavailable\"" if r["followups_unavailable"] else "")),
         ("posts where none was due", f"{r['stray_posts']} (chatter, re-sends, ignored events)"
@@ -692,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         write_results(Path(args.results), lines)
         print(f"wrote {args.results}")
-    bad = result["lost"] or result["doubled"] or result["stray_posts"] or result["quota_exact_teams"] != result["teams"]
+    bad = result["lost"] or result["doubled"] or result["lost_followups"] or result["stray_posts"] or result["quota_exact_teams"] != result["teams"]
     return 1 if bad else 0
 
 
