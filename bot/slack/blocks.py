@@ -6,6 +6,7 @@ block-text budget of about 12k characters; every message also carries a plain-te
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,8 +28,35 @@ Blocks = list[dict[str, Any]]
 
 
 def esc(text: str) -> str:
-    """Escape for mrkdwn: `<IP-1>` placeholders must show, not become links."""
+    """Escape for mrkdwn (blocks and the top-level `text` alike): `<IP-1>` placeholders must
+    show, and `<!channel>`, `<@U123>`, `<https://x|y>` from a log or a user must stay inert."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_ZWSP = "\u200b"
+
+
+_BACKTICK_RUN = re.compile(r"`{2,}")
+
+
+def defuse_backticks(text: str) -> str:
+    """Text for inside a ``` block: no two backticks touch, and none touches the fences, so
+    whatever a line holds (```, ````) it can neither close the block nor open one. A lone
+    backtick inside (a shell command's `...`) stays as it is."""
+    if "`" not in text:
+        return text
+    text = _BACKTICK_RUN.sub(lambda m: _ZWSP.join(m.group()), text)
+    if text.startswith("`"):
+        text = _ZWSP + text
+    if text.endswith("`"):
+        text += _ZWSP
+    return text
+
+
+def inline_code(text: str) -> str:
+    """`text` as an inline code span, escaped; its own backticks (which would end the span)
+    become look-alike grave accents."""
+    return "`" + esc(text).replace("`", "\u02cb") + "`"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -36,7 +64,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def code(text: str, limit: int = SECTION_CHARS - 200) -> str:
-    body = esc(text.rstrip()).replace("```", "`\u200b``")
+    body = defuse_backticks(esc(text.rstrip()))
     return "```" + _cut(body, limit) + "```"
 
 
@@ -138,7 +166,7 @@ def diagnosis_message(report: Report) -> tuple[str, Blocks]:
     fallback = f"Root cause: {rule.title} ({conf} confidence). Fix: {rule.fix.summary}"
     if d.initiating_rank is not None:
         fallback += f" Initiating rank: {d.initiating_rank}."
-    return _cut(fallback, FALLBACK_CHARS), fit(blocks)
+    return _cut(esc(fallback), FALLBACK_CHARS), fit(blocks)
 
 
 def entry_buttons(rule: Rule, related: list[Rule]) -> Blocks:
@@ -168,10 +196,10 @@ def unmatched_message(report: Report) -> tuple[str, Blocks]:
         line = d.unmatched.strip()
         blocks = [
             section("*No known failure matched this log.*\nThe most telling error line:\n" + code(line, 1500)),
-            context(f"Look it up with `/denpex {esc(line[:150])}` or ask the team to add an entry. "
+            context(f"Look it up with {inline_code('/denpex ' + line[:150])} or ask the team to add an entry. "
                     f"{d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"),
         ]
-        return _cut(f"No known failure matched. Most telling line: {line}", FALLBACK_CHARS), blocks
+        return _cut(esc(f"No known failure matched. Most telling line: {line}"), FALLBACK_CHARS), blocks
     blocks = [section("*No failure found:* nothing in this log looks like an error.")]
     return "No failure found: nothing in this log looks like an error.", blocks
 
@@ -186,7 +214,7 @@ def entry_message(rule: Rule, related: list[Rule], full: bool = True) -> tuple[s
     ]
     if full:
         blocks.append(section("*Mechanism*\n" + esc(rule.mechanism)))
-        blocks.append(section("*Symptoms*\n" + "\n".join(f"• `{esc(s.line[:200])}`: {esc(s.means)}" for s in rule.symptoms)))
+        blocks.append(section("*Symptoms*\n" + "\n".join(f"• {inline_code(s.line[:200])}: {esc(s.means)}" for s in rule.symptoms)))
     fix = "*Fix*\n" + esc(rule.fix.summary)
     if rule.fix.steps:
         fix += "\n" + "\n".join(f"{i}. {esc(s)}" for i, s in enumerate(rule.fix.steps, 1))
@@ -203,7 +231,7 @@ def entry_message(rule: Rule, related: list[Rule], full: bool = True) -> tuple[s
         if rule.references:
             blocks.append(section("*References*\n" + "\n".join(f"• <{r.url}|{esc(r.title)}>" for r in rule.references)))
     blocks += [b for b in entry_buttons(rule, related) if b.get("block_id") != "denpex_feedback"]
-    return _cut(f"{rule.title}: {rule.summary}", FALLBACK_CHARS), fit(blocks)
+    return _cut(esc(f"{rule.title}: {rule.summary}"), FALLBACK_CHARS), fit(blocks)
 
 
 def answer_message(ans: Answer, rule: Rule) -> tuple[str, Blocks]:
@@ -211,7 +239,7 @@ def answer_message(ans: Answer, rule: Rule) -> tuple[str, Blocks]:
     blocks = [section(f"*{esc(ans.title)}* ({esc(rule.title)})\n{text}")]
     if ans.topic == "unknown":
         blocks = [section(esc(QUESTIONS_HELP))]
-    return _cut(f"{ans.title}: {ans.text}", FALLBACK_CHARS), blocks
+    return _cut(esc(f"{ans.title}: {ans.text}"), FALLBACK_CHARS), blocks
 
 
 def _mrkdwn_with_code(text: str) -> str:
@@ -227,9 +255,9 @@ def lookup_message(query: MaskedText, hits: list[Any]) -> tuple[str, Blocks]:
     """The answer to `/denpex <error>`; the echoed query must be masked (people paste secrets)."""
     require_masked(query, "lookup reply")
     if not hits:
-        text = f"No entry matches `{esc(query[:200])}`. Try a shorter, more specific part of the error line."
-        return f"No entry matches {query[:200]}", [section(text)]
-    blocks: Blocks = [section(f"*Entries for* `{esc(query[:200])}`")]
+        text = f"No entry matches {inline_code(query[:200])}. Try a shorter, more specific part of the error line."
+        return esc(f"No entry matches {query[:200]}"), [section(text)]
+    blocks: Blocks = [section(f"*Entries for* {inline_code(query[:200])}")]
     for hit in hits:
         how = "matches its signature" if hit.how == "signature" else "text match"
         blocks.append({
@@ -237,7 +265,7 @@ def lookup_message(query: MaskedText, hits: list[Any]) -> tuple[str, Blocks]:
             "text": {"type": "mrkdwn", "text": _cut(f"*{esc(hit.rule.title)}* (`{hit.rule.id}`, {how})\n{esc(hit.rule.summary)}", SECTION_CHARS)},
             "accessory": button("Show", f"denpex_show_{hit.rule.id}"[:255], hit.rule.id),
         })
-    return f"Entries for {query[:200]}: " + ", ".join(h.rule.id for h in hits), fit(blocks)
+    return esc(f"Entries for {query[:200]}: " + ", ".join(h.rule.id for h in hits)), fit(blocks)
 
 
 def _when(dt: datetime, now: datetime | None = None) -> str:
@@ -269,8 +297,10 @@ def unavailable_message() -> tuple[str, Blocks]:
 
 
 def error_message(problem: str) -> tuple[str, Blocks]:
-    text = f":warning: {problem}"
-    return text, [section(esc(text))]
+    """A problem in words; it may quote a file name or a user's text, so it is escaped in the
+    blocks and in the fallback `text` alike (nothing in it becomes a mention or a link)."""
+    text = esc(f":warning: {problem}")
+    return text, [section(text)]
 
 
 HELP_TEXT = (

@@ -8,18 +8,17 @@ unparseable or misshapen 400; only then does Bolt see it.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import io
 import json
 import logging
-import time
+import urllib.parse
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
-from slack_bolt.request.internals import parse_body
+from slack_sdk.signature import SignatureVerifier
 
 from bot.store import Store
 
@@ -33,16 +32,37 @@ MAX_BODY_BYTES = 2_000_000
 MAX_CLOCK_SKEW_S = 300
 
 
+@lru_cache(maxsize=4)
+def _verifier(secret: str) -> SignatureVerifier:
+    return SignatureVerifier(secret)
+
+
 def signed(raw: bytes, timestamp: str, signature: str, secret: str, now: float | None = None) -> bool:
-    """Slack's v0 signature over the raw bytes (whatever they hold), with a fresh timestamp."""
+    """Slack's v0 signature over the raw body, with a timestamp within 5 minutes: slack_sdk's
+    SignatureVerifier, fed only what it can read (a UTF-8 body, a numeric timestamp)."""
+    if not timestamp.isascii() or not timestamp.isdigit() or not signature:
+        return False
+    if now is not None and abs(now - int(timestamp)) > MAX_CLOCK_SKEW_S:
+        return False
     try:
-        ts = int(timestamp)
-    except ValueError:
+        body = raw.decode("utf-8")
+    except UnicodeDecodeError:
         return False
-    if abs((time.time() if now is None else now) - ts) > MAX_CLOCK_SKEW_S:
-        return False
-    expected = "v0=" + hmac.new(secret.encode(), b"v0:%d:" % ts + raw, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected.encode(), signature.encode("utf-8", "replace"))
+    return _verifier(secret).is_valid(body=body, timestamp=timestamp, signature=signature)
+
+
+def parse_body(text: str, ctype: str | None) -> Any:
+    """The request as Bolt will read it: JSON (events), or a form whose `payload` field is
+    JSON (interactivity), or a plain form (slash commands)."""
+    if not text:
+        return {}
+    if ctype == "application/json" or text.startswith("{"):
+        return json.loads(text)
+    params = dict(urllib.parse.parse_qsl(text, keep_blank_values=True))
+    if "payload" in text:
+        payload = params.get("payload")
+        return json.loads(payload) if payload is not None else {}
+    return params
 
 
 def _answer(start_response: Callable[..., Any], status: str, body: bytes, ctype: str = "text/plain") -> list[bytes]:
@@ -59,6 +79,10 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
     if length > MAX_BODY_BYTES:
         return "413 Payload Too Large", b"request body too large"
     raw = environ["wsgi.input"].read(length) if length > 0 else b""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "400 Bad Request", b"body is not UTF-8"  # not from Slack, signed or not
     if secret:
         ts = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
         sig = environ.get("HTTP_X_SLACK_SIGNATURE") or ""
@@ -66,10 +90,6 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
             return "401 Unauthorized", b"invalid request"
     if not raw.strip():
         return "400 Bad Request", b"empty body"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "400 Bad Request", b"body is not UTF-8"
     ctype = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip() or None
     try:
         body = parse_body(text, ctype)

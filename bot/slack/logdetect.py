@@ -7,8 +7,6 @@ in prose ("anyone seen out of memory today?"): reply only if an entry really mat
 
 from __future__ import annotations
 
-import html
-
 import regex
 
 _MENTION = regex.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
@@ -23,11 +21,18 @@ _STRONG = (
 _CODE_BLOCK = regex.compile(r"```(.*?)```", regex.DOTALL)
 
 
+def unescape(text: str) -> str:
+    """Undo exactly what Slack escapes in message text (`&`, `<`, `>`), nothing more: the
+    result is the log as typed, to be matched, and is escaped again on its way out
+    (bot.slack.blocks.esc), so `&lt;!channel&gt;` in a log never comes back a live mention."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def clean(text: str) -> str:
     """Slack's message markup back to the log text: entities, links, mentions, code fences."""
     text = _MENTION.sub("", text)
     text = _LINK.sub(r"\1", text)
-    text = html.unescape(text)
+    text = unescape(text)
     return "\n".join(line for line in text.splitlines() if line.strip() != "```").replace("```", "\n")
 
 

@@ -7,6 +7,7 @@ event reaching two replicas, gets one reply and one charge.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,30 @@ from bot.store import StoreUnavailable
 from bot.store.keys import check_team_id
 
 log = logging.getLogger("denpex.slack")
+
+# A signed request stays acceptable for 5 minutes either side of its timestamp: remember a
+# command or a click for longer than that, so a replay inside the window runs nothing.
+REPLAY_TTL_S = 660
+
+
+def _header(request: Any, name: str) -> str:
+    values = (getattr(request, "headers", None) or {}).get(name) or []
+    if isinstance(values, str):
+        return values
+    return values[0] if values else ""
+
+
+def request_fingerprint(body: dict[str, Any], request: Any) -> str | None:
+    """What makes one slash command or click unique: the signed timestamp and raw body (a
+    replay repeats both); in Socket Mode, which signs nothing, the trigger id."""
+    raw = getattr(request, "raw_body", None)
+    ts = _header(request, "x-slack-request-timestamp")
+    if raw and ts:
+        return hashlib.sha256(f"{ts}:{raw}".encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    trigger = body.get("trigger_id")
+    if isinstance(trigger, str) and trigger:
+        return hashlib.sha256(trigger.encode()).hexdigest()[:40]
+    return None
 
 
 def team_of(body: dict[str, Any]) -> str:
@@ -52,6 +77,8 @@ def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
             # Slack tells us it is dropping this workspace's events for a minute: 200, as asked.
             log.warning("Slack rate-limited the events of team=%s (minute %s)", team, body.get("minute_rate_limited"))
             return BoltResponse(status=200, body="")
+        if body.get("command") or body.get("type") in ("block_actions", "view_submission", "shortcut", "message_action"):
+            return _once(deps, team, body, request, next)
         if body.get("type") != "event_callback" or not body.get("event_id"):
             return next()
         try:
@@ -72,3 +99,19 @@ def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
         return next()
 
     return dedupe
+
+
+def _once(deps: BotDeps, team: str, body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
+    """Run a command or a click once: a replay of the same signed request (within Slack's
+    5-minute window) is acknowledged and does nothing."""
+    fingerprint = request_fingerprint(body, request)
+    if fingerprint is None:
+        return next()
+    try:
+        first = deps.store.dedupe.first_time(team, f"request:{fingerprint}", REPLAY_TTL_S)
+    except StoreUnavailable:
+        return next()  # the listener says the service is unavailable, as for any request
+    if not first:
+        log.warning("replayed request (%s) for team=%s dropped", body.get("command") or body.get("type"), team)
+        return BoltResponse(status=200, body="")
+    return next()

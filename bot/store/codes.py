@@ -166,25 +166,32 @@ class Codes:
     def redeem(self, team_id: str, user_id: str, code: str) -> RedeemResult:
         """Redeem `code` for the workspace: single use, rate-limited against guessing.
 
-        Every attempt counts against the limits (StoreConfig.redeem_*), before the code is
-        looked at, so concurrent guesses cannot slip past them.
+        Guesses are counted per user first: every attempt takes one of the user's own
+        (StoreConfig.redeem_user_*), atomically and before the code is looked at, so one user
+        cannot slip concurrent guesses past it. Wrong guesses also count for the workspace
+        (redeem_team_*); once it has too many, users who have guessed wrong themselves are
+        refused, but someone who has not still gets their code looked at. So a flood of wrong
+        guesses from one member (or a few) never locks the real code out.
         """
         keys.check_team_id(team_id)
         keys.check_part(user_id, "user_id")
         cfg = self._config
-        if not (
-            self._ratelimit.allow(
-                team_id, user_id, "redeem", cfg.redeem_user_limit, cfg.redeem_user_window_s
-            )
-            and self._ratelimit.allow(
-                team_id, None, "redeem", cfg.redeem_team_limit, cfg.redeem_team_window_s
-            )
-        ):
+        if not self._ratelimit.allow(team_id, user_id, "redeem", cfg.redeem_user_limit, cfg.redeem_user_window_s):
             return RedeemResult(False, RATE_LIMITED)
+        own_wrong = self._ratelimit.count(team_id, user_id, "redeem:wrong", cfg.redeem_user_window_s)
+        if own_wrong and self._ratelimit.count(team_id, None, "redeem:wrong", cfg.redeem_team_window_s) >= cfg.redeem_team_limit:
+            return RedeemResult(False, RATE_LIMITED)
+        result = self._redeem(team_id, user_id, code)
+        if result.reason in (UNKNOWN, ALREADY_USED):
+            self._ratelimit.record(team_id, user_id, "redeem:wrong", cfg.redeem_user_window_s)
+            self._ratelimit.record(team_id, None, "redeem:wrong", cfg.redeem_team_window_s)
+        return result
+
+    def _redeem(self, team_id: str, user_id: str, code: str) -> RedeemResult:
+        """The redemption itself, once the attempt is within the limits."""
         body = normalize_code(code)
         if body is None:
             return RedeemResult(False, UNKNOWN)
-
         # The code record ({codes} slot) and the plan ({team} slot) sit in different cluster
         # slots, so no single script may touch both. Instead: claim the code atomically in its
         # own slot, then grant the plan; if the grant fails, put the code back. If even that

@@ -30,6 +30,27 @@ return 1
 """
 
 
+# How many hits of one bucket fall in the last `window` milliseconds (nothing is recorded).
+# KEYS[1]  the bucket's recent hits  ARGV[1] now, epoch ms  ARGV[2] window, ms
+# Returns the count.
+_COUNT_LUA = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+return redis.call('ZCARD', KEYS[1])
+"""
+
+# Records one hit whatever the count (a wrong guess already made is counted, never refused).
+# KEYS[1]  the bucket's recent hits  ARGV[1] now, epoch ms  ARGV[2] window, ms
+# ARGV[3]  a unique member for this hit
+# Returns the count after the hit.
+_RECORD_LUA = """
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return redis.call('ZCARD', KEYS[1])
+"""
+
+
 class RateLimit:
     """Atomic sliding-window limits, keyed by workspace, action and (optionally) user."""
 
@@ -37,6 +58,8 @@ class RateLimit:
         self._client = client
         self._clock = clock
         self._allow = client.script(_ALLOW_LUA)
+        self._count = client.script(_COUNT_LUA)
+        self._record = client.script(_RECORD_LUA)
 
     @guarded
     def allow(
@@ -54,3 +77,22 @@ class RateLimit:
             args=[now_ms, int(window_s * 1000), limit, f"{now_ms}-{secrets.token_hex(6)}"],
         )
         return bool(admitted)
+
+    @guarded
+    def count(self, team_id: str, user_id: str | None, action: str, window_s: int) -> int:
+        """How many `action` hits the bucket holds from the last `window_s` seconds."""
+        if window_s <= 0:
+            raise ValueError("window_s must be > 0")
+        now_ms = int(to_epoch(self._clock.now()) * 1000)
+        return int(self._count(keys=[keys.ratelimit(team_id, action, user_id)], args=[now_ms, int(window_s * 1000)]))
+
+    @guarded
+    def record(self, team_id: str, user_id: str | None, action: str, window_s: int) -> int:
+        """Count one `action` hit unconditionally; return the bucket's count with it."""
+        if window_s <= 0:
+            raise ValueError("window_s must be > 0")
+        now_ms = int(to_epoch(self._clock.now()) * 1000)
+        return int(self._record(
+            keys=[keys.ratelimit(team_id, action, user_id)],
+            args=[now_ms, int(window_s * 1000), f"{now_ms}-{secrets.token_hex(6)}"],
+        ))

@@ -102,7 +102,8 @@ class Bot:
             "token": "legacy", "team_id": team, "team_domain": "test", "channel_id": "C0LOGS",
             "channel_name": "training", "user_id": user, "user_name": "alice", "command": "/denpex",
             "text": text, "api_app_id": "A0DENPEX", "response_url": response_url or "http://127.0.0.1:9/unused",
-            "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+            # Unique per invocation, as Slack's are (two identical signed bodies are a replay).
+            "trigger_id": f"{time.time_ns()}.738474920.8088930838d88f008e0",
         }  # fmt: skip
         return self.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
 

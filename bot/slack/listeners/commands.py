@@ -9,6 +9,7 @@ import regex
 from slack_bolt import Ack, App
 
 from bot.slack import blocks as ui
+from bot.slack import logdetect
 from bot.slack.deps import LOOKUPS_PER_MINUTE, BotDeps
 from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
@@ -24,7 +25,8 @@ _REDEEM_REASONS = {
 
 def respond_to(deps: BotDeps, body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     """The ephemeral answer to one `/denpex` invocation."""
-    text = (body.get("text") or "").strip()
+    # Slack escapes &, < and > in a command's text: undo exactly that (replies escape again).
+    text = logdetect.unescape(body.get("text") or "").strip()
     team, user = team_of(body), body.get("user_id") or "unknown"
     word, _, rest = text.partition(" ")
     word, rest = word.lower(), rest.strip()
@@ -33,7 +35,9 @@ def respond_to(deps: BotDeps, body: dict[str, Any]) -> tuple[str, list[dict[str,
     if word == "show":
         rule = deps.denpex.entry(rest) if rest else None
         if rule is None:
-            return ui.error_message(f"No entry with id `{rest}`. `/denpex <error text>` searches by text." if rest else "Usage: `/denpex show <id>`")
+            if not rest:
+                return ui.error_message("Usage: `/denpex show <id>`")
+            return ui.error_message(f"No entry with id `{deps.denpex.mask_query(rest)[:100]}`. `/denpex <error text>` searches by text.")
         related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
         return ui.entry_message(rule, related, full=False)
     if word == "quota":
