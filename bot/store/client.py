@@ -152,8 +152,8 @@ class RedisClient:
         nodes = cluster_nodes(cfg.url)
         # A plain redis:// URL of the first seed carries user, password and options (a
         # rediss:// one would make redis-py pick its own SSLConnection over ours); the other
-        # seeds are only asked for the slot map if the first cannot answer.
-        options["retry"] = Retry(NoBackoff(), 0)
+        # seeds are only asked for the slot map if the first cannot answer. redis-py's own
+        # retries stay off (retry above): _FailoverCluster decides what may be sent again.
         options["connection_class"] = _TLSNodeConnection if nodes.tls else _NodeConnection
         options["startup_nodes"] = [ClusterNode(host, port) for host, port in nodes.seeds[1:]]
         # A cluster client asks a node for the slot map as soon as it is built, so building
