@@ -31,6 +31,7 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
+from tests.redis_server import flushable_redis_base
 
 TEST_DB = int(os.environ.get("DENPEX_TEST_REDIS_DB", "13"))
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -40,9 +41,7 @@ START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 def shared_redis_url() -> str:
     """The shared test Redis, always on the test database whatever the URL says."""
-    base = os.environ.get("DENPEX_TEST_REDIS_URL") or os.environ.get(
-        "REDIS_URL", "redis://127.0.0.1:6379"
-    )
+    base = flushable_redis_base()
     parts = urlsplit(base)
     return urlunsplit(parts._replace(path=f"/{TEST_DB}", query=""))
 
@@ -368,15 +367,20 @@ class LocalCluster:
         topo = self.topology()
         if any(i["failed"] for i in topo.values()):
             return "a node is still flagged as failed"
+        for node in self.nodes:  # every node agrees with the others about what it is
+            with node.client() as c:
+                own = "primary" if c.info("replication")["role"] == "master" else "replica"
+            if topo.get(node.port, {}).get("role") != own:
+                return f"node {node.port} is a {own}, the others do not know yet"
         if sum(1 for i in topo.values() if i["role"] == "primary" and i["slots"]) != want // (1 + self.replicas):
             return "not every primary holds slots yet"
         return ""
 
     def flushall(self) -> None:
-        """Empty every primary (replicas follow)."""
-        for port, info in self.topology().items():
-            if info["role"] == "primary":
-                with self.node(port).client() as c:
+        """Empty every primary (replicas follow); each node says itself what it is."""
+        for node in self.nodes:
+            with node.client() as c:
+                if c.info("replication")["role"] == "master":
                     c.flushall()
 
 
