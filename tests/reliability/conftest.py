@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
+from tests.redis_server import flushable_redis_base
 from tests.slack.conftest import Bot, fresh_state, start_bot, stop_bot
 from tests.slack.fake_slack import TEAM_ID, Call, FakeFile, FakeSlack
 from tests.store.conftest import REDIS_SERVER, PrivateRedis
@@ -89,7 +90,7 @@ class ReliabilityFake(FakeSlack):
 
 
 def reliability_redis_url() -> str:
-    base = os.environ.get("DENPEX_TEST_REDIS_URL") or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
+    base = flushable_redis_base()
     return urlunsplit(urlsplit(base)._replace(path=f"/{RELIABILITY_DB}", query=""))
 
 

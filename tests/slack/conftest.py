@@ -4,13 +4,16 @@ back what the bot posted."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import hmac
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -25,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 
+from tests.redis_server import flushable_redis_base
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,8 +44,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# The bots' logs: one folder for the session, removed at exit, so no run leaves files in the
+# temporary folder (a failing start-up already prints the log's tail).
+_BOT_LOGS = Path(tempfile.mkdtemp(prefix="denpex-test-bots-"))
+atexit.register(shutil.rmtree, _BOT_LOGS, True)
+
+
 def slack_redis_url() -> str:
-    base = os.environ.get("DENPEX_TEST_REDIS_URL") or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
+    base = flushable_redis_base()
     return urlunsplit(urlsplit(base)._replace(path=f"/{SLACK_TEST_DB}", query=""))
 
 
@@ -149,7 +159,7 @@ def start_bot(fake: FakeSlack, redis_url: str, extra_env: dict[str, str] | None 
         **(extra_env or {}),
     }
     env.pop("SLACK_APP_TOKEN", None)
-    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"denpex-bot-{port}.log"
+    log_path = _BOT_LOGS / f"denpex-bot-{port}.log"
     log_file = open(log_path, "w")  # noqa: SIM115 - kept open for the process's life
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1", "--port", str(port)],
