@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "bot.cli.codes",
     "bot.cli.stats",
     "bot.cli.mask",
+    "bot.cli.completion",
 )
 
 # What each optional extra brings, by the module it installs.
@@ -38,6 +39,7 @@ examples:
   denpex diagnose train.log.zst --format json
   denpex lookup "NCCL WARN NET/IB : Got completion with error 12"
   denpex show cuda-oom
+  eval "$(denpex completion bash)"         shell completion (bash; zsh likewise)
 
 exit codes:
   0  done (whether or not a known failure matched)

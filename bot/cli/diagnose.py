@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from bot.cli import UsageError
-from bot.cli.term import color_choice, use_color, width
+from bot.cli.term import COLOR_CHOICES, use_color, width
 from bot.ingest import InputError, LogFile, Run, collect_logs, file_chunks
 from bot.render import markdown, text
 
@@ -205,7 +205,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="skip masking of secrets and personal data (evidence lines then show them as they are)",
     )
     p.add_argument(
-        "--color", type=color_choice, default="auto", metavar="{auto,always,never}",
+        "--color", choices=COLOR_CHOICES, default="auto",
         help="colour in the text report: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always, never",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress and no notes on stderr; errors only")

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from bot.cli import UsageError
-from bot.cli.term import color_choice, use_color, width
+from bot.cli.term import COLOR_CHOICES, use_color, width
 
 
 def lookup(args: argparse.Namespace) -> int:
@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = sub.add_parser("show", help="print a whole entry", description="Print a whole entry: cause, fix, verification, answers, per-stack code.")
     q.add_argument("id", help="entry id, e.g. nccl-rocev2-gid-index (denpex lookup finds ids by text)")
     q.add_argument(
-        "--color", type=color_choice, default="auto", metavar="{auto,always,never}",
+        "--color", choices=COLOR_CHOICES, default="auto",
         help="colour: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always, never",
     )
     q.set_defaults(handler=show)

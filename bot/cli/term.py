@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 from typing import TextIO
 
 COLOR_CHOICES = ("auto", "always", "never")
 MIN_WIDTH, MAX_WIDTH = 40, 120
-
-
-def color_choice(value: str) -> str:
-    if value not in COLOR_CHOICES:
-        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from auto, always, never)")
-    return value
 
 
 def use_color(choice: str, stream: TextIO) -> bool:

@@ -176,3 +176,19 @@ def test_rules_lint_reports_a_rejected_file_once(tmp_path, capsys):
     problems = err.strip().splitlines()
     assert len(problems) == 2 and "b-rule.yaml" in problems[0] and "does not compile" in problems[0], err
     assert problems[1].startswith("1 problem(s)")
+
+
+def test_shell_completion_completes_commands_and_option_values(tmp_path):
+    script = subprocess.run([sys.executable, "-m", "bot", "completion", "bash"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60).stdout
+    (tmp_path / "c.sh").write_text(script)
+    probe = f"""
+source {tmp_path / "c.sh"}
+t() {{ COMP_WORDS=("$@"); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); _denpex; echo "${{COMPREPLY[*]}}"; }}
+t denpex di
+t denpex diagnose --format ""
+t denpex diagnose --color a
+t denpex rules ""
+"""
+    out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=60).stdout.splitlines()
+    assert out == ["diagnose", "json markdown text", "always auto", "--help lint test"], out
