@@ -70,8 +70,13 @@ def run(args: argparse.Namespace) -> int:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         handler = SocketModeHandler(app, config.app_token)
-        health = serve_health(args.host, args.port, lambda: handler.client.is_connected(), store.ping)
-        logging.getLogger("denpex").info("Socket Mode (health at http://%s:%d/healthz)", args.host, health.server_port)
+        try:
+            health = serve_health(args.host, args.port, lambda: handler.client.is_connected(), store.ping)
+            logging.getLogger("denpex").info("Socket Mode (health at http://%s:%d/healthz)", args.host, health.server_port)
+        except OSError as exc:  # the port is taken (another replica on this host): run without it
+            logging.getLogger("denpex").warning(
+                "Socket Mode without /healthz: cannot listen on %s:%d (%s); set PORT or --port", args.host, args.port, exc.strerror
+            )
         try:
             handler.start()
         except Exception as exc:
