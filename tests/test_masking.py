@@ -76,6 +76,7 @@ SECRETS = [
     ('os.environ["DB_PASSWORD"] = "Tr0ub4dor-3xyz"', "Tr0ub4dor-3xyz", "SECRET:password"),
     ("SSHPASS=Sup3r-Secret-99 sshpass -e ssh gpu-node-07", "Sup3r-Secret-99", "SECRET:password"),
     ("tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "SECRET:private-key"),
+    ('DEBUG:urllib3.connectionpool:https://hooks.slack.com:443 "POST /services/T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV HTTP/1.1" 404 9', "T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV", "SECRET:slack-webhook"),
     # AWS secret keys as a CLI flag, split over lines by a pretty-printer, and as `aws configure get` prints them.
     ("aws s3 ls --aws-secret-access-key Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKy", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKy", "SECRET:aws-secret-key"),
     ('    "SecretAccessKey":\n        "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz",', "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz", "SECRET:aws-secret-key"),
@@ -224,6 +225,10 @@ DECOYS = [
     "x = layers[3]; hidden[0]; torch.Size([8, 32, 4096]); node_rank=0 --nnodes=2 node2vec",
     "Author: GitHub <noreply@github.com>",
     "Process Group: 3 started at step 1200",
+    '  "Credentials": {',
+    # base64 of 16 float32 values: 88 characters ending `==`, like an Azure storage key.
+    "weights: AAAAAAAAAD8AAIA/AADAPwAAAEAAACBAAABAQAAAYEAAAIBAAACQQAAAoEAAALBAAADAQAAA0EAAAOBAAADwQA==",
+    "sbatch --account=proj-llm-42 --partition=gpu train.sh; gcloud config set project ml-research-123456",
     "  WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false",
 ]
 
@@ -322,6 +327,37 @@ def test_learned_user_name_is_masked_everywhere() -> None:
     masked = mask(text).text
     assert "jsmith" not in masked
     assert masked.splitlines()[2] == "run-<USER-1>-7 by <USER-1>'s job"
+
+
+def test_wandb_team_entity_is_kept_and_personal_entity_masked() -> None:
+    """`(acme-ml)` is a team: kept in the banner and in its run URLs; the user's own entity goes."""
+    text = "wandb: Currently logged in as: jsmith (acme-ml). Use\nhttps://wandb.ai/acme-ml/p/runs/x https://wandb.ai/jsmith/p/runs/y\n"
+    masked = mask(text).text
+    assert masked == "wandb: Currently logged in as: <USER-1> (acme-ml). Use\nhttps://wandb.ai/acme-ml/p/runs/x https://wandb.ai/<USER-1>/p/runs/y\n"
+
+
+def test_names_mac_and_accounts_keep_the_line_structure() -> None:
+    """Names, MACs and account ids are replaced in place: keys, roles and separators stay."""
+    text = (
+        "hfischer:x:1001:1001:Hannah Fischer,Room 4,,:/home/hfischer:/bin/bash\n"
+        "Author: Hannah Fischer <hannah.fischer@acme.io>\n"
+        "    link/ether 0c:42:a1:9b:6d:2c brd ff:ff:ff:ff:ff:ff\n"
+        '"Arn": "arn:aws:iam::123456789012:role/SageMakerExecutionRole"\n'
+        "later Hannah Fischer said\n"
+    )
+    assert mask(text).text == (
+        "<USER-1>:x:1001:1001:<NAME-1>,<NAME-2>,,:/home/<USER-1>:/bin/bash\n"
+        "Author: <NAME-1> <<EMAIL-1>>\n"
+        "    link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff\n"
+        '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'
+        "later <NAME-1> said\n"
+    )
+
+
+def test_hostlist_teaches_every_node_it_names() -> None:
+    """`NodeList=gpu-node-[07-08]` masks the list and teaches gpu-node-07 and gpu-node-08."""
+    masked = mask("   NodeList=gpu-node-[07-08]\nXid 79 on gpu-node-08\n").text
+    assert masked == "   NodeList=<HOST-1>\nXid 79 on <HOST-2>\n"
 
 
 def test_learned_host_is_masked_everywhere() -> None:

@@ -10,8 +10,11 @@
     require_masked(line, "store")    # what every egress asks for; a plain str is refused
 
 Policy: /work/shared/MASKING.md. Placeholders are typed and numbered per log (`<IP-1>`,
-`<HOST-2>`, `<EMAIL-1>`, `<USER-1>`, `<SECRET:hf-token-1>`); the same value always gets the
-same placeholder within one log and different values never share one.
+`<IPV6-1>`, `<HOST-2>`, `<EMAIL-1>`, `<USER-1>`, `<MAC-1>` for MAC addresses and port GUIDs,
+`<NAME-1>` for people's names, `<ACCOUNT-1>` for cloud account ids, `<SECRET:hf-token-1>`);
+the same value always gets the same placeholder within one log and different values never
+share one. What is kept: keys and labels, ARN roles and resources, `brd` addresses, W&B team
+entities, Kubernetes label keys, the line's structure (GECOS commas, `Name <address>`).
 """
 
 from bot.masking.masked import MaskedText, UnmaskedTextError, require_all_masked, require_masked

@@ -288,7 +288,7 @@ _CLUSTER_WORDS = ("node", "dgx", "hgx")
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
 _HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}(?:-\d{1,6})?){0,255}\](?:[A-Za-z0-9-]{1,32})?(?![\w\[])")
 _HOSTLIST_HEAD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
-_HOSTLIST_SKIP = ("rank", "default", "local", "gpu", "cuda", "dev", "device", "step", "epoch", "x", "y")
+_HOSTLIST_SKIP = ("rank", "default", "local", "cuda", "dev", "device", "step", "epoch", "x", "y")
 _MAX_EXPANDED = 256
 
 # /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.

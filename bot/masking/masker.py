@@ -74,7 +74,9 @@ class Masker:
         self._state = LogState()
         # Learning runs the same passes on the teaching lines and keeps only the names: its
         # own placeholders and open blocks must not shift what `mask` later emits.
-        self._learning = LogState(users=self._state.users, hosts=self._state.hosts, names=self._state.names)
+        self._learning = LogState(
+            users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams
+        )
 
     def mask(self, text: str) -> MaskedText:
         """Mask one piece of text (whole lines) and return it."""

@@ -43,7 +43,7 @@ _NAME_BEFORE = regex.compile(r"(?r)(?<![\w@.])\"?(?P<name>" + _WORD + r"(?:[ \t]
 _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
     ((":x:",), LinePattern(
-        r"[ \t]*(?P<user>[a-z_][a-z0-9_.-]{0,31}):[x*!]?:(?P<uid>\d{1,10}):\d{1,10}:"
+        r"[ \t]*(?P<user>[^\W\d][\w.-]{0,31}):[x*!]?:(?P<uid>\d{1,10}):\d{1,10}:"
         r"(?P<name>[^:,\n]{1,128})(?P<rest>,[^:\n]{0,128})?:/[^:\n]{0,256}:[^:\n]{0,256}$",
         re.M,
     )),

@@ -254,6 +254,8 @@ class _PairScanner:
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return
+        if value in ("{", "[", "(", "{}", "[]"):
+            return  # `"Credentials": {`: the key opens an object, its values are parsed on their own
         lowered_value = value.lower()
         if lowered_value == core.lower() or lowered_value == core.rsplit("_", 1)[-1].lower():
             return  # `token=token`, `password=password` in shown source

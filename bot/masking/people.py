@@ -16,7 +16,7 @@ from bot.masking.state import LogState
 # The local part starts with a letter or digit: `.@x.com` left after a masked address is not
 # a second address on the next pass.
 _EMAIL_RX = regex.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
+    r"(?<![\w.%+-])[^\W_][\w.%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
     r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
 )
 
@@ -45,7 +45,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 
 # Public services' own senders: `GitHub <noreply@github.com>` names no person.
 _SERVICE_LOCALS = frozenset(("noreply", "no-reply", "notifications", "support", "security", "donotreply"))
-_PERSONAL_LOCAL = re.compile(r"[a-z][a-z]+[._][a-z][a-z-]+\Z")
+_PERSONAL_LOCAL = re.compile(r"[^\W\d_]{2,}[._][^\W\d_][\w-]+\Z")
 _EMAIL_ENCODED_RX = regex.compile(
     r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
     r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
@@ -178,15 +178,22 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     """Mask user names that banners and errors spell out, and learn them."""
     if "ogged in as" in present:
         for m in _LOGGED_IN_RX.finditer(text):
+            user = m.group("user")
             for group in ("user", "entity"):
                 name = m.group(group)
-                if name and name.lower() not in TECHNICAL_USERS:
-                    edits.append((m.start(group), m.end(group), "user", name))
-                    state.learn_user(name)
+                if not name or name.lower() in TECHNICAL_USERS:
+                    continue
+                if group == "entity" and user.lower() not in name.lower():
+                    # `(acme-ml)`: a team entity names no person (W&B's personal entity is
+                    # the user name); kept here and in this log's wandb.ai/<entity>/ URLs.
+                    state.teams.setdefault(name, None)
+                    continue
+                edits.append((m.start(group), m.end(group), "user", name))
+                state.learn_user(name)
     if "wandb.ai/" in present:
         for m in _WANDB_URL_RX.finditer(text):
             name = m.group("user")
-            if name.lower() not in _WANDB_PATHS:
+            if name.lower() not in _WANDB_PATHS and name not in state.teams:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if "for user " in present:

@@ -29,7 +29,8 @@ _STOP_NAMES = frozenset(
 )
 
 _DNS_UNSAFE = re.compile(r"[._]+")
-_NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,62}\Z")
+# Letters are Unicode letters: `hannah.garcía` is a name as much as `hannah.garcia`.
+_NAME_SHAPE = re.compile(r"[^\W_][\w.-]{1,62}\Z")
 
 
 def learnable(name: str) -> bool:
@@ -51,6 +52,8 @@ class LogState:
     users: dict[str, None] = field(default_factory=dict)
     hosts: dict[str, None] = field(default_factory=dict)
     names: dict[str, None] = field(default_factory=dict)  # people's full names
+    # W&B team entities seen in a login banner: not a person, kept in wandb.ai URLs.
+    teams: dict[str, None] = field(default_factory=dict)
     # Secret values found while learning (value -> kind): masked wherever they recur, even on
     # a line that lacks the key that made them recognisable (`value:` under `- name: X_PASSWORD`).
     secrets: dict[str, str] = field(default_factory=dict)

@@ -56,6 +56,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("azkey", "azure-storage-key", 87, "=", r"(?<=[A-Za-z0-9+/]{86}=)=(?![A-Za-z0-9+/=])"),
     # Slack incoming webhooks: only the path after /services/ is secret.
     ("slackhook", "slack-webhook", 0, ".", r"(?<=hooks\.)slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,200}"),
+    # The same webhook path without its host: urllib3's debug line puts the host and the
+    # request apart (`https://hooks.slack.com:443 "POST /services/T.../B.../... HTTP/1.1"`).
+    ("slackpath", "slack-webhook", 0, "/", r"(?<=/)services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{20,40}" + _B),
     # AWS access key ids (AKIA long-term, ASIA temporary, ABIA/ACCA service) + 16.
     ("aws", "aws-access-key", 1, "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _B),
     ("gapi", "google-api-key", 1, "A", r"Iza[0-9A-Za-z_-]{35}" + _BW),
@@ -71,7 +74,7 @@ _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
 # `2.345`) before any branch is tried.
-_LEAD_FILTER = {"_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
+_LEAD_FILTER = {"/": "(?=services/T)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
 
 
 def _compile_by_lead() -> list[re.Pattern[str]]:
@@ -140,7 +143,11 @@ def _plausible(name: str, token: str, body: str) -> bool:
         return char_classes(body) >= 2 and not _KEBAB_WORDS.match(body) and entropy(body) > 3.0
     if name == "xox":
         return any(ch.isdigit() for ch in body)
-    if name in ("azad", "azkey", "ya29", "nvapi", "glpat", "gocspx"):
+    if name == "azkey":
+        # 64 random bytes: 5+ bits per character. Base64 of float tensors (also 88 characters
+        # ending `==`) repeats `AAAA` runs and stays far below.
+        return entropy(token) > 4.5
+    if name in ("azad", "ya29", "nvapi", "glpat", "gocspx"):
         return entropy(token) > 3.0
     if name == "pemb64":
         return _pem_in_base64(token)
@@ -162,6 +169,10 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         # hooks.slack.com/services/T.../B.../secret: keep the host and /services/.
         path_start = text.index("/", m.start(name)) + 1
         path_start = text.index("/", path_start) + 1
+        edits.append((path_start, m.end(), "slack-webhook", text[path_start : m.end()]))
+        return
+    if name == "slackpath":
+        path_start = m.start(name) + len("services/")
         edits.append((path_start, m.end(), "slack-webhook", text[path_start : m.end()]))
         return
     start = m.start(name) - _OFFSET[name]
