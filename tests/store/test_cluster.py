@@ -74,8 +74,7 @@ def test_every_operation_works_across_three_primaries(redis_cluster: LocalCluste
         exercise(store, team, clock)
     owners = {redis_cluster.primary_of_slot(key_slot(keys.plan(t).encode())).port for t in TEAMS}
     assert len(owners) == 3
-    summary = store.feedback.summary()
-    assert [(r.rule_id, r.right, r.wrong) for r in summary] == [("rule-a", 0, 0)] or summary == []
+    assert store.feedback.summary() == []  # every workspace was forgotten, its votes too
     assert store.unmatched.top(1) == [("Segfault <N>", len(TEAMS))]
     store.close()
 
