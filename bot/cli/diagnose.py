@@ -155,6 +155,9 @@ def run(args: argparse.Namespace) -> int:
 
     stats = replace(outcome.diagnosis.stats, bytes=log.text_bytes, truncated=bool(log.truncated) or outcome.diagnosis.stats.truncated)
     diagnosis = replace(outcome.diagnosis, stats=stats)
+    if diagnosis.unmatched and args.format != "json":
+        # For the terminal: the line as its file has it (the JSON cleans its own copy).
+        diagnosis = replace(diagnosis, unmatched=_clean_unmatched(log, diagnosis.unmatched))
     outcome = replace(outcome, diagnosis=diagnosis, report=replace(outcome.report, diagnosis=diagnosis))
     if not args.quiet:
         for skipped in log.skipped:
