@@ -11,6 +11,7 @@ from slack_sdk import WebClient
 from bot.slack.config import SlackConfig
 from bot.slack.deps import BotDeps
 from bot.slack.listeners import register_listeners
+from bot.slack.recovery import start_sweeper
 from bot.slack.webapi import api_timeout, retry_handlers
 
 # Lazy listeners mostly wait on Slack and Redis (a 429's Retry-After, a slow download): Bolt's
@@ -43,4 +44,6 @@ def build_app(deps: BotDeps) -> App:
         listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="denpex-lazy"),
     )
     register_listeners(app, deps)
+    # Messages a dead process claimed and never answered are taken over (bot.slack.recovery).
+    start_sweeper(app, deps)
     return app

@@ -22,3 +22,6 @@ class BotDeps:
     def __post_init__(self) -> None:
         words = {kw for rule in self.denpex.rulebook for kw in rule.keywords}
         self.keywords: tuple[str, ...] = tuple(sorted(words))
+        from bot.slack.recovery import LeaseKeeper
+
+        self.leases = LeaseKeeper(self)

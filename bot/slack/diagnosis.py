@@ -1,29 +1,46 @@
-"""A log arrives (pasted or uploaded): react, diagnose, charge, reply in the thread.
+"""The Slack edge of a diagnosis: what to read from a message, and how the answer is told.
 
-The reaction tells the user where things stand: :mag: while working, :white_check_mark: when
-answered, :x: when it failed, :no_entry_sign: when the workspace is over its daily quota.
+The use case (quota, charge on delivery, refund, thread context, history) is
+bot.delivery.diagnose; here a `SlackReplier` renders and posts for it, and `read_message`
+reads what a message holds: its log files (kinds from files.info and the bytes; images are
+ignored, and a file that cannot be read is noted without stopping the rest) and its pasted
+text. The reaction tells the user where things stand: :mag: while working,
+:white_check_mark: when answered, :x: when it failed, :no_entry_sign: over the daily quota.
+
+An answer whose post has an unknown outcome (a 5xx, a reset, a timeout: Slack may have
+posted) is looked for in the thread by the diagnosis id in its message metadata before it is
+posted again, never blindly repeated.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.ingest import InputError, Limits
-from bot.service import Outcome, QuotaExceeded, deliver_charged
+from bot.delivery import NotDelivered, Place
+from bot.ingest import InputError, Limits, read_log
+from bot.service import Outcome
 from bot.slack import blocks as ui
 from bot.slack import files
 from bot.slack.deps import BotDeps
-from bot.slack.webapi import courtesy_client
-from bot.store import Store, StoreUnavailable, ThreadContext
+from bot.slack.webapi import courtesy_client, reply_client
 
 log = logging.getLogger("denpex.slack")
+
+METADATA_EVENT = "denpex_diagnosis"
+# Posts of one answer: the first, and repeats each made only after looking it is not there.
+POST_ATTEMPTS = 3
+# Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
+# answered (what Slack posted is there now); a timeout or reset may still be landing.
+LOOK_AFTER_5XX_S = (0.3,)
+LOOK_AFTER_TIMEOUT_S = (0.0, 2.0, 4.0)
 
 
 @dataclass(frozen=True)
@@ -32,12 +49,16 @@ class Where:
 
     team_id: str
     channel: str
-    ts: str  # the message carrying the log
+    ts: str  # the message carrying the log (reactions go on it)
     thread_ts: str  # the thread to reply in
     user: str | None
 
+    @property
+    def place(self) -> Place:
+        return Place(self.team_id, self.channel, self.thread_ts)
 
-def _react(client: WebClient, where: Where, add: str | None, remove: str | None = None) -> None:
+
+def react(client: WebClient, where: Where, add: str | None, remove: str | None = None) -> None:
     # Reactions are a courtesy: a failure here (an error, a 429, a timeout) must never stop
     # or delay the reply itself, so they go through a short-timeout, short-retry client.
     quick = courtesy_client(client)
@@ -52,145 +73,172 @@ def _react(client: WebClient, where: Where, add: str | None, remove: str | None 
             log.info("reaction %s on %s failed: %s", name, where.channel, type(exc).__name__)
 
 
-def _post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> Any:
+def post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]], **extra: Any) -> Any:
     text, blocks = message
-    return client.chat_postMessage(channel=where.channel, thread_ts=where.thread_ts, text=text, blocks=blocks)
+    # No unfurls: a link quoted from a log must not make Slack fetch it.
+    return client.chat_postMessage(channel=where.channel, thread_ts=where.thread_ts, text=text, blocks=blocks,
+                                   unfurl_links=False, unfurl_media=False, **extra)
 
 
-def _context(outcome: Outcome, where: Where) -> ThreadContext:
-    d = outcome.diagnosis
-    root = d.matches[0]
-    return ThreadContext(
-        entry_ids=[m.id for m in d.matches],
-        initiating_rank=d.initiating_rank,
-        evidence=[e.text for e in root.evidence],  # already masked
-        channel=where.channel,
-        thread_ts=where.thread_ts,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        collateral_ids=[c.id for c in d.collateral],
-        collateral_ranks=sorted({r for c in d.collateral for r in c.ranks})[:200],
-        confidence=root.confidence,
-    )
-
-
-def diagnose_and_reply(
-    deps: BotDeps,
-    client: WebClient,
-    where: Where,
-    read: Callable[[], Outcome],
-    *,
-    quiet_if_unmatched: bool = False,
-) -> None:
-    """Run one diagnosis end to end; every failure ends in a clear message in the thread."""
-    store = deps.store
-    _react(client, where, "mag")
+def safe_post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> None:
     try:
-        status = store.quotas.status(where.team_id)
-        if status.remaining <= 0:
-            _post(client, where, ui.quota_exceeded_message(status))
-            _react(client, where, "no_entry_sign", remove="mag")
-            return
-        outcome = read()
-        if not outcome.report.matched:
-            if quiet_if_unmatched:
-                _react(client, where, None, remove="mag")
-                return
-            if outcome.diagnosis.unmatched:
-                _count_unmatched(store, where, outcome.diagnosis.unmatched)
-            _post(client, where, ui.diagnosis_message(outcome.report))
-            _react(client, where, "white_check_mark", remove="mag")
-            return
-        message = ui.diagnosis_message(outcome.report)
-        deliver_charged(store, where.team_id, lambda: _post(client, where, message))
-        _save_thread(store, where, outcome)
-        _remember(store, where, outcome)
-        log.info(
-            "diagnosed team=%s channel=%s entry=%s confidence=%s lines=%d ms=%d",
-            where.team_id, where.channel, outcome.diagnosis.matches[0].id,
-            outcome.diagnosis.matches[0].confidence, outcome.diagnosis.stats.lines,
-            outcome.diagnosis.stats.elapsed_ms,
-        )  # fmt: skip
-        _react(client, where, "white_check_mark", remove="mag")
-    except QuotaExceeded as exc:
-        _safe_post(client, where, ui.quota_exceeded_message(exc.status))
-        _react(client, where, "no_entry_sign", remove="mag")
-    except InputError as exc:
-        _safe_post(client, where, ui.error_message(f"I could not read this log: {exc}."))
-        _react(client, where, "x", remove="mag")
-    except StoreUnavailable:
-        log.warning("store unavailable while diagnosing in team=%s", where.team_id)
-        _safe_post(client, where, ui.unavailable_message())
-        _react(client, where, "x", remove="mag")
-    except SlackApiError as exc:
-        # not_in_channel, channel_not_found, ratelimited past retries, 5xx past retries:
-        # nothing was delivered, so nothing was charged (deliver_charged refunded it).
-        log.warning("posting the diagnosis failed in team=%s: %s", where.team_id, exc.response.get("error"))
-        _react(client, where, "x", remove="mag")
-    except OSError as exc:
-        # Slack unreachable or too slow to confirm: the reply may or may not have landed, and
-        # re-posting could double it. Refunded; say so, once, if Slack lets us.
-        log.warning("Slack did not confirm a post in team=%s: %s", where.team_id, type(exc).__name__)
-        _safe_post(client, where, ui.error_message(
-            "Slack did not confirm my reply in time, so nothing was charged. "
-            "If no diagnosis shows up in this thread, post the log again."))
-        _react(client, where, "x", remove="mag")
-    except Exception:
-        log.exception("diagnosis failed in team=%s channel=%s", where.team_id, where.channel)
-        _safe_post(client, where, ui.error_message("Something went wrong while diagnosing this log; nothing was charged."))
-        _react(client, where, "x", remove="mag")
-
-
-def _remember(store: Store, where: Where, outcome: Outcome) -> None:
-    """Add the posted diagnosis to the workspace's history (App Home): entry, confidence,
-    rank, channel; never log text. The reply is out already, so a failure here is only logged."""
-    root = outcome.diagnosis.matches[0]
-    try:
-        store.history.record(where.team_id, where.channel, root.id, root.title, root.confidence,
-                             outcome.diagnosis.initiating_rank)
-    except (StoreUnavailable, ValueError) as exc:
-        log.warning("diagnosis not added to the history of team=%s: %s", where.team_id, type(exc).__name__)
-
-
-def _save_thread(store: Store, where: Where, outcome: Outcome) -> None:
-    """Keep the thread's context for follow-ups. The diagnosis is posted (and charged) already:
-    if Redis went away meanwhile, only follow-ups in this thread are lost; say nothing more."""
-    try:
-        store.threads.save(where.team_id, where.channel, where.thread_ts, _context(outcome, where))
-    except StoreUnavailable:
-        log.warning("thread context not saved for team=%s channel=%s: store unavailable", where.team_id, where.channel)
-
-
-def _count_unmatched(store: Store, where: Where, line: str) -> None:
-    """A statistic for maintainers: it must not stand between the user and the reply."""
-    try:
-        store.unmatched.record(where.team_id, line)
-    except StoreUnavailable:
-        log.warning("unmatched line not counted for team=%s: store unavailable", where.team_id)
-
-
-def _safe_post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> None:
-    try:
-        _post(client, where, message)
+        post(client, where, message)
     except Exception as exc:  # SlackApiError, or Slack unreachable / timing out
-        log.warning("could not post an error message in team=%s: %s", where.team_id, type(exc).__name__)
+        log.warning("could not post a message in team=%s: %s", where.team_id, type(exc).__name__)
 
 
-def pasted(deps: BotDeps, text: str) -> Callable[[], Outcome]:
-    return lambda: deps.denpex.diagnose_text(text)
+def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) -> bool | None:
+    """Is the answer carrying `diagnosis_id` in the thread? None when Slack would not say."""
+    try:
+        resp = client.conversations_replies(channel=where.channel, ts=where.thread_ts, include_all_metadata=True,
+                                            oldest=f"{since - 120:.6f}", inclusive=True, limit=200)
+    except (SlackApiError, OSError) as exc:
+        log.info("could not look for a post in %s: %s", where.channel, type(exc).__name__)
+        return None
+    for msg in resp.get("messages") or []:
+        payload = ((msg.get("metadata") or {}).get("event_payload")) or {}
+        if payload.get("diagnosis_id") == diagnosis_id:
+            return True
+    return False
 
 
-def uploaded(deps: BotDeps, client: WebClient, file_obj: dict[str, Any]) -> Callable[[], Outcome]:
-    """Read an uploaded file through files.info and its private URL, streamed and capped."""
+def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]], diagnosis_id: str) -> None:
+    """Post the answer once. A refusal raises NotDelivered; an unknown outcome (5xx, reset,
+    timeout) is looked for in the thread by its metadata, and posted again only once it is
+    known to be absent; if Slack will not show the thread, it is not repeated."""
+    once = reply_client(client)
+    metadata = {"event_type": METADATA_EVENT, "event_payload": {"diagnosis_id": diagnosis_id}}
+    started = time.time()
+    problem = ""
+    for _attempt in range(POST_ATTEMPTS):
+        try:
+            post(once, where, message, metadata=metadata)
+            return
+        except SlackApiError as exc:
+            status = exc.response.status_code
+            if status < 500:  # refused (not_in_channel, ratelimited past retries...): not posted
+                raise NotDelivered(f"Slack refused the post: {exc.response.get('error')}") from None
+            problem, looks = f"HTTP {status}", LOOK_AFTER_5XX_S
+        except OSError as exc:  # a reset or a timeout: it may have been posted, or be landing
+            problem, looks = type(exc).__name__, LOOK_AFTER_TIMEOUT_S
+        log.info("post of diagnosis %s in team=%s unconfirmed (%s): looking for it", diagnosis_id, where.team_id, problem)
+        found: bool | None = False
+        for wait in looks:
+            time.sleep(wait)
+            found = _landed(client, where, diagnosis_id, started)
+            if found is not False:
+                break
+        if found:
+            log.info("diagnosis %s was posted in team=%s after all", diagnosis_id, where.team_id)
+            return
+        if found is None:
+            raise NotDelivered(f"Slack did not confirm the post ({problem}) and would not show the thread")
+    raise NotDelivered(f"Slack did not confirm the post {POST_ATTEMPTS} times ({problem})")
+
+
+@dataclass
+class SlackReplier:
+    """bot.delivery.Replier for a Slack thread."""
+
+    client: WebClient
+    where: Where
+    notes: list[str] = field(default_factory=list)  # files not read, told with the answer
+
+    def working(self) -> None:
+        react(self.client, self.where, "mag")
+
+    def over_quota(self, status: Any) -> None:
+        safe_post(self.client, self.where, ui.quota_exceeded_message(status))
+
+    def answer(self, outcome: Outcome, diagnosis_id: str) -> None:
+        text, blocks = ui.diagnosis_message(outcome.report)
+        if self.notes:
+            blocks = ui.fit([*blocks, ui.context(ui.esc("Not read: " + "; ".join(self.notes))[:2900])])
+        post_verified(self.client, self.where, (text, blocks), diagnosis_id)
+
+    def problem(self, text: str) -> None:
+        safe_post(self.client, self.where, ui.error_message(text))
+
+    def unavailable(self) -> None:
+        safe_post(self.client, self.where, ui.unavailable_message())
+
+    def finished(self, state: str) -> None:
+        mark = {"answered": "white_check_mark", "failed": "x", "over_quota": "no_entry_sign"}.get(state)
+        if mark:
+            react(self.client, self.where, mark, remove="mag")
+
+
+@dataclass(frozen=True)
+class LogFile:
+    info: files.SlackFile
+    named_as_log: bool  # its name or type says log; otherwise only its bytes can tell
+
+
+NOT_A_LOG = "{} is not a log file I read (.log, .txt, .out, .err, a text snippet, or .gz of one)"
+
+
+def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> tuple[list[LogFile], list[str], list[str]]:
+    """The message's files that are logs (by files.info), a note for each that cannot be
+    read, and the names of the media (screenshots), which are ignored beside a log."""
+    logs: list[LogFile] = []
+    notes: list[str] = []
+    media: list[str] = []
+    for f in shared:
+        try:
+            info, what = files.file_info(client, f["id"], deps.config.max_upload_bytes, deps.config.api_url)
+        except InputError as exc:
+            notes.append(str(exc))
+            continue
+        if what == files.LOG:
+            logs.append(LogFile(info, files.named_as_log(info.raw)))
+        elif what == files.NOT_LOG:
+            notes.append(NOT_A_LOG.format(info.name))
+        else:
+            media.append(info.name)
+    return logs, notes, media
+
+
+def _primed(stream: Iterator[bytes]) -> Iterator[bytes]:
+    """Pull the first chunk now, so an empty, binary or unreachable file fails here (and is
+    noted) rather than in the middle of the diagnosis; end on a newline."""
+    first = next(stream, b"")
+
+    def rest() -> Iterator[bytes]:
+        last = first
+        yield first
+        for chunk in stream:
+            last = chunk or last
+            yield chunk
+        if last and not last.endswith(b"\n"):
+            yield b"\n"
+
+    return rest()
+
+
+def read_message(deps: BotDeps, client: WebClient, replier: SlackReplier, text: str | None,
+                 logs: list[LogFile], notes: list[str]) -> Callable[[], Outcome]:
+    """What `diagnose` reads: every log file of the message, then its pasted text, as one log."""
+    cfg = deps.config
 
     def read() -> Outcome:
-        if not files.supported(file_obj):
-            raise InputError(
-                f"{files.describe(file_obj)} is not a log file I read (.log, .txt, .out, .err, a text snippet, or .gz of one)"
-            )
-        cfg = deps.config
-        info = files.file_info(client, file_obj["id"], cfg.max_upload_bytes)
-        chunks = files.download(info, client.token or "", files.download_timeout(), files.download_deadline())
-        limits = Limits(max_bytes=cfg.max_upload_bytes, max_inflated=cfg.max_inflated_bytes)
-        return deps.denpex.diagnose_stream(chunks, limits=limits)
+        streams: list[Iterable[bytes]] = []
+        replier.notes = list(notes)
+        per_file = Limits(max_bytes=cfg.max_upload_bytes, max_inflated=cfg.max_inflated_bytes)
+        for f in logs:
+            try:
+                chunks = files.download(f.info, client.token or "", files.download_timeout(),
+                                        files.download_deadline(), api_url=cfg.api_url)
+                streams.append(_primed(read_log(chunks, per_file)))
+            except InputError as exc:
+                if f.named_as_log:
+                    replier.notes.append(f"{f.info.name}: {exc}")
+                else:  # an upload of no log kind whose bytes are not text either
+                    replier.notes.append(f"{NOT_A_LOG.format(f.info.name)}: {exc}")
+        if text and text.strip():
+            streams.append([text.encode("utf-8", "surrogatepass") + b"\n"])
+        if not streams:
+            raise InputError("; ".join(replier.notes) or "the message holds nothing to read")
+        total = Limits(max_bytes=cfg.max_inflated_bytes, max_inflated=cfg.max_inflated_bytes)
+        return deps.denpex.diagnose_stream(itertools.chain.from_iterable(streams), limits=total)
 
     return read

@@ -1,7 +1,10 @@
 """Reading an uploaded log through the Slack API: files.info, then the private download URL.
 
-Streamed with the bot token, never written to disk; the size is checked before the download
-(files.info) and again while reading, since a declared size can lie.
+What a file is comes from `files.info` (a message's `files[]` item may be abbreviated, e.g.
+`{"id": ..., "file_access": "check_file_info"}`) and then from its bytes (gzip magic), never
+from the event's file object alone. The bot token goes only to Slack's file hosts: a download
+URL or a redirect elsewhere is refused, never sent the token. Streamed, never written to
+disk; the size is checked before the download (files.info) and again while reading.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,40 +22,93 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.ingest import InputError
+from bot.masking import Masker
 
 SUPPORTED_EXTENSIONS = (".log", ".txt", ".out", ".err", ".gz", ".log.gz", ".text")
-SUPPORTED_FILETYPES = ("text", "gzip", "log", "")
+# files.info `filetype`s of what we read; anything unknown is sniffed (read_log checks bytes).
+LOG_FILETYPES = ("text", "gzip", "log", "plain", "")
+# What is certainly not a log: skipped without a word when something else is there to read.
+MEDIA_PREFIXES = ("image/", "video/", "audio/")
+MEDIA_FILETYPES = ("png", "jpg", "jpeg", "gif", "bmp", "webp", "heic", "tiff", "svg", "mp4", "mov", "webm", "mp3", "m4a")
+NOT_LOG_FILETYPES = ("pdf", "zip", "docx", "xlsx", "pptx", "gdoc", "gsheet", "gpres", "tar", "rar", "7z", "email", "quip", "canvas", "list")
 DOWNLOAD_TIMEOUT_S = 20.0  # no byte for this long: stalled (DENPEX_DOWNLOAD_TIMEOUT_S)
 DOWNLOAD_DEADLINE_S = 120.0  # the whole download, however it trickles (DENPEX_DOWNLOAD_DEADLINE_S)
+MAX_REDIRECTS = 3
 _CHUNK = 1 << 16
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+# Kinds of file (`kind`).
+LOG = "log"  # read it
+MEDIA = "media"  # a screenshot, a recording: ignore
+NOT_LOG = "not_log"  # a document or an archive: say we do not read it
 
 
 @dataclass(frozen=True)
 class SlackFile:
     id: str
-    name: str
+    name: str  # as shown to users: masked (file names carry user names and hosts)
     size: int
     url: str
+    raw: dict[str, Any]  # the files.info object (no content)
 
 
-def supported(file: dict[str, Any]) -> bool:
-    """A log we read: by extension, snippet mode, or a plain-text file type."""
-    name = (file.get("name") or "").lower()
-    if name.endswith(SUPPORTED_EXTENSIONS):
-        return True
-    if file.get("mode") == "snippet":
-        return True
+def kind(file: dict[str, Any]) -> str:
+    """What a files.info `file` object is: LOG (read it; the bytes have the last word), MEDIA
+    or NOT_LOG."""
+    name = (file.get("name") or file.get("title") or "").lower()
     ftype = (file.get("filetype") or "").lower()
     mimetype = (file.get("mimetype") or "").lower()
-    return ftype in ("text", "log") or mimetype.startswith("text/plain")
+    if name.endswith(SUPPORTED_EXTENSIONS) or file.get("mode") == "snippet":
+        return LOG
+    if mimetype.startswith(MEDIA_PREFIXES) or ftype in MEDIA_FILETYPES:
+        return MEDIA
+    if ftype in NOT_LOG_FILETYPES or mimetype in ("application/pdf", "application/zip"):
+        return NOT_LOG
+    # text/*, gzip, "binary" (an extensionless upload: a .gz renamed, a log with no suffix):
+    # the bytes decide (gzip magic, NUL bytes, archive magic) in bot.ingest.read_log.
+    return LOG
+
+
+def named_as_log(file: dict[str, Any]) -> bool:
+    """The file says it is a log: by its extension, snippet mode, a text type or gzip."""
+    name = (file.get("name") or file.get("title") or "").lower()
+    ftype = (file.get("filetype") or "").lower()
+    mimetype = (file.get("mimetype") or "").lower()
+    return (name.endswith(SUPPORTED_EXTENSIONS) or file.get("mode") == "snippet" or ftype in ("text", "log", "gzip", "plain")
+            or mimetype.startswith("text/") or mimetype in ("application/gzip", "application/x-gzip"))
 
 
 def describe(file: dict[str, Any]) -> str:
-    return file.get("name") or file.get("title") or file.get("id", "the file")
+    """A file's name as it may be shown (masked: names carry users, hosts, ids)."""
+    return Masker().mask(file.get("name") or file.get("title") or file.get("id") or "the file")
 
 
-def file_info(client: WebClient, file_id: str, max_bytes: int) -> SlackFile:
-    """files.info, with the size checked before anything is downloaded."""
+def allowed_host(url: str, api_url: str) -> bool:
+    """May this URL get the bot token? Only https on Slack's own hosts (files.slack.com and
+    any *.slack.com), or the exact scheme and host:port of SLACK_API_URL (a local stand-in)."""
+    try:
+        target = urllib.parse.urlsplit(url)
+        api = urllib.parse.urlsplit(api_url)
+        host = (target.hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if target.scheme == "https" and (host == "slack.com" or host.endswith(".slack.com")):
+        return True
+    return (target.scheme, target.netloc.lower()) == (api.scheme, api.netloc.lower()) and bool(api.netloc)
+
+
+def host_of(url: str) -> str:
+    try:
+        return urllib.parse.urlsplit(url).hostname or "an unknown host"
+    except ValueError:
+        return "an unknown host"
+
+
+def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> tuple[SlackFile, str]:
+    """files.info: the file and its kind, with the size and the download host checked before
+    anything is downloaded."""
     try:
         info = client.files_info(file=file_id)["file"]
     except SlackApiError as exc:
@@ -59,16 +116,23 @@ def file_info(client: WebClient, file_id: str, max_bytes: int) -> SlackFile:
     except OSError as exc:  # Slack unreachable or too slow (URLError, timeouts, resets)
         raise InputError(f"Slack did not answer when I asked for the file ({_reason(exc)}); try again in a minute") from None
     name = describe(info)
+    what = kind(info)
     size = int(info.get("size") or 0)
-    if size > max_bytes:
-        raise InputError(
-            f"{name} is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit: "
-            "upload the part around the failure, or gzip the log"
-        )
-    url = info.get("url_private_download") or info.get("url_private")
-    if not url:
-        raise InputError(f"{name} has no download URL: is it an external file?")
-    return SlackFile(id=file_id, name=name, size=size, url=url)
+    url = info.get("url_private_download") or info.get("url_private") or ""
+    if what == LOG:
+        if size > max_bytes:
+            raise InputError(
+                f"{name} is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit: "
+                "upload the part around the failure, or gzip the log"
+            )
+        if not url:
+            raise InputError(f"{name} has no download URL: is it an external file?")
+        if not allowed_host(url, api_url):
+            raise InputError(
+                f"{name} is not hosted by Slack (its download link points at {host_of(url)}): "
+                "I only download with the bot token from Slack's own file servers; upload the log to Slack itself"
+            )
+    return SlackFile(id=file_id, name=name, size=size, url=url, raw=info), what
 
 
 def _reason(exc: BaseException) -> str:
@@ -76,17 +140,52 @@ def _reason(exc: BaseException) -> str:
     return "timed out" if isinstance(reason, TimeoutError) else str(reason) or type(reason).__name__
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib would follow a redirect with every header, the token included: never follow;
+    `_open` decides per hop."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects())
+
+
+def _open(file: SlackFile, token: str, api_url: str, timeout_s: float) -> Any:
+    """GET the file, following at most MAX_REDIRECTS redirects, each only to a host that may
+    get the token; a redirect anywhere else is refused (and the token never sent there)."""
+    url = file.url
+    for _ in range(MAX_REDIRECTS + 1):
+        if not allowed_host(url, api_url):
+            raise InputError(
+                f"Slack's download of {file.name} redirected to {host_of(url)}, which is not a Slack "
+                "file server: I did not follow it (the bot token only goes to Slack); try uploading the file again"
+            )
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        try:
+            return _OPENER.open(req, timeout=timeout_s)
+        except urllib.error.HTTPError as exc:
+            location = exc.headers.get("Location") if exc.code in _REDIRECTS else None
+            exc.close()
+            if not location:
+                raise InputError(f"downloading {file.name} failed (HTTP {exc.code})") from None
+            url = urllib.parse.urljoin(url, location)
+    raise InputError(f"downloading {file.name} failed: more than {MAX_REDIRECTS} redirects")
+
+
 def download(
-    file: SlackFile, token: str, timeout_s: float = DOWNLOAD_TIMEOUT_S, deadline_s: float = DOWNLOAD_DEADLINE_S
+    file: SlackFile, token: str, timeout_s: float = DOWNLOAD_TIMEOUT_S, deadline_s: float = DOWNLOAD_DEADLINE_S,
+    api_url: str = "https://slack.com/api/",
 ) -> Iterator[bytes]:
-    """Stream the file's bytes. Raises InputError for an auth page, an HTTP error, a stall
-    (no byte for `timeout_s`) or a trickle that outlasts `deadline_s` in all."""
-    deadline = time.monotonic() + deadline_s
-    req = urllib.request.Request(file.url, headers={"Authorization": f"Bearer {token}"})
+    """Stream the file's bytes. Raises InputError for a host that is not Slack's, an auth
+    page, an HTTP error, a stall (no byte for `timeout_s`) or a trickle that outlasts
+    `deadline_s` in all."""
+    # The deadline counts time spent waiting on Slack, not the time the reader (the matcher,
+    # streaming) spends between chunks: a slow diagnosis of a fast download is no trickle.
+    waited = 0.0
+    began = time.monotonic()
     try:
-        resp = urllib.request.urlopen(req, timeout=timeout_s)
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"downloading {file.name} failed (HTTP {exc.code})") from None
+        resp = _open(file, token, api_url, timeout_s)
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         if isinstance(getattr(exc, "reason", exc), TimeoutError):
             raise InputError(f"downloading {file.name} stalled: Slack sent nothing for {timeout_s:.0f} s; try again") from None
@@ -97,15 +196,18 @@ def download(
                 f"Slack answered the download of {file.name} with a login page: the bot token cannot read it "
                 "(reinstall the app with the files:read scope)"
             )
+        waited += time.monotonic() - began
         while True:
+            began = time.monotonic()
             try:
                 # read1: one socket read, so a trickle still comes back here to meet the deadline.
                 chunk = resp.read1(_CHUNK)
             except (TimeoutError, OSError):
                 raise InputError(f"downloading {file.name} stalled for {timeout_s:.0f} s; try again") from None
+            waited += time.monotonic() - began
             if not chunk:
                 return
-            if time.monotonic() > deadline:
+            if waited > deadline_s:
                 raise InputError(f"downloading {file.name} took over {deadline_s:.0f} s; try again, or upload the part around the failure") from None
             yield chunk
 

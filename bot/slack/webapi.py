@@ -114,3 +114,20 @@ def courtesy_client(client: WebClient) -> WebClient:
             ConnectionErrorRetryHandler(max_retry_count=1),
         ],
     )
+
+
+def reply_client(client: WebClient) -> WebClient:
+    """A client for posts that must not double: only a 429 is retried (Slack posted nothing).
+
+    A 5xx, a reset or a timeout may come after Slack did post, so slack_sdk's server-error
+    and connection retry handlers, which would repeat the post blindly, are left out: the
+    caller looks for the post before repeating it (bot.slack.diagnosis.post_verified)."""
+    return WebClient(
+        token=client.token,
+        base_url=client.base_url,
+        timeout=client.timeout,
+        headers=client.headers,
+        team_id=(client.default_params or {}).get("team_id"),
+        logger=client.logger,
+        retry_handlers=[BoundedRateLimitRetryHandler(max_retry_count=3, max_wait_s=MAX_RETRY_AFTER_S)],
+    )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from bot.store import keys
+from bot.store.bursts import Bursts
+from bot.store.claims import Claims
 from bot.store.client import RedisClient, guarded
 from bot.store.clock import Clock, UtcClock
 from bot.store.codes import Codes
@@ -38,6 +40,8 @@ class Store:
         self.ratelimit = RateLimit(self._client, self._clock)
         self.codes = Codes(self._client, config, self._clock, self.plans, self.ratelimit)
         self.dedupe = Dedupe(self._client, config)
+        self.bursts = Bursts(self._client)
+        self.claims = Claims(self._client, config)
         self.threads = Threads(self._client, config)
         self.feedback = Feedback(self._client, config)
         self.unmatched = Unmatched(self._client, config)

@@ -71,7 +71,8 @@ def test_one_event_on_two_replicas_at_once_is_answered_once_and_quota_is_exact(r
     """Ten logs, each delivered to both replicas at the same instant: ten replies, three charged (free plan)."""
     stamps = [new_ts() + f"{i}" for i in range(10)]
     for i, ts in enumerate(stamps):
-        ev, event = f"EvTWICE{i:04d}", message(SAMPLE, ts)
+        # Ten people (one person's consecutive messages would be one pasted log).
+        ev, event = f"EvTWICE{i:04d}", {**message(SAMPLE, ts), "user": f"U0USER{i:03d}"}
         replies = at_once(lambda e=event, i=ev: rbot.event(e, event_id=i),
                           lambda e=event, i=ev: replica.event(e, event_id=i, headers=RETRY))
         assert [r.status for r in replies] == [200, 200]

@@ -40,6 +40,9 @@ class FakeFile:
     declared_size: int | None = None  # what files.info says; defaults to the real size
     serve_html: bool = False  # answer the download with a login page, as Slack does on bad auth
     stall_s: float = 0.0  # sleep before sending the body
+    download_url: str | None = None  # what files.info gives as url_private_download (default: ours)
+    redirect_to: str | None = None  # answer the download with a 302 to this URL
+    dribble: str | None = None  # "trickle" (a byte every 0.3 s) or "stall" (nothing) after a first line
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Failure:
     retry_after: int | None = None
     body: dict[str, Any] | None = None
     delay_s: float = 0.0
+    posted: bool = False  # Slack did the work (posted the message) and then answered this
 
 
 class FakeSlack:
@@ -62,7 +66,10 @@ class FakeSlack:
         self.oauth_codes: dict[str, dict[str, Any]] = {}
         self.refresh_tokens: dict[str, str] = {}  # refresh token -> team, for token rotation
         self.rotations = 0
+        self.messages: list[dict[str, Any]] = []  # posted messages, as conversations.replies shows them
+        self.history: list[dict[str, Any]] = []  # people's messages, as conversations.history shows them
         self.lock = threading.Lock()
+        self.stop_dribbles = threading.Event()
         self._ts = 1_700_000_000.000100
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -86,17 +93,24 @@ class FakeSlack:
         self.server.server_close()
 
     def reset(self) -> None:
+        self.stop_dribbles.set()  # end the dribbling downloads of the last test
+        self.stop_dribbles = threading.Event()
         with self.lock:
             self.calls.clear()
             self.responses.clear()
             self.failures.clear()
             self.files.clear()
+            self.messages.clear()
+            self.history.clear()
 
     def fail(self, method: str, status: int, times: int = 1, retry_after: int | None = None,
-             body: dict[str, Any] | None = None, delay_s: float = 0.0) -> None:
+             body: dict[str, Any] | None = None, delay_s: float = 0.0, posted: bool = False) -> None:
+        """Script the next `times` calls of `method` to answer `status` (after `delay_s`);
+        with `posted`, Slack first does the work (the message is posted), as after a 5xx or a
+        slow answer that came too late."""
         with self.lock:
             self.failures.setdefault(method, []).extend(
-                Failure(status, retry_after, body, delay_s) for _ in range(times)
+                Failure(status, retry_after, body, delay_s, posted) for _ in range(times)
             )
 
     def add_file(self, f: FakeFile) -> dict[str, Any]:
@@ -114,7 +128,7 @@ class FakeSlack:
             "size": f.declared_size if f.declared_size is not None else len(f.content),
             "mode": "hosted",
             "url_private": f"{self.base}/files/{f.id}/{f.name}",
-            "url_private_download": f"{self.base}/files/{f.id}/download/{f.name}",
+            "url_private_download": f.download_url or f"{self.base}/files/{f.id}/download/{f.name}",
         }
 
     def of(self, method: str) -> list[Call]:
@@ -162,6 +176,23 @@ class FakeSlack:
             def _json(self, status: int, obj: dict[str, Any], headers: dict | None = None) -> None:
                 self._send(status, json.dumps(obj).encode(), headers=headers)
 
+            def _dribble(self, mode: str, stop: threading.Event) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", "100000000")
+                self.end_headers()
+                try:
+                    self.wfile.write(b"[rank0]: starting\n")
+                    self.wfile.flush()
+                    deadline = time.monotonic() + 60
+                    while not stop.wait(0.3) and time.monotonic() < deadline:
+                        if mode == "trickle":
+                            self.wfile.write(b"x")
+                            self.wfile.flush()
+                except OSError:
+                    pass
+                self.close_connection = True
+
             def do_GET(self) -> None:
                 parts = self.path.split("/")
                 if len(parts) >= 3 and parts[1] == "files":
@@ -171,8 +202,12 @@ class FakeSlack:
                         fake.calls.append(Call("files.download", {"file": parts[2]}, auth.removeprefix("Bearer ") or None, time.time()))
                     if f is None:
                         return self._send(404, b"not found", "text/plain")
+                    if f.redirect_to:
+                        return self._send(302, b"", "text/plain", {"Location": f.redirect_to})
                     if f.serve_html or auth.removeprefix("Bearer ") not in fake.tokens:
                         return self._send(200, b"<!DOCTYPE html><html>Sign in to Slack</html>", "text/html")
+                    if f.dribble:
+                        return self._dribble(f.dribble, fake.stop_dribbles)
                     if f.stall_s:
                         time.sleep(f.stall_s)
                     return self._send(200, f.content, f.mimetype)
@@ -204,6 +239,8 @@ class FakeSlack:
                     failure = fake.failures.get(method, []).pop(0) if fake.failures.get(method) else None
                     fake.calls.append(Call(method, params, token, time.time()))
                 if failure is not None:
+                    if failure.posted:
+                        fake.answer(method, params, token)
                     if failure.delay_s:
                         time.sleep(failure.delay_s)
                     headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else None
@@ -221,6 +258,11 @@ class FakeSlack:
                     "team_id": team, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
         if method in ("chat.postMessage", "chat.update"):
             ts = params.get("ts") or self.next_ts()
+            if method == "chat.postMessage":
+                with self.lock:
+                    self.messages.append({"type": "message", "channel": params.get("channel"), "ts": ts,
+                                          "thread_ts": params.get("thread_ts") or ts, "text": params.get("text"),
+                                          "bot_id": BOT_ID, "metadata": params.get("metadata")})
             return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": {"text": params.get("text"), "ts": ts}}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": self.next_ts()}
@@ -233,8 +275,23 @@ class FakeSlack:
             return {"ok": True, "file": self._file_obj(f)}
         if method == "views.publish":
             return {"ok": True, "view": {"id": "V1", **(params.get("view") or {})}}
+        if method == "conversations.history":
+            # Newest first, within [oldest, latest] (inclusive), as Slack pages them.
+            lo, hi = float(params.get("oldest") or 0), float(params.get("latest") or 1e12)
+            with self.lock:
+                found = [dict(m) for m in self.history
+                         if m.get("channel") == params.get("channel") and lo <= float(m["ts"]) <= hi]
+            found.sort(key=lambda m: float(m["ts"]), reverse=True)
+            return {"ok": True, "messages": found[: int(params.get("limit") or 100)], "has_more": False}
         if method == "conversations.replies":
-            return {"ok": True, "messages": [], "has_more": False}
+            # The thread's messages; metadata only with include_all_metadata, as Slack does.
+            with self.lock:
+                found = [dict(m) for m in self.messages
+                         if m["channel"] == params.get("channel") and m["thread_ts"] == params.get("ts")]
+            if str(params.get("include_all_metadata")).lower() not in ("true", "1"):
+                for m in found:
+                    m.pop("metadata", None)
+            return {"ok": True, "messages": found, "has_more": False}
         if method == "oauth.v2.access" and params.get("grant_type") == "refresh_token":
             # Token rotation: a new access token and refresh token for the refresh token's
             # workspace; the old refresh token is spent.

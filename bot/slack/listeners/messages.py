@@ -3,33 +3,64 @@
 from __future__ import annotations
 
 import logging
+import os
+import threading
+import time
 from typing import Any
 
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.delivery import diagnose
 from bot.slack import blocks as ui
-from bot.slack import logdetect
+from bot.slack import logdetect, recovery
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
-from bot.slack.diagnosis import Where, diagnose_and_reply, pasted, uploaded
+from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, post, read_message
 from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
+from bot.store.bursts import Part
+from bot.store.claims import Claim
 
 log = logging.getLogger("denpex.slack")
 
 # Subtypes that carry a person's new text; everything else (edits, deletes, joins, bot
 # messages, channel topic changes) is ignored.
 _HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
+# A log pasted as several messages: parts by the same person in the same place, each within
+# this many seconds of the last (DENPEX_PASTE_WINDOW_S), are one log.
+PASTE_WINDOW_S = 3.0
+# This process keeps the raw text of the parts it received, for this long, so the part that
+# closes a burst reads the log as typed where it can (Redis holds only masked copies).
+_LOCAL_PARTS_S = 120.0
+_local_parts: dict[tuple[str, str, str], tuple[float, str]] = {}
+_local_lock = threading.Lock()
+
+
+def paste_window() -> float:
+    try:
+        value = float(os.environ.get("DENPEX_PASTE_WINDOW_S") or PASTE_WINDOW_S)
+    except ValueError:
+        return PASTE_WINDOW_S
+    return value if value >= 0 else PASTE_WINDOW_S
+
+
+def _keep_local(key: tuple[str, str, str], text: str) -> None:
+    now = time.monotonic()
+    with _local_lock:
+        for k in [k for k, (at, _) in _local_parts.items() if now - at > _LOCAL_PARTS_S]:
+            del _local_parts[k]
+        _local_parts[key] = (now, text)
+
+
+def _take_local(key: tuple[str, str, str]) -> str | None:
+    with _local_lock:
+        item = _local_parts.pop(key, None)
+    return item[1] if item else None
 
 
 def _ack(ack: Ack) -> None:
     ack()
-
-
-def _post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> None:
-    text, blocks = message
-    client.chat_postMessage(channel=where.channel, thread_ts=where.thread_ts, text=text, blocks=blocks)
 
 
 def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, entry_id: str) -> None:
@@ -40,52 +71,112 @@ def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ent
     ans = deps.denpex.follow_up(question, entry_id)
     if rule is None or ans is None:
         return
-    _post(client, where, ui.answer_message(ans, rule))
+    post(client, where, ui.answer_message(ans, rule))
+
+
+def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> None:
+    """One part of a pasted log: join the place's burst, wait for the person to stop
+    pasting, and answer for every part at once if this one was the last (on any replica)."""
+    store, window = deps.store, paste_window()
+    key = (where.team_id, where.channel, where.ts)
+    if window <= 0:
+        parts_text, first = [text], where
+    else:
+        _keep_local(key, text)
+        try:
+            seq = store.bursts.join(where.team_id, place, Part(where.ts, where.thread_ts, deps.denpex.mask_query(text)),
+                                    lifetime_s=2 * window + 5)
+        except StoreUnavailable:
+            seq = None
+        if seq is None:
+            parts_text, first = [_take_local(key) or text], where
+        else:
+            time.sleep(window)
+            parts = store.bursts.close(where.team_id, place, seq)
+            if parts is None:
+                return  # a later part joined: its handler answers for the whole log
+            parts_text = [_take_local((where.team_id, where.channel, p.ts)) or p.text for p in parts]
+            head = parts[0]
+            first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user)
+            if len(parts) > 1:
+                log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
+    log_text = "\n".join(parts_text)
+    diagnose(store, SlackReplier(client, first), first.place, lambda: deps.denpex.diagnose_text(log_text))
 
 
 def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event: dict[str, Any],
-                   bot_user_id: str | None, mentioned: bool) -> None:
-    """Decide what a message is (a log, a question, nothing) and act on it."""
+                   bot_user_id: str | None, mentioned: bool, claim: Claim | None = None) -> None:
+    """Decide what a message is (a log, a part of one, a question, nothing) and act on it.
+
+    The message is claimed first, with a lease renewed while the work goes on (one reply per
+    message: a mention arrives as `message` and `app_mention` events, maybe on two
+    replicas); `claim` is given when a sweeper took over a claim whose process died."""
     team = team_of(body)
     channel, ts = event.get("channel"), event.get("ts")
     if not channel or not ts:
         return
     thread_ts = event.get("thread_ts")
-    where = Where(team, channel, ts, thread_ts or ts, event.get("user"))
+    user = event.get("user")
+    where = Where(team, channel, ts, thread_ts or ts, user)
     store = deps.store
     try:
-        # One reply per message: a mention arrives as `message` and `app_mention` events.
-        if not store.dedupe.first_time(team, f"message:{channel}:{ts}"):
-            return
-        text = event.get("text") or ""
-        shared = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
-        if shared:
-            diagnose_and_reply(deps, client, where, uploaded(deps, client, shared[0]))
-            return
-        strength = logdetect.strength(text, deps.keywords)
-        ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
-        if ctx is not None:
-            if strength == "strong":
-                diagnose_and_reply(deps, client, where, pasted(deps, logdetect.clean(text)))
-            else:
-                follow_up(deps, client, where, logdetect.clean(text), ctx.entry_ids[0])
-            return
-        if strength is not None:
-            quiet = strength == "weak" and not mentioned and event.get("channel_type") != "im"
-            diagnose_and_reply(deps, client, where, pasted(deps, logdetect.clean(text)), quiet_if_unmatched=quiet)
-            return
-        if mentioned or event.get("channel_type") == "im":
-            _post(client, where, ui.help_message())
+        if claim is None:
+            claim = store.claims.claim(team, f"message:{channel}:{ts}", {
+                "channel": channel, "ts": ts, "thread_ts": thread_ts, "channel_type": event.get("channel_type"),
+                "mentioned": mentioned}, recovery.lease_s())
+            if claim is None:
+                return
+        deps.leases.hold(claim)
+        try:
+            _act(deps, client, event, where, mentioned)
+        finally:
+            deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
         try:
-            _post(client, where, ui.unavailable_message())
+            post(client, where, ui.unavailable_message())
         except Exception:
             log.warning("could not tell team=%s the service is unavailable", team)
     except (SlackApiError, OSError) as exc:
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
         log.info("reply in team=%s channel=%s not posted: %s", team, channel, error)
+
+
+def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool) -> None:
+    store, team, channel, ts, user = deps.store, where.team_id, where.channel, where.ts, where.user
+    thread_ts = event.get("thread_ts")
+    text = event.get("text") or ""
+    strength = logdetect.strength(text, deps.keywords)
+    shared = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
+    if shared:
+        logs, notes, media = classify(deps, client, shared)
+        pasted = logdetect.clean(text) if strength else None
+        if not logs and not notes and not pasted:
+            # Only a screenshot, with no log beside it: say what we read.
+            notes = [NOT_A_LOG.format(name) for name in media]
+        if logs or notes:
+            replier = SlackReplier(client, where)
+            diagnose(store, replier, where.place, read_message(deps, client, replier, pasted, logs, notes))
+            return
+        # Only images beside a pasted log: the text decides, as without files.
+    place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
+    # A part of a pasted log: a log itself, or any text by the same person while a burst of
+    # theirs is open (a mention of the bot is a message to it, not a part).
+    if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
+        paste(deps, client, where, place, logdetect.clean(text))
+        return
+    ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
+    if ctx is not None:
+        follow_up(deps, client, where, logdetect.clean(text), ctx.entry_ids[0])
+        return
+    if strength is not None:
+        quiet = not mentioned and event.get("channel_type") != "im"
+        clean = logdetect.clean(text)
+        diagnose(store, SlackReplier(client, where), where.place, lambda: deps.denpex.diagnose_text(clean), quiet=quiet)
+        return
+    if mentioned or event.get("channel_type") == "im":
+        post(client, where, ui.help_message())
 
 
 def register(app: App, deps: BotDeps) -> None:

@@ -1,0 +1,197 @@
+"""The diagnosis use case, whatever edge a log arrived through: check the quota, read and
+diagnose, charge on delivery (refund when nothing was delivered), remember the thread,
+record the history and the unmatched line.
+
+It knows neither Slack nor Redis: the store comes in as `DiagnosisStore` (a typed protocol
+that bot.store.Store satisfies) and the edge as `Replier`, which renders and posts. A
+`Replier.answer` that cannot establish whether its post landed raises `NotDelivered` only
+when it knows nothing landed; when it finds the post it returns normally, so a diagnosis is
+told once and charged once.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Protocol
+
+from bot.ingest import InputError
+from bot.masking.masked import MaskedText
+from bot.service import Outcome, QuotaExceeded, deliver_charged
+from bot.store.errors import StoreUnavailable
+from bot.store.threads import ThreadContext
+
+log = logging.getLogger("denpex.delivery")
+
+
+class QuotaStore(Protocol):
+    def status(self, team_id: str) -> Any: ...
+    def consume(self, team_id: str) -> Any: ...
+    def refund(self, team_id: str, day: date | None = None) -> None: ...
+
+
+class ThreadStore(Protocol):
+    def save(self, team_id: str, channel: str, thread_ts: str, context: ThreadContext) -> Any: ...
+
+
+class HistoryStore(Protocol):
+    def record(self, team_id: str, channel: str, entry_id: str, title: str, confidence: str,
+               initiating_rank: int | None) -> Any: ...
+
+
+class UnmatchedStore(Protocol):
+    def record(self, team_id: str, salient_line: MaskedText) -> Any: ...
+
+
+class DiagnosisStore(Protocol):
+    """What the use case keeps: bot.store.Store, or anything shaped like it."""
+
+    @property
+    def quotas(self) -> QuotaStore: ...
+    @property
+    def threads(self) -> ThreadStore: ...
+    @property
+    def history(self) -> HistoryStore: ...
+    @property
+    def unmatched(self) -> UnmatchedStore: ...
+
+
+class NotDelivered(Exception):
+    """The edge knows its answer did not reach the user (refused, or checked and absent)."""
+
+
+class Replier(Protocol):
+    """The edge a log came from: it renders and posts; every method but `answer` is a
+    best-effort courtesy that must not raise."""
+
+    def working(self) -> None: ...
+    def over_quota(self, status: Any) -> None: ...
+    def answer(self, outcome: Outcome, diagnosis_id: str) -> None: ...  # raises NotDelivered
+    def problem(self, text: str) -> None: ...
+    def unavailable(self) -> None: ...
+    def finished(self, state: str) -> None: ...  # answered | failed | over_quota | quiet
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a log was posted: the workspace, and the thread the answer goes to."""
+
+    team_id: str
+    channel: str
+    thread_ts: str
+
+
+def new_diagnosis_id() -> str:
+    """An id carried by the posted answer, so a post of unknown outcome can be looked for."""
+    return uuid.uuid4().hex[:20]
+
+
+def diagnose(store: DiagnosisStore, reply: Replier, place: Place, read: Callable[[], Outcome], *,
+             quiet: bool = False) -> str:
+    """Run one diagnosis end to end; return how it ended (answered, failed, over_quota, quiet).
+
+    `quiet`: the text only names an error in prose (chatter). It is diagnosed first, for
+    free and without a sign of work; unless an entry matches and the quota has room, nothing
+    at all is said (no reaction, no "limit reached")."""
+    try:
+        if quiet:
+            outcome = read()
+            if not outcome.report.matched or store.quotas.status(place.team_id).remaining <= 0:
+                reply.finished("quiet")
+                return "quiet"
+            reply.working()
+        else:
+            reply.working()
+            status = store.quotas.status(place.team_id)
+            if status.remaining <= 0:
+                reply.over_quota(status)
+                reply.finished("over_quota")
+                return "over_quota"
+            outcome = read()
+        if not outcome.report.matched:
+            # Free: "nothing matched" is not a diagnosis.
+            if outcome.diagnosis.unmatched:
+                _count_unmatched(store, place, outcome.diagnosis.unmatched)
+            reply.answer(outcome, new_diagnosis_id())
+            reply.finished("answered")
+            return "answered"
+        diagnosis_id = new_diagnosis_id()
+        deliver_charged(store, place.team_id, lambda: reply.answer(outcome, diagnosis_id))
+        _save_thread(store, place, outcome)
+        _remember(store, place, outcome)
+        root = outcome.diagnosis.matches[0]
+        log.info("diagnosed team=%s channel=%s entry=%s confidence=%s lines=%d ms=%d id=%s",
+                 place.team_id, place.channel, root.id, root.confidence, outcome.diagnosis.stats.lines,
+                 outcome.diagnosis.stats.elapsed_ms, diagnosis_id)
+        reply.finished("answered")
+        return "answered"
+    except QuotaExceeded as exc:
+        reply.over_quota(exc.status)
+        reply.finished("over_quota")
+        return "over_quota"
+    except InputError as exc:
+        reply.problem(f"I could not read this log: {exc}.")
+        reply.finished("failed")
+        return "failed"
+    except StoreUnavailable:
+        log.warning("store unavailable while diagnosing in team=%s", place.team_id)
+        reply.unavailable()
+        reply.finished("failed")
+        return "failed"
+    except NotDelivered as exc:
+        # Refused by Slack, or looked for and not there: refunded (deliver_charged), nothing to tell.
+        log.warning("diagnosis not delivered in team=%s: %s", place.team_id, exc)
+        reply.finished("failed")
+        return "failed"
+    except Exception:
+        log.exception("diagnosis failed in team=%s channel=%s", place.team_id, place.channel)
+        reply.problem("Something went wrong while diagnosing this log; nothing was charged.")
+        reply.finished("failed")
+        return "failed"
+
+
+def thread_context(outcome: Outcome, place: Place) -> ThreadContext:
+    d = outcome.diagnosis
+    root = d.matches[0]
+    return ThreadContext(
+        entry_ids=[m.id for m in d.matches],
+        initiating_rank=d.initiating_rank,
+        evidence=[e.text for e in root.evidence],  # already masked
+        channel=place.channel,
+        thread_ts=place.thread_ts,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        collateral_ids=[c.id for c in d.collateral],
+        collateral_ranks=sorted({r for c in d.collateral for r in c.ranks})[:200],
+        confidence=root.confidence,
+    )
+
+
+def _remember(store: DiagnosisStore, place: Place, outcome: Outcome) -> None:
+    """Add the posted diagnosis to the workspace's history (App Home): entry, confidence,
+    rank, channel; never log text. The answer is out already, so a failure is only logged."""
+    root = outcome.diagnosis.matches[0]
+    try:
+        store.history.record(place.team_id, place.channel, root.id, root.title, root.confidence,
+                             outcome.diagnosis.initiating_rank)
+    except (StoreUnavailable, ValueError) as exc:
+        log.warning("diagnosis not added to the history of team=%s: %s", place.team_id, type(exc).__name__)
+
+
+def _save_thread(store: DiagnosisStore, place: Place, outcome: Outcome) -> None:
+    """Keep the thread's context for follow-ups; if Redis went away meanwhile, only the
+    follow-ups of this thread are lost."""
+    try:
+        store.threads.save(place.team_id, place.channel, place.thread_ts, thread_context(outcome, place))
+    except StoreUnavailable:
+        log.warning("thread context not saved for team=%s channel=%s: store unavailable", place.team_id, place.channel)
+
+
+def _count_unmatched(store: DiagnosisStore, place: Place, line: MaskedText) -> None:
+    """A statistic for maintainers: it must not stand between the user and the answer."""
+    try:
+        store.unmatched.record(place.team_id, line)
+    except StoreUnavailable:
+        log.warning("unmatched line not counted for team=%s: store unavailable", place.team_id)

@@ -1,0 +1,128 @@
+"""Event shapes real Slack sends: several files in one message, abbreviated file objects,
+gzip without a .gz name, a log pasted as several messages, chatter on a spent quota."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from pathlib import Path
+
+from bot.store import Store, StoreConfig
+from tests.slack.fake_slack import TEAM_ID, FakeFile
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+CHANNEL = "C0LOGS"
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
+
+
+def message(text: str, ts: str, user: str = "U0ALICE", **extra) -> dict:
+    return {"type": "message", "channel": CHANNEL, "user": user, "text": text, "ts": ts,
+            "channel_type": "channel", "team": TEAM_ID, **extra}
+
+
+def all_text(call) -> str:
+    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
+
+
+def used(bot) -> int:
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        return store.quotas.status(TEAM_ID).used
+
+
+def settle(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def test_a_screenshot_beside_a_log_is_ignored_and_the_log_diagnosed(bot, fake_slack):
+    """[screenshot.png, rank5.log] in one message: the log is diagnosed, the image never downloaded, one charge."""
+    png = fake_slack.add_file(FakeFile(id="FSHOT0001", name="screenshot.png", content=PNG, filetype="png", mimetype="image/png"))
+    log = fake_slack.add_file(FakeFile(id="FRANK0005", name="rank5.log", content=SAMPLE.encode()))
+    bot.event(message("", "1700002000.000100", subtype="file_share", files=[png, log]))
+    post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
+    assert "cuda-oom" in all_text(post) and "not a log file" not in all_text(post)
+    settle(1.0)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert [c.params["file"] for c in fake_slack.of("files.download")] == ["FRANK0005"]
+    assert used(bot) == 1
+
+
+def test_a_file_that_cannot_be_read_does_not_stop_the_pasted_log(bot, fake_slack):
+    """A message with a file Slack will not show (file_not_found) and a pasted log: the log is diagnosed, the file noted."""
+    gone = {"id": "FGONE0001", "name": "old.log", "mode": "hosted"}
+    bot.event(message(SAMPLE, "1700002001.000100", subtype="file_share", files=[gone]))
+    post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
+    assert "cuda-oom" in all_text(post)
+    assert "file_not_found" in all_text(post)
+    assert used(bot) == 1
+
+
+def test_a_pdf_beside_a_log_file_is_noted_and_the_log_diagnosed(bot, fake_slack):
+    """[report.pdf, train.log]: the log is diagnosed, the PDF named as not read."""
+    pdf = fake_slack.add_file(FakeFile(id="FPDF00001", name="report.pdf", content=b"%PDF-1.4", filetype="pdf", mimetype="application/pdf"))
+    log = fake_slack.add_file(FakeFile(id="FTRAIN001", name="train.log", content=SAMPLE.encode()))
+    bot.event(message("", "1700002002.000100", subtype="file_share", files=[pdf, log]))
+    post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
+    assert "cuda-oom" in all_text(post) and "report.pdf is not a log file" in all_text(post)
+
+
+def test_check_file_info_objects_are_looked_up(bot, fake_slack):
+    """`{"id": ..., "file_access": "check_file_info"}`: files.info is asked, and the log diagnosed."""
+    fake_slack.add_file(FakeFile(id="FCHECK001", name="rank3.log", content=SAMPLE.encode()))
+    stub = {"id": "FCHECK001", "file_access": "check_file_info", "created": 1700002003, "timestamp": 1700002003, "user": "U0ALICE"}
+    bot.event(message("", "1700002003.000100", subtype="file_share", files=[stub]))
+    post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
+    assert "cuda-oom" in all_text(post)
+    assert fake_slack.of("files.info")[0].params["file"] == "FCHECK001"
+
+
+def test_gzip_without_a_gz_name_is_read_by_its_magic(bot, fake_slack):
+    """An extensionless upload Slack calls `binary` that is gzip: inflated and diagnosed."""
+    f = fake_slack.add_file(FakeFile(id="FGZNONAME", name="rank3", content=gzip.compress(SAMPLE.encode()),
+                                     filetype="binary", mimetype="application/octet-stream"))
+    bot.event(message("", "1700002004.000100", subtype="file_share", files=[f]))
+    post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
+    assert "cuda-oom" in all_text(post)
+
+
+def _parts(text: str, n: int) -> list[str]:
+    lines = text.splitlines()
+    step = len(lines) // n + 1
+    return ["\n".join(lines[i : i + step]) for i in range(0, len(lines), step)]
+
+
+def test_a_log_pasted_as_three_messages_is_one_diagnosis_and_one_charge(bot, fake_slack):
+    """Three consecutive messages by one person within seconds: one reply, in the first part's thread, one charge."""
+    parts = _parts(SAMPLE, 3)
+    assert len(parts) == 3
+    stamps = ["1700002100.000100", "1700002100.900100", "1700002101.800100"]
+    for part, ts in zip(parts, stamps, strict=True):
+        bot.event(message(part, ts))
+        time.sleep(0.4)
+    post = fake_slack.wait_for("chat.postMessage", timeout=20)[0]
+    assert post.params["thread_ts"] == stamps[0]
+    assert "cuda-oom" in all_text(post) and "Initiating rank:* 3" in all_text(post)
+    settle(4.0)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert used(bot) == 1
+
+
+def test_two_people_pasting_at_once_get_two_diagnoses(bot, fake_slack):
+    """Parts by different people are different logs: each gets its own answer."""
+    bot.event(message(SAMPLE, "1700002200.000100", user="U0ALICE"))
+    bot.event(message(SAMPLE, "1700002200.500100", user="U0BOB"))
+    posts = fake_slack.wait_for("chat.postMessage", count=2, timeout=20)
+    assert {p.params["thread_ts"] for p in posts} == {"1700002200.000100", "1700002200.500100"}
+
+
+def test_chatter_on_a_spent_quota_gets_nothing(bot, fake_slack):
+    """Quota spent: a question that merely names an error gets no "Daily limit reached" and no reaction."""
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        while store.quotas.consume(TEAM_ID).allowed:
+            pass
+    bot.event(message("anyone seen out of memory errors today?", "1700002300.000100"))
+    bot.event(message("is the NCCL timeout thing back? CUDA error: an illegal memory access again?", "1700002301.000100", user="U0BOB"))
+    settle(2.0)
+    assert fake_slack.of("chat.postMessage") == []
+    assert fake_slack.of("reactions.add") == []
