@@ -235,3 +235,23 @@ def test_progress_on_stdin_end_to_end(capsys, monkeypatch):
     code, out, err = diagnose(capsys, "-", "--format", "json")
     assert code == 0 and json.loads(out)["matches"][0]["id"] == "cuda-oom"
     assert err.startswith("denpex: read 4 MB")
+
+
+def test_line_numbers_stay_per_file_when_a_file_has_no_final_newline(tmp_path, capsys):
+    (tmp_path / "rank_0.log").write_text("a\nb\nno newline at the end")
+    (tmp_path / "rank_1.log").write_text(f"x\n{OOM}\n")
+    d = as_json(capsys, str(tmp_path))
+    ev = d["matches"][0]["evidence"][0]
+    assert (ev["file"], ev["line"], ev["rank"]) == ("rank_1.log", 2, 1)
+    assert d["stats"]["lines"] == 5
+
+
+def test_the_unmatched_line_of_a_rank_named_file_reads_as_the_file_has_it(tmp_path, capsys):
+    (tmp_path / "rank_5.log").write_text(
+        'step 1\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\n'
+        "FrobError: the frobnicator exploded unexpectedly\n"
+    )
+    _, out, _ = diagnose(capsys, str(tmp_path / "rank_5.log"))
+    assert "    FrobError: the frobnicator exploded" in out and "[rank5]" not in out
+    d = as_json(capsys, str(tmp_path / "rank_5.log"))
+    assert d["unmatched"].startswith("FrobError") and d["initiating_rank"] == 5
