@@ -9,10 +9,12 @@ ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
 # The wheel: pure Python (the rules travel inside it as bot/_rules), so no compiler.
 FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY requirements-build.lock pyproject.toml README.md ./
 COPY bot ./bot
 COPY rules ./rules
-RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+# The build backend from its own hashed lock, not whatever an isolated build would download.
+RUN pip install --no-cache-dir --require-hashes -r requirements-build.lock \
+    && pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE} AS runtime
 

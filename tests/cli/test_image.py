@@ -58,6 +58,16 @@ def test_the_lock_covers_pyproject_with_hashes():
     assert all(h > 0 for _, h in lock.values()), "every locked requirement carries its hashes"
 
 
+def test_the_wheel_is_built_with_the_locked_backend():
+    build = DOCKERFILE.split("AS runtime", 1)[0]
+    assert "--require-hashes -r requirements-build.lock" in build and "--no-build-isolation" in build
+    wanted = [Requirement(r) for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]]
+    text = (ROOT / "requirements-build.lock").read_text()
+    for req in wanted:
+        m = re.search(rf"^{re.escape(req.name)}==(\S+) \\\n\s+--hash=sha256:", text, re.M)
+        assert m and req.specifier.contains(m[1]), f"{req} is not locked with hashes in requirements-build.lock"
+
+
 def test_compose_redis_has_a_password_the_bot_uses():
     assert "--requirepass" in COMPOSE and "REDIS_PASSWORD:?" in COMPOSE
     assert re.search(r"REDIS_URL: redis://:\$\{REDIS_PASSWORD", COMPOSE)
