@@ -33,6 +33,7 @@ import os
 import platform
 import queue
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -673,6 +674,7 @@ def main(argv: list[str] | None = None) -> int:
             cluster.stop()
         if redis_server:
             redis_server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)  # the nodes' configs and logs
     load_after = os.getloadavg()[0]
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     command = f"python bench/load.py --seconds {args.seconds:g} --rate {args.rate:g}" + (
