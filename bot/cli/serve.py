@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("denpex").info("HTTP mode on %s:%d (events at /slack/events, health at /healthz)", args.host, args.port)
         serve_http(app, store, args.host, args.port, signing_secret=config.signing_secret)
     else:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
+        from bot.slack.socket import socket_mode_handler
 
-        handler = SocketModeHandler(app, config.app_token)
+        handler = socket_mode_handler(app, config.app_token)
         try:
             health = serve_health(args.host, args.port, lambda: handler.client.is_connected(), store.ping)
             logging.getLogger("denpex").info("Socket Mode (health at http://%s:%d/healthz)", args.host, health.server_port)

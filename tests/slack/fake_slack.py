@@ -20,6 +20,7 @@ BOT_TOKEN = "xoxb-test-0000000000-denpex"
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
 TEAM_ID = "T0TEST001"
+APP_TOKEN = "xapp-1-A0DENPEX-0000-denpex"
 
 
 @dataclass
@@ -68,6 +69,7 @@ class FakeSlack:
         self.rotations = 0
         self.messages: list[dict[str, Any]] = []  # posted messages, as conversations.replies shows them
         self.history: list[dict[str, Any]] = []  # people's messages, as conversations.history shows them
+        self.socket_url: str | None = None  # what apps.connections.open hands out (Socket Mode)
         self.lock = threading.Lock()
         self.stop_dribbles = threading.Event()
         self._ts = 1_700_000_000.000100
@@ -245,6 +247,10 @@ class FakeSlack:
                         time.sleep(failure.delay_s)
                     headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else None
                     return self._json(failure.status, failure.body or {"ok": False, "error": "ratelimited" if failure.status == 429 else "internal_error"}, headers)
+                if method == "apps.connections.open":
+                    if token != APP_TOKEN or not fake.socket_url:
+                        return self._json(200, {"ok": False, "error": "invalid_auth"})
+                    return self._json(200, {"ok": True, "url": fake.socket_url})
                 if method not in ("oauth.v2.access",) and token not in fake.tokens:
                     return self._json(200, {"ok": False, "error": "invalid_auth"})
                 return self._json(200, fake.answer(method, params, token))

@@ -1,0 +1,119 @@
+"""Socket Mode end to end: `denpex serve` (no --http) opens its connection through
+`apps.connections.open` on SLACK_API_URL, receives Events API envelopes over a local
+WebSocket stand-in, acknowledges them, and answers; two connections share the events (a
+re-sent envelope on the other one is answered once); a dropped connection reconnects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from bot.store import Store, StoreConfig
+from tests.slack.conftest import ROOT, free_port, slack_redis_url
+from tests.slack.fake_slack import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack
+from tests.slack.fake_socket import FakeSocketMode
+
+SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+
+
+def envelope_body(text: str, ts: str, user: str, event_id: str) -> dict:
+    return {
+        "token": "legacy", "team_id": TEAM_ID, "api_app_id": "A0DENPEX", "type": "event_callback",
+        "event_id": event_id, "event_time": int(time.time()),
+        "authorizations": [{"team_id": TEAM_ID, "user_id": "UBOT0001", "is_bot": True}],
+        "event": {"type": "message", "channel": "C0LOGS", "user": user, "text": text, "ts": ts,
+                  "channel_type": "channel", "team": TEAM_ID},
+    }  # fmt: skip
+
+
+class SocketBot:
+    def __init__(self, fake: FakeSlack, redis_url: str) -> None:
+        self.port = free_port()
+        env = {**os.environ, "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN,
+               "SLACK_API_URL": fake.api_url, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1",
+               "DENPEX_PASTE_WINDOW_S": "1"}
+        env.pop("SLACK_SIGNING_SECRET", None)
+        self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"denpex-socket-{self.port}.log"
+        self.log = open(self.log_path, "w")  # noqa: SIM115 - kept open for the process's life
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                                     cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as r:
+                return json.loads(r.read()).get("slack") is True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+@pytest.fixture
+def socket_mode(fake_slack: FakeSlack) -> Iterator[FakeSocketMode]:
+    ws = FakeSocketMode()
+    fake_slack.socket_url = ws.url
+    fake_slack.reset()
+    url = slack_redis_url()
+    redis.Redis.from_url(url).flushdb()
+    yield ws
+    fake_slack.socket_url = None
+    ws.stop()
+    redis.Redis.from_url(url).flushdb()
+
+
+def test_two_socket_mode_connections_share_events_and_reconnect(fake_slack, socket_mode):
+    """Two bots over Socket Mode: events on either connection are acked and answered once; a drop reconnects."""
+    url = slack_redis_url()
+    bots = [SocketBot(fake_slack, url), SocketBot(fake_slack, url)]
+    try:
+        first, second = socket_mode.wait_connections(2)
+        assert len(fake_slack.of("apps.connections.open")) >= 2
+        assert all(c.token == APP_TOKEN for c in fake_slack.of("apps.connections.open"))
+        # One event on each connection (two people): each acknowledged and answered.
+        t1, t2 = f"{time.time():.6f}", f"{time.time() + 1:.6f}"
+        e1 = socket_mode.send_event(first, envelope_body(SAMPLE, t1, "U0ALICE", "EvSOCK0001"))
+        e2 = socket_mode.send_event(second, envelope_body(SAMPLE, t2, "U0BOB", "EvSOCK0002"))
+        socket_mode.wait_ack(e1)
+        socket_mode.wait_ack(e2)
+        fake_slack.wait_for("chat.postMessage", thread_ts=t1, timeout=20)
+        fake_slack.wait_for("chat.postMessage", thread_ts=t2, timeout=20)
+        # Slack re-sends the first event on the other connection: acked, not answered again.
+        e3 = socket_mode.send_event(second, envelope_body(SAMPLE, t1, "U0ALICE", "EvSOCK0001"), retry_attempt=1)
+        socket_mode.wait_ack(e3)
+        time.sleep(2.0)
+        assert len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == t1]) == 1
+        # A dropped connection: the bot opens a new one through apps.connections.open.
+        opened = len(fake_slack.of("apps.connections.open"))
+        first.drop()
+        deadline = time.monotonic() + 30
+        while len(socket_mode.live()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(socket_mode.live()) == 2, "the dropped connection was not re-opened"
+        assert len(fake_slack.of("apps.connections.open")) > opened
+        fresh = socket_mode.live()[-1]
+        t3 = f"{time.time() + 2:.6f}"
+        e4 = socket_mode.send_event(fresh, envelope_body(SAMPLE, t3, "U0CAROL", "EvSOCK0003"))
+        socket_mode.wait_ack(e4)
+        post = fake_slack.wait_for("chat.postMessage", thread_ts=t3, timeout=20)[0]
+        assert "cuda-oom" in json.dumps(post.params)
+        assert all(b.healthy() for b in bots)
+        with Store(StoreConfig(url=url)) as store:
+            assert store.quotas.status(TEAM_ID).used == 3
+    finally:
+        for b in bots:
+            b.stop()
