@@ -23,6 +23,7 @@ from slack_sdk.oauth.installation_store import Installation
 import bot.store
 from bot.masking import mask
 from bot.store import Store, StoreConfig, StoreUnavailable, ThreadContext, keys
+from bot.store.bursts import Part
 from bot.store.quotas import _QUOTA_LUA
 
 from .conftest import FakeClock, LocalCluster, PrivateRedis
@@ -61,6 +62,15 @@ def exercise(store: Store, team: str, clock: FakeClock) -> None:
     assert installs.find_bot(enterprise_id=None, team_id=team).bot_token == f"xoxb-{team}"
     state = store.oauth_states.issue()
     assert store.oauth_states.consume(state) and not store.oauth_states.consume(state)
+    place = "C1:top:U1"
+    first = store.bursts.join(team, place, Part("1.1", "1.1", mask("part one").text), 5)
+    last = store.bursts.join(team, place, Part("1.2", "1.1", mask("part two").text), 5)
+    assert store.bursts.is_open(team, place) and store.bursts.close(team, place, first) is None
+    assert [p.ts for p in store.bursts.close(team, place, last) or []] == ["1.1", "1.2"]
+    claim = store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30)
+    assert claim is not None and store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30) is None
+    assert store.claims.renew(claim, 30)
+    store.claims.finish(claim)
     store.plans.revoke(team)
     forgotten = store.forget_workspace(team)
     assert keys.installation(team) in forgotten

@@ -210,7 +210,8 @@ def test_forget_workspace_keeps_only_plan_and_usage(store: Store, installs, cloc
     deleted = store.forget_workspace("T1")
     assert keys.installation("T1") in deleted and keys.history("T1") in deleted
     left = [k.removeprefix(keys.workspace("T1")) for k in store.workspace_keys("T1")]
-    assert sorted(left) == ["plan", "quota:2026-11-30", "ratelimit:redeem:team", "ratelimit:redeem:user:U1"]
+    assert sorted(left) == ["plan", "quota:2026-11-30", "ratelimit:redeem:user:U1",
+                            "ratelimit:redeem:wrong:team", "ratelimit:redeem:wrong:user:U1"]
     assert store.quotas.status("T1").used == 1 and store.plans.get("T1").plan == "scale"
     assert installs.find_installation(enterprise_id=None, team_id="T1") is None
     assert store.workspace_keys("T2") == before

@@ -15,9 +15,12 @@ import pytest
 
 from bot.masking import mask
 from bot.store import Store, StoreConfig, StoreUnavailable, ThreadContext
+from bot.store.bursts import Part
+from bot.store.claims import Claim
 
 from .conftest import PrivateRedis, free_port
 
+CLAIM = Claim("T1", "event:Ev1", "owner", '{"team_id": "T1"}')
 CTX = ThreadContext(["rule-a"], 0, [mask("masked line").text], "C1", "1.1", "2026-11-30T12:00:00+00:00")
 
 # One call of every public store method that talks to Redis.
@@ -39,6 +42,16 @@ CALLS: dict[str, Any] = {
     "unmatched.record": lambda s: s.unmatched.record("T1", mask("Segfault 3").text),
     "unmatched.top": lambda s: s.unmatched.top(5),
     "ratelimit.allow": lambda s: s.ratelimit.allow("T1", "U1", "a", 1, 60),
+    "ratelimit.count": lambda s: s.ratelimit.count("T1", "U1", "a", 60),
+    "ratelimit.record": lambda s: s.ratelimit.record("T1", "U1", "a", 60),
+    "bursts.join": lambda s: s.bursts.join("T1", "C1:top:U1", Part("1.1", "1.1", mask("part").text), 5),
+    "bursts.is_open": lambda s: s.bursts.is_open("T1", "C1:top:U1"),
+    "bursts.close": lambda s: s.bursts.close("T1", "C1:top:U1", 1),
+    "claims.claim": lambda s: s.claims.claim("T1", "event:Ev1", {"channel": "C1"}, 30),
+    "claims.renew": lambda s: s.claims.renew(CLAIM, 30),
+    "claims.finish": lambda s: s.claims.finish(CLAIM),
+    "claims.expired": lambda s: s.claims.expired(),
+    "claims.drop": lambda s: s.claims.drop({"team_id": "T1"}),
     "workspace_keys": lambda s: s.workspace_keys("T1"),
 }
 
@@ -48,7 +61,7 @@ def test_every_public_method_is_covered() -> None:
     store = Store(StoreConfig())
     found = {"workspace_keys"}
     for part in ("quotas", "plans", "codes", "dedupe", "threads", "feedback", "unmatched",
-                 "ratelimit"):  # fmt: skip
+                 "ratelimit", "bursts", "claims"):  # fmt: skip
         for name, _ in inspect.getmembers(getattr(store, part), inspect.ismethod):
             if not name.startswith("_"):
                 found.add(f"{part}.{name}")
