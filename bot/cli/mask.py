@@ -15,7 +15,6 @@ from collections.abc import Iterable, Iterator
 
 from bot.cli import UsageError
 from bot.ingest import InputError, file_chunks, read_log
-from bot.masking import Masker
 
 # Masker works on whole lines. A line longer than this (no newline in 16 MiB) is cut at its
 # last blank so memory stays bounded; every byte is still masked and printed.
@@ -70,6 +69,8 @@ def _line_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 def run(args: argparse.Namespace) -> int:
     name = "stdin" if args.file == "-" else args.file
+    from bot.masking import Masker  # here, so `denpex --help` and other commands do not load it
+
     masker = Masker()
     out = sys.stdout.buffer
     try:
