@@ -255,3 +255,38 @@ def test_the_unmatched_line_of_a_rank_named_file_reads_as_the_file_has_it(tmp_pa
     assert "    FrobError: the frobnicator exploded" in out and "[rank5]" not in out
     d = as_json(capsys, str(tmp_path / "rank_5.log"))
     assert d["unmatched"].startswith("FrobError") and d["initiating_rank"] == 5
+
+
+def _kinds():
+    kinds = [
+        ("bzip2", lambda d: bz2.compress(d, 1)),
+        ("xz", lambda d: lzma.compress(d, preset=0)),
+        ("gzip", lambda d: gzip.compress(d, 1)),
+    ]
+    try:
+        import zstandard
+
+        kinds.append(("zstd", zstandard.ZstdCompressor().compress))
+    except ImportError:
+        pass
+    return kinds
+
+
+@pytest.mark.parametrize(("kind", "compress"), _kinds())
+def test_every_compression_streams_concatenates_caps_and_notices_a_cut(kind, compress):
+    from bot.ingest import NO_LIMITS, InputError, Limits, ReadStatus, read_log
+
+    log = b"".join(b"[rank%d]:step %d loss %d\n" % (i % 8, i, i * 7919 % 10007) for i in range(60_000))
+
+    def read(data: bytes, piece: int = 65536, limits: Limits = NO_LIMITS) -> tuple[bytes, ReadStatus]:
+        status = ReadStatus()
+        chunks = [data[i : i + piece] for i in range(0, len(data), piece)]
+        return b"".join(read_log(chunks, limits, status)), status
+
+    packed = compress(log)
+    text, status = read(packed + packed)
+    assert text == log + log and not status.truncated and status.compression == kind
+    text, status = read(packed[: len(packed) * 3 // 4])
+    assert status.truncated and log.startswith(text) and text
+    with pytest.raises(InputError, match="inflates past the 1 MB limit"):
+        read(compress(b"a" * (4 << 20)), limits=Limits(max_inflated=1_000_000))
