@@ -147,11 +147,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{where}: {exc}") from None
     progress.close()
 
+    from bot.masking import Masker
+
+    names = Masker()  # one for all the names, so two hosts stay two placeholders
+
     def name_of(file: LogFile | str) -> str:
-        # File names are shown masked too (a home folder, an e-mail in a path): the output is
+        # File names are shown masked too (a home folder, a host in a path): the output is
         # meant to be pasted into tickets and threads.
         name = file if isinstance(file, str) else file.name
-        return name if args.no_mask else str(Denpex.mask_query(name))
+        return name if args.no_mask else str(names.mask(name))
 
     stats = replace(outcome.diagnosis.stats, bytes=log.text_bytes, truncated=bool(log.truncated) or outcome.diagnosis.stats.truncated)
     diagnosis = replace(outcome.diagnosis, stats=stats)
