@@ -178,6 +178,7 @@ _INLINE_FLAGS = regex.compile(r"\(\?[a-zA-Z]+\)")
 
 
 _PLAN_CACHE_MAX = 20_000
+_NCCL_INIT_ONLY = frozenset({"nccl_init"})
 
 
 class Matcher:
@@ -416,6 +417,11 @@ class Scan:
         if plan.probes:
             if text is None:
                 text = _decode(chunk, start, stop)
+            if plan.probes == _NCCL_INIT_ONLY:
+                # NCCL's `Init COMPLETE` lines come by the thousand in big jobs; reading them
+                # needs NCCL's own prefix only, not the launcher prefixes or the timestamp.
+                self.facts.observe_nccl_init(text)
+                return
             facts = facts or self._facts_of(text)
             self.facts.observe(line_no, strip_prefixes(text), facts.rank, plan.probes)
 
@@ -469,6 +475,15 @@ class Scan:
             self.regex_timeouts += 1
             return
         if not found:
+            return
+        # The match must begin on the window's first line: text that only a later line holds
+        # is that line's own (its window or a one-line signature), not this line's.
+        try:
+            first = win.sig.compiled.search(subject, timeout=self.m.regex_timeout_s)
+        except TimeoutError:
+            self.regex_timeouts += 1
+            return
+        if first is None or first.start() > len(win.parts[0]):
             return
         facts = parse_line(win.parts[0])
         ts = facts.timestamp

@@ -24,8 +24,9 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "spawn": ("terminated with",),
     # HF example scripts log `Process rank: K, device: cuda:K` once per process.
     "banner": ("process rank:",),
-    # NCCL's init line ties a `host:pid` prefix to a rank: `host:12:34 [3] NCCL INFO comm 0x.. rank 3 nranks 8`.
-    "nccl_init": ("nccl info comm 0x",),
+    # NCCL's init line ties a `host:pid` prefix to a rank, once per communicator:
+    # `host:12:34 [3] NCCL INFO [ncclCommInitRank ]comm 0x.. rank 3 nranks 8 cudaDev 3 ... - Init COMPLETE`.
+    "nccl_init": ("init complete",),
     # The run finished: whatever it printed before was survived (a retry, a fallback, a warning).
     "done": ("worker group successfully finished", "local worker group finished", "training completed. do not",
              "`trainer.fit` stopped:", "'train_runtime':"),
@@ -67,7 +68,8 @@ _DONE = regex.compile(
 )
 _BANNER_RANK = regex.compile(r"\bProcess rank: (\d{1,6})\b")
 _NCCL_INIT = regex.compile(
-    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO comm 0x[0-9a-fA-F]+ rank (?P<rank>\d{1,6}) n[Rr]anks (?P<n>\d{1,6})\b"
+    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO (?:ncclCommInitRank(?:Config)? )?comm 0x[0-9a-fA-F]+ "
+    r"rank (?P<rank>\d{1,6}) n[Rr]anks (?P<n>\d{1,6})\b"
 )
 # Exceptions that launchers raise about a child, not the child's own error: never the cause.
 LAUNCHER_EXCEPTION = regex.compile(
@@ -147,11 +149,16 @@ class LogFacts:
             if m:
                 self.banner_ranks.add(int(m[1]))
         if "nccl_init" in probes:
-            m = _NCCL_INIT.search(message)
-            if m:
-                proc, width = (m["host"], int(m["pid"])), int(m["n"])
-                if width > self.nccl_rank_by_proc.get(proc, (0, 0))[0]:
-                    self.nccl_rank_by_proc[proc] = (width, int(m["rank"]))
+            self.observe_nccl_init(message)
+
+    def observe_nccl_init(self, line: str) -> None:
+        """An `Init COMPLETE` line: which rank the process `host:pid` holds (the engine hands
+        these over without parsing prefixes: NCCL's own prefix is all that is read)."""
+        m = _NCCL_INIT.search(line, 0, 600)
+        if m:
+            proc, width = (m["host"], int(m["pid"])), int(m["n"])
+            if width > self.nccl_rank_by_proc.get(proc, (0, 0))[0]:
+                self.nccl_rank_by_proc[proc] = (width, int(m["rank"]))
 
     def _observe_elastic(self, line_no: int, message: str) -> None:
         if "first observed failure" in message:

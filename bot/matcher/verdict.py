@@ -57,9 +57,13 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
     ranks = set(root.first_by_rank)
     firsts = list(root.first_by_rank.values())
     timed = len({h.ts_kind for h in firsts}) == 1 and firsts[0].ts_kind is not None
+    timeout_ranks: set[int] = set()
+    for rh in all_hits:
+        if rh.rule.role == "consequence":
+            timeout_ranks.update(rh.first_by_rank)
     if root.rule.role == "root":
         if not ranks:
-            return _indirect_rank(root, facts)
+            return _indirect_rank(root, facts, timeout_ranks)
         if timed or len(ranks) == 1:
             return _first_rank(root)
         if facts.elastic_rank in ranks:
@@ -68,10 +72,6 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
     if root.rule.role == "wrapper":
         return _launcher_rank(facts) if _launcher_rank(facts) is not None else _first_own_error_rank(facts, set())
     # The root is a consequence: look for the rank that behaved differently.
-    timeout_ranks: set[int] = set()
-    for rh in all_hits:
-        if rh.rule.role == "consequence":
-            timeout_ranks.update(rh.first_by_rank)
     silent = _silent_rank(timeout_ranks, facts)
     if silent is not None:
         return silent
@@ -98,13 +98,26 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
 def _silent_rank(timeout_ranks: set[int], facts: LogFacts) -> int | None:
     """The one rank missing from an otherwise complete set of timeouts.
 
-    The set is complete up to the world size the log states (`nranks`, `WORLD_SIZE`, banners,
-    ranks seen anywhere) and at least up to the highest rank that timed out: ranks count from 0,
-    so ranks 1..N-1 timing out leave rank 0 as the one that never reached the collective.
+    First a single gap inside the block of ranks that timed out, when that block is what a node
+    prints (ranks 16-23 of one node's pod log, without 19). Else the set is complete up to the world size the log states (`nranks`,
+    `WORLD_SIZE`, banners, ranks seen anywhere) and at least up to the highest rank that timed
+    out: ranks count from 0, so ranks 1..N-1 timing out leave rank 0 as the one that never
+    reached the collective.
     """
     if len(timeout_ranks) < 2:
         return None
-    known = facts.known_ranks() | set(range(max(timeout_ranks) + 1))
+    # One gap inside the block of ranks that timed out (a node's log shows its own ranks only).
+    low, high = min(timeout_ranks), max(timeout_ranks)
+    gaps = set(range(low, high + 1)) - timeout_ranks
+    width = high - low + 1
+    # Only a block a node would print: from rank 0, or node-aligned (8 ranks from 16). A few
+    # timeout lines pasted into a thread (ranks 11, 12, 14, 15) say nothing about rank 13.
+    whole_block = low == 0 or (width & (width - 1) == 0 and low % width == 0)
+    if len(gaps) == 1 and whole_block:
+        return gaps.pop()
+    if gaps:
+        return None
+    known = facts.known_ranks() | set(range(high + 1))
     missing = known - timeout_ranks
     return missing.pop() if len(missing) == 1 else None
 
@@ -128,7 +141,7 @@ def _multi_rank(facts: LogFacts) -> bool:
     return (facts.world_size or 0) > 1 or len(facts.known_ranks() | set(facts.launcher_ranks)) > 1
 
 
-def _indirect_rank(root: RuleHits, facts: LogFacts) -> int | None:
+def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> int | None:
     """The rank of a cause whose lines carry no rank prefix, from what names it indirectly."""
     hits = sorted(root.hits, key=lambda h: h.line)
     for h in hits:
@@ -140,6 +153,10 @@ def _indirect_rank(root: RuleHits, facts: LogFacts) -> int | None:
                 return rank
     if facts.spawn_ranks:
         return facts.spawn_ranks[0]
+    # Every other rank timed out waiting: the one missing from them is where the cause struck.
+    rank = _silent_rank(timeout_ranks, facts)
+    if rank is not None:
+        return rank
     rank = _launcher_rank(facts)
     if rank is not None:
         return rank
@@ -186,7 +203,9 @@ def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:
     chosen: list[Hit] = []
     seen_sig: set[str] = set()
     seen_text: set[str] = set()
-    ordered = sorted(rh.hits, key=lambda h: (h.rank != prefer_rank, h.line))
+    # By line, then signature: a window's hit is added once its lines are in, after hits of
+    # later lines; the order it was added in must not decide.
+    ordered = sorted(rh.hits, key=lambda h: (h.rank != prefer_rank, h.line, h.signature))
     for pass_ in (0, 1):
         for h in ordered:
             if len(chosen) >= MAX_EVIDENCE:
@@ -197,7 +216,7 @@ def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:
             seen_sig.add(h.signature)
             seen_text.add(key)
             chosen.append(h)
-    chosen.sort(key=lambda h: h.line)
+    chosen.sort(key=lambda h: (h.line, h.signature))
     return [
         Evidence(line=h.line, rank=h.rank, text=h.text[:EVIDENCE_CHARS], host=h.host, timestamp=h.ts_text)
         for h in chosen

@@ -109,8 +109,13 @@ def render_report(
     if not report.matched:
         if d.unmatched:
             out.append(s("No known failure matched this log.", "bold"))
-            out.append("The most telling error line:")
+            where = f" (rank {d.initiating_rank}, the first to fail)" if d.initiating_rank is not None else ""
+            out.append(f"The most telling error line{where}:")
             out.append("    " + cut(d.unmatched, width - 4))
+            if report.collateral:
+                # What fired only reports this error (torchrun's ChildFailedError): named, not the cause.
+                around = "; ".join(c.title + (f" on ranks {ranks_text(c.ranks)}" if c.ranks else "") for c in report.collateral)
+                out.append(f"Reported around it: {around}.")
             out.append(f'Try: denpex lookup "{cut(d.unmatched, 120)}"')
         else:
             out.append(s("No failure found: nothing in this log looks like an error.", "bold", "green"))

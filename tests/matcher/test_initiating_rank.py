@@ -249,3 +249,42 @@ def test_a_rule_that_matched_the_child_still_wins(matcher):
     d = matcher.diagnose(log)
     assert d.matches[0].id == "oom" and d.initiating_rank == 1
     assert "wrapper" in [c.id for c in d.collateral]
+
+
+def test_one_nodes_log_names_the_gap_in_its_own_block_not_the_agents_local_rank(matcher):
+    """A pod log holds ranks 16-23 only; 19 never timed out. torchelastic's agent line says
+    `local_rank: 3`, which is 19 on this node, not global rank 3."""
+    log = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.90 GiB. GPU 3 has a total capacity of 79.15 GiB\n"
+        + "".join(_timeout(r) for r in (16, 17, 18, 20, 21, 22, 23))
+        + "E1130 04:07:34.712995 1631088 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+        "local_rank: 3 (pid: 1631128) of binary: /usr/bin/python\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 19
+
+
+def test_a_few_pasted_timeouts_say_nothing_about_the_rank_between_them(matcher):
+    """Four timeout lines copied into a thread: rank 13 is not shown to be silent."""
+    log = "".join(_timeout(r) for r in (11, 12, 14, 15))
+    assert matcher.diagnose(log).initiating_rank is None
+
+
+def test_a_rankless_cause_takes_the_rank_the_timeouts_leave_out(matcher):
+    """The OOM traceback has no prefix; 255 of 256 ranks (nranks 256) time out; 149 did not."""
+    log = (
+        "node-12:515482:515705 [1] NCCL INFO comm 0x1071a092a40 rank 0 nranks 256 cudaDev 1 busId 2a000 - Init COMPLETE\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.62 GiB. GPU 5 has a total capacity of 79.15 GiB\n"
+        + "".join(_timeout(r) for r in range(256) if r != 149)
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 149
+
+
+def test_the_terminal_names_the_rank_and_the_wrapper_around_the_unmatched_error(matcher):
+    from bot.render.text import render_report
+    from bot.report import build_report
+
+    out = render_report(build_report(matcher.diagnose(WRAPPED_KEYERROR), matcher.rulebook))
+    assert "No known failure matched" in out and "KeyError: 'betas'" in out
+    assert "(rank 1, the first to fail)" in out and "Reported around it: Title of wrapper" in out

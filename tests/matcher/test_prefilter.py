@@ -165,6 +165,7 @@ def test_any_of_a_rules_signatures_matches_exactly_where_one_does():
 @dataclass
 class _Sig:
     pattern: str
+    lines: int = 1  # as Signature: one-line signatures are what _any_of combines
 
 
 def test_any_of_leaves_out_backreferences():

@@ -75,3 +75,14 @@ def test_lint_rejects_a_bad_span(tmp_path, span):
     with pytest.raises(RuleError) as err:
         _book(tmp_path, span)
     assert "match.signatures[0].lines: must be an integer from 1 to 3" in str(err.value)
+
+
+def test_a_window_starts_matching_on_its_own_first_line(tmp_path):
+    """A line that passes the gate does not take the next line's match as its own."""
+    log = "[rank12]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2070)\n" + WRAPPED.replace(
+        "node-d004 [stderr] ", ""
+    )
+    d = _book(tmp_path, 3).diagnose(log)
+    lines = {(e.line, tuple(d.matches[0].signatures)) for e in d.matches[0].evidence}
+    wrapped = [e for e in d.matches[0].evidence if "detected by watchdog" in e.text]
+    assert [e.line for e in wrapped] == [2], lines
