@@ -77,6 +77,7 @@ SECRETS = [
     ("SSHPASS=Sup3r-Secret-99 sshpass -e ssh gpu-node-07", "Sup3r-Secret-99", "SECRET:password"),
     ("tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "SECRET:private-key"),
     ('DEBUG:urllib3.connectionpool:https://hooks.slack.com:443 "POST /services/T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV HTTP/1.1" 404 9', "T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV", "SECRET:slack-webhook"),
+    ("CREDENTIALS\tASIAZGYSLBHOWWZXNNTQ\t2024-05-06T22:42:01Z\tRq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKu\tIQoJb3JpZ2luX2VjEF8MjwAQwplbiEv", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKu", "SECRET:aws-secret-key"),
     # AWS secret keys as a CLI flag, split over lines by a pretty-printer, and as `aws configure get` prints them.
     ("aws s3 ls --aws-secret-access-key Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKy", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKy", "SECRET:aws-secret-key"),
     ('    "SecretAccessKey":\n        "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz",', "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz", "SECRET:aws-secret-key"),
@@ -168,6 +169,32 @@ PERSONAL = [
     ("Runner name: 'gpu-runner-07'", "gpu-runner-07", "HOST"),
     ("  on gpu-runner-01 abcd1234, system ID: s_0123456789ab", "gpu-runner-01", "HOST"),
     ("  host      : node-17.cluster.local", "node-17.cluster.local", "HOST"),
+    # Where syslog, pdsh, DeepSpeed, Open MPI, ssh, ping and kubectl name the host.
+    ("May  6 10:42:01 a100-03 kernel: NVRM: Xid (PCI:0000:1b:00): 79, pid=4242, GPU has fallen off the bus.", "a100-03", "HOST"),
+    ("2024-05-06T10:42:01.123456+02:00 a100-03 kernel: [12345.678] NVRM: Xid (PCI:0000:1b:00): 79", "a100-03", "HOST"),
+    ("trn1-07: [2024-05-01 10:00:00,123] [INFO] [launch.py:146:main] WORLD INFO DICT: {'trn1-07': [0, 1]}", "trn1-07", "HOST"),
+    ("[INFO] [runner.py:568:main] cmd = pdsh -S -f 1024 -w trn1-07,trn1-08 export NCCL_DEBUG=INFO;", "trn1-08", "HOST"),
+    ("[INFO] [multinode_runner.py:80:get_cmd] Using IP address of 10.0.0.1 for node trn1-09", "trn1-09", "HOST"),
+    ("mpirun noticed that process rank 3 with PID 4242 on node a100-04 exited on signal 9 (Killed).", "a100-04", "HOST"),
+    ("mpirun -np 16 -H a100-05:8,a100-06:8 python train.py", "a100-06", "HOST"),
+    ("Connection to a100-07 closed.", "a100-07", "HOST"),
+    ("PING a100-08 (10.0.0.8) 56(84) bytes of data.", "a100-08", "HOST"),
+    ("  Labels:             kubernetes.io/hostname=a100-09", "a100-09", "HOST"),
+    ("$ hostname\na100-10", "a100-10", "HOST"),
+    ("            881234       gpu pretrain hfischer  R    1:02:03      2 a100-[11-12]", "a100-[11-12]", "HOST"),
+    # Account names in id, scontrol, sudo, ls -l, squeue and ps.
+    ("uid=1001(mkowalski) gid=1001(mkowalski) groups=1001(mkowalski),27(sudo)", "mkowalski", "USER"),
+    ("   UserId=mkowalski(1001) GroupId=mkowalski(1001) MCS_label=N/A", "mkowalski", "USER"),
+    ("Jun 10 10:00:00 login01 sudo: mkowalski : TTY=pts/0 ; PWD=/tmp ; USER=root ; COMMAND=/bin/ls", "mkowalski", "USER"),
+    ("-rw-r--r-- 1 mkowalski mkowalski 1234 May  6 10:42 train.py", "mkowalski", "USER"),
+    ("             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n            881234       gpu pretrain mkowalski  R    1:02:03      2 a100-[11-12]", "mkowalski", "USER"),
+    ("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nmkowalski    4242  99.0  2.1 123456 7890 ?        Rl   10:00  12:34 python train.py", "mkowalski", "USER"),
+    ("GIT_AUTHOR_NAME=Marta Kowalska", "Marta Kowalska", "NAME"),
+    ('git config --global user.name "Marta Kowalska"', "Marta Kowalska", "NAME"),
+    ("s3://sagemaker-us-east-1-123456789012/output/model.tar.gz", "123456789012", "ACCOUNT"),
+    ('Ca\t1 "H-0c42a10300123456"\t\t# "a100-03 mlx5_0"', "0c42a10300123456", "MAC"),
+    ("vf 0 link/infiniband brd 00:ff, node guid 0c:42:a1:03:00:12:34:56, port guid 0c:42:a1:03:00:12:34:57", "0c:42:a1:03:00:12:34:57", "MAC"),
+    ("$ ibstat -p\n0x0c42a10300123458", "0c42a10300123458", "MAC"),
     ("GET /v1/projects/p/serviceAccounts/trainer%40proj-1.iam.gserviceaccount.com:signBlob", "trainer%40proj-1.iam.gserviceaccount.com", "EMAIL"),
 ]
 
@@ -226,6 +253,8 @@ DECOYS = [
     "Author: GitHub <noreply@github.com>",
     "Process Group: 3 started at step 1200",
     '  "Credentials": {',
+    "PWD=/tmp OLDPWD=/opt/app",
+    "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\nUSER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nroot           1  0.0  0.1 167744 11520 ?        Ss   10:00   0:02 /sbin/init",
     # base64 of 16 float32 values: 88 characters ending `==`, like an Azure storage key.
     "weights: AAAAAAAAAD8AAIA/AADAPwAAAEAAACBAAABAQAAAYEAAAIBAAACQQAAAoEAAALBAAADAQAAA0EAAAOBAAADwQA==",
     "sbatch --account=proj-llm-42 --partition=gpu train.sh; gcloud config set project ml-research-123456",
@@ -525,6 +554,17 @@ ADVERSARIAL = {
     "cluster-node-dashes": lambda n: "a-" * (n // 2) + "node-1",
     "slots-lines": lambda n: "a slots=\n" * (n // 9),
     "encoded-emails": lambda n: "a%40" * (n // 4),
+    "syslog-words": lambda n: ("May  6 10:42:01 " + "a" * 300 + " k" * 300 + "\n") * (n // 920),
+    "pdsh-w-list": lambda n: "pdsh -w " + "a-1," * (n // 4),
+    "mpirun-host-list": lambda n: "mpirun -H " + "a-1:8," * (n // 6),
+    "world-info": lambda n: "WORLD INFO DICT: {" + "'a-1': [0], " * (n // 13),
+    "ps-rows": lambda n: "USER PID %CPU\n" + "alice 1 0.0 x\n" * (n // 14),
+    "squeue-rows": lambda n: "JOBID PARTITION NAME USER\n" + "1 gpu x alice\n" * (n // 14),
+    "ls-l-rows": lambda n: "-rw-r--r-- 1 alice alice 1 x\n" * (n // 28),
+    "author-name": lambda n: "GIT_AUTHOR_NAME=" + "A" * n,
+    "hostname-output": lambda n: "$ hostname\n" * (n // 11),
+    "guid-alone": lambda n: "\n0x" * (n // 3),
+    "bearer-in-bearer": lambda n: "Bearer " + "aaaaaaaBearer " * (n // 14),
 }
 
 

@@ -196,8 +196,11 @@ _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # ibstat `Port GUID: 0x0c42a10300123456`, `Node GUID:`, `System image GUID:`; ibv_devinfo
     # `node_guid: 0c42:a103:0012:3456`, `sys_image_guid:`; `port_guid 0x...`.
     ("guid", regex.compile(
-        r"(?i)guid[\"']?[ \t]*[:=]?[ \t]*[\"']?\K(?:0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3})(?![\w:])"
+        r"(?i)guid[\"']?[ \t]*[:=]?[ \t]*[\"']?\K(?:0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3}|[0-9a-f]{2}(?::[0-9a-f]{2}){7})(?![\w:])"
     )),
+    # ibnetdiscover: `Ca 1 "H-0c42a10300123456" # "a100-03 mlx5_0"`; `ibstat -p` prints GUIDs alone.
+    ("guid-node", regex.compile(r"\"[HS]-\K[0-9a-f]{16}(?=\")")),
+    ("guid-alone", regex.compile(r"(?m)^0x\K[0-9a-f]{16}$")),
 ]  # fmt: skip
 _KEEP_MAC = frozenset(("ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00", "ff-ff-ff-ff-ff-ff", "00-00-00-00-00-00"))
 _BROADCAST_BEFORE = regex.compile(r"(?:brd|broadcast|bcast)(?::|[ \t]+)\Z", regex.IGNORECASE)
@@ -212,9 +215,13 @@ def find_macs(text: str, edits: list[Edit]) -> None:
             lowered = lowered if lowered is not None else text.lower()
             if "guid" not in lowered:
                 continue
+        elif (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (
+            name == "guid-alone" and "\n0x" not in text and not text.startswith("0x")
+        ):
+            continue
         for m in rx.finditer(text):
             start, end = m.start(), m.end()
-            if name != "guid":
+            if not name.startswith("guid"):
                 start -= 2 if name != "mac-dotted" else 4
             value = text[start:end]
             low = value.lower()

@@ -30,6 +30,8 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     )),
     # 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag
     ("ecr", ".dkr.ecr.", re.compile(r"(?<![\w.-])(?P<id>\d{12})\.dkr\.ecr\.")),
+    # SageMaker's default bucket: s3://sagemaker-us-east-1-123456789012/
+    ("sagemaker", "sagemaker-", re.compile(r"sagemaker-[a-z]{2}(?:-gov)?-[a-z]{4,9}-\d-(?P<id>\d{12})(?![\d\w])")),
     # IAM unique ids: "UserId": "AIDA...", "AROA...:session" (role id and session name).
     ("iam-id", "", re.compile(
         r"(?<![A-Za-z0-9])(?P<id>A(?:IDA|ROA|GPA|IPA|NPA|NVA|PKA)[A-Z0-9]{12,20})(?![A-Za-z0-9])"
@@ -43,7 +45,6 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
 ]  # fmt: skip
 # Session names that identify a process or a machine, not a person.
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
-ACCOUNT_WORDS = ("arn:", "account", "owner", ".dkr.ecr.", "/subscriptions/", "subscription", "tenant")
 
 
 def find_accounts(text: str, edits: list[Edit]) -> None:

@@ -158,8 +158,35 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
     (" via ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
     ("  on ", LinePattern(r"[ \t]{1,8}on " + _H + r" [0-9a-zA-Z_-]{8,}(?:, system ID|$)", re.M)),
+    # DeepSpeed `Using IP address of 10.0.0.1 for node worker-0`; Open MPI `... with PID 4242
+    # on node a100-04 exited on signal 9`; ssh `Connection to a100-04 closed.`; `PING a100-04 (`.
+    ("for node ", re.compile(r"for node " + _H)),
+    ("on node ", re.compile(r"on node " + _H + r"(?= exited| signaled| \(|[,.:]| has)")),
+    ("connection to ", re.compile(r"Connection to " + _H + r" (?:closed|port)")),
+    ("ping ", re.compile(r"PING " + _H + r" \(")),
+    # kubectl describe node: `kubernetes.io/hostname=a100-05`.
+    ("io/hostname=", re.compile(r"io/hostname=" + _H)),
+    # `$ hostname` and its output alone on the next line.
+    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*\r?\n" + _H + r"[ \t]*\r?$", re.M)),
 ]
-HOST_WORDS = tuple(literal.lower() for literal, _ in _POSITIONS)
+# Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
+# DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)
+_LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
+    ("pdsh ", re.compile(r"pdsh [^\n]{0,200}? -w (?P<l>[\w.,\[\]-]{1,4096})")),
+    ("mpirun", re.compile(r"(?:mpirun|mpiexec)[^\n]{0,200}? (?:-H|--host|-host)[ =](?P<l>[\w.,:-]{1,4096})")),
+    ("world info dict", re.compile(r"WORLD INFO DICT: (?P<l>\{[^\n}]{1,4096}\})")),
+]
+_LIST_ITEM = re.compile(r"'([A-Za-z0-9][\w.-]{0,252})': \[|([A-Za-z0-9][\w.-]{0,252})(?::\d{1,4})?(?:,|$)")
+# Line prefixes that name the host: syslog and journald (`May  6 10:42:01 a100-03 kernel:`,
+# RFC 5424 timestamps), pdsh's `worker-1: ` in front of a timestamped or tagged line.
+_LINE_POSITIONS: list[LinePattern] = [
+    LinePattern(
+        r"[ \t]*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
+        + _H + r" [\w./()-]{1,64}(?:\[\d{1,10}\])?: "
+    ),
+    LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))"),
+]
+HOST_WORDS = tuple(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS))
 
 
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -174,6 +201,22 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
             start = m.start("h")
             edits.append((start, start + len(value), "host", value))
             state.learn_host(value)
+    for literal, rx in _LIST_POSITIONS:
+        if literal in present:
+            for m in rx.finditer(text):
+                base = m.start("l")
+                for item in _LIST_ITEM.finditer(m.group("l")):
+                    group = 1 if item.group(1) is not None else 2
+                    value = item.group(group)
+                    if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value):
+                        edits.append((base + item.start(group), base + item.end(group), "host", value))
+                        state.learn_host(value)
+    for rx in _LINE_POSITIONS:
+        for m in rx.finditer(text):
+            value = m.group("h").rstrip(".")
+            if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value) and not value.startswith(("rank", "default")):
+                edits.append((m.start("h"), m.start("h") + len(value), "host", value))
+                state.learn_host(value)
 
 
 # NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
@@ -300,9 +343,26 @@ _ETC_KEEP = frozenset(
      "localhost4", "localhost6", "localhost4.localdomain4", "localhost6.localdomain6")
 )  # fmt: skip
 
-# kubectl tables: the column that names nodes, by header. Columns are 2+ blanks apart.
-_KUBE_HEADER_RX = LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}(?:READY|STATUS)[ \t]{2,}[^\n]*$", re.M)
-_COLUMNS = re.compile(r"\S+(?: \S+)*")
+# Tables whose columns name hosts or users, found by their header: (header pattern, columns
+# separator, {column: kind}). kubectl aligns columns 3+ blanks apart and a cell may hold one
+# blank (`2 (3m ago)`); Slurm and ps separate cells by blanks and have none in the columns we read.
+_TWO_BLANKS = re.compile(r"\S+(?: \S+)*")
+_BLANKS = re.compile(r"\S+")
+_TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
+    # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
+    (LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M), _TWO_BLANKS, {"NODE": "host"}),
+    (LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M), _TWO_BLANKS, {"NAME": "host"}),
+    # squeue: JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)
+    (LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
+    # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
+    (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
+    (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
+    # ps aux / ps -ef: USER PID ... / UID PID PPID ...
+    (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M), _BLANKS, {"USER": "user", "UID": "user"}),
+]  # fmt: skip
+_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID")
+_HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
+_HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 _MAX_ROWS = 10_000
 
 
@@ -381,28 +441,50 @@ def find_etc_hosts(text: str, edits: list[Edit], state: LogState) -> None:
                 state.learn_host(host)
 
 
-def find_kube_nodes(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask the NODE column of `kubectl get pods -o wide` and the NAME column of `get nodes`."""
-    if "NAME" not in text:
+def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the host and user columns of kubectl, squeue, sinfo and ps tables, and learn them."""
+    if not any(word in text for word in _TABLE_WORDS):
         return
-    for header in _KUBE_HEADER_RX.finditer(text):
-        names = [c.group() for c in _COLUMNS.finditer(header.group().lstrip("\n"))]
-        if "NODE" in names:
-            column = names.index("NODE")
-        elif names[:3] == ["NAME", "STATUS", "ROLES"]:
-            column = 0
-        else:
-            continue
-        pos = header.end() + 1
-        for _ in range(_MAX_ROWS):
-            end = text.find("\n", pos)
-            end = len(text) if end == -1 else end
-            row = list(_COLUMNS.finditer(text, pos, end))
-            if len(row) != len(names) or pos >= len(text):
-                break
-            cell = row[column]
-            host = cell.group()
-            if host_value_ok(host) and host not in ("<none>", "<unknown>"):
-                edits.append((cell.start(), cell.end(), "host", host))
-                state.learn_host(host)
-            pos = end + 1
+    for header_rx, cells, wanted in _TABLES:
+        for header in header_rx.finditer(text):
+            names = [c.group() for c in cells.finditer(header.group().lstrip("\n"))]
+            columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}
+            if columns:
+                _table_rows(text, header.end() + 1, cells, columns, len(names), edits, state)
+
+
+def _table_rows(
+    text: str, pos: int, cells: re.Pattern[str], columns: dict[int, str], width: int, edits: list[Edit], state: LogState
+) -> None:
+    for _ in range(_MAX_ROWS):
+        if pos >= len(text):
+            return
+        end = text.find("\n", pos)
+        end = len(text) if end == -1 else end
+        row = list(cells.finditer(text, pos, end))
+        if len(row) < width or all(_HEADER_CELL.match(c.group()) for c in row):
+            return  # a short line (blank, a prompt, prose) or the next table's header ends it
+        for index, kind in columns.items():
+            if index >= len(row):
+                continue
+            cell = row[index]
+            if kind == "user":
+                user = cell.group()
+                if user.lower() not in _TECHNICAL_ACCOUNTS and not user.isdigit() and user[0].isalpha():
+                    edits.append((cell.start(), cell.end(), "user", user))
+                    state.learn_user(user)
+                continue
+            for item in _HOSTS_CELL.finditer(cell.group()):
+                host = item.group()
+                if host_value_ok(host) and host not in ("<none>", "<unknown>") and "(" not in host:
+                    edits.append((cell.start() + item.start(), cell.start() + item.end(), "host", host))
+                    if "[" not in host:
+                        state.learn_host(host)
+        pos = end + 1
+
+
+# Accounts of the system and its services in ps/squeue USER columns.
+_TECHNICAL_ACCOUNTS = frozenset(
+    ("root", "daemon", "nobody", "systemd+", "systemd-network", "message+", "syslog", "polkitd", "chrony",
+     "www-data", "postgres", "redis", "mysql", "slurm", "munge", "_apt", "avahi", "colord", "rtkit", "user", "ubuntu")
+)  # fmt: skip

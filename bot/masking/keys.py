@@ -44,8 +44,8 @@ _PASSWORD_WORDS = frozenset(("pass", "pw", "passcode", "pword", "passwrd"))
 _USER_LAST = frozenset(("user", "username", "login", "logname", "uname"))
 _USER_EXACT = frozenset(
     (
-        "wandb_entity", "git_author_name", "git_committer_name", "author_name",
-        "committer_name", "user_name", "pbs_o_logname", "hf_username",
+        # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.
+        "wandb_entity", "user_name", "pbs_o_logname", "hf_username",
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
@@ -105,7 +105,8 @@ _KEY_PUBLIC = frozenset(
 )
 _CONCAT_TOKEN = ("access", "auth", "refresh", "api", "hf", "bearer", "identity", "registry", "session", "oauth", "bot", "app", "github", "secret", "id")
 _CONCAT_KEY = ("api", "access", "secret", "private", "account", "master", "auth", "app", "client", "license", "subscription", "encryption", "signing", "session", "storage", "shared", "hmac")
-_NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys"))
+# `PWD=/tmp` and `OLDPWD=` are the shell's working directories, not passwords.
+_NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys", "pwd", "oldpwd"))
 
 
 def _token_kind(words: set[str]) -> str:

@@ -29,9 +29,9 @@ from bot.masking.hosts import (
     find_fqdns,
     find_host_positions,
     find_hostlists,
-    find_kube_nodes,
     find_nccl_leftovers,
     find_node_names,
+    find_tables,
     learn_nccl_hosts,
     learn_nccl_hosts_bytes,
 )
@@ -189,7 +189,7 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     find_hostlists(text, edits, state)
     find_node_names(text, edits, state)
     find_etc_hosts(text, edits, state)
-    find_kube_nodes(text, edits, state)
+    find_tables(text, edits, state)
     return apply_edits(text, edits, table)
 
 

@@ -49,6 +49,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # finger: `Login: hfischer          Name: Hannah Fischer`
     (("Name: ",), re.compile(r"Login:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+Name:[ \t]+(?P<name>[^\n]{1,128}?)[ \t]*$", re.M)),
+    # GIT_AUTHOR_NAME="Hannah Fischer", git config user.name "Hannah Fischer", author_name: ...
+    (("_NAME", "_name", "user.name"), re.compile(
+        r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
+        r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
+        re.M,
+    )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
     (("@",), re.compile(r"(?<![\w@.<])@(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
     ((" AM", " PM", " am", " pm"), LinePattern(
@@ -58,7 +64,7 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
 ]  # fmt: skip
 # Learning sees the lines that can teach a name: these words, and `@`.
-NAME_WORDS = ("author:", "-by:", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
+NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
 
 
 def _plausible(name: str) -> str:
@@ -106,7 +112,7 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
             if groups.get("uid") is not None and not _personal_account(m):
                 continue
             raw = m.group("name").strip()
-            name = raw if groups.get("rest") is not None or "user" in groups else _plausible(raw)
+            name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue
             start = m.start("name") + m.group("name").index(name)

@@ -349,7 +349,11 @@ def _standalone_auth(text: str, has_bearer: bool, edits: list[Edit]) -> None:
     """`Bearer x` outside a header line (curl -H, Python dict reprs, error text)."""
     if not has_bearer and "Basic " not in text:
         return
-    for m in _STANDALONE_AUTH.finditer(text):
+    pos = 0
+    while (m := _STANDALONE_AUTH.search(text, pos)) is not None:
+        # Go on from the credential, not past it: `Bearer /x/Bearer hf_...` holds a second
+        # scheme inside the first match, which a pass over masked text would find.
+        pos = m.start("cred")
         cred = _trim_bare(m.group("cred"))
         if m.group("scheme") == "Basic":
             if not _decodes_to_pair(cred):

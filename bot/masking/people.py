@@ -9,7 +9,7 @@ import regex
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.lines import line_start
+from bot.masking.lines import LinePattern, line_start
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -107,7 +107,7 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
-PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
@@ -170,6 +170,15 @@ _SSHD_USER_RX = re.compile(
     r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
     r" for(?: invalid user)?) (?P<user>[^\W\d][\w.-]{0,31}) from "
 )
+# Account names where the tools print them: `id` (`uid=1001(hfischer)`), Slurm's scontrol
+# (`UserId=hfischer(1001)`), sudo's log line (`sudo: hfischer : TTY=pts/0 ; ...`), `ls -l`
+# owner columns. (literal or "" for any text, pattern with a `user` group)
+_ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
+    ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
+    ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
+    ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    ("", LinePattern(r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d")),
+]
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
 
@@ -204,6 +213,14 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 edits.append((m.start(group), m.end(group), "user", name))
                 if group == "bare":
                     state.learn_user(name)  # an account name, as in a home path
+    for literal, rx in _ACCOUNT_POSITIONS:
+        if literal and literal not in present:
+            continue
+        for m in rx.finditer(text):
+            name = m.group("user")
+            if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
+                edits.append((m.start("user"), m.end("user"), "user", name))
+                state.learn_user(name)
     if any(w in present for w in _SSHD_WORDS):
         for m in _SSHD_USER_RX.finditer(text):
             name = m.group("user")

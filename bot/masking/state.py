@@ -88,7 +88,7 @@ class LogState:
             # `hannah.fischer` is `hannah-fischer` in a Kubernetes namespace or pod name (DNS
             # labels allow neither dots nor underscores nor capitals): learn that form too.
             dns = _DNS_UNSAFE.sub("-", name.lower())
-            if dns != name and learnable(dns):
+            if dns != name.lower() and learnable(dns):
                 self.users.setdefault(dns, None)
 
     def learn_name(self, name: str) -> None:

@@ -19,8 +19,9 @@ from bot.masking.lines import line_end, line_start
 # Right edge of a token. A placeholder (`<IPV6-1>`, `<SECRET:...>`) counts as a word
 # character: it stands where a word was, so masking a neighbour must not make a token appear
 # on the next pass that the first pass saw running into that word.
-_B = r"(?![A-Za-z0-9]|<[A-Z])"
-_BW = r"(?![\w-]|<[A-Z])"
+# A literal `<` before one (`hf_x<AKIA...` -> `hf_x<<SECRET:...>`) still reads the same way.
+_B = r"(?![A-Za-z0-9]|<{1,8}[A-Z])"
+_BW = r"(?![\w-]|<{1,8}[A-Z])"
 
 # (group name, kind, characters of the token before the group, leading literal, rest).
 # The leading literal stays outside the named group: `re` only uses its fast first-character
@@ -225,7 +226,9 @@ _B64_40_RX = re.compile(r"(?<![^\s\"'=:,;])[A-Za-z0-9+/]{40}(?![^\s\"',;])")
 _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots?|ref|head)\W{0,3}\Z")
 
 
-CONTEXT_WORDS = ("wandb", "aws")
+# `akia`/`asia`: a line that carries an access key id carries its secret too (`aws sts
+# get-session-token --output text`: `CREDENTIALS  ASIA...  <expiry>  <secret>  <token>`).
+CONTEXT_WORDS = ("wandb", "aws", "akia", "asia")
 
 
 def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: list[Edit]) -> None:
