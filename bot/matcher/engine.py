@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import regex
 
 from bot.matcher.dbcache import derived_literals
-from bot.matcher.lines import LineFacts, parse_line, strip_prefixes
+from bot.matcher.lines import LineFacts, LineReader, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
 from bot.matcher.prefilter import DERIVATION_VERSION, Condition, Prefilter, required_literals
 from bot.matcher.rulebook import Rule, Rulebook, Signature
@@ -299,7 +299,7 @@ class Scan:
         self._windows: list[_Window] = []  # window signatures waiting for the next piece
         # (plan, line shape) -> the (rule, signature) pairs that match lines of that shape.
         self._shapes: dict[tuple[_Plan, bytes], tuple[tuple[Rule, Signature], ...]] = {}
-        self._line_facts: dict[str, LineFacts] = {}
+        self._reader = LineReader()  # line facts, each line shape's layout worked out once
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
@@ -397,7 +397,7 @@ class Scan:
             if text is None:
                 text = _decode(chunk, start, stop)
             if facts is None:
-                facts = self._facts_of(text)
+                facts = self._reader.facts(text)
             ts = facts.timestamp
             hits = self.by_rule.get(rule.id)
             if hits is None:
@@ -422,17 +422,8 @@ class Scan:
                 # needs NCCL's own prefix only, not the launcher prefixes or the timestamp.
                 self.facts.observe_nccl_init(text)
                 return
-            facts = facts or self._facts_of(text)
-            self.facts.observe(line_no, strip_prefixes(text), facts.rank, plan.probes)
-
-    def _facts_of(self, text: str) -> LineFacts:
-        """parse_line, remembered per line text: a flood repeats the very same line."""
-        facts = self._line_facts.get(text)
-        if facts is None:
-            if len(self._line_facts) >= _SHAPES_MAX:
-                self._line_facts.clear()
-            facts = self._line_facts[text] = parse_line(text)
-        return facts
+            facts = facts or self._reader.facts(text)
+            self.facts.observe(line_no, text[facts.message_start :], facts.rank, plan.probes)
 
     def _match(
         self, line_no: int, chunk: bytes, stop: int, plan: _Plan, text: str

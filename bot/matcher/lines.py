@@ -69,44 +69,49 @@ class LineFacts:
     host: str | None
     device: int | None
     timestamp: Timestamp | None
+    message_start: int = 0  # where the message starts, past launcher prefixes (strip_prefixes)
 
 
 def _frac(f: str | None) -> float:
     return float("0." + f) if f else 0.0
 
 
-def parse_timestamp(line: str) -> Timestamp | None:
-    """The first timestamp in the line, in any of the formats training logs use."""
-    head = line[:200]
-    m = _ISO.search(head)
-    if m:
-        try:
-            secs = calendar.timegm(
-                (int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]))
-            )
-            return Timestamp("iso", secs + _frac(m["f"]), m.group(0))
-        except (ValueError, OverflowError):
-            pass
-    m = _GLOG.search(head)
-    if m and 1 <= int(m["mo"]) <= 12:
-        secs = calendar.timegm((2000, int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])))
-        return Timestamp("glog", secs + _frac(m["f"]), m.group(0).strip("[ :"))
-    m = _SYSLOG.search(head)
-    if m:
-        secs = calendar.timegm((2000, _MONTHS[m["mon"]], int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])))
-        return Timestamp("syslog", float(secs), m.group(0).strip())
-    m = _DMESG.match(head)
-    if m:
-        return Timestamp("uptime", float(m["up"]), m.group(0))
-    return None
+Span = tuple[int, int]
 
 
-def parse_line(line: str) -> LineFacts:
-    """Rank, host, local device and timestamp of one log line, where the line carries them."""
+@dataclass(frozen=True)
+class _Layout:
+    """Where a line keeps its facts: spans of rank, host and device, where its message starts,
+    and the timestamp formats it matches with their fields' spans, in the order they are tried.
+
+    Every regex here treats all digits alike (only `\\d`, counts and fixed text), so a line
+    with other digits in the same places has the same layout: `LineReader` works it out once
+    per line shape. What depends on the digits' values (a month of 13 is no month) is decided
+    when the facts are read off the line (`_read`).
+    """
+
+    rank: Span | None
+    host: Span | None
+    device: Span | None
+    message_start: int
+    stamps: tuple[Stamp, ...]
+
+
+# Each timestamp format, how it is found, and the fields read off a match, in this order.
+_STAMPS = (
+    ("iso", _ISO.search, ("y", "mo", "d", "h", "mi", "s", "f")),
+    ("glog", _GLOG.search, ("mo", "d", "h", "mi", "s", "f")),
+    ("syslog", _SYSLOG.search, ("mon", "d", "h", "mi", "s")),
+    ("uptime", _DMESG.match, ("up",)),
+)
+Stamp = tuple[str, Span, tuple[Span, ...]]  # kind, the whole match, its fields
+
+
+def _layout(line: str) -> _Layout:
     pos, host = 0, None
     m = _HOST_PREFIX.match(line)
     if m:
-        host, pos = m["host"], m.end()
+        host, pos = m.span("host"), m.end()
     rank = None
     # Launchers stack prefixes (`[default0]:[rank12]:` from torchrun --tee over PyTorch's own):
     # read them all; PyTorch's `[rankN]` is the global rank and wins over a local one.
@@ -115,7 +120,7 @@ def parse_line(line: str) -> LineFacts:
             m = pattern.match(line, pos)
             if m:
                 if rank is None or line.startswith("[rank", m.start()):
-                    rank = int(m["rank"])
+                    rank = m.span("rank")
                 pos = m.end()
                 break
         else:
@@ -123,19 +128,92 @@ def parse_line(line: str) -> LineFacts:
     if rank is None:
         m = _EMBEDDED_PREFIX.search(line, pos, pos + 300)
         if m:
-            rank, pos = int(m["rank"]), m.end()
+            rank, pos = m.span("rank"), m.end()
     device = None
     m = _NCCL_PREFIX.match(line, pos)
     if m is None and "] NCCL " in line[:300]:
         # Every NCCL prefix holds that literal; searching without it is slow on long lines.
         m = _NCCL_PREFIX.search(line[:300], pos)
     if m:
-        host, device = m["host"], int(m["dev"])
+        host, device = m.span("host"), m.span("dev")
     if rank is None:
         m = _RANK_IN_TEXT.search(line, pos)
         if m:
-            rank = int(m["rank"])
-    return LineFacts(rank=rank, host=host, device=device, timestamp=parse_timestamp(line))
+            rank = m.span("rank")
+    head = line[:200]
+    stamps = tuple(
+        (kind, found.span(), tuple(found.span(f) for f in fields))
+        for kind, find, fields in _STAMPS
+        if (found := find(head)) is not None
+    )
+    return _Layout(rank, host, device, _message_start(line), stamps)
+
+
+def _read(layout: _Layout, line: str) -> LineFacts:
+    """The facts of `line`, at the places `layout` says."""
+    rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
+    host = line[layout.host[0] : layout.host[1]] if layout.host else None
+    device = int(line[layout.device[0] : layout.device[1]]) if layout.device else None
+    return LineFacts(rank=rank, host=host, device=device, timestamp=_timestamp(layout.stamps, line),
+                     message_start=layout.message_start)  # fmt: skip
+
+
+def _timestamp(stamps: tuple[Stamp, ...], line: str) -> Timestamp | None:
+    """The first stamp that reads as a time, tried in `_STAMPS` order as the formats are."""
+    for kind, (start, end), fields in stamps:
+        text = line[start:end]
+        values = [line[a:b] if a >= 0 else "" for a, b in fields]
+        if kind == "iso":
+            y, mo, d, h, mi, sec, f = values
+            try:
+                secs = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(sec)))
+            except (ValueError, OverflowError):
+                continue
+            return Timestamp("iso", secs + _frac(f), text)
+        if kind == "glog":
+            mo, d, h, mi, sec, f = values
+            if not 1 <= int(mo) <= 12:
+                continue
+            secs = calendar.timegm((2000, int(mo), int(d), int(h), int(mi), int(sec)))
+            return Timestamp("glog", secs + _frac(f), text.strip("[ :"))
+        if kind == "syslog":
+            mon, d, h, mi, sec = values
+            secs = calendar.timegm((2000, _MONTHS[mon], int(d), int(h), int(mi), int(sec)))
+            return Timestamp("syslog", float(secs), text.strip())
+        return Timestamp("uptime", float(values[0]), text)
+    return None
+
+
+def parse_timestamp(line: str) -> Timestamp | None:
+    """The first timestamp in the line, in any of the formats training logs use."""
+    return _read(_layout(line), line).timestamp
+
+
+def parse_line(line: str) -> LineFacts:
+    """Rank, host, local device and timestamp of one log line, where the line carries them."""
+    return _read(_layout(line), line)
+
+
+# Every digit read as 0 (see _Layout).
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+_LAYOUTS_MAX = 50_000
+
+
+class LineReader:
+    """parse_line for the lines of one log, with each line shape's layout worked out once:
+    a flood of one line with other numbers (retries, warnings per step) pays its regexes once."""
+
+    def __init__(self) -> None:
+        self._layouts: dict[str, _Layout] = {}
+
+    def facts(self, line: str) -> LineFacts:
+        shape = line.translate(_DIGITS_AS_ZERO)
+        layout = self._layouts.get(shape)
+        if layout is None:
+            if len(self._layouts) >= _LAYOUTS_MAX:
+                self._layouts.clear()  # endlessly new shapes: stay bounded
+            layout = self._layouts[shape] = _layout(line)
+        return _read(layout, line)
 
 
 def nccl_origin(line: str) -> tuple[str, int] | None:
@@ -146,6 +224,10 @@ def nccl_origin(line: str) -> tuple[str, int] | None:
 
 def strip_prefixes(line: str) -> str:
     """The message with launcher prefixes (host, rank) removed: what the program printed."""
+    return line[_message_start(line) :]
+
+
+def _message_start(line: str) -> int:
     pos = 0
     m = _HOST_PREFIX.match(line)
     if m:
@@ -165,4 +247,4 @@ def strip_prefixes(line: str) -> str:
     if pos and line[pos - 1] == ":" and line[pos : pos + 1] == " ":
         # `[rank3]: RuntimeError` (PyTorch 2.x): the space after the prefix is not the message's.
         pos += 1
-    return line[pos:]
+    return pos

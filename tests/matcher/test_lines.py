@@ -89,3 +89,29 @@ def test_rank_prefix_behind_a_collector_prefix(line, rank):
     """A rank prefix after a timestamp, host, Ray or journald prefix is still the rank."""
     assert parse_line(line).rank == rank
     assert strip_prefixes(line).startswith(("torch.", "RuntimeError", "node01"))
+
+
+def test_line_reader_reads_every_line_of_a_shape_as_parse_line_does() -> None:
+    """LineReader works a layout out once per digit shape; every line of the shape, whatever its
+    digits (a glog month of 13, an ISO date of Feb 30, another rank), reads as parse_line reads it."""
+    import random
+
+    from bot.matcher.lines import LineReader, parse_line
+
+    lines = [
+        "[rank3]:[E1130 04:15:03.217338 140372 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout",
+        "worker-2: [2024-05-01 12:00:01,123] [INFO] [logging.py:128:log_dist] [Rank 0] step=100, skipped=0",
+        "gpu-node-017:12345:12399 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[4] via P2P/IPC",
+        "  3: [W socket.cpp:697] [c10d] The client socket has failed to connect to [localhost]:29500",
+        "Nov 30 04:15:03 node7 kernel: NVRM: Xid (PCI:0000:1b:00): 79, pid=1234",
+        "[ 1234.567890] NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.",
+        "[1,3]<stderr>:RuntimeError: CUDA error: an illegal memory access was encountered",
+        "2024-02-30T12:00:00Z rank=5 loss 1.25",
+    ]
+    rng = random.Random(7)
+    reader = LineReader()
+    for line in lines:
+        for _ in range(40):
+            other = "".join(rng.choice("0123456789") if c.isdigit() else c for c in line)
+            assert reader.facts(other) == parse_line(other), other
+            assert other[reader.facts(other).message_start :] == strip_prefixes(other)
