@@ -38,7 +38,11 @@ _EXC_LINE = regex.compile(
 _ERROR_LINE = regex.compile(
     r"\b(?:FATAL|Fatal|fatal|ERROR|Error|error|CRITICAL|Segmentation fault|Aborted|Killed|failed|Failed)\b"
 )
-_NOT_ERROR = regex.compile(r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b")
+# Also slurmstepd's `_is_a_lwp: open() /proc/N/status failed`: a race with a process that just
+# exited, printed on healthy jobs (SchedMD calls it harmless), never the reason a run died.
+_NOT_ERROR = regex.compile(
+    r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b|\b_is_a_lwp: open\(\)"
+)
 _ELASTIC_RANK = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\b")
 # The world size is read wherever these stand, not line by line: a big NCCL INFO log prints
 # `nRanks` on line after line, and the matcher hands over each occurrence's offset.

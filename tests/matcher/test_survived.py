@@ -70,3 +70,13 @@ def test_a_recovered_traceback_before_the_finish_is_not_quoted(matcher):
     d = matcher.diagnose(log)
     assert d.matches == [] and d.unmatched is None
     assert matcher.diagnose(log.rsplit("{", 1)[0]).unmatched == "TimeoutError: The read operation timed out"
+
+
+def test_slurmstepds_lwp_race_is_not_the_unmatched_error(matcher):
+    log = (
+        "slurmstepd: error: _is_a_lwp: open() /proc/41037/status failed: No such file or directory\n"
+        "[rank0]:step 100 loss 1.02\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched is None
+    assert matcher.diagnose(log + "slurmstepd: error: *** JOB 4242 ON gpu-7 CANCELLED AT 2024-05-01T10:00:00 ***\n").unmatched
