@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from bot.followup import Answer, answer
-from bot.ingest import NO_LIMITS, Limits, read_log
+from bot.ingest import NO_LIMITS, Limits, ReadStatus, read_log
 from bot.masking import MaskedText, Masker
 from bot.matcher import Diagnosis, Evidence, Matcher, Rule, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
@@ -98,7 +98,8 @@ class Denpex:
                 raw_bytes += len(chunk)
                 yield chunk
 
-        for piece in _whole_lines(counted(read_log(chunks, limits))):
+        status = ReadStatus()
+        for piece in _whole_lines(counted(read_log(chunks, limits, status))):
             scan.feed(piece)
             if mask:
                 masker.learn(piece)
@@ -108,7 +109,10 @@ class Denpex:
         if mask:
             diagnosis = mask_diagnosis(diagnosis, masker)
         elapsed = int((time.perf_counter() - started) * 1000)
-        diagnosis = replace(diagnosis, stats=replace(diagnosis.stats, bytes=raw_bytes, elapsed_ms=elapsed))
+        diagnosis = replace(
+            diagnosis,
+            stats=replace(diagnosis.stats, bytes=raw_bytes, elapsed_ms=elapsed, truncated=status.truncated),
+        )
         return Outcome(diagnosis, build_report(diagnosis, self.rulebook), dict(masker.counts) if mask else {})
 
     def diagnose_text(self, text: str, *, limits: Limits = NO_LIMITS) -> Outcome:

@@ -61,3 +61,16 @@ def test_cli_diagnoses_a_cut_gz_and_prints_the_notice(tmp_path):
     whole.write_bytes(gz)
     assert json.loads(_denpex("diagnose", str(whole), "--format", "json").stdout)["stats"]["truncated"] is False
     assert "ends early" not in _denpex("diagnose", str(whole)).stdout.decode()
+
+
+def test_the_service_reports_a_cut_upload_as_the_bot_reads_it():
+    """What Slack uploads go through (Denpex.diagnose_stream): a cut .gz gives stats.truncated,
+    a whole one does not."""
+    from bot.service import Denpex
+
+    gz = gzip.compress(SAMPLE.read_bytes())
+    app = Denpex()
+    assert app.diagnose_stream([gz]).diagnosis.stats.truncated is False
+    cut = app.diagnose_stream([gz[: len(gz) * 3 // 4]]).diagnosis
+    assert cut.stats.truncated is True
+    assert cut.to_dict()["stats"]["truncated"] is True
