@@ -24,7 +24,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.delivery import NotDelivered, Place
+from bot.delivery import NotDelivered, Place, new_diagnosis_id
 from bot.ingest import InputError, Limits, read_log
 from bot.service import Outcome
 from bot.slack import blocks as ui
@@ -35,6 +35,7 @@ from bot.slack.webapi import courtesy_client, reply_client
 log = logging.getLogger("denpex.slack")
 
 METADATA_EVENT = "denpex_diagnosis"
+REPLY_EVENT = "denpex_reply"
 # Posts of one answer: the first, and repeats each made only after looking it is not there.
 POST_ATTEMPTS = 3
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
@@ -80,11 +81,20 @@ def post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any
                                    unfurl_links=False, unfurl_media=False, **extra)
 
 
-def safe_post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> None:
+def tell(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]]) -> bool:
+    """Post any other reply (a notice, a follow-up answer, help) the same careful way: never
+    twice, and a failure only logged. True when it is known to be in the thread."""
     try:
-        post(client, where, message)
-    except Exception as exc:  # SlackApiError, or Slack unreachable / timing out
+        post_verified(client, where, message, new_diagnosis_id(), event_type=REPLY_EVENT)
+        return True
+    except NotDelivered as exc:
+        log.info("reply in team=%s channel=%s not posted: %s", where.team_id, where.channel, exc)
+    except Exception as exc:  # anything else Slack or the network throws: still only logged
         log.warning("could not post a message in team=%s: %s", where.team_id, type(exc).__name__)
+    return False
+
+
+safe_post = tell
 
 
 def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) -> bool | None:
@@ -102,12 +112,13 @@ def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) ->
     return False
 
 
-def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]], diagnosis_id: str) -> None:
+def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]], diagnosis_id: str,
+                  event_type: str = METADATA_EVENT) -> None:
     """Post the answer once. A refusal raises NotDelivered; an unknown outcome (5xx, reset,
     timeout) is looked for in the thread by its metadata, and posted again only once it is
     known to be absent; if Slack will not show the thread, it is not repeated."""
     once = reply_client(client)
-    metadata = {"event_type": METADATA_EVENT, "event_payload": {"diagnosis_id": diagnosis_id}}
+    metadata = {"event_type": event_type, "event_payload": {"diagnosis_id": diagnosis_id}}
     started = time.time()
     problem = ""
     for _attempt in range(POST_ATTEMPTS):

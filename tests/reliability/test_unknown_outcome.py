@@ -111,3 +111,18 @@ def test_a_log_pasted_in_parts_across_two_replicas_is_one_diagnosis(rbot, replic
     settle(4.0)
     assert len(rfake.delivered("chat.postMessage")) == 1
     assert used(rbot) == 1
+
+
+def test_a_follow_up_answer_after_a_5xx_that_posted_is_not_doubled(rbot, rfake):
+    """A follow-up answer whose post lands before a 500: looked for, found, not posted again."""
+    ts = new_ts()
+    rbot.event(message(SAMPLE, ts))
+    rfake.wait_delivered("reactions.add", name="white_check_mark", timestamp=ts, timeout=20)
+    rfake.fail("chat.postMessage", 500, posted=True)
+    rbot.event(message("how do I confirm this?", new_ts(), thread_ts=ts))
+    rfake.wait_delivered("chat.postMessage", count=2, thread_ts=ts, timeout=20)
+    settle(2.0)
+    answers = [c for c in rfake.delivered("chat.postMessage", thread_ts=ts)
+               if (c.params.get("metadata") or {}).get("event_type") == "denpex_reply"]
+    assert len(answers) == 1
+    assert rfake.of("conversations.replies")

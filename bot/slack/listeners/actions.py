@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
+from bot.slack.diagnosis import Where, tell
 from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
 
@@ -43,7 +44,10 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], full: boo
         pass  # viewing an entry needs no state: degrade to no rate limit
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
-    _quietly(lambda: client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text, blocks=blocks), channel)
+    if thread_ts:
+        tell(client, Where(team_of(body), channel, thread_ts, thread_ts, user), (text, blocks))
+    else:
+        _quietly(lambda: client.chat_postMessage(channel=channel, text=text, blocks=blocks), channel)
 
 
 def _quietly(call: Any, channel: str) -> None:

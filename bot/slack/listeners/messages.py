@@ -16,7 +16,7 @@ from bot.delivery import diagnose
 from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
-from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, post, read_message
+from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
 from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
 from bot.store.bursts import Part
@@ -71,7 +71,7 @@ def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ent
     ans = deps.denpex.follow_up(question, entry_id)
     if rule is None or ans is None:
         return
-    post(client, where, ui.answer_message(ans, rule))
+    tell(client, where, ui.answer_message(ans, rule))
 
 
 def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> None:
@@ -133,10 +133,7 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
             deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
-        try:
-            post(client, where, ui.unavailable_message())
-        except Exception:
-            log.warning("could not tell team=%s the service is unavailable", team)
+        tell(client, where, ui.unavailable_message())
     except (SlackApiError, OSError) as exc:
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
@@ -176,7 +173,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         diagnose(store, SlackReplier(client, where), where.place, lambda: deps.denpex.diagnose_text(clean), quiet=quiet)
         return
     if mentioned or event.get("channel_type") == "im":
-        post(client, where, ui.help_message())
+        tell(client, where, ui.help_message())
 
 
 def register(app: App, deps: BotDeps) -> None:
