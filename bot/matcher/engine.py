@@ -111,7 +111,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int) -> bool:
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("cacheable", "digit_blind", "probes", "rules")
+    __slots__ = ("probes", "rules", "shape", "windows")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -120,32 +120,53 @@ class _Plan:
         # and, for two or more, one regex matching where any of them does (`_any_of`).
         self.rules = rules
         self.probes = probes
-        # Every signature decides a line the same way whatever its digits are: the plan's
-        # verdict on a line is then the verdict on its shape (`_shape`), decided once.
-        self.cacheable = all(sig.lines == 1 for _, sigs, _ in rules for sig in sigs)
-        self.digit_blind = self.cacheable and all(_digit_blind(sig) for _, sigs, _ in rules for sig in sigs)
+        # Signatures that span lines: opened on every line they may start (never cached).
+        self.windows = tuple((rule, sig) for rule, sigs, _ in rules for sig in sigs if sig.lines > 1)
+        # How a line becomes its shape, on which the one-line signatures' verdict is decided
+        # once (`Scan._line`): digits they cannot tell apart read as one (see _shape_table).
+        self.shape = _shape_table(sig for _, sigs, _ in rules for sig in sigs if sig.lines == 1)
 
 
-# Every digit read as 0: lines that differ only in numbers (steps, pids, timestamps, ports,
-# addresses) have one shape. One byte for one byte, so lengths and offsets are unchanged.
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _QUANTIFIER = regex.compile(r"\{\d+(?:,\d*)?\}")
-# A line's shape decides at most this many distinct shapes per scan; past it, a log of
-# endlessly new shapes starts the cache again (memory stays bounded).
+_DIGIT_RANGE = regex.compile(r"(\d)-(\d)")
+# At most this many distinct shapes per scan; past it, a log of endlessly new shapes starts
+# the cache again (memory stays bounded).
 _SHAPES_MAX = 50_000
 
 
-def _digit_blind(sig: Signature) -> bool:
-    """True when `sig` cannot tell a digit from another: no digit in its patterns but in
-    `\\d`, `0-9` ranges and `{m,n}` counts, and no backreference. Then mapping every digit of a
-    line to 0 keeps the line's length and every class it meets, so the answer is the same."""
+def _digit_features(sig: Signature) -> list[frozenset[str]] | None:
+    """The sets of digits `sig` singles out: each digit its patterns spell out (literally, or in
+    an escape) and each range like `[1-9]`. `\\d`, `0-9` and `{m,n}` counts treat all digits
+    alike and single out none. None when a pattern has a backreference (it compares text)."""
+    features: list[frozenset[str]] = []
     for pattern in (sig.pattern, sig.unless.pattern if sig.unless is not None else ""):
         if _BACKREFERENCE.search(pattern):
-            return False
+            return None
         rest = _QUANTIFIER.sub("", pattern).replace("\\d", "").replace("\\D", "").replace("0-9", "")
-        if any(c.isdigit() for c in rest):
-            return False
-    return True
+        for low, high in _DIGIT_RANGE.findall(rest):
+            features.append(frozenset(str(d) for d in range(int(low), int(high) + 1)))
+        rest = _DIGIT_RANGE.sub("", rest)
+        features.extend(frozenset(c) for c in rest if c in "0123456789")
+    return features
+
+
+def _shape_table(sigs: Iterable[Signature]) -> bytes | None:
+    """A bytes.translate table mapping each digit to the first digit that no signature of
+    `sigs` tells from it (two digits are alike when every set `_digit_features` gives holds both
+    or neither), or None when the line itself must be the shape (a backreference, or no two
+    digits alike). One byte for one byte: lengths, offsets and every class a line meets stay,
+    so each signature answers the same on the shape as on the line."""
+    features: set[frozenset[str]] = set()
+    for sig in sigs:
+        found = _digit_features(sig)
+        if found is None:
+            return None
+        features.update(found)
+    first: dict[tuple[bool, ...], str] = {}
+    image = "".join(first.setdefault(tuple(d in f for f in sorted(features, key=sorted)), d) for d in "0123456789")
+    if len(set(image)) == 10:
+        return None
+    return bytes.maketrans(b"0123456789", image.encode())
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -376,23 +397,29 @@ class Scan:
     def _line(self, line_no: int, chunk: bytes, start: int, stop: int, plan: _Plan) -> None:
         text: str | None = None
         facts: LineFacts | None = None
-        if plan.rules and plan.cacheable:
+        matched: tuple[tuple[Rule, Signature], ...] | None = ()
+        if plan.windows:
+            text = _decode(chunk, start, stop)
+            for rule, sig in plan.windows:
+                self._open_window(line_no, rule, sig, text, chunk, stop)
+        if plan.rules and not self.m.use_prefilter:
+            # The naive path, the reference the tests hold the prefilter and this cache to.
+            text = text if text is not None else _decode(chunk, start, stop)
+            matched = self._match(plan, text)
+        elif plan.rules:
             # A flood of one line (a retry loop, a warning per step) pays its regexes once:
-            # later lines of the same shape reuse the verdict. The shape is the line itself, or
-            # with every digit read as 0 where no signature of the plan can tell digits apart.
+            # later lines of the same shape reuse the verdict.
             raw = chunk[start : min(stop, start + MAX_LINE_CHARS * 4)]
-            key = (plan, raw.translate(_DIGITS_AS_ZERO) if plan.digit_blind else raw)
+            key = (plan, raw if plan.shape is None else raw.translate(plan.shape))
             matched = self._shapes.get(key)
             if matched is None:
-                text = _decode(chunk, start, stop)
-                matched = self._match(line_no, chunk, stop, plan, text)
+                if text is None:
+                    text = _decode(chunk, start, stop)
+                matched = self._match(plan, text)
                 if matched is not None:
                     if len(self._shapes) >= _SHAPES_MAX:
                         self._shapes.clear()
                     self._shapes[key] = matched
-        else:
-            text = _decode(chunk, start, stop) if plan.rules else None
-            matched = self._match(line_no, chunk, stop, plan, text) if text is not None else ()
         for rule, sig in matched or ():
             if text is None:
                 text = _decode(chunk, start, stop)
@@ -425,11 +452,9 @@ class Scan:
             facts = facts or self._reader.facts(text)
             self.facts.observe(line_no, text[facts.message_start :], facts.rank, plan.probes)
 
-    def _match(
-        self, line_no: int, chunk: bytes, stop: int, plan: _Plan, text: str
-    ) -> tuple[tuple[Rule, Signature], ...] | None:
-        """The (rule, signature) pairs of `plan` whose one-line regexes match `text`; window
-        signatures are opened on the way. None when a regex ran out of time (not a verdict to
+    def _match(self, plan: _Plan, text: str) -> tuple[tuple[Rule, Signature], ...] | None:
+        """The (rule, signature) pairs of `plan` whose one-line regexes match `text` (window
+        signatures are `plan.windows`). None when a regex ran out of time (not a verdict to
         remember for the line's shape)."""
         timeout = self.m.regex_timeout_s
         matched: list[tuple[Rule, Signature]] = []
@@ -439,7 +464,6 @@ class Scan:
                 continue
             for sig in sigs:
                 if sig.lines > 1:
-                    self._open_window(line_no, rule, sig, text, chunk, stop)
                     continue
                 found = _search(sig, text, timeout)
                 if found is None:

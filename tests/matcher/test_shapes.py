@@ -5,7 +5,7 @@ from __future__ import annotations
 import regex
 
 from bot.matcher import default_matcher
-from bot.matcher.engine import Matcher, _digit_blind
+from bot.matcher.engine import Matcher, _digit_features, _shape_table
 from bot.matcher.rulebook import Signature
 
 MATCHER = default_matcher()
@@ -16,12 +16,19 @@ def _sig(pattern: str, unless: str | None = None) -> Signature:
     return Signature("s", pattern, 0.5, regex.compile(pattern), regex.compile(unless) if unless else None)
 
 
-def test_digit_blind_only_where_digits_cannot_matter() -> None:
-    """`\\d`, `0-9` and `{m,n}` are blind to which digit; a literal digit or a backreference is not."""
-    assert _digit_blind(_sig(r"exitcode: -?\d{1,3} \(pid: [0-9]+\)"))
-    assert not _digit_blind(_sig(r"errno: 110 - Connection timed out"))
-    assert not _digit_blind(_sig(r"(\w+) then \1"))
-    assert not _digit_blind(_sig(r"refused", unless=r"172\.17\.\d+\.\d+"))
+def test_a_shape_keeps_every_digit_a_pattern_tells_apart() -> None:
+    """`\\d`, `0-9` and `{m,n}` treat digits alike; literal digits stay themselves, a range
+    `[1-9]` keeps non-zero apart from zero; a backreference makes the line itself the shape."""
+    assert _digit_features(_sig(r"exitcode: -?\d{1,3} \(pid: [0-9]+\)")) == []
+    assert _digit_features(_sig(r"(\w+) then \1")) is None
+    assert _shape_table([_sig(r"(\w+) then \1")]) is None
+    table = _shape_table([_sig(r"errno: 110 - ")])
+    assert table is not None
+    assert b"errno: 110 99 113 57".translate(table) == b"errno: 110 22 112 22"
+    nonzero = _shape_table([_sig(r"skipped iterations:\s*[1-9]")])
+    assert nonzero is not None
+    assert b"skipped iterations: 0 5 9 10".translate(nonzero) == b"skipped iterations: 0 1 1 10"
+    assert _shape_table([_sig(r"0 1 2 3 4 5 6 7 8 9")]) is None  # every digit stays itself
 
 
 def test_a_different_errno_in_a_flood_is_still_seen() -> None:
