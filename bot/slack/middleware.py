@@ -1,4 +1,5 @@
-"""Cross-cutting request handling, as Bolt middleware: event dedupe before any listener runs.
+"""Cross-cutting request handling, as Bolt middleware, in order: the workspace (checked, and
+put in the context), Slack's rate-limit notices, replayed commands and clicks, re-sent events.
 
 Slack re-sends an event it thinks was not acknowledged (X-Slack-Retry-Num), and Bolt does not
 deduplicate: the event id is claimed atomically in Redis, so a re-sent event, or the same
@@ -66,19 +67,42 @@ def known_team(team: Any) -> bool:
     return True
 
 
-def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
-    def dedupe(body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
-        team = team_of(body)
-        if not known_team(team):
-            # Not something Slack sends; refuse it here rather than fail in a listener.
-            log.warning("request with an invalid team id refused")
-            return BoltResponse(status=400, body="invalid team")
-        if body.get("type") == "app_rate_limited":
-            # Slack tells us it is dropping this workspace's events for a minute: 200, as asked.
-            log.warning("Slack rate-limited the events of team=%s (minute %s)", team, body.get("minute_rate_limited"))
-            return BoltResponse(status=200, body="")
+def workspace(context: Any, body: dict[str, Any], next: Callable[[], None]) -> Any:
+    """Every request names a plausible workspace; listeners read it as context["workspace_id"]."""
+    team = team_of(body)
+    if not known_team(team):
+        # Not something Slack sends; refuse it here rather than fail in a listener.
+        log.warning("request with an invalid team id refused")
+        return BoltResponse(status=400, body="invalid team")
+    context["workspace_id"] = team
+    return next()
+
+
+def slack_rate_limited(context: Any, body: dict[str, Any], next: Callable[[], None]) -> Any:
+    """Slack telling us it drops this workspace's events for a minute: 200, as it asks."""
+    if body.get("type") == "app_rate_limited":
+        log.warning("Slack rate-limited the events of team=%s (minute %s)", context.get("workspace_id"),
+                    body.get("minute_rate_limited"))
+        return BoltResponse(status=200, body="")
+    return next()
+
+
+def replays(deps: BotDeps) -> Callable[..., Any]:
+    """A command or a click runs once, whatever replays its signed request."""
+
+    def once(context: Any, body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
         if body.get("command") or body.get("type") in ("block_actions", "view_submission", "shortcut", "message_action"):
-            return _once(deps, team, body, request, next)
+            return _once(deps, context["workspace_id"], body, request, next)
+        return next()
+
+    return once
+
+
+def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
+    """An event is handled once, however often Slack re-sends it or to however many replicas."""
+
+    def dedupe(context: Any, body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
+        team = context["workspace_id"]
         if body.get("type") != "event_callback" or not body.get("event_id"):
             return next()
         try:
