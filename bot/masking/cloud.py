@@ -34,7 +34,7 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("sagemaker", "sagemaker-", re.compile(r"sagemaker-[a-z]{2}(?:-gov)?-[a-z]{4,9}-\d-(?P<id>\d{12})(?![\d\w])")),
     # IAM unique ids: "UserId": "AIDA...", "AROA...:session" (role id and session name).
     ("iam-id", "", re.compile(
-        r"(?<![A-Za-z0-9])(?P<id>A(?:IDA|ROA|GPA|IPA|NPA|NVA|PKA)[A-Z0-9]{12,20})(?![A-Za-z0-9])"
+        r"(?P<id>A(?<![A-Za-z0-9]A)(?:IDA|ROA|GPA|IPA|NPA|NVA|PKA)[A-Z0-9]{12,20})(?![A-Za-z0-9])"
         r"(?::(?P<user>[\w+=,.@-]{2,64}))?"
     )),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
@@ -43,20 +43,22 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
         r"(?i)(?:subscription|tenant)[_-]?id[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>" + _GUID + r")(?![\w-])"
     )),
 ]  # fmt: skip
+# Case variants of the words the key shapes need (`in` runs in C; lowering the text would not).
+_KEY_SHAPES = {
+    "key": ("ccount", "CCOUNT", "wner", "WNER"),
+    "azure-key": ("ubscription", "UBSCRIPTION", "enant", "ENANT"),
+}
 # Session names that identify a process or a machine, not a person.
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
 
 
 def find_accounts(text: str, edits: list[Edit]) -> None:
     """Mask cloud account ids (and IAM user or session names in ARNs)."""
-    lowered: str | None = None
     for name, literal, rx in _ACCOUNT_SHAPES:
         if literal and literal not in text:
             continue
-        if name in ("key", "azure-key"):
-            lowered = text.lower() if lowered is None else lowered
-            if not any(w in lowered for w in ("account", "owner", "subscription", "tenant")):
-                continue
+        if name in _KEY_SHAPES and not any(w in text for w in _KEY_SHAPES[name]):
+            continue
         if name == "iam-id" and "A" not in text:
             continue
         for m in rx.finditer(text):

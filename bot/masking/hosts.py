@@ -314,19 +314,21 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
 # Cloud node names carry no domain but only a machine can be called that. (name, pattern)
 _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # AKS: aks-nodepool1-12345678-vmss000000
-    ("aks", re.compile(r"(?<![\w.-])aks-[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
+    ("aks", re.compile(r"aks-(?<![\w.-]aks-)[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
     # GKE: gke-cluster-pool-1a2b3c4d-xyz1
-    ("gke", re.compile(r"(?<![\w.-])gke-[a-z0-9-]{1,40}-[0-9a-f]{8}-[a-z0-9]{4}(?![\w-])")),
+    ("gke", re.compile(r"gke-(?<![\w.-]gke-)[a-z0-9-]{1,40}-[0-9a-f]{8}-[a-z0-9]{4}(?![\w-])")),
     # EC2 private DNS names without their domain: ip-10-0-1-23
-    ("ec2", re.compile(r"(?<![\w.-])(?:ip|ec2)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![\w-])")),
+    ("ec2", re.compile(r"(?:ip|ec2)-(?<![\w.-]ip-)(?<![\w.-]ec2-)\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![\w-])")),
     # Cluster nodes named for what they are: gpu-node-17, node-017, node17, compute-node-3,
     # dgx-a100-03, hgx-12 (a mail subject, free text).
-    ("cluster", re.compile(
-        r"(?<![\w.-])(?:[a-z][a-z0-9]{0,15}-){0,3}(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)"
-    )),
+    # Found from the word (a literal scan), then checked whole from the start of its token.
+    ("cluster", regex.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)")),
 ]  # fmt: skip
-_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "-", "cluster": ""}
+_CLUSTER_WHOLE = re.compile(r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}\Z")
+_TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": ""}
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
+_NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
 _HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}(?:-\d{1,6})?){0,255}\](?:[A-Za-z0-9-]{1,32})?(?![\w\[])")
@@ -384,6 +386,8 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
     if "[" not in text:
         return
     for m in _HOSTLIST_RX.finditer(text):
+        if text[m.start() - 1] != "-" and "-" not in m.group() and "," not in m.group():
+            continue  # `layers[3]`, NCCL's `0[0] -> 1[1]`: an index, not a node list
         lo = max(0, m.start() - 63)
         start = lo + len(text[lo : m.start()].rstrip(_HOSTLIST_HEAD))
         head = text[start : m.start()]
@@ -401,18 +405,28 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
 
 def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
-    lowered: str | None = None
+    known = state.hosts  # masked by the learned-names pass anyway (NCCL prefixes: every line)
     for name, rx in _NODE_SHAPES:
         literal = _SHAPE_LITERALS[name]
         if literal and literal not in text:
             continue
-        if name == "cluster":
-            lowered = text.lower() if lowered is None else lowered
-            if not any(w in lowered for w in _CLUSTER_WORDS):
-                continue
+        if name == "cluster" and not any(w in text for w in _CLUSTER_WORDS):
+            continue
         for m in rx.finditer(text):
-            host = m.group()
-            edits.append((m.start(), m.end(), "host", host))
+            start, end = m.span()
+            if name == "cluster":
+                lo = max(0, start - 64)
+                run = text[lo:start]
+                start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
+                host = text[start:end]
+                if host in known:
+                    continue
+                if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host):
+                    continue
+            host = text[start:end]
+            if host in known:
+                continue
+            edits.append((start, m.end(), "host", host))
             state.learn_host(host)
 
 

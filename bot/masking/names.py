@@ -36,9 +36,12 @@ _NOT_PEOPLE = frozenset(
 
 # `Hannah Fischer <hannah@acme.com>` after the e-mail pass: `Hannah Fischer <<EMAIL-1>>`, or
 # an address the e-mail pass kept (`GitHub <noreply@github.com>`).
-_ADDRESS = re.compile(r"[ \t]<(?:<EMAIL-\d{1,9}>|[^\s<>@]{1,64}@[^\s<>]{1,255})>")
+# Found from the `<` (a literal scan); the blank before it is checked after.
+_ADDRESS = re.compile(r"<(?<=[ \t]<)(?:<EMAIL-\d{1,9}>|[^\s<>@]{1,64}@[^\s<>]{1,255})>")
 _NAME_BEFORE = regex.compile(r"(?r)(?<![\w@.])\"?(?P<name>" + _WORD + r"(?:[ \t]" + _WORD + r"){0,5})\"?\Z")
 
+# A Slack header's clock ends its line: `10:42 AM`, `[10:42 AM]`.
+_CHAT_LITERALS = ("AM\n", "PM\n", "am\n", "pm\n", "AM\r", "PM\r", "AM]", "PM]", "am]", "pm]")
 # (literals of which the text must hold one, pattern with a `name` group, optional `user` group)
 _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
@@ -50,14 +53,14 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # finger: `Login: hfischer          Name: Hannah Fischer`
     (("Name: ",), re.compile(r"Login:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+Name:[ \t]+(?P<name>[^\n]{1,128}?)[ \t]*$", re.M)),
     # GIT_AUTHOR_NAME="Hannah Fischer", git config user.name "Hannah Fischer", author_name: ...
-    (("_NAME", "_name", "user.name"), re.compile(
+    (("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name"), re.compile(
         r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
         r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
         re.M,
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
-    (("@",), re.compile(r"(?<![\w@.<])@(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
-    ((" AM", " PM", " am", " pm"), LinePattern(
+    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
+    (_CHAT_LITERALS, LinePattern(
         r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
         r"(?:[ \t]+\([^()\n]{1,20}\))?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
         re.M,
@@ -97,7 +100,7 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
     if "<" in text:
         for m in _ADDRESS.finditer(text):
             lo = max(0, m.start() - 200)
-            back = _NAME_BEFORE.search(text, lo, m.start())
+            back = _NAME_BEFORE.search(text, lo, m.start() - 1)
             if back is None:
                 continue
             raw = back.group("name")
@@ -105,7 +108,9 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
             if name:
                 _take(text, back.start("name") + raw.rindex(name), name, edits, state)
     for literals, rx in _SHAPES:
-        if not any(literal in text for literal in literals):
+        # The chat header can also be the text's last line, with no newline after it.
+        last_line_clock = literals is _CHAT_LITERALS and text.rstrip(" \t]")[-2:].upper() in ("AM", "PM")
+        if not last_line_clock and not any(literal in text for literal in literals):
             continue
         for m in rx.finditer(text):
             groups = m.groupdict()

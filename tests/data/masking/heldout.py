@@ -300,7 +300,55 @@ def f_torchrun_summary(log: Log) -> None:
     ]
 
 
-FAMILIES = [f_ip_a, f_ibstat, f_getent, f_git, f_mail, f_slack, f_kubectl, f_slurm, f_hostfile, f_etc_hosts, f_aws, f_uvicorn, f_ci, f_env, f_torchrun_summary]
+def f_syslog(log: Log) -> None:
+    rng = log.rng
+    h = log.plant(log.hosts[rng.randrange(4)], "host")
+    log.lines += [
+        f"May  {rng.randrange(1, 9)} 10:42:0{rng.randrange(10)} {h} kernel: NVRM: Xid (PCI:{log.decoy('0000:1b:00')}): 79, pid={rng.randrange(1000, 9999)}, name=python, GPU has fallen off the bus.",
+        f"2024-05-06T10:42:01.{rng.randrange(10**5, 10**6)}+02:00 {h} systemd[1]: slurmd.service: Main process exited, code=killed, status=9/KILL",
+        f"Jun 10 10:00:00 {h} sudo: {log.plant(log.person.user, 'user')} : TTY=pts/0 ; PWD={log.decoy('/tmp')} ; USER=root ; COMMAND=/usr/bin/nvidia-smi -r",
+    ]
+
+
+def f_deepspeed(log: Log) -> None:
+    rng = log.rng
+    hs = [log.plant(h, "host") for h in log.hosts[:2]]
+    log.lines += [
+        f"[2024-05-01 10:00:00,{rng.randrange(100, 999)}] [INFO] [runner.py:568:main] cmd = pdsh -S -f 1024 -w {hs[0]},{hs[1]} export NCCL_DEBUG=INFO; cd /work/llm;",
+        f"[2024-05-01 10:00:00,123] [INFO] [multinode_runner.py:80:get_cmd] Using IP address of {log.ipv4()} for node {hs[0]}",
+        f"{hs[1]}: [2024-05-01 10:00:03,456] [INFO] [launch.py:146:main] WORLD INFO DICT: {{'{hs[0]}': [0, 1, 2, 3], '{hs[1]}': [0, 1, 2, 3]}}",
+        f"{hs[0]}: [2024-05-01 10:00:09,001] [INFO] [engine.py:1200:step] step=1200 loss=2.31",
+    ]
+
+
+def f_mpi(log: Log) -> None:
+    hs = [log.plant(h, "host") for h in log.hosts[2:4]]
+    log.lines += [
+        f"$ mpirun -np 16 -H {hs[0]}:8,{hs[1]}:8 -x NCCL_DEBUG=INFO python train.py",
+        f"mpirun noticed that process rank 11 with PID {log.rng.randrange(1000, 9999)} on node {hs[1]} exited on signal 9 (Killed).",
+        f"ssh: connect to host {hs[0]} port 22: Connection refused",
+    ]
+
+
+def f_squeue(log: Log) -> None:
+    rng, u = log.rng, log.plant(log.person.user, "user")
+    pre = log.scheme.split("{")[0]
+    node = log.plant(log.hosts[0], "host")
+    log.lines += [
+        "$ squeue -u " + u,
+        "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)",
+        f"            88{rng.randrange(1000, 9999)}       gpu pretrain {u:>8}  R    1:02:03      1 {node}",
+        f"            88{rng.randrange(1000, 9999)}       gpu     eval {u:>8} PD       0:00      2 {log.decoy('(Resources)')}",
+        "$ id",
+        f"uid={rng.randrange(1000, 60000)}({u}) gid=100(users) groups=100(users)",
+        f"-rw-r--r-- 1 {u} users 1234 May  6 10:42 {log.decoy('slurm-881234.out')}",
+        f"   UserId={u}({rng.randrange(1000, 60000)}) GroupId=users(100) MCS_label=N/A",
+    ]
+    if pre:
+        log.lines.append(f"Nodes {log.plant(pre + '[' + str(log.base) + ',' + str(log.base + 2) + ']', 'host')} are ready for job")
+
+
+FAMILIES = [f_syslog, f_deepspeed, f_mpi, f_squeue, f_ip_a, f_ibstat, f_getent, f_git, f_mail, f_slack, f_kubectl, f_slurm, f_hostfile, f_etc_hosts, f_aws, f_uvicorn, f_ci, f_env, f_torchrun_summary]
 
 
 def build(out: Path, logs: int, seed: int) -> None:
