@@ -190,6 +190,8 @@ PERSONAL = [
     ("             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n            881234       gpu pretrain mkowalski  R    1:02:03      2 a100-[11-12]", "mkowalski", "USER"),
     ("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nmkowalski    4242  99.0  2.1 123456 7890 ?        Rl   10:00  12:34 python train.py", "mkowalski", "USER"),
     ("GIT_AUTHOR_NAME=Marta Kowalska", "Marta Kowalska", "NAME"),
+    ('Reply-To: "Kowalska, Marta" <marta@acme.io>', "Kowalska, Marta", "NAME"),
+    ("salloc: Nodes a100-13,a100-14 are ready for job", "a100-14", "HOST"),
     ('git config --global user.name "Marta Kowalska"', "Marta Kowalska", "NAME"),
     ("s3://sagemaker-us-east-1-123456789012/output/model.tar.gz", "123456789012", "ACCOUNT"),
     ('Ca\t1 "H-0c42a10300123456"\t\t# "a100-03 mlx5_0"', "0c42a10300123456", "MAC"),
@@ -564,6 +566,7 @@ ADVERSARIAL = {
     "author-name": lambda n: "GIT_AUTHOR_NAME=" + "A" * n,
     "hostname-output": lambda n: "$ hostname\n" * (n // 11),
     "guid-alone": lambda n: "\n0x" * (n // 3),
+    "quoted-display-names": lambda n: '"a, b" <a@b.co> ' * (n // 16),
     "bearer-in-bearer": lambda n: "Bearer " + "aaaaaaaBearer " * (n // 14),
 }
 

@@ -174,6 +174,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
     ("pdsh ", re.compile(r"pdsh [^\n]{0,200}? -w (?P<l>[\w.,\[\]-]{1,4096})")),
     ("mpirun", re.compile(r"(?:mpirun|mpiexec)[^\n]{0,200}? (?:-H|--host|-host)[ =](?P<l>[\w.,:-]{1,4096})")),
+    # salloc/srun: `Nodes a100-03,a100-04 are ready for job`.
+    ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
     ("world info dict", re.compile(r"WORLD INFO DICT: (?P<l>\{[^\n}]{1,4096}\})")),
 ]
 _LIST_ITEM = re.compile(r"'([A-Za-z0-9][\w.-]{0,252})': \[|([A-Za-z0-9][\w.-]{0,252})(?::\d{1,4})?(?:,|$)")

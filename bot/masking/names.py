@@ -100,6 +100,13 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
     if "<" in text:
         for m in _ADDRESS.finditer(text):
             lo = max(0, m.start() - 200)
+            if text[m.start() - 2 : m.start() - 1] == '"':
+                # `"Fischer, Hannah" <addr>`: the quoted display name, commas and all.
+                open_quote = text.rfind('"', max(0, m.start() - 130), m.start() - 2)
+                quoted = text[open_quote + 1 : m.start() - 2] if open_quote != -1 else ""
+                if quoted.strip() and "\n" not in quoted and _plausible(quoted.replace(",", " ")):
+                    _take(text, open_quote + 1, quoted, edits, state)
+                    continue
             back = _NAME_BEFORE.search(text, lo, m.start() - 1)
             if back is None:
                 continue
