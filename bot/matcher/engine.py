@@ -129,9 +129,9 @@ class _Plan:
 
 _QUANTIFIER = regex.compile(r"\{\d+(?:,\d*)?\}")
 _DIGIT_RANGE = regex.compile(r"(\d)-(\d)")
-# At most this many distinct shapes per scan; past it, a log of endlessly new shapes starts
-# the cache again (memory stays bounded).
-_SHAPES_MAX = 50_000
+# Bytes of line shapes kept per scan; past it, a log of endlessly new shapes starts the cache
+# again, so memory stays bounded whatever the log (a shape can be a 64 KB line).
+_SHAPES_BYTES = 16 << 20
 
 
 def _digit_features(sig: Signature) -> list[frozenset[str]] | None:
@@ -320,6 +320,7 @@ class Scan:
         self._windows: list[_Window] = []  # window signatures waiting for the next piece
         # (plan, line shape) -> the (rule, signature) pairs that match lines of that shape.
         self._shapes: dict[tuple[_Plan, bytes], tuple[tuple[Rule, Signature], ...]] = {}
+        self._shapes_bytes = 0
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
@@ -417,8 +418,10 @@ class Scan:
                     text = _decode(chunk, start, stop)
                 matched = self._match(plan, text)
                 if matched is not None:
-                    if len(self._shapes) >= _SHAPES_MAX:
+                    self._shapes_bytes += len(key[1])
+                    if self._shapes_bytes > _SHAPES_BYTES:
                         self._shapes.clear()
+                        self._shapes_bytes = len(key[1])
                     self._shapes[key] = matched
         for rule, sig in matched or ():
             if text is None:

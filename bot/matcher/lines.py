@@ -196,7 +196,8 @@ def parse_line(line: str) -> LineFacts:
 
 # Every digit read as 0 (see _Layout).
 _DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
-_LAYOUTS_MAX = 50_000
+# Characters of line shapes kept per log (a bound on memory whatever the log).
+_LAYOUTS_CHARS = 8 << 20
 
 
 class LineReader:
@@ -205,13 +206,16 @@ class LineReader:
 
     def __init__(self) -> None:
         self._layouts: dict[str, _Layout] = {}
+        self._chars = 0
 
     def facts(self, line: str) -> LineFacts:
         shape = line.translate(_DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)
         if layout is None:
-            if len(self._layouts) >= _LAYOUTS_MAX:
+            self._chars += len(shape)
+            if self._chars > _LAYOUTS_CHARS:
                 self._layouts.clear()  # endlessly new shapes: stay bounded
+                self._chars = len(shape)
             layout = self._layouts[shape] = _layout(line)
         return _read(layout, line)
 
