@@ -159,3 +159,18 @@ def test_learning_counts_nothing_and_keeps_numbering_for_what_leaves() -> None:
     masker.learn(b"MASTER_ADDR=10.9.8.7 USER=hfischer7\nssh 10.1.1.1\n")
     assert masker.counts == {}
     assert masker.mask("peer 10.1.1.1 down") == "peer <IP-1> down"
+
+
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_denpex_mask_masks_a_name_before_the_line_that_teaches_it(tmp_path: Path, via: str) -> None:
+    """`denpex mask` learns from the whole log first: `/home/hfischer7` on the last line masks
+    the bare name on the first."""
+    log = "hfischer7 started the job\n" + "\n".join(_trainer_steps(500)) + "\n+ cd /home/hfischer7/run\n"
+    path = tmp_path / "train.log"
+    path.write_text(log)
+    argv = [sys.executable, "-m", "bot", "mask", str(path) if via == "file" else "-"]
+    out = subprocess.run(argv, cwd=ROOT, input=None if via == "file" else log.encode(), capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode()
+    assert "hfischer7" not in text
+    assert text.splitlines()[0] == "<USER-1> started the job"

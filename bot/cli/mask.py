@@ -1,14 +1,18 @@
 """`denpex mask FILE|-`: print a log with secrets and personal data masked.
 
-Streams: the log is read in chunks (plain or gzip, checked by bot.ingest like every other
-input), re-cut on line boundaries, masked by one Masker (so placeholders stay consistent
-across chunks) and written out; the file is never held whole. `--stats` prints `kind: n`
-lines to stderr at the end, never the values.
+Streams: the log is read in chunks (plain or compressed, checked by bot.ingest like every
+other input), re-cut on line boundaries, masked by one Masker (so placeholders stay consistent
+across chunks) and written out; the file is never held whole. The log is read twice: first for
+the names and secret values the Masker learns (`alice` from `/home/alice` on the last line is
+masked on the first one too), then to mask. Standard input is read ahead, in memory, up to
+STDIN_LEARN_BYTES for the same purpose; past that the rest streams with what was learned so far.
+`--stats` prints `kind: n` lines to stderr at the end, never the values.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -19,6 +23,8 @@ from bot.ingest import InputError, file_chunks, read_log
 # Masker works on whole lines. A line longer than this (no newline in 16 MiB) is cut at its
 # last blank so memory stays bounded; every byte is still masked and printed.
 MAX_LINE_BYTES = 16 << 20
+# How much of standard input is held to learn names from before the first line is written.
+STDIN_LEARN_BYTES = 64 << 20
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,6 +41,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _stdin_chunks() -> Iterator[bytes]:
     while chunk := sys.stdin.buffer.read(1 << 20):
         yield chunk
+
+
+def _read_ahead(chunks: Iterator[bytes], limit: int) -> tuple[list[bytes], Iterator[bytes]]:
+    """Up to `limit` bytes of `chunks` in memory, and the iterator for the rest."""
+    held: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        held.append(chunk)
+        size += len(chunk)
+        if size >= limit:
+            break
+    return held, chunks
 
 
 def _input_chunks(path: str) -> Iterator[bytes]:
@@ -74,7 +92,16 @@ def run(args: argparse.Namespace) -> int:
     masker = Masker()
     out = sys.stdout.buffer
     try:
-        for piece in _line_chunks(read_log(_input_chunks(args.file))):
+        if args.file == "-":
+            held, rest = _read_ahead(_line_chunks(read_log(_stdin_chunks())), STDIN_LEARN_BYTES)
+            for piece in held:
+                masker.learn(piece)
+            pieces: Iterable[bytes] = itertools.chain(held, rest)
+        else:
+            for piece in _line_chunks(read_log(_input_chunks(args.file))):
+                masker.learn(piece)
+            pieces = _line_chunks(read_log(_input_chunks(args.file)))
+        for piece in pieces:
             # Pieces end on b"\n", which never occurs inside a UTF-8 sequence, so decoding
             # piece by piece never splits a character.
             out.write(masker.mask(piece.decode("utf-8", errors="replace")).encode("utf-8"))
