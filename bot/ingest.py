@@ -217,9 +217,13 @@ def _inflate(chunks: Iterator[bytes], kind: str, cap: int | None, status: ReadSt
 def _utf16(head: bytes) -> str | None:
     """`utf-16` (with a byte-order mark) or `utf-16-le`/`-be` (without one, from where the NUL
     bytes of ASCII text fall), or None for anything else."""
-    if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) and head[:4] != codecs.BOM_UTF32_LE:
-        return "utf-16"
     sample = head[:4096]
+    if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) and head[:4] != codecs.BOM_UTF32_LE:
+        # A log is mostly ASCII, which UTF-16 writes with a NUL byte per character: a BOM
+        # without them is two bytes of junk in front of UTF-8 text, not an encoding.
+        if sample.count(0) >= 0.1 * len(sample):
+            return "utf-16"
+        return None
     if len(sample) < 8:
         return None
     even, odd = sample[0::2], sample[1::2]
