@@ -126,3 +126,19 @@ def test_chatter_on_a_spent_quota_gets_nothing(bot, fake_slack):
     settle(2.0)
     assert fake_slack.of("chat.postMessage") == []
     assert fake_slack.of("reactions.add") == []
+
+
+def test_open_paste_windows_do_not_hold_the_listener_threads(bot, fake_slack):
+    """More people pasting at once than the bot has listener threads: while their paste windows
+    are open, a direct message is still answered at once (the wait runs on timers of its own)."""
+    from bot.slack.app import LAZY_WORKERS
+
+    for i in range(LAZY_WORKERS + 4):
+        bot.event(message(SAMPLE, f"1700002300.{i:06d}", user=f"U0PASTE{i:02d}"))
+    time.sleep(0.5)
+    bot.event({"type": "message", "channel": "D0DIRECT", "user": "U0CAROL", "text": "hello",
+               "ts": "1700002301.000100", "channel_type": "im", "team": TEAM_ID})
+    first = fake_slack.wait_for("chat.postMessage", timeout=20)[0]
+    assert first.params["channel"] == "D0DIRECT", "the direct message waited behind the paste windows"
+    assert "help" in all_text(first).lower()
+    fake_slack.wait_for("chat.postMessage", count=LAZY_WORKERS + 5, timeout=60)

@@ -6,6 +6,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import Ack, App
@@ -74,9 +75,10 @@ def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ent
     tell(client, where, ui.answer_message(ans, rule))
 
 
-def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> None:
-    """One part of a pasted log: join the place's burst, wait for the person to stop
-    pasting, and answer for every part at once if this one was the last (on any replica)."""
+def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> Callable[[], None] | None:
+    """One part of a pasted log: join the place's burst. Returns what to run once the person
+    has stopped pasting (answer for every part at once if this one was the last, on any
+    replica), or None when it was answered at once (no window, or no store for bursts)."""
     store, window = deps.store, paste_window()
     key = (where.team_id, where.channel, where.ts)
     if window <= 0:
@@ -91,17 +93,27 @@ def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str)
         if seq is None:
             parts_text, first = [_take_local(key) or text], where
         else:
-            time.sleep(window)
-            parts = store.bursts.close(where.team_id, place, seq)
-            if parts is None:
-                return  # a later part joined: its handler answers for the whole log
-            parts_text = [_take_local((where.team_id, where.channel, p.ts)) or p.text for p in parts]
-            head = parts[0]
-            first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user)
-            if len(parts) > 1:
-                log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
+            return lambda: _close_burst(deps, client, where, place, seq)
+    _answer(deps, client, first, parts_text)
+    return None
+
+
+def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq: int) -> None:
+    """The window after a part has passed: if no later part joined, answer for the burst."""
+    parts = deps.store.bursts.close(where.team_id, place, seq)
+    if parts is None:
+        return  # a later part joined: its handler answers for the whole log
+    parts_text = [_take_local((where.team_id, where.channel, p.ts)) or p.text for p in parts]
+    head = parts[0]
+    first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user)
+    if len(parts) > 1:
+        log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
+    _answer(deps, client, first, parts_text)
+
+
+def _answer(deps: BotDeps, client: WebClient, first: Where, parts_text: list[str]) -> None:
     log_text = "\n".join(parts_text)
-    diagnose(store, SlackReplier(client, first), first.place, lambda: deps.denpex.diagnose_text(log_text))
+    diagnose(deps.store, SlackReplier(client, first), first.place, lambda: deps.denpex.diagnose_text(log_text))
 
 
 def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event: dict[str, Any],
@@ -119,6 +131,7 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
     user = event.get("user")
     where = Where(team, channel, ts, thread_ts or ts, user)
     store = deps.store
+    later: Callable[[], None] | None = None
     try:
         if claim is None:
             claim = store.claims.claim(team, f"message:{channel}:{ts}", {
@@ -128,9 +141,10 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
                 return
         deps.leases.hold(claim)
         try:
-            _act(deps, client, event, where, mentioned)
+            later = _act(deps, client, event, where, mentioned)
         finally:
-            deps.leases.release(claim)
+            if later is None:
+                deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
         tell(client, where, ui.unavailable_message())
@@ -138,9 +152,37 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
         log.info("reply in team=%s channel=%s not posted: %s", team, channel, error)
+        return
+    if later is not None and claim is not None:
+        _after_window(deps, client, where, claim, later)
 
 
-def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool) -> None:
+def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, later: Callable[[], None]) -> None:
+    """Run `later` once the paste window has passed, on a timer thread of its own: the wait
+    must not hold one of Bolt's few listener threads (at a few logs a second they would all be
+    asleep). The claim's lease stays held until `later` is done."""
+
+    def run() -> None:
+        try:
+            later()
+        except StoreUnavailable:
+            log.warning("store unavailable closing a paste in team=%s", where.team_id)
+            tell(client, where, ui.unavailable_message())
+        except (SlackApiError, OSError) as exc:
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+            log.info("reply in team=%s channel=%s not posted: %s", where.team_id, where.channel, error)
+        except Exception:
+            log.exception("closing a paste failed in team=%s", where.team_id)
+        finally:
+            deps.leases.release(claim)
+
+    timer = threading.Timer(paste_window(), run)
+    timer.daemon = True
+    timer.start()
+
+
+def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool) -> Callable[[], None] | None:
+    """Act on a message; returns what must still run after the paste window, if anything."""
     store, team, channel, ts, user = deps.store, where.team_id, where.channel, where.ts, where.user
     thread_ts = event.get("thread_ts")
     text = event.get("text") or ""
@@ -161,8 +203,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     # A part of a pasted log: a log itself, or any text by the same person while a burst of
     # theirs is open (a mention of the bot is a message to it, not a part).
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
-        paste(deps, client, where, place, logdetect.clean(text))
-        return
+        return paste(deps, client, where, place, logdetect.clean(text))
     ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
     if ctx is not None:
         follow_up(deps, client, where, logdetect.clean(text), ctx.entry_ids[0])
