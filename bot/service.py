@@ -84,6 +84,7 @@ class Denpex:
         limits: Limits = NO_LIMITS,
         mask: bool = True,
         on_bytes: Callable[[int], None] | None = None,
+        sources: Iterable[ReadStatus] = (),
     ) -> Outcome:
         """Diagnose a log arriving as bytes (a file, a pipe, an upload). Raises InputError."""
         started = time.perf_counter()
@@ -111,7 +112,13 @@ class Denpex:
         elapsed = int((time.perf_counter() - started) * 1000)
         diagnosis = replace(
             diagnosis,
-            stats=replace(diagnosis.stats, bytes=raw_bytes, elapsed_ms=elapsed, truncated=status.truncated),
+            stats=replace(
+                diagnosis.stats,
+                bytes=raw_bytes,
+                elapsed_ms=elapsed,
+                # `sources`: reads that fed `chunks` already inflated (each file of a message).
+                truncated=status.truncated or any(s.truncated for s in sources),
+            ),
         )
         return Outcome(diagnosis, build_report(diagnosis, self.rulebook), dict(masker.counts) if mask else {})
 

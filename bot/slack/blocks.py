@@ -125,7 +125,7 @@ def diagnosis_message(report: Report) -> tuple[str, Blocks]:
     if d.unmatched is not None:
         require_masked(d.unmatched, "Slack reply")
     if not report.matched:
-        return unmatched_message(report)
+        return _noting_truncation(d, unmatched_message(report))
     rule = report.root
     assert rule is not None
     conf = report.confidence or "low"
@@ -166,7 +166,20 @@ def diagnosis_message(report: Report) -> tuple[str, Blocks]:
     fallback = f"Root cause: {rule.title} ({conf} confidence). Fix: {rule.fix.summary}"
     if d.initiating_rank is not None:
         fallback += f" Initiating rank: {d.initiating_rank}."
-    return _cut(esc(fallback), FALLBACK_CHARS), fit(blocks)
+    return _noting_truncation(d, (_cut(esc(fallback), FALLBACK_CHARS), fit(blocks)))
+
+
+TRUNCATED_NOTE = (":warning: *This log ends early:* the compressed file was cut off before its end, "
+                  "so the failure may be in the part that is missing. Upload the whole file to be sure.")
+
+
+def _noting_truncation(d: Any, message: tuple[str, Blocks]) -> tuple[str, Blocks]:
+    """The reply with a warning under its headline when the upload was cut short."""
+    if not getattr(d.stats, "truncated", False):
+        return message
+    text, blocks = message
+    at = 1 if blocks and blocks[0].get("type") == "header" else 0
+    return text, fit([*blocks[:at], context(TRUNCATED_NOTE), *blocks[at:]])
 
 
 def entry_buttons(rule: Rule, related: list[Rule]) -> Blocks:

@@ -25,7 +25,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.delivery import NotDelivered, Place, new_diagnosis_id
-from bot.ingest import InputError, Limits, read_log
+from bot.ingest import InputError, Limits, ReadStatus, read_log
 from bot.service import Outcome
 from bot.slack import blocks as ui
 from bot.slack import files
@@ -233,13 +233,15 @@ def read_message(deps: BotDeps, client: WebClient, replier: SlackReplier, text: 
 
     def read() -> Outcome:
         streams: list[Iterable[bytes]] = []
+        statuses: list[ReadStatus] = []
         replier.notes = list(notes)
         per_file = Limits(max_bytes=cfg.max_upload_bytes, max_inflated=cfg.max_inflated_bytes)
         for f in logs:
             try:
                 chunks = files.download(f.info, client.token or "", files.download_timeout(),
                                         files.download_deadline(), api_url=cfg.api_url)
-                streams.append(_primed(read_log(chunks, per_file)))
+                statuses.append(ReadStatus())
+                streams.append(_primed(read_log(chunks, per_file, statuses[-1])))
             except InputError as exc:
                 if f.named_as_log:
                     replier.notes.append(f"{f.info.name}: {exc}")
@@ -250,6 +252,6 @@ def read_message(deps: BotDeps, client: WebClient, replier: SlackReplier, text: 
         if not streams:
             raise InputError("; ".join(replier.notes) or "the message holds nothing to read")
         total = Limits(max_bytes=cfg.max_inflated_bytes, max_inflated=cfg.max_inflated_bytes)
-        return deps.denpex.diagnose_stream(itertools.chain.from_iterable(streams), limits=total)
+        return deps.denpex.diagnose_stream(itertools.chain.from_iterable(streams), limits=total, sources=statuses)
 
     return read

@@ -86,6 +86,16 @@ def test_gzip_without_a_gz_name_is_read_by_its_magic(bot, fake_slack):
     assert "cuda-oom" in all_text(post)
 
 
+def test_a_cut_off_gzip_upload_is_diagnosed_and_says_the_log_ends_early(bot, fake_slack):
+    """An upload whose gzip stream stops before its end: diagnosed from what it holds, with a
+    warning that the failure may be in the missing part."""
+    gz = gzip.compress(SAMPLE.encode())
+    f = fake_slack.add_file(FakeFile(id="FGZCUT", name="train.log.gz", content=gz[: len(gz) * 9 // 10]))
+    bot.event(message("", "1700002005.000100", subtype="file_share", files=[f]))
+    post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
+    assert "ends early" in all_text(post)
+
+
 def _parts(text: str, n: int) -> list[str]:
     lines = text.splitlines()
     step = len(lines) // n + 1
