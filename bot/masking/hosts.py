@@ -265,15 +265,9 @@ def _all_prefixes_learned(text: str, state: LogState) -> bool:
 
 def learn_nccl_hosts(text: str, state: LogState) -> None:
     """Learn every host named in an NCCL line prefix at the start of a line."""
-    if " NCCL" not in text:
-        return
-    found = set(_NCCL_LINE.findall(text))
-    first = _NCCL_PREFIX.match(text)
-    if first is not None:
-        found.add(first.group(1))
-    for host in found:
-        if not IPV4ISH.match(host) and not host.startswith("<"):
-            state.learn_host(host)
+    if " NCCL" in text:
+        first = _NCCL_PREFIX.match(text)
+        _learn_prefix_hosts(_NCCL_LINE.findall(text), first.group(1) if first else None, state)
 
 
 # The same prefix on raw bytes, for learning from a log that is never decoded whole.
@@ -283,14 +277,18 @@ _NCCL_PREFIX_BYTES = re.compile(_NCCL_BODY.encode())
 
 def learn_nccl_hosts_bytes(data: bytes, state: LogState) -> None:
     """learn_nccl_hosts on a piece of the raw log, read as UTF-8 bytes."""
-    if b" NCCL" not in data:
-        return
-    found = set(_NCCL_LINE_BYTES.findall(data))
-    first = _NCCL_PREFIX_BYTES.match(data)
+    if b" NCCL" in data:
+        found = [raw.decode("utf-8", "replace") for raw in set(_NCCL_LINE_BYTES.findall(data))]
+        first = _NCCL_PREFIX_BYTES.match(data)
+        _learn_prefix_hosts(found, first.group(1).decode("utf-8", "replace") if first else None, state)
+
+
+def _learn_prefix_hosts(found: list[str], first: str | None, state: LogState) -> None:
+    """Learn the hosts of the line-leading NCCL prefixes found (`first`: the text's own start)."""
+    hosts = set(found)
     if first is not None:
-        found.add(first.group(1))
-    for raw in found:
-        host = raw.decode("utf-8", "replace")
+        hosts.add(first)
+    for host in hosts:
         if not IPV4ISH.match(host) and not host.startswith("<"):
             state.learn_host(host)
 
