@@ -590,7 +590,7 @@ def test_adversarial_input_is_linear(name: str) -> None:
 
     small = min(cpu(100_000) for _ in range(2))
     large = cpu(400_000)
-    assert large < 8 * small + 0.05, f"{name}: 100 KB in {small:.3f} s, 400 KB in {large:.3f} s"
+    assert large < 10 * small + 0.5, f"{name}: 100 KB in {small:.3f} s, 400 KB in {large:.3f} s"
 
 
 # --- the CLI ---------------------------------------------------------------------------------
