@@ -28,7 +28,7 @@ from bot.delivery import NotDelivered, Place, new_diagnosis_id
 from bot.ingest import InputError, Limits, ReadStatus, read_log
 from bot.service import Outcome
 from bot.slack import blocks as ui
-from bot.slack import files
+from bot.slack import files, timers
 from bot.slack.deps import BotDeps
 from bot.slack.webapi import courtesy_client, reply_client
 
@@ -40,8 +40,17 @@ REPLY_EVENT = "denpex_reply"
 POST_ATTEMPTS = 3
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
 # answered (what Slack posted is there now); a timeout or reset may still be landing.
+# DENPEX_POST_LOOKS_5XX_S and DENPEX_POST_LOOKS_TIMEOUT_S ("0,2,4") override.
 LOOK_AFTER_5XX_S = (0.3,)
 LOOK_AFTER_TIMEOUT_S = (0.0, 2.0, 4.0)
+
+
+def looks_after_5xx() -> tuple[float, ...]:
+    return timers.seconds_list("DENPEX_POST_LOOKS_5XX_S", LOOK_AFTER_5XX_S)
+
+
+def looks_after_timeout() -> tuple[float, ...]:
+    return timers.seconds_list("DENPEX_POST_LOOKS_TIMEOUT_S", LOOK_AFTER_TIMEOUT_S)
 
 
 @dataclass(frozen=True)
@@ -129,9 +138,9 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
             status = exc.response.status_code
             if status < 500:  # refused (not_in_channel, ratelimited past retries...): not posted
                 raise NotDelivered(f"Slack refused the post: {exc.response.get('error')}") from None
-            problem, looks = f"HTTP {status}", LOOK_AFTER_5XX_S
+            problem, looks = f"HTTP {status}", looks_after_5xx()
         except OSError as exc:  # a reset or a timeout: it may have been posted, or be landing
-            problem, looks = type(exc).__name__, LOOK_AFTER_TIMEOUT_S
+            problem, looks = type(exc).__name__, looks_after_timeout()
         log.info("post of diagnosis %s in team=%s unconfirmed (%s): looking for it", diagnosis_id, where.team_id, problem)
         found: bool | None = False
         for wait in looks:

@@ -12,7 +12,7 @@ import json
 import threading
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -44,6 +44,8 @@ class FakeFile:
     download_url: str | None = None  # what files.info gives as url_private_download (default: ours)
     redirect_to: str | None = None  # answer the download with a 302 to this URL
     dribble: str | None = None  # "trickle" (a byte every 0.3 s) or "stall" (nothing) after a first line
+    # The next downloads answer these (status, Retry-After or None) before one succeeds.
+    download_failures: list[tuple[int, int | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -204,6 +206,12 @@ class FakeSlack:
                         fake.calls.append(Call("files.download", {"file": parts[2]}, auth.removeprefix("Bearer ") or None, time.time()))
                     if f is None:
                         return self._send(404, b"not found", "text/plain")
+                    with fake.lock:
+                        failure = f.download_failures.pop(0) if f.download_failures else None
+                    if failure is not None:
+                        status, after = failure
+                        return self._send(status, b"try again", "text/plain",
+                                          {"Retry-After": str(after)} if after is not None else None)
                     if f.redirect_to:
                         return self._send(302, b"", "text/plain", {"Location": f.redirect_to})
                     if f.serve_html or auth.removeprefix("Bearer ") not in fake.tokens:
