@@ -129,7 +129,7 @@ def sweep_once(app: App, deps: BotDeps) -> int:
         if client is None or message is None:
             deps.leases.release(claim)
             continue
-        handle_message(deps, client, {"team_id": team}, message, None, bool(where.get("mentioned")), claim=claim)
+        handle_message(deps, client, team, message, None, bool(where.get("mentioned")), claim=claim)
     return taken
 
 

@@ -15,7 +15,6 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext
 
 from bot.slack.deps import BotDeps
-from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -23,7 +22,7 @@ log = logging.getLogger("denpex.slack")
 
 def forget(deps: BotDeps, app: App, body: dict[str, Any], context: BoltContext) -> None:
     """Delete the installation serving the request's workspace (or org) and its data."""
-    enterprise, team = context.enterprise_id, context.team_id or team_of(body)
+    enterprise, team = context.enterprise_id, context.get("workspace_id")
     installations = app.installation_store
     try:
         if installations is not None:

@@ -18,7 +18,7 @@ from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
-from bot.slack.middleware import team_of
+from bot.slack.outage import unavailable_in_thread
 from bot.store import StoreUnavailable
 from bot.store.bursts import Part
 from bot.store.claims import Claim
@@ -116,14 +116,14 @@ def _answer(deps: BotDeps, client: WebClient, first: Where, parts_text: list[str
     diagnose(deps.store, SlackReplier(client, first), first.place, lambda: deps.denpex.diagnose_text(log_text))
 
 
-def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event: dict[str, Any],
+def handle_message(deps: BotDeps, client: WebClient, team: str, event: dict[str, Any],
                    bot_user_id: str | None, mentioned: bool, claim: Claim | None = None) -> None:
     """Decide what a message is (a log, a part of one, a question, nothing) and act on it.
 
     The message is claimed first, with a lease renewed while the work goes on (one reply per
     message: a mention arrives as `message` and `app_mention` events, maybe on two
-    replicas); `claim` is given when a sweeper took over a claim whose process died."""
-    team = team_of(body)
+    replicas); `claim` is given when a sweeper took over a claim whose process died. `team`
+    is the workspace from Bolt's context (middleware.workspace), or the claim's."""
     channel, ts = event.get("channel"), event.get("ts")
     if not channel or not ts:
         return
@@ -147,7 +147,7 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
                 deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
-        tell(client, where, ui.unavailable_message())
+        unavailable_in_thread(client, where)
     except (SlackApiError, OSError) as exc:
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
@@ -167,7 +167,7 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
             later()
         except StoreUnavailable:
             log.warning("store unavailable closing a paste in team=%s", where.team_id)
-            tell(client, where, ui.unavailable_message())
+            unavailable_in_thread(client, where)
         except (SlackApiError, OSError) as exc:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             log.info("reply in team=%s channel=%s not posted: %s", where.team_id, where.channel, error)
@@ -228,12 +228,12 @@ def register(app: App, deps: BotDeps) -> None:
         mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
         if mentioned and event.get("channel_type") != "im":
             return  # the app_mention event carries it
-        handle_message(deps, client, body, event, bot_user_id, mentioned=False)
+        handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=False)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("bot_id") or not event.get("user"):
             return
-        handle_message(deps, client, body, event, context.get("bot_user_id"), mentioned=True)
+        handle_message(deps, client, context["workspace_id"], event, context.get("bot_user_id"), mentioned=True)
 
     app.event("message")(ack=_ack, lazy=[on_message])
     app.event("app_mention")(ack=_ack, lazy=[on_mention])
