@@ -4,6 +4,7 @@ repeats it: one answer, told once, charged once. And a log pasted in parts acros
 
 from __future__ import annotations
 
+import re
 import time
 
 from tests.reliability.conftest import (
@@ -93,3 +94,24 @@ def test_a_follow_up_answer_after_a_5xx_that_posted_is_not_doubled(rbot, rfake):
     answers = [c for c in replies(rfake, ts) if (c.params.get("metadata") or {}).get("event_type") == "denpex_reply"]
     assert len(answers) == 1
     assert rfake.of("conversations.replies")
+
+
+def test_a_part_masked_on_the_other_replica_keeps_its_people_apart(rbot, replica, rfake):
+    """Part 1 (alice's paths) reaches one replica, part 2 (bob's) the other, which answers from
+    part 1's masked copy: one diagnosis, no name in it, and alice and bob are two placeholders."""
+    first = ("[rank1]: Traceback (most recent call last):\n"
+             '[rank1]:   File "/home/alice/train.py", line 88, in <module>\n'
+             "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+             "capacity of 79.15 GiB of which 1.2 GiB is free. Log: /home/alice/run.log")
+    second = first.replace("rank1", "rank3").replace("GPU 1", "GPU 3").replace("alice", "bob")
+    stamps = [new_ts(), new_ts() + "1"]
+    assert rbot.event(message(first, stamps[0])).status == 200
+    assert replica.event(message(second, stamps[1])).status == 200
+    wait_handled(rbot, *stamps)
+    (post,) = rfake.delivered("chat.postMessage")
+    text = all_text(post)
+    assert post.params["thread_ts"] == stamps[0] and "cuda-oom" in text
+    assert "alice" not in text and "bob" not in text
+    people = set(re.findall(r"USER-\d+", text))
+    assert len(people) == 2, (people, text[:2000])
+    assert used(rbot) == 1

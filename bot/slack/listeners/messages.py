@@ -14,6 +14,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.delivery import diagnose
+from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
@@ -36,6 +37,8 @@ PASTE_WINDOW_S = 3.0
 _LOCAL_PARTS_S = 120.0
 _local_parts: dict[tuple[str, str, str], tuple[float, str]] = {}
 _local_lock = threading.Lock()
+# Placeholders of the n-th part known only masked are numbered from n * this (see _apart).
+_PART_PLACEHOLDER_STRIDE = 1000
 
 
 def paste_window() -> float:
@@ -103,12 +106,26 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
     parts = deps.store.bursts.close(where.team_id, place, seq)
     if parts is None:
         return  # a later part joined: its handler answers for the whole log
-    parts_text = [_take_local((where.team_id, where.channel, p.ts)) or p.text for p in parts]
+    parts_text = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1) for i, p in enumerate(parts)]
     head = parts[0]
     first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user)
     if len(parts) > 1:
         log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
     _answer(deps, client, first, parts_text)
+
+
+def _apart(masked: str, part_no: int) -> str:
+    """A part this process knows only by its masked copy (another replica received it), with
+    its placeholders renumbered out of the range the whole log's masker numbers from: that
+    masker starts again at 1, so `<USER-1>` (alice, masked on the other replica) and the
+    `<USER-1>` it would give bob on this one would read as one person."""
+    offset = _PART_PLACEHOLDER_STRIDE * part_no
+
+    def renumber(match: Any) -> str:
+        kind, _, number = match.group(0)[1:-1].rpartition("-")
+        return f"<{kind}-{int(number) + offset}>"
+
+    return PLACEHOLDER_RX.sub(renumber, masked)
 
 
 def _answer(deps: BotDeps, client: WebClient, first: Where, parts_text: list[str]) -> None:
