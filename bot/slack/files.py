@@ -10,7 +10,6 @@ disk; the size is checked before the download (files.info) and again while readi
 from __future__ import annotations
 
 import logging
-import os
 import time
 import urllib.error
 import urllib.parse
@@ -27,6 +26,7 @@ from slack_sdk.http_retry.state import RetryState
 
 from bot.ingest import InputError
 from bot.masking import Masker
+from bot.slack import timers
 from bot.slack.webapi import download_retry_handlers
 
 log = logging.getLogger("denpex.slack")
@@ -260,15 +260,8 @@ def download(
 
 
 def download_timeout() -> float:
-    try:
-        return float(os.environ.get("DENPEX_DOWNLOAD_TIMEOUT_S", DOWNLOAD_TIMEOUT_S))
-    except ValueError:
-        return DOWNLOAD_TIMEOUT_S
+    return timers.seconds("DENPEX_DOWNLOAD_TIMEOUT_S", DOWNLOAD_TIMEOUT_S, allow_zero=False)
 
 
 def download_deadline() -> float:
-    try:
-        value = float(os.environ.get("DENPEX_DOWNLOAD_DEADLINE_S", DOWNLOAD_DEADLINE_S))
-    except ValueError:
-        return DOWNLOAD_DEADLINE_S
-    return value if value > 0 else DOWNLOAD_DEADLINE_S
+    return timers.seconds("DENPEX_DOWNLOAD_DEADLINE_S", DOWNLOAD_DEADLINE_S, allow_zero=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from slack_sdk.errors import SlackApiError
 from bot.delivery import diagnose
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
-from bot.slack import logdetect, recovery
+from bot.slack import logdetect, recovery, timers
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
 from bot.slack.outage import unavailable_in_thread
@@ -42,11 +41,7 @@ _PART_PLACEHOLDER_STRIDE = 1000
 
 
 def paste_window() -> float:
-    try:
-        value = float(os.environ.get("DENPEX_PASTE_WINDOW_S") or PASTE_WINDOW_S)
-    except ValueError:
-        return PASTE_WINDOW_S
-    return value if value >= 0 else PASTE_WINDOW_S
+    return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
 
 
 def _keep_local(key: tuple[str, str, str], text: str) -> None:
