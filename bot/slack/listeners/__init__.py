@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from slack_bolt import App
 
 from bot.slack.deps import BotDeps
@@ -15,8 +17,9 @@ def register_listeners(app: App, deps: BotDeps) -> None:
     app.use(slack_rate_limited)
     app.use(replays(deps))
     app.use(dedupe_events(deps))
-    # Every listener, lazy ones too, answers a Redis outage the same way (bot.slack.outage).
-    guarded: App = OutageGuardedApp(app)  # type: ignore[assignment]
+    # Every listener, lazy ones too, answers a Redis outage the same way: the modules register
+    # on a stand-in for the App that wraps each function (bot.slack.outage).
+    guarded = cast(App, OutageGuardedApp(app))
     messages.register(guarded, deps)
     commands.register(guarded, deps)
     actions.register(guarded, deps)
