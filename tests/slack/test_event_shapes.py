@@ -13,7 +13,7 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, wait_handled
-from tests.slack.fake_slack import TEAM_ID, FakeSlack
+from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 ROOT_SAMPLE = "tests/data/samples/rank3-oom-8-ranks.log"
 CHANNEL = "C0LOGS"
@@ -168,3 +168,27 @@ def test_a_huge_error_line_stays_inside_block_kit_limits(bot, fake_slack):
                 assert len(text["text"]) <= 3000, (b["type"], len(text["text"]))
     assert 0 < len(post.params["text"]) < 4000
     assert len(json.dumps(blocks)) < 16_000
+
+
+def test_an_upload_without_a_file_share_subtype_is_read(bot, fake_slack, sample):
+    """Uploads through files.completeUploadExternal arrive as a plain `message` (no subtype) with `files`: read and diagnosed."""
+    f = fake_slack.add_file(FakeFile(id="FV2UPLOAD1", name="rank3.log", content=sample.encode()))
+    ts = "1700005006.000100"
+    bot.event(message("", ts, files=[f], upload=False, display_as_bot=False))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post) and [c.params["file"] for c in fake_slack.of("files.download")] == ["FV2UPLOAD1"]
+
+
+def test_a_mention_carrying_a_file_reads_the_file_once(bot, fake_slack, sample):
+    """"@denpex why?" with a log attached arrives as `app_mention` and as `message`: one reply, the file read once, one charge."""
+    f = fake_slack.add_file(FakeFile(id="FMENTION01", name="train.log", content=sample.encode()))
+    ts = "1700005007.000100"
+    text = "<@UBOT0001> why did this die?"
+    bot.event({**message(text, ts, files=[f]), "type": "app_mention"})
+    bot.event(message(text, ts, files=[f], subtype="file_share"))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post)
+    assert len(fake_slack.of("files.download")) == 1
+    assert used(bot, TEAM_ID) == 1
