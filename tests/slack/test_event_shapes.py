@@ -192,3 +192,24 @@ def test_a_mention_carrying_a_file_reads_the_file_once(bot, fake_slack, sample):
     assert "cuda-oom" in all_text(post)
     assert len(fake_slack.of("files.download")) == 1
     assert used(bot, TEAM_ID) == 1
+
+
+def test_a_button_on_an_ephemeral_lookup_answers_ephemerally(bot, fake_slack):
+    """"Show" under a private /denpex lookup (its container is_ephemeral, no message in the payload):
+    the entry comes back through the response_url, for that person only; nothing is posted to the channel."""
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
+        "api_app_id": "A0DENPEX", "trigger_id": "1.2.eph", "channel": {"id": CHANNEL, "name": "training"},
+        "container": {"type": "message", "message_ts": "1700005008.000100", "channel_id": CHANNEL, "is_ephemeral": True},
+        "response_url": fake_slack.base + "/response/T0TEST001/ephemeral",
+        "actions": [{"action_id": "denpex_show_cuda-oom", "block_id": "b", "type": "button", "value": "cuda-oom",
+                     "action_ts": "1700005008.1"}],
+    }
+    assert bot.post(_interactive(payload), "application/x-www-form-urlencoded").status == 200
+    deadline = time.monotonic() + 10
+    while not fake_slack.responses and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (answer,) = fake_slack.responses
+    assert answer["response_type"] == "ephemeral" and answer["replace_original"] is False
+    assert "CUDA Out of Memory" in json.dumps(answer)
+    assert fake_slack.of("chat.postMessage") == []

@@ -30,7 +30,11 @@ def _action(body: dict[str, Any]) -> dict[str, Any]:
     return (body.get("actions") or [{}])[0]
 
 
-def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool) -> None:
+def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool,
+               respond: Any = None) -> None:
+    """The entry a button names, where the button was: in the thread of a diagnosis, or, for
+    a button on an ephemeral answer (a lookup, `/denpex show`), ephemerally again through its
+    response_url: what one person looked up privately is not posted to the channel."""
     rule = deps.denpex.entry(_action(body).get("value") or "")
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id")
@@ -43,6 +47,9 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
         pass  # viewing an entry needs no state: degrade to no rate limit
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
+    if (body.get("container") or {}).get("is_ephemeral") and respond is not None and body.get("response_url"):
+        _quietly(lambda: respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False), channel)
+        return
     if thread_ts:
         tell(client, Where(team, channel, thread_ts, thread_ts, user), (text, blocks))
     else:
@@ -78,11 +85,11 @@ def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_related(body: dict[str, Any], client: WebClient, context: Any) -> None:
-        post_entry(deps, client, body, context["workspace_id"], full=False)
+    def on_related(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=False, respond=respond)
 
-    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any) -> None:
-        post_entry(deps, client, body, context["workspace_id"], full=True)
+    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=True, respond=respond)
 
     def on_feedback_right(body: dict[str, Any], client: WebClient, context: Any) -> None:
         record_feedback(deps, client, body, context["workspace_id"], right=True)
