@@ -20,9 +20,8 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
-from bot.store.claims import Claims
 from tests.redis_server import flushable_redis_base
-from tests.slack.conftest import Bot, fresh_state, start_bot, stop_bot, wait_handled
+from tests.slack.conftest import Bot, fresh_state, quiesce, start_bot, stop_bot, wait_handled
 from tests.slack.fake_slack import TEAM_ID, Call, FakeFile, FakeSlack
 from tests.store.conftest import REDIS_SERVER, PrivateRedis
 
@@ -195,23 +194,6 @@ def rbot(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
         quiesce(rbot_process, rfake)
         assert rbot_process.proc.poll() is None, "the bot process died during the test"
         assert_no_crash(log_path, log_start)
-
-
-def quiesce(bot: Bot, fake: FakeSlack, quiet_s: float = 0.1, max_s: float = 10.0) -> None:
-    """Wait until the bot holds no open claim and has made no Slack call for `quiet_s`, so a
-    test's trailing work (the final reaction, a click's answer) never lands in the next
-    test's record."""
-    with redis.Redis.from_url(bot.redis_url) as r:
-        deadline = time.monotonic() + max_s
-        while r.zcard(Claims.pending_key()) and time.monotonic() < deadline:
-            time.sleep(0.02)
-    deadline = time.monotonic() + max_s
-    while time.monotonic() < deadline:
-        with fake.lock:
-            last = fake.calls[-1].at if fake.calls else 0.0
-        if time.time() - last >= quiet_s:
-            return
-        time.sleep(0.02)
 
 
 def assert_no_crash(log_path: Path, start: int = 0) -> None:

@@ -213,6 +213,22 @@ def wait_handled(bot: Bot, *stamps: str, channel: str = "C0LOGS", team: str = TE
             time.sleep(0.02)
 
 
+def quiesce(bot: Bot, fake: FakeSlack, quiet_s: float = 0.1, max_s: float = 10.0) -> None:
+    """Wait until the bot holds no open claim and has made no Slack call for `quiet_s`, so a
+    test's trailing work (the final reaction, a click's answer) never lands in the next
+    test's record."""
+    deadline = time.monotonic() + max_s
+    with redis.Redis.from_url(bot.redis_url) as r:
+        while r.zcard(Claims.pending_key()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    while time.monotonic() < deadline:
+        with fake.lock:
+            last = fake.calls[-1].at if fake.calls else 0.0
+        if time.time() - last >= quiet_s:
+            return
+        time.sleep(0.02)
+
+
 def stop_bot(bot: Bot) -> None:
     bot.proc.terminate()
     try:
@@ -255,6 +271,8 @@ def fresh_state(bot: Bot, fake: FakeSlack) -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def bot(bot_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
-    """The shared bot, with a clean Redis database and an empty call record."""
+    """The shared bot, with a clean Redis database and an empty call record; afterwards, the
+    bot has finished the test's work, so none of it lands in the next test's record."""
     with fresh_state(bot_process, fake_slack):
         yield bot_process
+        quiesce(bot_process, fake_slack)
