@@ -66,12 +66,26 @@ def test_post_message_failing_past_retries_refunds_the_charge(rbot, rfake):
 
 def test_post_message_refused_is_not_retried_and_refunds(rbot, rfake):
     """chat.postMessage refused (a 4xx: Slack posted nothing, and says so): no repeat, no charge, :x: shown."""
-    rfake.fail("chat.postMessage", 400, body={"ok": False, "error": "invalid_blocks"})
+    rfake.fail("chat.postMessage", 200, body={"ok": False, "error": "is_archived"})
     ts = paste(rbot)
     wait_handled(rbot, ts)
     assert rfake.delivered("reactions.add", name="x", timestamp=ts)
     assert len(rfake.of("chat.postMessage")) == 1
     assert used(rbot) == 0
+
+
+@pytest.mark.parametrize("error", ["invalid_blocks", "msg_blocks_too_long"])
+def test_blocks_slack_refuses_fall_back_to_the_text_once(rbot, rfake, error):
+    """chat.postMessage refusing the blocks (Slack posted nothing): the plain-text answer (root cause, fix) lands once, charged once."""
+    rfake.fail("chat.postMessage", 200, body={"ok": False, "error": error})
+    ts = paste(rbot)
+    wait_handled(rbot, ts)
+    first, second = rfake.of("chat.postMessage")
+    assert first.params.get("blocks") and not second.params.get("blocks")
+    (post,) = replies(rfake, ts)
+    assert "Root cause: CUDA Out of Memory" in post.params["text"] and "Fix:" in post.params["text"]
+    assert rfake.delivered("reactions.add", name="white_check_mark", timestamp=ts)
+    assert used(rbot) == 1
 
 
 def test_reactions_timing_out_do_not_stop_the_reply(rbot, rfake):
