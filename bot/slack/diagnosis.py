@@ -28,7 +28,7 @@ from bot.delivery import NotDelivered, Place, new_diagnosis_id
 from bot.ingest import InputError, Limits, ReadStatus, read_log
 from bot.service import Outcome
 from bot.slack import blocks as ui
-from bot.slack import files
+from bot.slack import files, timers
 from bot.slack.deps import BotDeps
 from bot.slack.webapi import courtesy_client, reply_client
 
@@ -38,10 +38,22 @@ METADATA_EVENT = "denpex_diagnosis"
 REPLY_EVENT = "denpex_reply"
 # Posts of one answer: the first, and repeats each made only after looking it is not there.
 POST_ATTEMPTS = 3
+# Refusals that blame the blocks alone (a limit Slack enforces that fit() did not foresee):
+# the answer is posted again as its plain-text fallback.
+BLOCKS_REFUSED = ("invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long")
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
 # answered (what Slack posted is there now); a timeout or reset may still be landing.
+# DENPEX_POST_LOOKS_5XX_S and DENPEX_POST_LOOKS_TIMEOUT_S ("0,2,4") override.
 LOOK_AFTER_5XX_S = (0.3,)
 LOOK_AFTER_TIMEOUT_S = (0.0, 2.0, 4.0)
+
+
+def looks_after_5xx() -> tuple[float, ...]:
+    return timers.seconds_list("DENPEX_POST_LOOKS_5XX_S", LOOK_AFTER_5XX_S)
+
+
+def looks_after_timeout() -> tuple[float, ...]:
+    return timers.seconds_list("DENPEX_POST_LOOKS_TIMEOUT_S", LOOK_AFTER_TIMEOUT_S)
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,7 @@ def react(client: WebClient, where: Where, add: str | None, remove: str | None =
             log.info("reaction %s on %s failed: %s", name, where.channel, type(exc).__name__)
 
 
-def post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]], **extra: Any) -> Any:
+def post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]] | None], **extra: Any) -> Any:
     text, blocks = message
     # No unfurls: a link quoted from a log must not make Slack fetch it.
     return client.chat_postMessage(channel=where.channel, thread_ts=where.thread_ts, text=text, blocks=blocks,
@@ -121,17 +133,25 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
     metadata = {"event_type": event_type, "event_payload": {"diagnosis_id": diagnosis_id}}
     started = time.time()
     problem = ""
+    text, blocks = message
     for _attempt in range(POST_ATTEMPTS):
         try:
-            post(once, where, message, metadata=metadata)
+            post(once, where, (text, blocks), metadata=metadata)
             return
         except SlackApiError as exc:
-            status = exc.response.status_code
+            status, error = exc.response.status_code, exc.response.get("error")
+            if error in BLOCKS_REFUSED and blocks:
+                # Slack posted nothing and says the blocks are why: the plain-text fallback
+                # (the root cause and the fix) still tells the user, and cannot double.
+                log.warning("Slack refused the blocks of %s in team=%s (%s): posting the text alone",
+                            diagnosis_id, where.team_id, error)
+                blocks = None
+                continue
             if status < 500:  # refused (not_in_channel, ratelimited past retries...): not posted
-                raise NotDelivered(f"Slack refused the post: {exc.response.get('error')}") from None
-            problem, looks = f"HTTP {status}", LOOK_AFTER_5XX_S
+                raise NotDelivered(f"Slack refused the post: {error}") from None
+            problem, looks = f"HTTP {status}", looks_after_5xx()
         except OSError as exc:  # a reset or a timeout: it may have been posted, or be landing
-            problem, looks = type(exc).__name__, LOOK_AFTER_TIMEOUT_S
+            problem, looks = type(exc).__name__, looks_after_timeout()
         log.info("post of diagnosis %s in team=%s unconfirmed (%s): looking for it", diagnosis_id, where.team_id, problem)
         found: bool | None = False
         for wait in looks:

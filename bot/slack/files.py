@@ -9,7 +9,7 @@ disk; the size is checked before the download (files.info) and again while readi
 
 from __future__ import annotations
 
-import os
+import logging
 import time
 import urllib.error
 import urllib.parse
@@ -20,9 +20,16 @@ from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.request import HttpRequest as RetryRequest
+from slack_sdk.http_retry.response import HttpResponse as RetryResponse
+from slack_sdk.http_retry.state import RetryState
 
 from bot.ingest import InputError
 from bot.masking import Masker
+from bot.slack import timers
+from bot.slack.webapi import download_retry_handlers
+
+log = logging.getLogger("denpex.slack")
 
 SUPPORTED_EXTENSIONS = (".log", ".txt", ".out", ".err", ".gz", ".log.gz", ".text")
 # files.info `filetype`s of what we read; anything unknown is sniffed (read_log checks bytes).
@@ -153,7 +160,8 @@ _OPENER = urllib.request.build_opener(_NoRedirects())
 
 def _open(file: SlackFile, token: str, api_url: str, timeout_s: float) -> Any:
     """GET the file, following at most MAX_REDIRECTS redirects, each only to a host that may
-    get the token; a redirect anywhere else is refused (and the token never sent there)."""
+    get the token; a redirect anywhere else is refused (and the token never sent there).
+    An HTTP error status is raised as urllib's HTTPError, for the retry policy to judge."""
     url = file.url
     for _ in range(MAX_REDIRECTS + 1):
         if not allowed_host(url, api_url):
@@ -166,11 +174,46 @@ def _open(file: SlackFile, token: str, api_url: str, timeout_s: float) -> Any:
             return _OPENER.open(req, timeout=timeout_s)
         except urllib.error.HTTPError as exc:
             location = exc.headers.get("Location") if exc.code in _REDIRECTS else None
-            exc.close()
             if not location:
-                raise InputError(f"downloading {file.name} failed (HTTP {exc.code})") from None
+                raise
+            exc.close()
             url = urllib.parse.urljoin(url, location)
     raise InputError(f"downloading {file.name} failed: more than {MAX_REDIRECTS} redirects")
+
+
+def _open_retrying(file: SlackFile, token: str, api_url: str, timeout_s: float) -> Any:
+    """`_open`, retried the way the Web API calls are: slack_sdk's retry handlers decide (a
+    429 after its Retry-After, a 500/503 or a reset after a back-off). Only the request is
+    retried, never a body already being read: its bytes are fed to the diagnosis as they come.
+    A stall is not retried either, or one stalled download would take several timeouts."""
+    handlers = download_retry_handlers()
+    state = RetryState()
+    # What the handlers see of the request: where it goes, never the token.
+    request = RetryRequest(method="GET", url=host_of(file.url), headers={})
+    while True:
+        response: RetryResponse | None = None
+        error: Exception | None = None
+        try:
+            return _open(file, token, api_url, timeout_s)
+        except urllib.error.HTTPError as exc:
+            response = RetryResponse(status_code=exc.code, headers=dict(exc.headers.items()), data=b"")
+            exc.close()
+            failure: Exception = exc
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
+                raise
+            error = reason if isinstance(reason, Exception) else exc
+            failure = exc
+        state.next_attempt_requested = False
+        for handler in handlers:
+            if handler.can_retry(state=state, request=request, response=response, error=error):
+                log.info("download of %s: retrying after %s", file.id,
+                         f"HTTP {response.status_code}" if response is not None else type(error).__name__)
+                handler.prepare_for_next_attempt(state=state, request=request, response=response, error=error)
+                break
+        if not state.next_attempt_requested:
+            raise failure
 
 
 def download(
@@ -185,7 +228,11 @@ def download(
     waited = 0.0
     began = time.monotonic()
     try:
-        resp = _open(file, token, api_url, timeout_s)
+        resp = _open_retrying(file, token, api_url, timeout_s)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 429:
+            raise InputError(f"Slack is rate-limiting downloads of {file.name} (HTTP 429); try again in a minute") from None
+        raise InputError(f"downloading {file.name} failed (HTTP {exc.code})") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         if isinstance(getattr(exc, "reason", exc), TimeoutError):
             raise InputError(f"downloading {file.name} stalled: Slack sent nothing for {timeout_s:.0f} s; try again") from None
@@ -213,15 +260,8 @@ def download(
 
 
 def download_timeout() -> float:
-    try:
-        return float(os.environ.get("DENPEX_DOWNLOAD_TIMEOUT_S", DOWNLOAD_TIMEOUT_S))
-    except ValueError:
-        return DOWNLOAD_TIMEOUT_S
+    return timers.seconds("DENPEX_DOWNLOAD_TIMEOUT_S", DOWNLOAD_TIMEOUT_S, allow_zero=False)
 
 
 def download_deadline() -> float:
-    try:
-        value = float(os.environ.get("DENPEX_DOWNLOAD_DEADLINE_S", DOWNLOAD_DEADLINE_S))
-    except ValueError:
-        return DOWNLOAD_DEADLINE_S
-    return value if value > 0 else DOWNLOAD_DEADLINE_S
+    return timers.seconds("DENPEX_DOWNLOAD_DEADLINE_S", DOWNLOAD_DEADLINE_S, allow_zero=False)

@@ -46,20 +46,19 @@ def request_fingerprint(body: dict[str, Any], request: Any) -> str | None:
     return None
 
 
-def team_of(body: dict[str, Any]) -> str:
-    """The workspace a request belongs to, whatever its kind (event, command, action)."""
-    team = body.get("team_id")
-    if not team and isinstance(body.get("team"), dict):
-        team = body["team"].get("id")
-    if not team and isinstance(body.get("user"), dict):
-        team = body["user"].get("team_id")
-    if not team and isinstance(body.get("event"), dict):
-        team = body["event"].get("team")
-    return team or "unknown"
+def workspace_of(context: Any) -> Any:
+    """The installation a request is for, from Bolt's context: the organization for an
+    org-wide (Enterprise Grid) install, whose events carry no workspace of their own in
+    `authorizations`; otherwise the workspace. Bolt reads both from `authorizations[0]` before
+    the envelope, which is what a shared channel needs: there the envelope's `team_id` can be
+    another organization's workspace."""
+    if context.get("is_enterprise_install") and context.get("enterprise_id"):
+        return context.get("enterprise_id")
+    return context.get("team_id")
 
 
 def known_team(team: Any) -> bool:
-    """A plausible Slack workspace id: every key of a workspace is built from it."""
+    """A plausible Slack workspace (or organization) id: every key of a workspace is built from it."""
     try:
         check_team_id(team)
     except ValueError:
@@ -69,7 +68,7 @@ def known_team(team: Any) -> bool:
 
 def workspace(context: Any, body: dict[str, Any], next: Callable[[], None]) -> Any:
     """Every request names a plausible workspace; listeners read it as context["workspace_id"]."""
-    team = team_of(body)
+    team = workspace_of(context)
     if not known_team(team):
         # Not something Slack sends; refuse it here rather than fail in a listener.
         log.warning("request with an invalid team id refused")

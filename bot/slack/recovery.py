@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.slack import timers
 from bot.store import StoreUnavailable
 from bot.store.claims import Claim
 
@@ -32,16 +32,8 @@ CLAIM_LEASE_S = 60.0  # DENPEX_CLAIM_LEASE_S
 CLAIM_SWEEP_S = 15.0  # DENPEX_CLAIM_SWEEP_S; 0 turns the sweeper off
 
 
-def _seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name) or default)
-    except ValueError:
-        return default
-    return value if value >= 0 else default
-
-
 def lease_s() -> float:
-    return _seconds("DENPEX_CLAIM_LEASE_S", CLAIM_LEASE_S) or CLAIM_LEASE_S
+    return timers.seconds("DENPEX_CLAIM_LEASE_S", CLAIM_LEASE_S, allow_zero=False)
 
 
 class LeaseKeeper:
@@ -129,12 +121,12 @@ def sweep_once(app: App, deps: BotDeps) -> int:
         if client is None or message is None:
             deps.leases.release(claim)
             continue
-        handle_message(deps, client, {"team_id": team}, message, None, bool(where.get("mentioned")), claim=claim)
+        handle_message(deps, client, team, message, None, bool(where.get("mentioned")), claim=claim)
     return taken
 
 
 def start_sweeper(app: App, deps: BotDeps) -> threading.Thread | None:
-    interval = _seconds("DENPEX_CLAIM_SWEEP_S", CLAIM_SWEEP_S)
+    interval = timers.seconds("DENPEX_CLAIM_SWEEP_S", CLAIM_SWEEP_S)
     if interval <= 0:
         return None
 

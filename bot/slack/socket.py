@@ -10,20 +10,16 @@ replaces it, through apps.connections.open, within about ten seconds.
 
 from __future__ import annotations
 
-import os
-
 from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+from bot.slack import timers
 
 SOCKET_PING_S = 2.0
 
 
 def ping_interval() -> float:
-    try:
-        value = float(os.environ.get("DENPEX_SOCKET_PING_S") or SOCKET_PING_S)
-    except ValueError:
-        return SOCKET_PING_S
-    return value if value > 0 else SOCKET_PING_S
+    return timers.seconds("DENPEX_SOCKET_PING_S", SOCKET_PING_S, allow_zero=False)
 
 
 def socket_mode_handler(app: App, app_token: str) -> SocketModeHandler:

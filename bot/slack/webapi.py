@@ -9,9 +9,9 @@ slow `reactions.add` can never hold up (or lose) the reply. The reply itself hon
 from __future__ import annotations
 
 import logging
-import os
 import random
 import time
+from http.client import RemoteDisconnected
 from typing import Any
 
 from slack_sdk import WebClient
@@ -20,7 +20,11 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
-from slack_sdk.http_retry.handler import RetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
+from slack_sdk.http_retry.handler import RetryHandler, default_interval_calculator
+from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
+
+from bot.slack import timers
 
 log = logging.getLogger("denpex.slack")
 
@@ -29,19 +33,27 @@ COURTESY_TIMEOUT_S = 3.0
 # Longest Retry-After honoured: for the reply, and for courtesy calls (reactions).
 MAX_RETRY_AFTER_S = 60.0
 COURTESY_MAX_RETRY_AFTER_S = 2.0
-
-
-def _env_seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name) or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
+# A download is read while the user waits: a longer Retry-After is told, not slept through.
+MAX_DOWNLOAD_RETRY_AFTER_S = 20.0
+# Added to a 429's Retry-After, so replicas told the same wait do not retry in step
+# (DENPEX_RETRY_JITTER_S overrides).
+RETRY_JITTER_S = 1.0
 
 
 def api_timeout() -> float:
     """Seconds a Web API call may take (DENPEX_SLACK_TIMEOUT_S, default 10)."""
-    return _env_seconds("DENPEX_SLACK_TIMEOUT_S", WEB_API_TIMEOUT_S)
+    return timers.seconds("DENPEX_SLACK_TIMEOUT_S", WEB_API_TIMEOUT_S, allow_zero=False)
+
+
+def retry_jitter() -> float:
+    return timers.seconds("DENPEX_RETRY_JITTER_S", RETRY_JITTER_S)
+
+
+def backoff() -> RetryIntervalCalculator:
+    """The wait between retries of a 5xx or a reset: slack_sdk's exponential back-off with
+    jitter, or a fixed DENPEX_RETRY_BACKOFF_S."""
+    fixed = timers.seconds("DENPEX_RETRY_BACKOFF_S", -1.0)
+    return FixedValueRetryIntervalCalculator(fixed) if fixed >= 0 else default_interval_calculator
 
 
 def retry_after_s(response: Any) -> float | None:
@@ -65,10 +77,10 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
     slack_sdk's own handler sleeps whatever Slack says and fails on a non-integer header.
     """
 
-    def __init__(self, max_retry_count: int, max_wait_s: float, jitter_s: float = 1.0) -> None:
+    def __init__(self, max_retry_count: int, max_wait_s: float, jitter_s: float | None = None) -> None:
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait_s = max_wait_s
-        self.jitter_s = jitter_s
+        self.jitter_s = retry_jitter() if jitter_s is None else jitter_s
 
     def _wait(self, response: Any) -> float:
         after = retry_after_s(response)
@@ -95,8 +107,19 @@ def retry_handlers() -> list[RetryHandler]:
     """For the reply and everything else: honour Retry-After on 429, retry 5xx and resets."""
     return [
         BoundedRateLimitRetryHandler(max_retry_count=3, max_wait_s=MAX_RETRY_AFTER_S),
-        ServerErrorRetryHandler(max_retry_count=2),
-        ConnectionErrorRetryHandler(max_retry_count=2),
+        ServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff()),
+        ConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff()),
+    ]
+
+
+def download_retry_handlers() -> list[RetryHandler]:
+    """For a file's download (urllib, not the WebClient): the same slack_sdk handlers. A
+    reset is retried, a timeout is not (a stalled download would take several timeouts)."""
+    return [
+        BoundedRateLimitRetryHandler(max_retry_count=2, max_wait_s=MAX_DOWNLOAD_RETRY_AFTER_S),
+        ServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff()),
+        ConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff(),
+                                    error_types=[ConnectionResetError, RemoteDisconnected]),
     ]
 
 
@@ -110,8 +133,9 @@ def courtesy_client(client: WebClient) -> WebClient:
         team_id=(client.default_params or {}).get("team_id"),
         logger=client.logger,
         retry_handlers=[
-            BoundedRateLimitRetryHandler(max_retry_count=1, max_wait_s=COURTESY_MAX_RETRY_AFTER_S, jitter_s=0.2),
-            ConnectionErrorRetryHandler(max_retry_count=1),
+            BoundedRateLimitRetryHandler(max_retry_count=1, max_wait_s=COURTESY_MAX_RETRY_AFTER_S,
+                                         jitter_s=min(0.2, retry_jitter())),
+            ConnectionErrorRetryHandler(max_retry_count=1, interval_calculator=backoff()),
         ],
     )
 

@@ -21,7 +21,7 @@ import redis
 
 from bot.store import Store, StoreConfig
 from tests.redis_server import flushable_redis_base
-from tests.slack.conftest import Bot, fresh_state, start_bot, stop_bot
+from tests.slack.conftest import Bot, fresh_state, quiesce, start_bot, stop_bot, wait_handled
 from tests.slack.fake_slack import TEAM_ID, Call, FakeFile, FakeSlack
 from tests.store.conftest import REDIS_SERVER, PrivateRedis
 
@@ -103,9 +103,34 @@ def all_text(call: Call) -> str:
     return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
 
 
-def settle(seconds: float = 0.5) -> None:
-    """Give lazy listeners time to act when the test asserts that nothing (more) happened."""
+def settle(seconds: float = 0.3) -> None:
+    """Give lazy listeners time to act when the test asserts that nothing (more) happened,
+    for requests that leave no claim to wait for (clicks, refused requests); a message is
+    waited for with `wait_handled`, which needs no fixed sleep."""
     time.sleep(seconds)
+
+
+def replies(rfake: ReliabilityFake, ts: str) -> list[Call]:
+    """The posts Slack accepted in the thread of the message at `ts`."""
+    return rfake.delivered("chat.postMessage", thread_ts=ts)
+
+
+def paste(bot: Bot, text: str = SAMPLE, **extra: Any) -> str:
+    """Post `text` as a new message in the channel; its ts (the thread of the answer)."""
+    ts = new_ts()
+    assert bot.event(message(text, ts, **extra)).status == 200
+    return ts
+
+
+def answered_once(bot: Bot, rfake: ReliabilityFake, ts: str, entry: str = "cuda-oom") -> Call:
+    """Wait until the bot is done with the message at `ts`; it holds exactly one accepted
+    answer naming `entry`, and the workspace was charged once."""
+    wait_handled(bot, ts)
+    posts = replies(rfake, ts)
+    assert len(posts) == 1, [all_text(p)[:200] for p in posts]
+    assert entry in all_text(posts[0])
+    assert used(bot) == 1
+    return posts[0]
 
 
 def used(bot: Bot, team: str = TEAM_ID) -> int:
@@ -149,6 +174,15 @@ def rbot_process(rfake: ReliabilityFake, reliability_redis: str) -> Iterator[Bot
     stop_bot(bot)
 
 
+@pytest.fixture(scope="session")
+def replica(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
+    """A second bot process on the same Redis and the same Slack: two replicas."""
+    bot = start_bot(rfake, rbot_process.redis_url, TUNED_ENV)
+    yield bot
+    stop_bot(bot)
+    assert_no_crash(bot.log_path)  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def rbot(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
     """The tuned bot, with a clean Redis database and an empty call record."""
@@ -157,21 +191,9 @@ def rbot(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
         log_path: Path = rbot_process.log_path  # type: ignore[attr-defined]
         log_start = log_path.stat().st_size
         yield rbot_process
-        quiesce(rfake)
+        quiesce(rbot_process, rfake)
         assert rbot_process.proc.poll() is None, "the bot process died during the test"
         assert_no_crash(log_path, log_start)
-
-
-def quiesce(fake: FakeSlack, quiet_s: float = 0.3, max_s: float = 10.0) -> None:
-    """Wait until the bot has made no Slack call for `quiet_s`, so a test's trailing work (the
-    final reaction) never lands in the next test's record."""
-    deadline = time.monotonic() + max_s
-    while time.monotonic() < deadline:
-        with fake.lock:
-            last = fake.calls[-1].at if fake.calls else 0.0
-        if time.time() - last >= quiet_s:
-            return
-        time.sleep(0.05)
 
 
 def assert_no_crash(log_path: Path, start: int = 0) -> None:

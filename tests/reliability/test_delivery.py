@@ -5,32 +5,12 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
-
-from tests.reliability.conftest import (
-    SAMPLE,
-    TUNED_ENV,
-    all_text,
-    assert_no_crash,
-    message,
-    new_ts,
-    settle,
-    used,
-)
-from tests.slack.conftest import Bot, start_bot, stop_bot
+from tests.reliability.conftest import SAMPLE, all_text, message, new_ts, used
+from tests.slack.conftest import wait_handled
 
 RETRY = {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
-
-
-@pytest.fixture(scope="module")
-def replica(rbot_process: Bot, rfake) -> Iterator[Bot]:
-    """A second bot process on the same Redis and the same Slack: two replicas."""
-    bot = start_bot(rfake, rbot_process.redis_url, TUNED_ENV)
-    yield bot
-    stop_bot(bot)
-    assert_no_crash(bot.log_path)  # type: ignore[attr-defined]
 
 
 def at_once(*calls: Callable[[], object]) -> list[object]:
@@ -61,8 +41,7 @@ def test_slack_resending_an_event_three_times_gets_one_reply(rbot, rfake):
           for n in (1, 2, 3)],
     )
     assert [r.status for r in statuses] == [200] * 4
-    rfake.wait_delivered("chat.postMessage", thread_ts=ts)
-    settle(1.5)
+    wait_handled(rbot, ts)
     assert len(rfake.delivered("chat.postMessage", thread_ts=ts)) == 1
     assert used(rbot) == 1
 
@@ -76,9 +55,7 @@ def test_one_event_on_two_replicas_at_once_is_answered_once_and_quota_is_exact(r
         replies = at_once(lambda e=event, i=ev: rbot.event(e, event_id=i),
                           lambda e=event, i=ev: replica.event(e, event_id=i, headers=RETRY))
         assert [r.status for r in replies] == [200, 200]
-    for ts in stamps:
-        rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=20)
-    settle(1.5)
+    wait_handled(rbot, *stamps)
     per_thread = Counter(c.params["thread_ts"] for c in rfake.delivered("chat.postMessage"))
     assert per_thread == Counter(stamps), "every event answered exactly once"
     texts = [all_text(c) for c in rfake.delivered("chat.postMessage")]
@@ -94,8 +71,7 @@ def test_a_mention_arriving_as_two_events_on_two_replicas_gets_one_reply(rbot, r
     as_message = message(text, ts, channel_type="im", channel="D0ALICE")
     as_mention = {**message(text, ts, channel="D0ALICE"), "type": "app_mention"}
     at_once(lambda: rbot.event(as_message), lambda: replica.event(as_mention))
-    rfake.wait_delivered("chat.postMessage", thread_ts=ts)
-    settle(1.5)
+    wait_handled(rbot, ts, channel="D0ALICE")
     assert len(rfake.delivered("chat.postMessage", thread_ts=ts)) == 1
     assert used(rbot) == 1
 
@@ -107,7 +83,6 @@ def test_a_follow_up_resent_to_the_other_replica_is_answered_once(rbot, replica,
     rfake.wait_delivered("chat.postMessage", thread_ts=ts)
     q = message("how do I confirm this?", new_ts(), thread_ts=ts)
     at_once(lambda: rbot.event(q, event_id="EvFOLLOW01"), lambda: replica.event(q, event_id="EvFOLLOW01", headers=RETRY))
-    rfake.wait_delivered("chat.postMessage", count=2, thread_ts=ts)
-    settle(1.5)
+    wait_handled(rbot, ts, q["ts"])
     assert len(rfake.delivered("chat.postMessage", thread_ts=ts)) == 2
     assert used(rbot) == 1

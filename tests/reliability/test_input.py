@@ -17,9 +17,9 @@ from tests.reliability.conftest import (
     all_text,
     message,
     new_ts,
-    settle,
     used,
 )
+from tests.slack.conftest import wait_handled
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
 BOUND_S = 30  # "bounded, not hung": generous on a loaded 2-core machine
@@ -47,12 +47,13 @@ def paste_and_wait(rbot, rfake, text: str) -> tuple[str, float]:
 @pytest.mark.parametrize("text", ["", "   ", "\n\n\t \n", "```\n\n```"], ids=["empty", "spaces", "blank-lines", "empty-code-block"])
 def test_empty_or_blank_paste_is_ignored_and_a_blank_mention_gets_help(rbot, rfake, text):
     """A blank message in a channel gets nothing; the same mentioning the bot gets the help text."""
-    rbot.event(message(text, new_ts()))
+    blank = new_ts()
+    rbot.event(message(text, blank))
     ts = new_ts()
     rbot.event({**message(f"<@UBOT0001> {text}", ts), "type": "app_mention"})
     post = rfake.wait_delivered("chat.postMessage", thread_ts=ts)[0]
     assert "diagnoses failed training runs" in all_text(post)
-    settle()
+    wait_handled(rbot, blank, ts)
     assert len(rfake.delivered("chat.postMessage")) == 1
     assert used(rbot) == 0
 

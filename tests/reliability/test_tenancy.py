@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from bot.store import Store, StoreConfig
-from tests.reliability.conftest import CHANNEL, SAMPLE, all_text, message, new_ts, settle, used
+from tests.reliability.conftest import CHANNEL, SAMPLE, all_text, message, new_ts, used
+from tests.slack.conftest import wait_handled
 from tests.slack.fake_slack import TEAM_ID
 
 OTHER = "T0OTHER02"
@@ -17,9 +18,10 @@ def test_follow_up_in_another_workspaces_thread_gets_nothing(rbot, rfake):
     ts = new_ts()
     rbot.event(message(SAMPLE, ts))
     rfake.wait_delivered("chat.postMessage", thread_ts=ts)
-    rbot.event(message("how do I confirm this?", new_ts(), thread_ts=ts, team=OTHER), team=OTHER)
-    rbot.event(message("is this hardware?", new_ts(), thread_ts=ts, team=OTHER), team=OTHER)
-    settle()
+    asked = [new_ts(), new_ts() + "1"]
+    rbot.event(message("how do I confirm this?", asked[0], thread_ts=ts, team=OTHER), team=OTHER)
+    rbot.event(message("is this hardware?", asked[1], thread_ts=ts, team=OTHER), team=OTHER)
+    wait_handled(rbot, *asked, team=OTHER)
     assert len(rfake.delivered("chat.postMessage", thread_ts=ts)) == 1
     rbot.event(message("how do I confirm this?", new_ts(), thread_ts=ts))
     answer = rfake.wait_delivered("chat.postMessage", thread_ts=ts, count=2)[1]

@@ -4,96 +4,67 @@ repeats it: one answer, told once, charged once. And a log pasted in parts acros
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Iterator
-
-import pytest
 
 from tests.reliability.conftest import (
     SAMPLE,
     SLACK_TIMEOUT_S,
-    TUNED_ENV,
     all_text,
+    answered_once,
     message,
     new_ts,
-    settle,
+    paste,
+    replies,
     used,
 )
-from tests.slack.conftest import Bot, start_bot, stop_bot
-
-
-def replies(rfake, ts: str):
-    return rfake.delivered("chat.postMessage", thread_ts=ts)
+from tests.slack.conftest import wait_handled
 
 
 def test_5xx_after_slack_posted_is_not_posted_again(rbot, rfake):
     """chat.postMessage posts, then answers 500: the bot finds its answer in the thread and posts nothing more."""
     rfake.fail("chat.postMessage", 500, posted=True)
-    ts = new_ts()
-    rbot.event(message(SAMPLE, ts))
-    rfake.wait_delivered("reactions.add", name="white_check_mark", timestamp=ts, timeout=20)
-    settle(1.0)
-    posts = replies(rfake, ts)
-    assert len(posts) == 1 and "cuda-oom" in all_text(posts[0])
-    assert posts[0].params["metadata"]["event_payload"]["diagnosis_id"]
+    ts = paste(rbot)
+    post = answered_once(rbot, rfake, ts)
+    assert post.params["metadata"]["event_payload"]["diagnosis_id"]
     assert rfake.of("conversations.replies"), "the thread was not looked at"
     assert len(rfake.of("chat.postMessage")) == 1
-    assert used(rbot) == 1
+    assert rfake.delivered("reactions.add", name="white_check_mark", timestamp=ts)
 
 
 def test_5xx_before_slack_posted_is_posted_again_after_a_look(rbot, rfake):
     """chat.postMessage answering 502 without posting: looked for, absent, posted once more; charged once."""
     rfake.fail("chat.postMessage", 502)
-    ts = new_ts()
-    rbot.event(message(SAMPLE, ts))
-    rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=20)
-    settle(1.0)
-    assert len(replies(rfake, ts)) == 1
+    ts = paste(rbot)
+    answered_once(rbot, rfake, ts)
     calls = [c.method for c in rfake.calls if c.method in ("chat.postMessage", "conversations.replies")]
     assert calls[:3] == ["chat.postMessage", "conversations.replies", "chat.postMessage"]
-    assert used(rbot) == 1
 
 
 def test_a_post_answering_after_the_timeout_is_told_once_and_charged_once(rbot, rfake):
     """Slack posts but answers 12 s later (past the bot's timeout): one answer, no "nothing was charged" note, one charge."""
     rfake.fail("chat.postMessage", 200, delay_s=12, posted=True, body={"ok": True, "ts": "1.1"})
-    ts = new_ts()
-    rbot.event(message(SAMPLE, ts))
-    rfake.wait_delivered("reactions.add", name="white_check_mark", timestamp=ts, timeout=25)
-    settle(1.0)
-    posts = replies(rfake, ts)
-    assert len(posts) == 1 and "cuda-oom" in all_text(posts[0])
-    assert not any("did not confirm" in all_text(p) or "nothing was charged" in all_text(p) for p in rfake.delivered("chat.postMessage"))
-    assert used(rbot) == 1
+    ts = paste(rbot)
+    answered_once(rbot, rfake, ts)
+    assert not any("did not confirm" in all_text(p) or "nothing was charged" in all_text(p)
+                   for p in rfake.delivered("chat.postMessage"))
+    assert rfake.delivered("reactions.add", name="white_check_mark", timestamp=ts)
 
 
 def test_a_timeout_where_slack_posted_nothing_is_posted_once_more(rbot, rfake):
     """chat.postMessage hanging past the timeout without posting: looked for, then posted once; charged once."""
-    rfake.fail("chat.postMessage", 500, delay_s=SLACK_TIMEOUT_S + 1.5)
-    ts = new_ts()
-    rbot.event(message(SAMPLE, ts))
-    rfake.wait_delivered("chat.postMessage", thread_ts=ts, timeout=30)
-    settle(1.0)
-    assert len(replies(rfake, ts)) == 1 and "cuda-oom" in all_text(replies(rfake, ts)[0])
-    assert used(rbot) == 1
+    rfake.fail("chat.postMessage", 500, delay_s=SLACK_TIMEOUT_S + 0.5)
+    answered_once(rbot, rfake, paste(rbot))
 
 
 def test_a_thread_slack_will_not_show_is_not_posted_twice(rbot, rfake):
     """A 500 after posting and conversations.replies refused: no second post (never a blind retry)."""
     rfake.fail("chat.postMessage", 500, posted=True)
     rfake.fail("conversations.replies", 200, times=3, body={"ok": False, "error": "missing_scope"})
-    ts = new_ts()
-    rbot.event(message(SAMPLE, ts))
-    rfake.wait_delivered("reactions.add", timestamp=ts, name="x", timeout=20)
-    settle(1.0)
+    ts = paste(rbot)
+    wait_handled(rbot, ts)
+    assert rfake.delivered("reactions.add", timestamp=ts, name="x")
     assert len(rfake.of("chat.postMessage")) == 1
-
-
-@pytest.fixture(scope="module")
-def replica(rbot_process: Bot, rfake) -> Iterator[Bot]:
-    bot = start_bot(rfake, rbot_process.redis_url, TUNED_ENV)
-    yield bot
-    stop_bot(bot)
 
 
 def test_a_log_pasted_in_parts_across_two_replicas_is_one_diagnosis(rbot, replica, rfake):
@@ -104,25 +75,43 @@ def test_a_log_pasted_in_parts_across_two_replicas_is_one_diagnosis(rbot, replic
     base = time.time()
     stamps = [f"{base + i * 0.8:.6f}" for i in range(len(parts))]
     for i, (part, ts) in enumerate(zip(parts, stamps, strict=True)):
-        (rbot if i % 2 == 0 else replica).event(message(part, ts))
-        time.sleep(0.3)
+        assert (rbot if i % 2 == 0 else replica).event(message(part, ts)).status == 200
+    wait_handled(rbot, *stamps)
     post = rfake.wait_delivered("chat.postMessage", timeout=20)[0]
     assert post.params["thread_ts"] == stamps[0] and "cuda-oom" in all_text(post)
-    settle(4.0)
     assert len(rfake.delivered("chat.postMessage")) == 1
     assert used(rbot) == 1
 
 
 def test_a_follow_up_answer_after_a_5xx_that_posted_is_not_doubled(rbot, rfake):
     """A follow-up answer whose post lands before a 500: looked for, found, not posted again."""
-    ts = new_ts()
-    rbot.event(message(SAMPLE, ts))
-    rfake.wait_delivered("reactions.add", name="white_check_mark", timestamp=ts, timeout=20)
+    ts = paste(rbot)
+    wait_handled(rbot, ts)
     rfake.fail("chat.postMessage", 500, posted=True)
-    rbot.event(message("how do I confirm this?", new_ts(), thread_ts=ts))
-    rfake.wait_delivered("chat.postMessage", count=2, thread_ts=ts, timeout=20)
-    settle(2.0)
-    answers = [c for c in rfake.delivered("chat.postMessage", thread_ts=ts)
-               if (c.params.get("metadata") or {}).get("event_type") == "denpex_reply"]
+    question = new_ts()
+    rbot.event(message("how do I confirm this?", question, thread_ts=ts))
+    wait_handled(rbot, question)
+    answers = [c for c in replies(rfake, ts) if (c.params.get("metadata") or {}).get("event_type") == "denpex_reply"]
     assert len(answers) == 1
     assert rfake.of("conversations.replies")
+
+
+def test_a_part_masked_on_the_other_replica_keeps_its_people_apart(rbot, replica, rfake):
+    """Part 1 (alice's paths) reaches one replica, part 2 (bob's) the other, which answers from
+    part 1's masked copy: one diagnosis, no name in it, and alice and bob are two placeholders."""
+    first = ("[rank1]: Traceback (most recent call last):\n"
+             '[rank1]:   File "/home/alice/train.py", line 88, in <module>\n'
+             "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+             "capacity of 79.15 GiB of which 1.2 GiB is free. Log: /home/alice/run.log")
+    second = first.replace("rank1", "rank3").replace("GPU 1", "GPU 3").replace("alice", "bob")
+    stamps = [new_ts(), new_ts() + "1"]
+    assert rbot.event(message(first, stamps[0])).status == 200
+    assert replica.event(message(second, stamps[1])).status == 200
+    wait_handled(rbot, *stamps)
+    (post,) = rfake.delivered("chat.postMessage")
+    text = all_text(post)
+    assert post.params["thread_ts"] == stamps[0] and "cuda-oom" in text
+    assert "alice" not in text and "bob" not in text
+    people = set(re.findall(r"USER-\d+", text))
+    assert len(people) == 2, (people, text[:2000])
+    assert used(rbot) == 1

@@ -28,6 +28,8 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 
+from bot.store import keys
+from bot.store.claims import Claims
 from tests.redis_server import flushable_redis_base
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeSlack
 
@@ -36,6 +38,16 @@ SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 SLACK_TEST_DB = int(os.environ.get("DENPEX_SLACK_TEST_REDIS_DB", "12"))
 UPLOAD_CAP = 2_000_000
 INFLATED_CAP = 10_000_000
+# The bot's timers at test speed: the paste window, the looks for a post of unknown outcome,
+# the jitter on a 429's Retry-After and the back-off between 5xx retries. Production keeps
+# its defaults; tests run the same code paths in tens of milliseconds.
+FAST_TIMERS = {
+    "DENPEX_PASTE_WINDOW_S": "0.5",
+    "DENPEX_POST_LOOKS_5XX_S": "0.05",
+    "DENPEX_POST_LOOKS_TIMEOUT_S": "0,0.3,0.6",
+    "DENPEX_RETRY_JITTER_S": "0.05",
+    "DENPEX_RETRY_BACKOFF_S": "0.05",
+}
 
 
 def free_port() -> int:
@@ -156,6 +168,7 @@ def start_bot(fake: FakeSlack, redis_url: str, extra_env: dict[str, str] | None 
         "DENPEX_DOWNLOAD_TIMEOUT_S": "2",
         "DENPEX_LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
+        **FAST_TIMERS,
         **(extra_env or {}),
     }
     env.pop("SLACK_APP_TOKEN", None)
@@ -179,6 +192,41 @@ def start_bot(fake: FakeSlack, redis_url: str, extra_env: dict[str, str] | None 
         time.sleep(0.1)
     proc.kill()
     raise RuntimeError(f"bot did not start: {log_path.read_text()[-2000:]}")
+
+
+def wait_handled(bot: Bot, *stamps: str, channel: str = "C0LOGS", team: str = TEAM_ID,
+                 timeout: float = 20.0) -> None:
+    """Wait until the bot has finished with the messages posted at `stamps` (their claims are
+    done: answered, or found to need no answer) and holds no open claim at all. The bot
+    releases a claim only after its last Slack call for the message, so what a test reads
+    afterwards is final: no fixed sleep needed to assert that nothing (more) happened."""
+    deadline = time.monotonic() + timeout
+    claim_keys = [keys.dedupe(team, f"claim:message:{channel}:{ts}") for ts in stamps]
+    with redis.Redis.from_url(bot.redis_url) as r:
+        while True:
+            done = all(r.hget(k, "state") == b"done" for k in claim_keys)
+            if done and r.zcard(Claims.pending_key()) == 0:
+                return
+            if time.monotonic() > deadline:
+                states = {k: r.hget(k, "state") for k in claim_keys}
+                raise AssertionError(f"the bot did not finish with {stamps} in {timeout} s: {states}")
+            time.sleep(0.02)
+
+
+def quiesce(bot: Bot, fake: FakeSlack, quiet_s: float = 0.1, max_s: float = 10.0) -> None:
+    """Wait until the bot holds no open claim and has made no Slack call for `quiet_s`, so a
+    test's trailing work (the final reaction, a click's answer) never lands in the next
+    test's record."""
+    deadline = time.monotonic() + max_s
+    with redis.Redis.from_url(bot.redis_url) as r:
+        while r.zcard(Claims.pending_key()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    while time.monotonic() < deadline:
+        with fake.lock:
+            last = fake.calls[-1].at if fake.calls else 0.0
+        if time.time() - last >= quiet_s:
+            return
+        time.sleep(0.02)
 
 
 def stop_bot(bot: Bot) -> None:
@@ -223,6 +271,8 @@ def fresh_state(bot: Bot, fake: FakeSlack) -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def bot(bot_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
-    """The shared bot, with a clean Redis database and an empty call record."""
+    """The shared bot, with a clean Redis database and an empty call record; afterwards, the
+    bot has finished the test's work, so none of it lands in the next test's record."""
     with fresh_state(bot_process, fake_slack):
         yield bot_process
+        quiesce(bot_process, fake_slack)

@@ -12,7 +12,7 @@ import json
 import threading
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -44,6 +44,8 @@ class FakeFile:
     download_url: str | None = None  # what files.info gives as url_private_download (default: ours)
     redirect_to: str | None = None  # answer the download with a 302 to this URL
     dribble: str | None = None  # "trickle" (a byte every 0.3 s) or "stall" (nothing) after a first line
+    # The next downloads answer these (status, Retry-After or None) before one succeeds.
+    download_failures: list[tuple[int, int | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +55,17 @@ class Failure:
     body: dict[str, Any] | None = None
     delay_s: float = 0.0
     posted: bool = False  # Slack did the work (posted the message) and then answered this
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """The bot hanging up on a stalled or dribbling download is what those tests provoke: not
+    an error worth a traceback in the test output."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 class FakeSlack:
@@ -73,7 +86,7 @@ class FakeSlack:
         self.lock = threading.Lock()
         self.stop_dribbles = threading.Event()
         self._ts = 1_700_000_000.000100
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -204,6 +217,12 @@ class FakeSlack:
                         fake.calls.append(Call("files.download", {"file": parts[2]}, auth.removeprefix("Bearer ") or None, time.time()))
                     if f is None:
                         return self._send(404, b"not found", "text/plain")
+                    with fake.lock:
+                        failure = f.download_failures.pop(0) if f.download_failures else None
+                    if failure is not None:
+                        status, after = failure
+                        return self._send(status, b"try again", "text/plain",
+                                          {"Retry-After": str(after)} if after is not None else None)
                     if f.redirect_to:
                         return self._send(302, b"", "text/plain", {"Location": f.redirect_to})
                     if f.serve_html or auth.removeprefix("Bearer ") not in fake.tokens:

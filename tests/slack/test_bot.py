@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import INFLATED_CAP, UPLOAD_CAP
+from tests.slack.conftest import INFLATED_CAP, UPLOAD_CAP, wait_handled
 from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,8 +24,9 @@ def message(text: str, ts: str, **extra) -> dict:
             "channel_type": "channel", "team": TEAM_ID, **extra}
 
 
-def settle(seconds: float = 0.6) -> None:
-    """Give lazy listeners time to act when the test asserts that nothing happened."""
+def settle(seconds: float = 0.3) -> None:
+    """Give lazy listeners time to act when the test asserts that nothing happened, for
+    requests that leave no claim to wait for (refused ones, bot messages, edits)."""
     time.sleep(seconds)
 
 
@@ -84,12 +85,13 @@ def test_pasted_log_gets_a_threaded_diagnosis(bot, fake_slack):
 
 def test_chatter_gets_nothing(bot, fake_slack):
     """Messages that are not logs (or are edits, joins, bots) get no reply and no reaction."""
-    bot.event(message("lunch at noon? the training run looks fine btw", "1700000200.000100"))
-    bot.event(message("anyone seen out of memory errors today?", "1700000201.000100"))
     bot.event({**message(SAMPLE, "1700000202.000100"), "bot_id": "B0OTHER", "subtype": "bot_message"})
     bot.event({**message(SAMPLE, "1700000203.000100"), "subtype": "message_changed"})
     bot.event({"type": "member_joined_channel", "user": "U0BOB", "channel": CHANNEL})
-    settle(1.0)
+    bot.event(message("lunch at noon? the training run looks fine btw", "1700000200.000100"))
+    bot.event(message("anyone seen out of memory errors today?", "1700000201.000100"))
+    wait_handled(bot, "1700000200.000100", "1700000201.000100")
+    settle(0.1)  # the bot's and the edited message leave no claim
     assert fake_slack.of("chat.postMessage") == []
     assert [c.params["name"] for c in fake_slack.of("reactions.add")].count("white_check_mark") == 0
 
@@ -99,8 +101,7 @@ def test_retried_event_is_answered_and_charged_once(bot, fake_slack):
     ev = message(SAMPLE, "1700000300.000100")
     bot.event(ev, event_id="EvRETRY1")
     bot.event(ev, event_id="EvRETRY1", headers={"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
-    fake_slack.wait_for("chat.postMessage")
-    settle(1.0)
+    wait_handled(bot, "1700000300.000100")
     assert len(fake_slack.of("chat.postMessage")) == 1
     assert store_for(bot).quotas.status(TEAM_ID).used == 1
 
@@ -182,7 +183,7 @@ def test_follow_up_questions_are_answered_from_the_entry(bot, fake_slack):
 def test_reply_in_an_undiagnosed_thread_gets_nothing(bot, fake_slack):
     """A question in someone else's thread is none of the bot's business."""
     bot.event(message("how do I confirm this?", "1700000700.000200", thread_ts="1700000700.000100"))
-    settle()
+    wait_handled(bot, "1700000700.000200")
     assert fake_slack.of("chat.postMessage") == []
 
 

@@ -37,6 +37,7 @@ from tests.slack.conftest import (
     slack_redis_url,
     start_bot,
     stop_bot,
+    wait_handled,
 )
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
 
@@ -200,7 +201,7 @@ def test_two_workspaces_never_see_each_others_tokens_context_or_history(multi, f
     multi.event(message("T0BRAVO02", "C0ALPHA", question, "1700000201.000100", thread_ts="1700000200.000100"), team="T0BRAVO02")
     multi.event(message("T0ALPHA01", "C0ALPHA", question, "1700000202.000100", thread_ts="1700000200.000100"), team="T0ALPHA01")
     wait_until(lambda: len(posts_by(fake_slack, "xoxb-alpha")) == 2)
-    time.sleep(0.5)
+    wait_handled(multi, "1700000201.000100", channel="C0ALPHA", team="T0BRAVO02")
     assert len(posts_by(fake_slack, "xoxb-bravo")) == 1
 
     multi.event({"type": "app_home_opened", "user": "U0ALICE", "tab": "home"}, team="T0ALPHA01")

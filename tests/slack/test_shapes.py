@@ -6,9 +6,13 @@ from __future__ import annotations
 import gzip
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from bot.store import Store, StoreConfig
+from tests.slack.conftest import Bot, start_bot, stop_bot, wait_handled
 from tests.slack.fake_slack import TEAM_ID, FakeFile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,18 +35,14 @@ def used(bot) -> int:
         return store.quotas.status(TEAM_ID).used
 
 
-def settle(seconds: float) -> None:
-    time.sleep(seconds)
-
-
 def test_a_screenshot_beside_a_log_is_ignored_and_the_log_diagnosed(bot, fake_slack):
     """[screenshot.png, rank5.log] in one message: the log is diagnosed, the image never downloaded, one charge."""
     png = fake_slack.add_file(FakeFile(id="FSHOT0001", name="screenshot.png", content=PNG, filetype="png", mimetype="image/png"))
     log = fake_slack.add_file(FakeFile(id="FRANK0005", name="rank5.log", content=SAMPLE.encode()))
     bot.event(message("", "1700002000.000100", subtype="file_share", files=[png, log]))
+    wait_handled(bot, "1700002000.000100")
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
     assert "cuda-oom" in all_text(post) and "not a log file" not in all_text(post)
-    settle(1.0)
     assert len(fake_slack.of("chat.postMessage")) == 1
     assert [c.params["file"] for c in fake_slack.of("files.download")] == ["FRANK0005"]
     assert used(bot) == 1
@@ -109,11 +109,10 @@ def test_a_log_pasted_as_three_messages_is_one_diagnosis_and_one_charge(bot, fak
     stamps = ["1700002100.000100", "1700002100.900100", "1700002101.800100"]
     for part, ts in zip(parts, stamps, strict=True):
         bot.event(message(part, ts))
-        time.sleep(0.4)
+    wait_handled(bot, *stamps)
     post = fake_slack.wait_for("chat.postMessage", timeout=20)[0]
     assert post.params["thread_ts"] == stamps[0]
     assert "cuda-oom" in all_text(post) and "Initiating rank:* 3" in all_text(post)
-    settle(4.0)
     assert len(fake_slack.of("chat.postMessage")) == 1
     assert used(bot) == 1
 
@@ -133,21 +132,30 @@ def test_chatter_on_a_spent_quota_gets_nothing(bot, fake_slack):
             pass
     bot.event(message("anyone seen out of memory errors today?", "1700002300.000100"))
     bot.event(message("is the NCCL timeout thing back? CUDA error: an illegal memory access again?", "1700002301.000100", user="U0BOB"))
-    settle(2.0)
+    wait_handled(bot, "1700002300.000100", "1700002301.000100")
     assert fake_slack.of("chat.postMessage") == []
     # Only this test's two messages: the test before may still be getting its last reaction in.
     mine = {"1700002300.000100", "1700002301.000100"}
     assert [c for c in fake_slack.of("reactions.add") if c.params.get("timestamp") in mine] == []
 
 
-def test_open_paste_windows_do_not_hold_the_listener_threads(bot, fake_slack):
+@pytest.fixture(scope="module")
+def long_window_bot(bot_process: Bot, fake_slack) -> Iterator[Bot]:
+    """A bot whose paste window (3 s) outlasts sending a few dozen messages, on the shared Redis."""
+    bot = start_bot(fake_slack, bot_process.redis_url, {"DENPEX_PASTE_WINDOW_S": "3"})
+    yield bot
+    stop_bot(bot)
+
+
+def test_open_paste_windows_do_not_hold_the_listener_threads(bot, long_window_bot, fake_slack):
     """More people pasting at once than the bot has listener threads: while their paste windows
     are open, a direct message is still answered at once (the wait runs on timers of its own)."""
     from bot.slack.app import LAZY_WORKERS
 
+    bot = long_window_bot
     for i in range(LAZY_WORKERS + 4):
         bot.event(message(SAMPLE, f"1700002300.{i:06d}", user=f"U0PASTE{i:02d}"))
-    time.sleep(0.5)
+    time.sleep(0.2)
     bot.event({"type": "message", "channel": "D0DIRECT", "user": "U0CAROL", "text": "hello",
                "ts": "1700002301.000100", "channel_type": "im", "team": TEAM_ID})
     first = fake_slack.wait_for("chat.postMessage", timeout=20)[0]

@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import ROOT, free_port, slack_redis_url
+from tests.slack.conftest import FAST_TIMERS, ROOT, free_port, slack_redis_url
 from tests.slack.fake_slack import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack
 from tests.slack.fake_socket import FakeSocketMode
 
@@ -40,7 +40,7 @@ class SocketBot:
         self.port = free_port()
         env = {**os.environ, "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN,
                "SLACK_API_URL": fake.api_url, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1",
-               "DENPEX_PASTE_WINDOW_S": "1"}
+               **FAST_TIMERS, "DENPEX_SOCKET_PING_S": "0.3"}
         env.pop("SLACK_SIGNING_SECRET", None)
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"denpex-socket-{self.port}.log"
         self.log = open(self.log_path, "w")  # noqa: SIM115 - kept open for the process's life
@@ -95,7 +95,7 @@ def test_two_socket_mode_connections_share_events_and_reconnect(fake_slack, sock
         # Slack re-sends the first event on the other connection: acked, not answered again.
         e3 = socket_mode.send_event(second, envelope_body(SAMPLE, t1, "U0ALICE", "EvSOCK0001"), retry_attempt=1)
         socket_mode.wait_ack(e3)
-        time.sleep(2.0)
+        time.sleep(0.3)  # a re-sent envelope is dropped before any listener: nothing to wait for
         assert len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == t1]) == 1
         # A dropped connection: the bot opens a new one through apps.connections.open.
         opened = len(fake_slack.of("apps.connections.open"))

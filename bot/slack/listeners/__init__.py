@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from slack_bolt import App
 
 from bot.slack.deps import BotDeps
 from bot.slack.listeners import actions, commands, home, ignored, lifecycle, messages
 from bot.slack.middleware import dedupe_events, replays, slack_rate_limited, workspace
+from bot.slack.outage import OutageGuardedApp
 
 
 def register_listeners(app: App, deps: BotDeps) -> None:
@@ -14,10 +17,13 @@ def register_listeners(app: App, deps: BotDeps) -> None:
     app.use(slack_rate_limited)
     app.use(replays(deps))
     app.use(dedupe_events(deps))
-    messages.register(app, deps)
-    commands.register(app, deps)
-    actions.register(app, deps)
-    home.register(app, deps)
-    lifecycle.register(app, deps)
+    # Every listener, lazy ones too, answers a Redis outage the same way: the modules register
+    # on a stand-in for the App that wraps each function (bot.slack.outage).
+    guarded = cast(App, OutageGuardedApp(app))
+    messages.register(guarded, deps)
+    commands.register(guarded, deps)
+    actions.register(guarded, deps)
+    home.register(guarded, deps)
+    lifecycle.register(guarded, deps)
     # Catch-alls last: an event nobody handles must still be acknowledged, or Slack re-sends it.
-    ignored.register(app, deps)
+    ignored.register(guarded, deps)

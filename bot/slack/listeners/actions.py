@@ -13,7 +13,6 @@ from slack_sdk.errors import SlackApiError
 from bot.slack import blocks as ui
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
 from bot.slack.diagnosis import Where, tell
-from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -31,21 +30,28 @@ def _action(body: dict[str, Any]) -> dict[str, Any]:
     return (body.get("actions") or [{}])[0]
 
 
-def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], full: bool) -> None:
+def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool,
+               respond: Any = None) -> None:
+    """The entry a button names, where the button was: in the thread of a diagnosis, or, for
+    a button on an ephemeral answer (a lookup, `/denpex show`), ephemerally again through its
+    response_url: what one person looked up privately is not posted to the channel."""
     rule = deps.denpex.entry(_action(body).get("value") or "")
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id")
     if rule is None or not channel:
         return
     try:
-        if user and not deps.store.ratelimit.allow(team_of(body), user, "entry", FOLLOWUPS_PER_MINUTE, 60):
+        if user and not deps.store.ratelimit.allow(team, user, "entry", FOLLOWUPS_PER_MINUTE, 60):
             return
     except StoreUnavailable:
         pass  # viewing an entry needs no state: degrade to no rate limit
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
+    if (body.get("container") or {}).get("is_ephemeral") and respond is not None and body.get("response_url"):
+        _quietly(lambda: respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False), channel)
+        return
     if thread_ts:
-        tell(client, Where(team_of(body), channel, thread_ts, thread_ts, user), (text, blocks))
+        tell(client, Where(team, channel, thread_ts, thread_ts, user), (text, blocks))
     else:
         _quietly(lambda: client.chat_postMessage(channel=channel, text=text, blocks=blocks), channel)
 
@@ -60,14 +66,14 @@ def _quietly(call: Any, channel: str) -> None:
         log.info("answer to a click in %s not posted: %s", channel, type(exc).__name__)
 
 
-def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], right: bool) -> None:
+def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, right: bool) -> None:
     rule_id = _action(body).get("value") or ""
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id") or "unknown"
     if deps.denpex.entry(rule_id) is None:
         return
     try:
-        deps.store.feedback.vote(team_of(body), rule_id, user, right, thread_key=f"{channel}:{thread_ts}")
+        deps.store.feedback.vote(team, rule_id, user, right, thread_key=f"{channel}:{thread_ts}")
         text = "Thanks: noted that this diagnosis was right." if right else "Thanks: noted that this diagnosis was wrong; it helps us fix the entry."
     except StoreUnavailable:
         text = "Denpex is temporarily unavailable: your feedback was not recorded, please try again later."
@@ -79,17 +85,17 @@ def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_related(body: dict[str, Any], client: WebClient) -> None:
-        post_entry(deps, client, body, full=False)
+    def on_related(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=False, respond=respond)
 
-    def on_full_entry(body: dict[str, Any], client: WebClient) -> None:
-        post_entry(deps, client, body, full=True)
+    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=True, respond=respond)
 
-    def on_feedback_right(body: dict[str, Any], client: WebClient) -> None:
-        record_feedback(deps, client, body, right=True)
+    def on_feedback_right(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        record_feedback(deps, client, body, context["workspace_id"], right=True)
 
-    def on_feedback_wrong(body: dict[str, Any], client: WebClient) -> None:
-        record_feedback(deps, client, body, right=False)
+    def on_feedback_wrong(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        record_feedback(deps, client, body, context["workspace_id"], right=False)
 
     app.action(re.compile(r"^denpex_related_\d+$"))(ack=ack_now, lazy=[on_related])
     app.action(re.compile(r"^denpex_show_"))(ack=ack_now, lazy=[on_related])

@@ -11,7 +11,6 @@ from slack_bolt import Ack, App
 from bot.slack import blocks as ui
 from bot.slack import logdetect
 from bot.slack.deps import LOOKUPS_PER_MINUTE, BotDeps
-from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -23,11 +22,11 @@ _REDEEM_REASONS = {
 }
 
 
-def respond_to(deps: BotDeps, body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """The ephemeral answer to one `/denpex` invocation."""
+def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> tuple[str, list[dict[str, Any]]]:
+    """The ephemeral answer to one `/denpex` invocation in workspace `team` (Bolt's context)."""
     # Slack escapes &, < and > in a command's text: undo exactly that (replies escape again).
     text = logdetect.unescape(body.get("text") or "").strip()
-    team, user = team_of(body), body.get("user_id") or "unknown"
+    user = body.get("user_id") or "unknown"
     word, _, rest = text.partition(" ")
     word, rest = word.lower(), rest.strip()
     if not text or word == "help":
@@ -60,9 +59,9 @@ def respond_to(deps: BotDeps, body: dict[str, Any]) -> tuple[str, list[dict[str,
 
 
 def register(app: App, deps: BotDeps) -> None:
-    def on_denpex(ack: Ack, body: dict[str, Any]) -> None:
+    def on_denpex(ack: Ack, body: dict[str, Any], context: Any) -> None:
         try:
-            text, blocks = respond_to(deps, body)
+            text, blocks = respond_to(deps, body, context["workspace_id"])
         except StoreUnavailable:
             text, blocks = ui.unavailable_message()
         ack(text=text, blocks=blocks, response_type="ephemeral")

@@ -11,7 +11,6 @@ from slack_sdk import WebClient
 
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
-from bot.slack.middleware import team_of
 from bot.store import Plan, StoreUnavailable
 
 # Recent diagnoses shown on the Home tab, by plan (the scale plan promises the history).
@@ -44,9 +43,9 @@ def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_home(body: dict[str, Any], event: dict[str, Any], client: WebClient) -> None:
+    def on_home(event: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("tab", "home") != "home" or not event.get("user"):
             return
-        publish_home(deps, client, team_of(body), event["user"])
+        publish_home(deps, client, context["workspace_id"], event["user"])
 
     app.event("app_home_opened")(ack=ack_now, lazy=[on_home])

@@ -1,4 +1,5 @@
-"""Events the bot receives but has nothing to do for: acknowledged, so Slack does not re-send."""
+"""Requests the bot receives but has nothing to do for: acknowledged, so Slack neither re-sends
+them nor shows the person an error. Registered last: a real listener always matches first."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from slack_bolt import Ack, App
 
 from bot.slack.deps import BotDeps
 
+_ANY = re.compile(r".*")
+
 
 def register(app: App, deps: BotDeps) -> None:
     def ignore(ack: Ack) -> None:
@@ -15,4 +18,10 @@ def register(app: App, deps: BotDeps) -> None:
 
     # `file_shared` duplicates the `message` with subtype file_share, which is the one handled.
     app.event("file_shared")(ignore)
-    app.event(re.compile(r".*"))(ignore)
+    app.event(_ANY)(ignore)
+    # A shortcut or message action the app was given elsewhere (the app config), a click on a
+    # button of no listener (an old message's, a removed feature's), a modal: a 404 would show
+    # the person a warning, and in Socket Mode an unacknowledged envelope is re-delivered.
+    app.shortcut(_ANY)(ignore)
+    app.action(_ANY)(ignore)
+    app.view(_ANY)(ignore)

@@ -15,15 +15,14 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext
 
 from bot.slack.deps import BotDeps
-from bot.slack.middleware import team_of
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
 
 
-def forget(deps: BotDeps, app: App, body: dict[str, Any], context: BoltContext) -> None:
+def forget(deps: BotDeps, app: App, context: BoltContext) -> None:
     """Delete the installation serving the request's workspace (or org) and its data."""
-    enterprise, team = context.enterprise_id, context.team_id or team_of(body)
+    enterprise, team = context.enterprise_id, context.get("workspace_id")
     installations = app.installation_store
     try:
         if installations is not None:
@@ -43,13 +42,13 @@ def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_uninstalled(body: dict[str, Any], context: BoltContext) -> None:
-        forget(deps, app, body, context)
+    def on_uninstalled(context: BoltContext) -> None:
+        forget(deps, app, context)
 
-    def on_tokens_revoked(body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
+    def on_tokens_revoked(event: dict[str, Any], context: BoltContext) -> None:
         tokens = event.get("tokens") or {}
         if tokens.get("bot"):
-            forget(deps, app, body, context)
+            forget(deps, app, context)
             return
         installations = app.installation_store
         if installations is None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -14,11 +13,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.delivery import diagnose
+from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
-from bot.slack import logdetect, recovery
+from bot.slack import logdetect, recovery, timers
 from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
-from bot.slack.middleware import team_of
+from bot.slack.outage import unavailable_in_thread
 from bot.store import StoreUnavailable
 from bot.store.bursts import Part
 from bot.store.claims import Claim
@@ -36,14 +36,12 @@ PASTE_WINDOW_S = 3.0
 _LOCAL_PARTS_S = 120.0
 _local_parts: dict[tuple[str, str, str], tuple[float, str]] = {}
 _local_lock = threading.Lock()
+# Placeholders of the n-th part known only masked are numbered from n * this (see _apart).
+_PART_PLACEHOLDER_STRIDE = 1000
 
 
 def paste_window() -> float:
-    try:
-        value = float(os.environ.get("DENPEX_PASTE_WINDOW_S") or PASTE_WINDOW_S)
-    except ValueError:
-        return PASTE_WINDOW_S
-    return value if value >= 0 else PASTE_WINDOW_S
+    return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
 
 
 def _keep_local(key: tuple[str, str, str], text: str) -> None:
@@ -103,7 +101,7 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
     parts = deps.store.bursts.close(where.team_id, place, seq)
     if parts is None:
         return  # a later part joined: its handler answers for the whole log
-    parts_text = [_take_local((where.team_id, where.channel, p.ts)) or p.text for p in parts]
+    parts_text = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1) for i, p in enumerate(parts)]
     head = parts[0]
     first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user)
     if len(parts) > 1:
@@ -111,19 +109,33 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
     _answer(deps, client, first, parts_text)
 
 
+def _apart(masked: str, part_no: int) -> str:
+    """A part this process knows only by its masked copy (another replica received it), with
+    its placeholders renumbered out of the range the whole log's masker numbers from: that
+    masker starts again at 1, so `<USER-1>` (alice, masked on the other replica) and the
+    `<USER-1>` it would give bob on this one would read as one person."""
+    offset = _PART_PLACEHOLDER_STRIDE * part_no
+
+    def renumber(match: Any) -> str:
+        kind, _, number = match.group(0)[1:-1].rpartition("-")
+        return f"<{kind}-{int(number) + offset}>"
+
+    return PLACEHOLDER_RX.sub(renumber, masked)
+
+
 def _answer(deps: BotDeps, client: WebClient, first: Where, parts_text: list[str]) -> None:
     log_text = "\n".join(parts_text)
     diagnose(deps.store, SlackReplier(client, first), first.place, lambda: deps.denpex.diagnose_text(log_text))
 
 
-def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event: dict[str, Any],
+def handle_message(deps: BotDeps, client: WebClient, team: str, event: dict[str, Any],
                    bot_user_id: str | None, mentioned: bool, claim: Claim | None = None) -> None:
     """Decide what a message is (a log, a part of one, a question, nothing) and act on it.
 
     The message is claimed first, with a lease renewed while the work goes on (one reply per
     message: a mention arrives as `message` and `app_mention` events, maybe on two
-    replicas); `claim` is given when a sweeper took over a claim whose process died."""
-    team = team_of(body)
+    replicas); `claim` is given when a sweeper took over a claim whose process died. `team`
+    is the workspace from Bolt's context (middleware.workspace), or the claim's."""
     channel, ts = event.get("channel"), event.get("ts")
     if not channel or not ts:
         return
@@ -147,7 +159,7 @@ def handle_message(deps: BotDeps, client: WebClient, body: dict[str, Any], event
                 deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
-        tell(client, where, ui.unavailable_message())
+        unavailable_in_thread(client, where)
     except (SlackApiError, OSError) as exc:
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
@@ -167,7 +179,7 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
             later()
         except StoreUnavailable:
             log.warning("store unavailable closing a paste in team=%s", where.team_id)
-            tell(client, where, ui.unavailable_message())
+            unavailable_in_thread(client, where)
         except (SlackApiError, OSError) as exc:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             log.info("reply in team=%s channel=%s not posted: %s", where.team_id, where.channel, error)
@@ -228,12 +240,12 @@ def register(app: App, deps: BotDeps) -> None:
         mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
         if mentioned and event.get("channel_type") != "im":
             return  # the app_mention event carries it
-        handle_message(deps, client, body, event, bot_user_id, mentioned=False)
+        handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=False)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("bot_id") or not event.get("user"):
             return
-        handle_message(deps, client, body, event, context.get("bot_user_id"), mentioned=True)
+        handle_message(deps, client, context["workspace_id"], event, context.get("bot_user_id"), mentioned=True)
 
     app.event("message")(ack=_ack, lazy=[on_message])
     app.event("app_mention")(ack=_ack, lazy=[on_mention])
