@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 import yaml
@@ -67,7 +68,7 @@ def features(text: str) -> Counter[str]:
         for n in NGRAMS:
             for i in range(len(padded) - n + 1):
                 out["c:" + padded[i : i + n]] += 1
-    for a, b in zip(words, words[1:], strict=False):
+    for a, b in pairwise(words):
         out[f"b:{a} {b}"] += 1
     return out
 
