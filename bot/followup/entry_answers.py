@@ -1,7 +1,7 @@
-"""Follow-up questions in a diagnosis thread, answered from the entry that was diagnosed.
+"""Follow-up questions answered from the text of the entry that was diagnosed.
 
-Recognition is by phrase: a small, explicit table of the ways people ask each question. An
-unrecognised question gets the list of questions that can be answered, never a guess.
+The topic comes from bot.followup.recognizer; this module only words the entry's own
+answer to it (a code question is also read for the stack it names).
 """
 
 from __future__ import annotations
@@ -14,26 +14,6 @@ from bot.matcher.rulebook import Rule
 from bot.render.text import ANSWER_TITLES, STACK_TITLES
 from bot.report import fix_script
 
-# Order matters: the first topic whose pattern matches wins ("how do I confirm the fix" is
-# about confirming, "what's the DeepSpeed version of the fix" is about code for a stack).
-_TOPICS: tuple[tuple[str, str], ...] = (
-    ("code", r"\b(?:code|snippet|example|version of the fix|how (?:do|would) i (?:do|write) (?:it|this|that) in)\b"
-             r"|\b(?:pytorch|torch|trainer|hf|hugging ?face|transformers|deepspeed|megatron|vllm|lightning|accelerate)\b"),
-    ("hardware_or_software", r"\bhardware\b|\bsoftware\b|\bbroken (?:gpu|node|card|nic)\b|\brma\b|\bfaulty\b"),
-    ("fix_time", r"\bhow long\b|\bhow much time\b|\btake(?:s)? to fix\b|\beta\b|\bquick fix\b"),
-    ("inference_impact", r"\binference\b|\bserving\b|\bonly (?:in )?training\b"),
-    ("recurrence", r"\bcome back\b|\brecur|\bhappen again\b|\bagain\b|\bprevent\b|\bpermanent"),
-    ("monitor", r"\bmonitor|\balert|\bfingerprint\b|\bdashboard\b|\bdetect (?:it|this)\b|\bwatch for\b"),
-    ("scale", r"\bscale\b|\bscaling\b|\b\d{2,}\s*(?:gpus?|nodes?|ranks?)\b|\bmore (?:gpus|nodes)\b|\blarger\b|\bbigger cluster"),
-    ("docs", r"\bdocs?\b|\bdocumentation\b|\breference|\blink|\bofficial\b|\bread more\b"),
-    ("next_checks", r"\bnot (?:it|this|that)\b|\bdidn'?t (?:work|help)\b|\bstill\b|\bnext\b|\belse\b|\bwhat now\b"),
-    ("cheapest_check", r"\bcheap|\bquick(?:est)? (?:way|check|test)\b|\bfast(?:est)? way\b"),
-    ("confirm", r"\bconfirm|\bverify|\bsure\b|\bcheck\b|\bprove|\btest (?:it|this|that)\b"),
-    ("related", r"\brelated\b|\bsimilar\b|\bsee also\b|\bother (?:causes|entries)\b|\blook-?alike"),
-    ("why", r"\bwhy\b|\bcause|\bexplain|\bwhat happened\b|\bmechanism\b|\bhow did\b|\bwhat does (?:it|this) mean\b"),
-    ("fix", r"\bfix|\bsolve|\bresolve|\bworkaround\b|\bwhat (?:do|should) i do\b|\bhow do i\b|\bchange\b|\bsolution\b"),
-)
-_COMPILED = tuple((name, regex.compile(p, regex.IGNORECASE)) for name, p in _TOPICS)
 _STACK_WORDS = (
     ("deepspeed", r"deepspeed|zero-?[123]?\b"),
     ("megatron", r"megatron"),
@@ -45,7 +25,10 @@ _STACK_WORDS = (
 )
 
 QUESTIONS_HELP = (
-    "I can answer, about this diagnosis: how do I fix it · how do I confirm it · why did it happen · "
+    "I can answer, about this run: which rank failed first (and how I told) · show me the lines · why not "
+    "the other errors · what else could it be · which ranks and hosts · when did it happen · has this "
+    "happened before; about any entry: what does <an error> mean; "
+    "about this diagnosis: how do I fix it · how do I confirm it · why did it happen · "
     "is it hardware or software · how long does the fix take · does it affect inference · "
     "will it come back · what should I monitor · how does it scale · where are the docs · "
     "what's the <PyTorch|HF Trainer|DeepSpeed|Megatron|vLLM> version of the fix · what's related · "
@@ -60,13 +43,6 @@ class Answer:
     text: str  # plain text with ``` fences for code
 
 
-def classify(question: str) -> str:
-    for name, pattern in _COMPILED:
-        if pattern.search(question):
-            return name
-    return "unknown"
-
-
 def _stack(question: str) -> str | None:
     for stack, pattern in _STACK_WORDS:
         if regex.search(pattern, question, regex.IGNORECASE):
@@ -74,9 +50,8 @@ def _stack(question: str) -> str | None:
     return None
 
 
-def answer(question: str, rule: Rule, related_titles: dict[str, str] | None = None) -> Answer:
-    """Answer one follow-up question about `rule`, from the entry's own text."""
-    topic = classify(question)
+def answer(topic: str, question: str, rule: Rule, related_titles: dict[str, str] | None = None) -> Answer:
+    """Answer a follow-up of `topic` (an entry topic of bot.followup.topics) from `rule`'s text."""
     if topic == "code":
         stack = _stack(question)
         if stack and stack in rule.code:
@@ -106,4 +81,25 @@ def answer(question: str, rule: Rule, related_titles: dict[str, str] | None = No
         titles = related_titles or {}
         text = "\n".join(f"• {rid}: {titles.get(rid, '')}".rstrip(": ") for rid in rule.related)
         return Answer("related", "Related entries", text)
+    if topic == "versions":
+        text = "Where the entry says it applies:\n" + "\n".join(f"• {s}" for s in rule.systems)
+        text += "\nA version not named here is one the entry does not speak for."
+        return Answer("versions", "Affected systems and versions", text)
+    if topic == "constraints":
+        return Answer("constraints", "If you cannot change the environment", _without_env(rule))
     return Answer("unknown", "What I can answer", QUESTIONS_HELP)
+
+
+def _without_env(rule: Rule) -> str:
+    """The parts of the fix that are not environment variables."""
+    out = []
+    if rule.fix.env:
+        out.append("The fix sets " + ", ".join(f"`{k}`" for k in rule.fix.env)
+                   + "; where the environment is out of reach, the same often goes in the launcher or the code:")
+    if rule.fix.steps:
+        out.append("\n".join(f"{i}. {s}" for i, s in enumerate(rule.fix.steps, 1)))
+    if rule.fix.config:
+        out.append(f"```\n{rule.fix.config.rstrip()}\n```")
+    if rule.code:
+        out.append("In code, per stack: " + ", ".join(STACK_TITLES[k] for k in rule.code) + " (ask for one).")
+    return "\n".join(out) or rule.fix.summary

@@ -1,0 +1,156 @@
+"""Answers about the run come from the masked diagnosis kept in Redis, through the real store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.delivery import Place, thread_context
+from bot.followup.kb_search import KbIndex
+from bot.followup.thread_question import ask
+from bot.service import Denpex
+from bot.store import Store, keys
+from bot.store.config import Plan
+from bot.store.followup_quota import FREE_FOLLOWUPS_PER_DAY
+from bot.store.threads import ThreadContext
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+TEAM = "T0RUN"
+
+
+@pytest.fixture(scope="module")
+def denpex() -> Denpex:
+    return Denpex()
+
+
+@pytest.fixture(scope="module")
+def kb(denpex: Denpex) -> KbIndex:
+    return KbIndex(denpex.rulebook)
+
+
+def kept(store: Store, denpex: Denpex, log: str = SAMPLE) -> ThreadContext:
+    outcome = denpex.diagnose_text(log)
+    place = Place(TEAM, "C1", "1700000000.000100")
+    store.threads.save(TEAM, "C1", place.thread_ts, thread_context(outcome, place))
+    ctx = store.threads.load(TEAM, "C1", place.thread_ts)
+    assert ctx is not None
+    return ctx
+
+
+def ask_(store, denpex, kb, ctx, question, topic=None):
+    reply = ask(denpex.rulebook, kb, store, TEAM, ctx, question, topic)
+    assert reply is not None
+    return reply
+
+
+def test_initiating_rank_says_which_and_how(store, denpex, kb):
+    """'which rank failed first?' names the kept rank, the reason, and quotes its own line."""
+    ctx = kept(store, denpex)
+    reply = ask_(store, denpex, kb, ctx, "which rank failed first?")
+    assert reply.answer.topic == "initiating_rank"
+    assert reply.answer.title == f"Initiating rank: {ctx.initiating_rank}"
+    assert ctx.initiating_rank == 3
+    assert "only rank" in reply.answer.text or "did not" in reply.answer.text or "By time" in reply.answer.text
+    assert "rank 3" in reply.answer.text
+
+
+def test_evidence_quotes_kept_masked_lines(store, denpex, kb):
+    """'show me the line' quotes the evidence lines as kept (masked), with line numbers."""
+    ctx = kept(store, denpex)
+    reply = ask_(store, denpex, kb, ctx, "show me the line")
+    assert reply.answer.topic == "evidence"
+    first = ctx.matches[0].evidence[0]
+    assert f"line {first.line}" in reply.answer.text and first.text.strip()[:60] in reply.answer.text
+
+
+def test_secrets_in_the_log_never_reach_an_answer(store, denpex, kb):
+    """A token on the evidence line is masked in the kept context and so in every run answer."""
+    token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
+    ctx = kept(store, denpex, SAMPLE + f"[rank3]:torch.OutOfMemoryError: CUDA out of memory token={token}\n")
+    texts = [ask_(store, denpex, kb, ctx, q).answer.text for q in
+             ("show me the line", "which rank failed first", "which hosts were affected", "when did it fail")]
+    assert all(token[:12] not in t for t in texts)
+    assert any("<SECRET" in t for t in texts)
+
+
+def test_collateral_and_runner_up_explain_themselves(store, denpex, kb):
+    """Collateral is named with why it is not the cause; no runner-up is said plainly."""
+    ctx = kept(store, denpex)
+    coll = ask_(store, denpex, kb, ctx, "why isn't it the watchdog timeout?").answer
+    assert coll.topic == "collateral"
+    if ctx.collateral_ids:
+        assert ctx.collateral_ids[0] in coll.text and "not the cause" in coll.text
+    runner = ask_(store, denpex, kb, ctx, "what else could it be?").answer
+    assert runner.topic == "runner_up"
+    others = [m for m in ctx.matches[1:] if m.role == "root"]
+    assert (others[0].id in runner.text) if others else ("no runner-up" in runner.text)
+
+
+def test_host_question_never_guesses_a_real_name(store, denpex, kb):
+    """'what's on node gpu-17?' lists ranks and placeholders, and says it cannot map real names."""
+    ctx = kept(store, denpex)
+    text = ask_(store, denpex, kb, ctx, "what's on node gpu-17?").answer.text
+    assert "gpu-17" not in text and "cannot say which" in text
+
+
+def test_knowledge_base_search_names_the_explaining_entry(store, denpex, kb):
+    """'what does vendor err 129 mean?' finds the InfiniBand entries that explain it."""
+    ctx = kept(store, denpex)
+    reply = ask_(store, denpex, kb, ctx, "what does vendor err 129 mean?")
+    assert reply.answer.topic == "kb_search"
+    ids = [h.rule.id for h in kb.search("what does vendor err 129 mean?")]
+    assert {"nccl-ib-retry-exceeded", "nccl-ib-completion-error"} & set(ids)
+    assert f"/denpex show {ids[0]}" in reply.answer.text
+
+
+def test_unrecognised_question_offers_topics_and_is_free(store, denpex, kb):
+    """Chatter gets the closest topics to choose from, no answer, and costs no follow-up."""
+    ctx = kept(store, denpex)
+    reply = ask_(store, denpex, kb, ctx, "tell me a joke")
+    assert reply.answer is None and len(reply.choices) == 3
+    assert store.followup_quota.take(TEAM).used == 1
+
+
+def test_free_plan_limit_is_said_and_scale_is_unlimited(store, denpex, kb, clock):
+    """Past the free allowance the answer says the limit and when it resets; scale has none."""
+    ctx = kept(store, denpex)
+    for _ in range(FREE_FOLLOWUPS_PER_DAY):
+        assert not ask_(store, denpex, kb, ctx, "how do I confirm this?").limit_reached
+    over = ask_(store, denpex, kb, ctx, "how do I confirm this?")
+    assert over.limit_reached and "scale" in over.answer.text and "resets at" in over.answer.text
+    clock.advance(days=1)
+    assert not ask_(store, denpex, kb, ctx, "how do I confirm this?").limit_reached
+    store.plans.grant(TEAM, Plan.SCALE.value, clock() + __import__("datetime").timedelta(days=14))
+    for _ in range(FREE_FOLLOWUPS_PER_DAY + 2):
+        assert not ask_(store, denpex, kb, ctx, "how do I confirm this?").limit_reached
+
+
+def test_history_on_scale_lists_earlier_diagnoses_and_free_is_told(store, denpex, kb, clock):
+    """Scale: earlier diagnoses of the same entry (not this thread's own); free: a clear Scale note."""
+    ctx = kept(store, denpex)
+    free = ask_(store, denpex, kb, ctx, "has this happened before?").answer
+    assert free.topic == "history" and "scale" in free.text
+    root = ctx.entry_ids[0]
+    store.history.record(TEAM, "C0OLD", root, "CUDA OOM", "high", 3)
+    store.history.record(TEAM, "C1", "nccl-watchdog-timeout", "Watchdog", "medium", None)
+    clock.advance(days=1)
+    store.plans.grant(TEAM, Plan.SCALE.value, clock() + __import__("datetime").timedelta(days=14))
+    ans = ask_(store, denpex, kb, ctx, "is this the same as last week's?").answer
+    assert ans.title == "Seen 1 time(s) before" and "C0OLD" in ans.text and "nccl-watchdog" not in ans.text
+
+
+def test_an_old_record_without_matches_still_answers(store, denpex, kb):
+    """A context saved before matches were kept loads, and run questions say what is missing."""
+    key = keys.thread(TEAM, "C1", "1600000000.000100")
+    old = {"entry_ids": ["cuda-oom"], "initiating_rank": 3, "evidence": ["OOM line"], "channel": "C1",
+           "thread_ts": "1600000000.000100", "created_at": "2026-01-01T00:00:00+00:00",
+           "collateral_ids": [], "collateral_ranks": [], "confidence": "high"}
+    store._client.redis.set(key, json.dumps(old))
+    ctx = store.threads.load(TEAM, "C1", "1600000000.000100")
+    assert ctx is not None and ctx.matches == []
+    assert "Rank 3" in ask_(store, denpex, kb, ctx, "which rank failed first").answer.text
+    assert "before I kept" in ask_(store, denpex, kb, ctx, "what else could it be").answer.text
+    assert "OOM line" in ask_(store, denpex, kb, ctx, "show me the lines").answer.text
