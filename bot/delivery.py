@@ -22,7 +22,7 @@ from bot.ingest import InputError
 from bot.masking.masked import MaskedText
 from bot.service import Outcome, QuotaExceeded, deliver_charged
 from bot.store.errors import StoreUnavailable
-from bot.store.threads import KeptLine, KeptMatch, ThreadContext
+from bot.store.threads import KeptLine, KeptMatch, ThreadContext, clock_time
 
 log = logging.getLogger("denpex.delivery")
 
@@ -168,7 +168,7 @@ def thread_context(outcome: Outcome, place: Place) -> ThreadContext:
         confidence=root.confidence,
         matches=[
             KeptMatch(m.id, m.title, m.role, m.confidence, round(m.score, 3), list(m.ranks)[:200], [
-                KeptLine(e.line, e.rank, e.text, e.host, e.timestamp) for e in m.evidence  # masked by bot.service
+                KeptLine(e.line, e.rank, e.text, e.host, clock_time(e.timestamp)) for e in m.evidence  # masked by bot.service
             ])
             for m in d.matches
         ],

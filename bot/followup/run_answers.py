@@ -164,8 +164,8 @@ def affected(ctx: ThreadContext, book: Rulebook, question: str = "") -> Answer:
         return old
     out = []
     for m in ctx.matches[:6]:
-        ranks = ranks_text(m.ranks) if m.ranks else "no rank known"
-        out.append(f"• {m.title} (`{m.id}`, {m.role}): ranks {ranks}")
+        ranks = f"ranks {ranks_text(m.ranks)}" if m.ranks else "no rank known"
+        out.append(f"• {m.title} (`{m.id}`, {m.role}): {ranks}")
     if not ctx.matches and ctx.collateral_ranks:
         out.append(f"• collateral on ranks {ranks_text(ctx.collateral_ranks)}")
     hosts: dict[str, set[int]] = {}

@@ -1,0 +1,67 @@
+"""Follow-ups through the real bot: signed HTTP in, the Slack stand-in records the replies, a real Redis keeps the thread."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.store.followup_quota import FREE_FOLLOWUPS_PER_DAY
+from tests.slack.fake_slack import TEAM_ID
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+CHANNEL = "C0LOGS"
+THREAD = "1700009000.000100"
+
+
+def message(text: str, ts: str, **extra) -> dict:
+    return {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": text, "ts": ts,
+            "channel_type": "channel", "team": TEAM_ID, **extra}
+
+
+def all_text(call) -> str:
+    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
+
+
+def diagnosed(bot, fake_slack) -> None:
+    bot.event(message(SAMPLE, THREAD))
+    fake_slack.wait_for("chat.postMessage")
+
+
+def ask(bot, fake_slack, text: str, n: int):
+    bot.event(message(text, f"1700009000.{n:06d}", thread_ts=THREAD))
+    return fake_slack.wait_for("chat.postMessage", count=n + 1)[n]
+
+
+def test_run_questions_are_answered_from_the_kept_diagnosis(bot, fake_slack):
+    """'which rank failed first?' and 'show me the line' answer from this run, in the thread."""
+    diagnosed(bot, fake_slack)
+    rank = ask(bot, fake_slack, "which rank failed first?", 1)
+    assert rank.params["thread_ts"] == THREAD
+    assert "Initiating rank: 3" in all_text(rank) and "only rank" in all_text(rank)
+    line = ask(bot, fake_slack, "show me teh line", 2)
+    assert "OutOfMemoryError" in all_text(line) and "line 19" in all_text(line)
+
+
+def test_unrecognised_question_gets_topic_buttons_that_answer(bot, fake_slack):
+    """Chatter gets the closest topics as buttons; clicking one answers that topic in the thread."""
+    diagnosed(bot, fake_slack)
+    post = ask(bot, fake_slack, "tell me a joke", 1)
+    actions = [b for b in post.params["blocks"] if b["type"] == "actions"]
+    assert actions, all_text(post)
+    buttons = actions[0]["elements"]
+    assert len(buttons) == 3 and all(b["action_id"].startswith("denpex_followup_") for b in buttons)
+    assert "not sure" in all_text(post)
+    chosen = next(b for b in buttons)
+    bot.action(chosen["action_id"], chosen["value"], channel=CHANNEL, thread_ts=THREAD)
+    answer = fake_slack.wait_for("chat.postMessage", count=3)[2]
+    assert answer.params["thread_ts"] == THREAD and "not sure" not in all_text(answer)
+
+
+def test_free_workspace_is_told_when_its_follow_ups_run_out(bot, fake_slack):
+    """After the free plan's follow-ups for the day, the answer says so and how to get more."""
+    diagnosed(bot, fake_slack)
+    for n in range(1, FREE_FOLLOWUPS_PER_DAY + 1):
+        assert "limit" not in all_text(ask(bot, fake_slack, "how do I confirm this?", n)).lower()
+    over = ask(bot, fake_slack, "how do I confirm this?", FREE_FOLLOWUPS_PER_DAY + 1)
+    assert "Daily follow-up limit reached" in all_text(over) and "/denpex redeem" in all_text(over)
