@@ -32,11 +32,22 @@ class KbHit:
 
 
 def terms(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in _FRAMING]
+    """Words of `text` without framing; an identifier also counts as its parts
+    (`nccl_socket_ifname` is `nccl`, `socket`, `ifname` too, as an entry's id spells them)."""
+    out = []
+    for t in _TOKEN.findall(text.lower()):
+        if t in _FRAMING:
+            continue
+        out.append(t)
+        parts = [p for p in re.split(r"[_.-]", t) if p and p not in _FRAMING]
+        if len(parts) > 1:
+            out += parts
+    return out
 
 
 def _entry_text(rule: Rule) -> str:
-    parts = [rule.id.replace("-", " "), rule.title, rule.summary, rule.root_cause, rule.mechanism,
+    # The id and title twice: an entry named for the term is about it, not one that mentions it.
+    parts = [rule.id.replace("-", " "), rule.title] * 2 + [rule.summary, rule.root_cause, rule.mechanism,
              rule.fix.summary, *rule.fix.steps, *rule.fix.env, *rule.confirm, *rule.answers.values(),
              *rule.falsepositives, *rule.tags]
     parts += [f"{s.line} {s.means}" for s in rule.symptoms]

@@ -52,18 +52,22 @@ def initiating_rank(ctx: ThreadContext, book: Rulebook) -> Answer:
         if root and root.ranks:
             text += f" The failure shows on ranks {ranks_text(root.ranks)}."
         return Answer("initiating_rank", "Initiating rank: unknown", text)
-    text = f"Rank {rank} failed first. " + _rank_basis(ctx, rank)
+    text = f"Rank {rank} failed first. " + _rank_basis(ctx, rank, book)
     own = [e for e in (root.evidence if root else []) if e.rank == rank]
     if own:
         text += "\n" + _block(own)
     return Answer("initiating_rank", f"Initiating rank: {rank}", text)
 
 
-def _rank_basis(ctx: ThreadContext, rank: int) -> str:
+def _rank_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str:
     """How the rank was told, as far as the kept diagnosis shows it."""
     root = _root(ctx)
     if root is None:
         return "(how it was told is not kept for this thread)."
+    rule = book.get(root.id)
+    if rule is not None and rule.role == "consequence" and root.ranks and rank not in root.ranks:
+        return (f"It is not among the ranks that timed out waiting in a collective ({ranks_text(root.ranks)}): "
+                "they were waiting for a rank that had already stopped.")
     timed = [e for e in root.evidence if e.time and e.rank is not None]
     if len({e.rank for e in timed}) > 1:
         first = min(timed, key=lambda e: e.time or "")
