@@ -35,7 +35,7 @@ def terms(text: str) -> list[str]:
     """Words of `text` without framing; an identifier also counts as its parts
     (`nccl_socket_ifname` is `nccl`, `socket`, `ifname` too, as an entry's id spells them)."""
     out = []
-    for t in _TOKEN.findall(text.lower()):
+    for t in _TOKEN.findall(text.lower().replace("'", "").replace("’", "")):
         if t in _FRAMING:
             continue
         out.append(t)
@@ -67,6 +67,10 @@ class KbIndex:
             df.update(d.keys())
         n = len(self._docs)
         self._idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        self._titles = {r.id: set(terms(r.title)) for r in self._rules}
+        title_df: Counter[str] = Counter(t for words in self._titles.values() for t in words)
+        # A title word few entries share names its entry ("ChildFailedError", "Xid").
+        self.naming_words = {r.id: {t for t in self._titles[r.id] if title_df[t] <= 2} for r in self._rules}
 
     def search(self, question: str, limit: int = 3) -> list[KbHit]:
         """Entries best first; an entry must contain at least one of the question's terms."""
@@ -84,3 +88,19 @@ class KbIndex:
                 hits.append(KbHit(rule, score, tuple(found)))
         hits.sort(key=lambda h: (-h.score, h.rule.id))
         return hits[:limit]
+
+
+def named_entries(kb: KbIndex, question: str, limit: int = 8) -> list[Rule]:
+    """Entries the question names: by at least half of their id's words ("the watchdog
+    timeout" names `nccl-watchdog-timeout`) or by a word of their title that few others have
+    ("ChildFailedError"); the best named first."""
+    asked = set(terms(question))
+    scored = []
+    for rank, hit in enumerate(kb.search(question, limit)):
+        words = hit.rule.id.split("-")
+        cover = len(asked.intersection(words)) / len(words)
+        if asked & kb.naming_words[hit.rule.id]:
+            cover = max(cover, 1.0)
+        if cover >= 0.5:
+            scored.append((-cover, rank, hit.rule))
+    return [rule for _, _, rule in sorted(scored, key=lambda x: (x[0], x[1]))]

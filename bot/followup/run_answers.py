@@ -9,7 +9,8 @@ own texts come from the rulebook. Where the kept diagnosis does not say, the ans
 from __future__ import annotations
 
 from bot.followup.entry_answers import Answer
-from bot.matcher.rulebook import Rulebook
+from bot.followup.kb_search import KbIndex, named_entries
+from bot.matcher.rulebook import Rule, Rulebook
 from bot.report import ranks_text
 from bot.store.threads import KeptLine, KeptMatch, ThreadContext
 
@@ -28,7 +29,8 @@ def _line(e: KeptLine) -> str:
         where.append(str(e.host))
     if e.time:
         where.append(e.time)
-    return f"{' · '.join(where)}: {e.text.strip()[:300]}"
+    # A log line's own ``` would close the code block it is quoted in: grave look-alikes instead.
+    return f"{' · '.join(where)}: {e.text.strip()[:300].replace('`', 'ˋ')}"
 
 
 def _block(lines: list[KeptLine]) -> str:
@@ -98,10 +100,27 @@ def evidence(ctx: ThreadContext, book: Rulebook) -> Answer:
     return Answer("evidence", f"The lines that matched {root.id}", _block(lines))
 
 
-def collateral(ctx: ThreadContext, book: Rulebook) -> Answer:
+def _named_absent(ctx: ThreadContext, kb: KbIndex, question: str) -> Rule | None:
+    """The entry a question names by its id's words ("why isn't it the watchdog timeout?"),
+    when that entry did not fire on this log at all."""
+    fired = {m.id for m in ctx.matches} | set(ctx.entry_ids) | set(ctx.collateral_ids)
+    named = named_entries(kb, question)
+    if named and named[0].id not in fired:
+        return named[0]
+    return None
+
+
+def collateral(ctx: ThreadContext, book: Rulebook, kb: KbIndex, question: str = "") -> Answer:
     old = _old_record(ctx)
     root = _root(ctx)
     coll = [m for m in ctx.matches if m.role == "collateral"]
+    absent = _named_absent(ctx, kb, question) if question else None
+    if absent is not None:
+        root_title = root.title if root else ctx.entry_ids[0]
+        return Answer("collateral", f"{absent.title} did not fire",
+                      f"`{absent.id}` ({absent.title}) did not match anything in this log: none of its signature "
+                      f"lines are there, so it is neither the cause nor collateral here. The cause found is {root_title}. "
+                      f"`/denpex show {absent.id}` shows what it looks like.")
     if old is not None and not ctx.collateral_ids:
         return old
     if not coll and not ctx.collateral_ids:
@@ -109,6 +128,9 @@ def collateral(ctx: ThreadContext, book: Rulebook) -> Answer:
                       f"{root.title if root else ctx.entry_ids[0]} and its evidence.")
     out = []
     root_id = root.id if root else ctx.entry_ids[0]
+    # The entry the question names first ("why isn't it the watchdog timeout?").
+    named = [r.id for r in named_entries(kb, question)] if question else []
+    coll.sort(key=lambda m: named.index(m.id) if m.id in named else len(named))
     for m in coll or [KeptMatch(i, i, "collateral", "low", 0.0, []) for i in ctx.collateral_ids]:
         rule = book.get(m.id)
         title = rule.title if rule else m.title
@@ -207,9 +229,11 @@ def timeline(ctx: ThreadContext, book: Rulebook) -> Answer:
     return Answer("timeline", "When it happened", "\n".join(out) or "No times were kept for this thread.")
 
 
-def answer_run(topic: str, question: str, ctx: ThreadContext, book: Rulebook) -> Answer:
+def answer_run(topic: str, question: str, ctx: ThreadContext, book: Rulebook, kb: KbIndex) -> Answer:
     """The answer to a run topic (bot.followup.topics, source "run")."""
     if topic == "affected":
         return affected(ctx, book, question)
-    return {"initiating_rank": initiating_rank, "evidence": evidence, "collateral": collateral,
-            "runner_up": runner_up, "timeline": timeline}[topic](ctx, book)
+    if topic == "collateral":
+        return collateral(ctx, book, kb, question)
+    return {"initiating_rank": initiating_rank, "evidence": evidence, "runner_up": runner_up,
+            "timeline": timeline}[topic](ctx, book)

@@ -76,7 +76,7 @@ def _answer(book: Rulebook, kb: KbIndex, store: FollowupStore, team_id: str, pla
             rule: Rule, topic: str, question: str) -> Answer:
     source = BY_NAME[topic].source
     if source == "run":
-        return answer_run(topic, question, ctx, book)
+        return answer_run(topic, question, ctx, book, kb)
     if source == "kb":
         return kb_answer(kb, question, rule)
     if source == "history":

@@ -224,3 +224,12 @@ def test_knowledge_base_search_ranks_the_explaining_entry_first(kb, question, ex
     """The entry that explains the term comes first."""
     hits = kb.search(question)
     assert hits and hits[0].rule.id.startswith(expected), [(h.rule.id, round(h.score, 2)) for h in hits]
+
+
+def test_collateral_answer_puts_the_named_entry_first_and_says_when_it_did_not_fire(store, denpex, kb):
+    """'why not the ChildFailedError' leads with that entry; an entry that never fired is said to be absent."""
+    ctx = kept(store, denpex)
+    named = ask_(store, denpex, kb, ctx, "why not the ChildFailedError?").answer
+    assert named.text.startswith("• *torchrun ChildFailedError")
+    absent = ask_(store, denpex, kb, ctx, "why isn't it the dataloader timeout?").answer
+    assert absent.title.endswith("did not fire") and "`dataloader-timeout`" in absent.text

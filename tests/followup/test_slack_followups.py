@@ -65,3 +65,18 @@ def test_free_workspace_is_told_when_its_follow_ups_run_out(bot, fake_slack):
         assert "limit" not in all_text(ask(bot, fake_slack, "how do I confirm this?", n)).lower()
     over = ask(bot, fake_slack, "how do I confirm this?", FREE_FOLLOWUPS_PER_DAY + 1)
     assert "Daily follow-up limit reached" in all_text(over) and "/denpex redeem" in all_text(over)
+
+
+def test_a_secret_in_a_question_is_neither_posted_nor_kept(bot, fake_slack):
+    """A token pasted into a question never comes back: not in the answer, not in the buttons' values, not in Redis."""
+    import redis
+
+    diagnosed(bot, fake_slack)
+    token = "ghp_0123456789abcdefghijABCDEFGHIJklmnop"
+    post = ask(bot, fake_slack, f"hmm GITHUB_TOKEN={token} blah blah", 1)
+    posted = all_text(post)
+    assert token[:12] not in posted
+    values = [e["value"] for b in post.params["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert values and all(token[:12] not in v for v in values)
+    r = redis.Redis.from_url(bot.redis_url)
+    assert not any(token[:12].encode() in (r.dump(k) or b"") for k in r.scan_iter())
