@@ -162,7 +162,7 @@ def diagnosis_message(report: Report) -> tuple[str, Blocks]:
         blocks.append(context("Also found: " + ", ".join(f"{esc(r.title)} (`{r.id}`)" for r in report.other_causes[:5])))
     blocks += entry_buttons(rule, report.related)
     blocks.append(context(
-        f"Ask in this thread: _how do I confirm this? · is this hardware? · what's the DeepSpeed version of the fix? · will it come back?_"
+        f"Ask in this thread: _which rank failed first? · show me the line · how do I confirm this? · is this hardware? · what's the DeepSpeed version of the fix?_"
         f"  ·  {d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"
     ))
     fallback = f"Root cause: {rule.title} ({conf} confidence). Fix: {rule.fix.summary}"
@@ -352,7 +352,7 @@ HELP_TEXT = (
     "• `/denpex show <id>`: a whole entry\n"
     "• `/denpex quota`: this workspace's plan and today's usage\n"
     "• `/denpex redeem <code>`: switch on an evaluation plan\n"
-    "• In a diagnosis thread, ask: how do I confirm this? · is this hardware? · will it come back? · what's the DeepSpeed version of the fix?\n"
+    "• In a diagnosis thread, ask: which rank failed first? · show me the line · why isn't it the watchdog timeout? · how do I confirm this? · is this hardware? · what does <an error> mean? · has this happened before?\n"
     "Secrets and personal data are masked before anything else reads the log; the log is never stored."
 )
 
