@@ -82,12 +82,44 @@ def answer(topic: str, question: str, rule: Rule, related_titles: dict[str, str]
         text = "\n".join(f"• {rid}: {titles.get(rid, '')}".rstrip(": ") for rid in rule.related)
         return Answer("related", "Related entries", text)
     if topic == "versions":
-        text = "Where the entry says it applies:\n" + "\n".join(f"• {s}" for s in rule.systems)
-        text += "\nA version not named here is one the entry does not speak for."
-        return Answer("versions", "Affected systems and versions", text)
+        return Answer("versions", "Affected systems and versions", _versions(rule, question))
     if topic == "constraints":
         return Answer("constraints", "If you cannot change the environment", _without_env(rule))
     return Answer("unknown", "What I can answer", QUESTIONS_HELP)
+
+
+# "NCCL 2.21", "torch v2.4.1": the word before a version is the product it is a version of.
+_VERSION = regex.compile(r"(?:\b([a-z][\w-]*)\s+)?v?(?<![\w.])(\d+\.\d+(?:\.\d+)*)(?![\w.])", regex.IGNORECASE)
+_NOT_PRODUCTS = frozenset({"on", "in", "with", "for", "to", "version", "versions", "release", "from", "since", "is", "of"})
+
+
+def _versions(rule: Rule, question: str) -> str:
+    """Where the entry says it applies, and whether it names the version asked about (for
+    the product asked about: NCCL 2.21 is not PyTorch 2.x)."""
+    text = "Where the entry says it applies:\n" + "\n".join(f"• {s}" for s in rule.systems)
+    asked = _VERSION.findall(question)
+    if not asked:
+        return text + "\nA version not named here is one the entry does not speak for."
+    body = "\n".join([*rule.systems, rule.summary, rule.root_cause, rule.mechanism, rule.fix.summary,
+                      *rule.fix.steps, *rule.answers.values(), *rule.falsepositives,
+                      *(f"{s.line}: {s.means}" for s in rule.symptoms)])
+    sentences = [x.strip() for x in regex.split(r"(?<=[.;])\s+|\n", body) if x.strip()]
+    for word, version in asked:
+        product = word if word and word.lower() not in _NOT_PRODUCTS else ""
+        named = f"{product} {version}".strip()
+        of_product = [x for x in sentences if not product or product.lower() in x.lower()]
+        said = [x for x in of_product if regex.search(rf"(?<![\w.])v?{regex.escape(version)}(?!\d)", x)]
+        major = version.split(".")[0]
+        series = [x for x in rule.systems if product and regex.search(
+            rf"\b{regex.escape(product)}\s+{major}\.x\b", x, regex.IGNORECASE)]
+        if said:
+            text += f"\nWhat the entry says about {named}:\n" + "\n".join(f"• {x[:300]}" for x in said[:3])
+        elif series:
+            text += (f"\nThe entry names no {named} in particular; it applies to {product} {major}.x as a whole "
+                     f"({series[0][:200]}), {version} included.")
+        else:
+            text += f"\nThe entry does not mention {named}: it neither says that version is affected nor that it is fixed."
+    return text
 
 
 def _without_env(rule: Rule) -> str:

@@ -233,3 +233,16 @@ def test_collateral_answer_puts_the_named_entry_first_and_says_when_it_did_not_f
     assert named.text.startswith("• *torchrun ChildFailedError")
     absent = ask_(store, denpex, kb, ctx, "why isn't it the dataloader timeout?").answer
     assert absent.title.endswith("did not fire") and "`dataloader-timeout`" in absent.text
+
+
+@pytest.mark.parametrize(("entry", "question", "expected"), [
+    ("nccl-socket-ifname", "does this happen on NCCL 2.21?", "What the entry says about NCCL 2.21"),
+    ("nccl-rocev2-gid-index", "does this happen on NCCL 2.21?", "applies to NCCL 2.x as a whole"),
+    ("cuda-oom", "does this happen on NCCL 2.21?", "does not mention NCCL 2.21"),
+    ("cuda-oom", "which versions are affected?", "Where the entry says it applies"),
+], ids=["named", "series", "absent", "no-version"])
+def test_version_questions_say_what_the_entry_says_and_no_more(denpex, entry, question, expected):
+    """A version asked about is quoted where the entry names it, covered by an N.x series, or said to be absent."""
+    from bot.followup.entry_answers import answer
+
+    assert expected in answer("versions", question, denpex.rulebook.get(entry)).text
