@@ -7,7 +7,7 @@ It knows neither Slack nor Redis details: the store comes in as `FollowupStore`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from bot.followup.entry_answers import Answer, answer
@@ -40,6 +40,7 @@ class FollowUp:
     choices: list[Topic] = field(default_factory=list)
     limit_reached: bool = False
     resets_at: datetime | None = None
+    counted: date | None = None  # the day this answer was counted on, to refund if it is not posted
 
 
 def limit_answer(used: int, resets_at: datetime) -> Answer:
@@ -69,7 +70,8 @@ def ask(book: Rulebook, kb: KbIndex, store: FollowupStore, team_id: str, ctx: Th
     if not allowance.allowed:
         return FollowUp(rule, limit_answer(allowance.used, allowance.resets_at), limit_reached=True,
                         resets_at=allowance.resets_at)
-    return FollowUp(rule, _answer(book, kb, store, team_id, allowance.plan, ctx, rule, topic, question), near)
+    text = _answer(book, kb, store, team_id, allowance.plan, ctx, rule, topic, question)
+    return FollowUp(rule, text, near, counted=allowance.day if allowance.counted else None)
 
 
 def _answer(book: Rulebook, kb: KbIndex, store: FollowupStore, team_id: str, plan: str, ctx: ThreadContext,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from bot.store import keys
 from bot.store.client import RedisClient, guarded
@@ -44,6 +44,17 @@ return {1, used, 'free'}
 """
 
 
+# Gives back one follow-up of the day it was taken, never below zero.
+# KEYS[1]  the follow-up counter of that day. Returns the counter after the refund.
+_REFUND_LUA = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0
+"""
+
+
 @dataclass(frozen=True)
 class FollowupAllowance:
     allowed: bool
@@ -51,6 +62,8 @@ class FollowupAllowance:
     used: int
     daily_limit: int | None  # None: unlimited
     resets_at: datetime
+    day: date  # the UTC day counted, for an exact refund
+    counted: bool  # False on unlimited plans and when refused: nothing to refund
 
 
 class FollowupQuota:
@@ -61,6 +74,12 @@ class FollowupQuota:
         self._clock = clock
         self._free_limit = free_limit
         self._take = client.script(_TAKE_LUA)
+        self._refund = client.script(_REFUND_LUA)
+
+    @staticmethod
+    def _key(team_id: str, day: date) -> str:
+        # Under "quota:" so that, like the diagnosis quota, an uninstall does not reset it.
+        return f"{keys.workspace(team_id)}quota:followups:{day.isoformat()}"
 
     @guarded
     def take(self, team_id: str) -> FollowupAllowance:
@@ -69,10 +88,20 @@ class FollowupQuota:
         today = day_of(now)
         resets_at = day_end(today)
         ttl = max(1, math.ceil((resets_at - now).total_seconds()) + 3600)
-        # Under "quota:" so that, like the diagnosis quota, an uninstall does not reset it.
-        key = f"{keys.workspace(team_id)}quota:followups:{today.isoformat()}"
-        allowed, used, plan = self._take(keys=[key, keys.plan(team_id)],
+        allowed, used, plan = self._take(keys=[self._key(team_id, today), keys.plan(team_id)],
                                          args=[to_epoch(now), ttl, self._free_limit, *UNLIMITED_PLANS])
         plan = plan.decode() if isinstance(plan, bytes) else str(plan)
         limit = None if plan in UNLIMITED_PLANS else self._free_limit
-        return FollowupAllowance(bool(allowed), plan, int(used), limit, resets_at)
+        return FollowupAllowance(bool(allowed), plan, int(used), limit, resets_at, today,
+                                 counted=bool(allowed) and limit is not None)
+
+    @guarded
+    def refund(self, team_id: str, day: date) -> None:
+        """Give back one follow-up of `day` (an answer that was not posted costs nothing)."""
+        self._refund(keys=[self._key(team_id, day)])
+
+    @guarded
+    def used(self, team_id: str) -> int:
+        """Follow-ups counted today."""
+        value = self._client.redis.get(self._key(team_id, day_of(self._clock.now())))
+        return int(value or 0)

@@ -80,3 +80,22 @@ def test_a_secret_in_a_question_is_neither_posted_nor_kept(bot, fake_slack):
     assert values and all(token[:12] not in v for v in values)
     r = redis.Redis.from_url(bot.redis_url)
     assert not any(token[:12].encode() in (r.dump(k) or b"") for k in r.scan_iter())
+
+
+def test_an_answer_slack_refused_is_not_counted(bot, fake_slack):
+    """A follow-up answer Slack refuses is given back to the day's allowance."""
+    from bot.store import Store, StoreConfig
+
+    diagnosed(bot, fake_slack)
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "is_archived"})
+    bot.event(message("how do I confirm this?", "1700009000.000001", thread_ts=THREAD))
+    fake_slack.wait_for("chat.postMessage", count=2)
+    ok = ask(bot, fake_slack, "how do I confirm this?", 2)
+    assert "How to confirm" in all_text(ok)
+    import time
+
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        deadline = time.monotonic() + 3
+        while store.followup_quota.used(TEAM_ID) != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the refund lands once the first handler has given up on its post
+        assert store.followup_quota.used(TEAM_ID) == 1, "the refused answer was refunded, the posted one counted"

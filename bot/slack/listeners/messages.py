@@ -77,8 +77,8 @@ def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ctx
     masked = deps.denpex.mask_query(question)
     if reply.answer is None:
         tell(client, where, ui.choices_message(reply.choices, masked))
-    else:
-        tell(client, where, ui.answer_message(reply.answer, reply.rule, reply.choices, masked))
+    elif not tell(client, where, ui.answer_message(reply.answer, reply.rule, reply.choices, masked)) and reply.counted:
+        deps.store.followup_quota.refund(where.team_id, reply.counted)  # not posted: not counted
 
 
 def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> Callable[[], None] | None:
