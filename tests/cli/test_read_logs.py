@@ -69,10 +69,12 @@ def test_rank_from_the_file_name(path, rank):
     assert rank_from_path(path) == rank
 
 
-def test_a_folder_of_per_rank_logs_is_one_run(tmp_path, capsys):
+def test_a_folder_of_per_rank_logs_is_one_run(tmp_path, capsys, monkeypatch):
     """Eight files, no rank on any line: the rank comes from the names, the OOM of rank_3.log is
     the root, the others' watchdog timeouts are collateral, and evidence names the file and its
     own line number, with the line as the file has it."""
+    # The text report cuts evidence at the terminal's width; a wide one shows the whole line.
+    monkeypatch.setenv("COLUMNS", "120")
     logs = tmp_path / "logs"
     logs.mkdir()
     for rank, text in per_rank().items():

@@ -147,6 +147,9 @@ def test_uploaded_gzip_is_inflated(bot, fake_slack):
         ("photo.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, {"filetype": "png", "mimetype": "image/png"}, "not a log file I read"),
         ("login.log", b"irrelevant", {"serve_html": True}, "login page"),
     ],
+    # Named ids: the bomb's bytes (and gzip's mtime in them) would make an id that differs per
+    # run, which pytest-xdist's workers must agree on.
+    ids=["oversized", "size-liar", "gzip-bomb", "elf-core", "binary-blob", "png-image", "login-page"],
 )
 def test_bad_uploads_get_a_clear_message(bot, fake_slack, name, content, kw, expect):
     """Oversized, lying, bomb, binary, image and unauthorised uploads: a specific message, no charge."""

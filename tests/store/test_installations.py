@@ -144,7 +144,10 @@ def test_keys_rotate_old_first_key_still_opens(store: Store, installs) -> None:
     assert rotated.find_installation(enterprise_id=None, team_id="T1").bot_token == "xoxb-1-secret-T1"
 
 
-@pytest.mark.parametrize("bad", ["", "not-a-key", "a" * 44, f"{KEY},short"])
+# Named ids: KEY is generated per run, and pytest-xdist's workers must agree on every id.
+@pytest.mark.parametrize(
+    "bad", ["", "not-a-key", "a" * 44, f"{KEY},short"], ids=["empty", "not-a-key", "44-chars", "second-key-short"]
+)
 def test_malformed_key_is_refused_without_echoing_it(bad: str) -> None:
     """A DENPEX_TOKEN_KEY that is not Fernet keys is refused, naming the variable, not the value."""
     with pytest.raises(StoreConfigError, match="DENPEX_TOKEN_KEY") as err:
