@@ -30,7 +30,7 @@ def diagnosed(bot, fake_slack, thread: str) -> None:
 def next_post(fake_slack, thread: str, send):
     """The first post in `thread` after `send()`. Every test has a thread of its own, so a
     late post of an earlier test cannot be read as this one's."""
-    before = len(fake_slack.of("chat.postMessage"))
+    before = len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == thread])
     send()
     return fake_slack.wait_for("chat.postMessage", count=before + 1, thread_ts=thread)[before]
 
