@@ -1,8 +1,9 @@
 """'Has this happened before?': the workspace's earlier diagnoses of the same entry.
 
 History (bot/store/history.py) keeps entry ids, titles, confidence, channel and time, never
-log text. Answered on the plans in HISTORY_PLANS; on others the answer says it is a Scale
-feature rather than pretending nothing happened.
+log text. How far back an answer looks follows the plan, as the Home tab's list does: the
+workspace's last 3 diagnoses on free (and the answer says that Scale looks further), the whole
+kept history (30 days, at most 100) on scale.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from bot.followup.entry_answers import Answer
 from bot.store.config import Plan
 from bot.store.history import HistoryEntry
 
-HISTORY_PLANS = frozenset({Plan.SCALE.value})
-LOOK_BACK = 100  # records read (the store keeps at most history_max = 100, 30 days)
+# Diagnoses read back, by plan (bot/slack/listeners/home.py shows as many on the Home tab).
+LOOK_BACK = {Plan.FREE.value: 3, Plan.SCALE.value: 100}
 SHOWN = 5
 # The diagnosis of this very thread is in the history too: within this long of it, same
 # channel, it is that one, not an earlier occurrence.
@@ -28,21 +29,19 @@ class HistoryReader(Protocol):
 
 def answer_history(history: HistoryReader, team_id: str, plan: str, entry_id: str, title: str,
                    channel: str, diagnosed_at: datetime | None) -> Answer:
-    if plan not in HISTORY_PLANS:
-        return Answer("history", "History is a Scale feature",
-                      f"Answers from the workspace's diagnosis history come with the *scale* plan (this workspace is on "
-                      f"*{plan}*). Redeem an evaluation code with `/denpex redeem <code>`; the Home tab lists your "
-                      "latest diagnoses meanwhile.")
-    earlier = [e for e in history.recent(team_id, LOOK_BACK)
+    look_back = LOOK_BACK.get(plan, LOOK_BACK[Plan.FREE.value])
+    earlier = [e for e in history.recent(team_id, look_back)
                if e.entry_id == entry_id and not _is_this_one(e, channel, diagnosed_at)]
+    limited = look_back < LOOK_BACK[Plan.SCALE.value]
+    scope = (f"among this workspace's last {look_back} diagnoses (the *{plan}* plan looks no further; the *scale* "
+             "plan answers from the last 30 days: `/denpex redeem <code>`)") if limited else "in the last 30 days"
     if not earlier:
-        return Answer("history", "Not seen before",
-                      f"No earlier diagnosis of `{entry_id}` ({title}) in this workspace's history (last 30 days).")
+        return Answer("history", "Not seen before", f"No earlier diagnosis of `{entry_id}` ({title}) {scope}.")
     lines = [f"• {e.when:%Y-%m-%d %H:%M} UTC in <#{e.channel}> ({e.confidence} confidence"
              + (f", rank {e.initiating_rank}" if e.initiating_rank is not None else "") + ")" for e in earlier[:SHOWN]]
     more = f"\n…and {len(earlier) - SHOWN} more." if len(earlier) > SHOWN else ""
     return Answer("history", f"Seen {len(earlier)} time(s) before",
-                  f"`{entry_id}` ({title}) was diagnosed here before:\n" + "\n".join(lines) + more)
+                  f"`{entry_id}` ({title}) was diagnosed here before, {scope}:\n" + "\n".join(lines) + more)
 
 
 def _is_this_one(e: HistoryEntry, channel: str, at: datetime | None) -> bool:

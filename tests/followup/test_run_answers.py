@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -123,23 +124,34 @@ def test_free_plan_limit_is_said_and_scale_is_unlimited(store, denpex, kb, clock
     assert over.limit_reached and "scale" in over.answer.text and "resets at" in over.answer.text
     clock.advance(days=1)
     assert not ask_(store, denpex, kb, ctx, "how do I confirm this?").limit_reached
-    store.plans.grant(TEAM, Plan.SCALE.value, clock() + __import__("datetime").timedelta(days=14))
+    store.plans.grant(TEAM, Plan.SCALE.value, clock() + timedelta(days=14))
     for _ in range(FREE_FOLLOWUPS_PER_DAY + 2):
         assert not ask_(store, denpex, kb, ctx, "how do I confirm this?").limit_reached
 
 
-def test_history_on_scale_lists_earlier_diagnoses_and_free_is_told(store, denpex, kb, clock):
-    """Scale: earlier diagnoses of the same entry (not this thread's own); free: a clear Scale note."""
+def test_history_lists_earlier_diagnoses_of_the_entry_as_far_back_as_the_plan_reads(store, denpex, kb, clock):
+    """Free reads the last 3 diagnoses and says Scale reads further; scale reads the kept 30 days."""
     ctx = kept(store, denpex)
-    free = ask_(store, denpex, kb, ctx, "has this happened before?").answer
-    assert free.topic == "history" and "scale" in free.text
     root = ctx.entry_ids[0]
     store.history.record(TEAM, "C0OLD", root, "CUDA OOM", "high", 3)
-    store.history.record(TEAM, "C1", "nccl-watchdog-timeout", "Watchdog", "medium", None)
+    for _ in range(3):
+        store.history.record(TEAM, "C1", "nccl-watchdog-timeout", "Watchdog", "medium", None)
     clock.advance(days=1)
-    store.plans.grant(TEAM, Plan.SCALE.value, clock() + __import__("datetime").timedelta(days=14))
+    free = ask_(store, denpex, kb, ctx, "has this happened before?").answer
+    assert free.title == "Not seen before" and "last 3 diagnoses" in free.text and "scale" in free.text
+    store.plans.grant(TEAM, Plan.SCALE.value, clock() + timedelta(days=14))
     ans = ask_(store, denpex, kb, ctx, "is this the same as last week's?").answer
     assert ans.title == "Seen 1 time(s) before" and "C0OLD" in ans.text and "nccl-watchdog" not in ans.text
+    assert "last 30 days" in ans.text
+
+
+def test_free_history_finds_a_recent_repeat(store, denpex, kb, clock):
+    """On free, a repeat among the last 3 diagnoses is found, with when and where."""
+    ctx = kept(store, denpex)
+    store.history.record(TEAM, "C0OLD", ctx.entry_ids[0], "CUDA OOM", "high", 3)
+    clock.advance(hours=2)
+    ans = ask_(store, denpex, kb, ctx, "did we see this before?").answer
+    assert ans.title == "Seen 1 time(s) before" and "<#C0OLD>" in ans.text and "rank 3" in ans.text
 
 
 def test_an_old_record_without_matches_still_answers(store, denpex, kb):
