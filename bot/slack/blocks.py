@@ -268,9 +268,17 @@ def topic_buttons(topics: list[Topic], question: MaskedText) -> dict[str, Any]:
     """One button per topic; the value carries the (masked) question, for a knowledge-base search."""
     require_masked(question, "follow-up buttons")
     return {"type": "actions", "block_id": "denpex_followup_topics", "elements": [
-        button(t.label, f"{FOLLOWUP_ACTION}{t.name}", json.dumps({"t": t.name, "q": question[:1500]}))
-        for t in topics
+        button(t.label, f"{FOLLOWUP_ACTION}{t.name}", _topic_value(t.name, question)) for t in topics
     ]}  # fmt: skip
+
+
+def _topic_value(topic: str, question: str) -> str:
+    """The button's value as JSON within Slack's 2,000 characters (escapes make JSON longer
+    than the text: cut the question until it fits, never the JSON)."""
+    q = question[:600]
+    while len(value := json.dumps({"t": topic, "q": q})) > 2000:
+        q = q[: len(q) * 3 // 4]
+    return value
 
 
 def choices_message(topics: list[Topic], question: MaskedText) -> tuple[str, Blocks]:

@@ -86,3 +86,15 @@ def test_follow_up_allowance_follows_the_live_plan(store: Store, clock) -> None:
     assert scale.allowed and scale.daily_limit is None and scale.plan == "scale"
     clock.advance(hours=2)
     assert not store.followup_quota.take("T1").allowed, "the plan ran out: free, and today's allowance is used"
+
+
+def test_topic_buttons_carry_valid_json_within_slack_limits():
+    """A long question full of characters JSON escapes still gives a parseable value of at most 2,000 characters."""
+    from bot.followup.topics import BY_NAME
+    from bot.slack.blocks import topic_buttons
+
+    question = mask('"\\\\\u0001' * 900).text
+    row = topic_buttons([BY_NAME["kb_search"], BY_NAME["fix"]], question)
+    for element in row["elements"]:
+        assert len(element["value"]) <= 2000
+        assert json.loads(element["value"])["t"] in ("kb_search", "fix")
