@@ -40,7 +40,7 @@ def _block(lines: list[KeptLine]) -> str:
 def _old_record(ctx: ThreadContext) -> Answer | None:
     if ctx.matches:
         return None
-    return Answer("unknown", "Not kept for this thread",
+    return Answer("not_kept", "Not kept for this thread",
                   "This thread was diagnosed before I kept the details of the run (ranks, hosts, "
                   "times, other matches). Paste the log again for a diagnosis that can answer this.")
 
