@@ -98,3 +98,17 @@ def test_topic_buttons_carry_valid_json_within_slack_limits():
     for element in row["elements"]:
         assert len(element["value"]) <= 2000
         assert json.loads(element["value"])["t"] in ("kb_search", "fix")
+
+
+def test_every_answer_but_unknown_is_posted_as_its_own_text():
+    """answer_message shows the answer itself (help replaces only the 'unknown' topic), near-ties add a choice row."""
+    from bot.followup import Answer
+    from bot.followup.topics import BY_NAME
+    from bot.matcher import default_matcher
+    from bot.slack.blocks import answer_message
+
+    rule = default_matcher().rulebook.get("cuda-oom")
+    _, blocks = answer_message(Answer("not_kept", "Not kept for this thread", "Paste the log again"), rule,
+                               [BY_NAME["evidence"]], mask("show me the line").text)
+    assert "Paste the log again" in blocks[0]["text"]["text"]
+    assert blocks[-1]["type"] == "actions" and blocks[-1]["elements"][0]["action_id"] == "denpex_followup_evidence"
