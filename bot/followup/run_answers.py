@@ -162,8 +162,17 @@ def runner_up(ctx: ThreadContext, book: Rulebook) -> Answer:
         return Answer("runner_up", "Runner-up", text)
     out = []
     root_rule = book.get(root.id)
+    # The matcher's order (bot/matcher/verdict.py): a root cause before a consequence before a
+    # wrapper, then the more certain, then the first to happen.
+    role_order = {"root": 0, "consequence": 1, "wrapper": 2}
+    root_role = root_rule.role if root_rule else "root"
     for m in others[:3]:
-        if m.confidence != root.confidence:
+        rule = book.get(m.id)
+        role = rule.role if rule else "root"
+        if role_order.get(role, 0) > role_order.get(root_role, 0):
+            lost = (f"it is a {role} entry (it reports what followed a failure), and a {root_role} entry "
+                    "that fired always goes first")
+        elif m.confidence != root.confidence:
             lost = f"its confidence was {m.confidence} against {root.confidence}"
         else:
             first_root = min((e.line for e in root.evidence), default=None)
@@ -173,7 +182,6 @@ def runner_up(ctx: ThreadContext, book: Rulebook) -> Answer:
             else:
                 lost = f"both were {m.confidence} confidence; it scored {m.score:.2f} against {root.score:.2f}"
         out.append(f"• *{m.title}* (`{m.id}`): lost because {lost}.")
-        rule = book.get(m.id)
         tells = []
         if root_rule and root_rule.confirm:
             tells.append(f"{root.id}: {root_rule.confirm[0]}")

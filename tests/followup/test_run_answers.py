@@ -258,3 +258,20 @@ def test_version_questions_say_what_the_entry_says_and_no_more(denpex, entry, qu
     from bot.followup.entry_answers import answer
 
     assert expected in answer("versions", question, denpex.rulebook.get(entry)).text
+
+
+def test_a_wrapper_runner_up_lost_on_its_role(store, denpex, kb):
+    """A wrapper entry (torchrun's ChildFailedError) loses to any cause or consequence: the answer says that, not a score."""
+    from bot.masking import mask
+    from bot.store.threads import KeptLine, KeptMatch
+
+    line = KeptLine(1, 1, mask("[Rank 1] Watchdog caught collective operation timeout").text)
+    ctx = ThreadContext(
+        entry_ids=["nccl-watchdog-timeout", "elastic-child-failed"], initiating_rank=5, evidence=[line.text],
+        channel="C1", thread_ts="1.1", created_at="2026-11-30T12:00:00+00:00",
+        matches=[KeptMatch("nccl-watchdog-timeout", "Watchdog", "root", "medium", 0.6, [1, 6], [line]),
+                 KeptMatch("elastic-child-failed", "ChildFailedError", "root", "medium", 0.7, [], [])],
+    )
+    ans = ask_(store, denpex, kb, ctx, "what was the runner-up?").answer
+    assert "lost because it is a wrapper entry" in ans.text
+    assert "not among the ranks that timed out (1, 6)" in ask_(store, denpex, kb, ctx, "which rank failed first").answer.text
