@@ -274,4 +274,4 @@ def test_a_wrapper_runner_up_lost_on_its_role(store, denpex, kb):
     )
     ans = ask_(store, denpex, kb, ctx, "what was the runner-up?").answer
     assert "lost because it is a wrapper entry" in ans.text
-    assert "not among the ranks that timed out (1, 6)" in ask_(store, denpex, kb, ctx, "which rank failed first").answer.text
+    assert "not among the ranks that timed out waiting in a collective (1, 6)" in ask_(store, denpex, kb, ctx, "which rank failed first").answer.text
