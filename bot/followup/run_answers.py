@@ -89,8 +89,13 @@ def _rank_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str:
     return "It is the rank the launcher or the log's own error lines name as the first failure."
 
 
-def evidence(ctx: ThreadContext, book: Rulebook) -> Answer:
+def evidence(ctx: ThreadContext, book: Rulebook, kb: KbIndex, question: str = "") -> Answer:
     root = _root(ctx)
+    # "show me the watchdog lines": the lines of the match the question names, if it fired.
+    named = {r.id for r in named_entries(kb, question)} if question else set()
+    chosen = next((m for m in ctx.matches if m.id in named and m.evidence), None)
+    if chosen is not None and chosen is not root:
+        return Answer("evidence", f"The lines that matched {chosen.id}", _block(chosen.evidence))
     lines = root.evidence if root else []
     if not lines and ctx.evidence:
         return Answer("evidence", "The lines that matched",
@@ -135,6 +140,7 @@ def collateral(ctx: ThreadContext, book: Rulebook, kb: KbIndex, question: str = 
         rule = book.get(m.id)
         title = rule.title if rule else m.title
         ranks = f" on ranks {ranks_text(m.ranks)}" if m.ranks else ""
+        ranks += _after(root, m)
         if rule is not None and root_id in rule.collateral_of:
             why = f"the entry knows it as a consequence of {root_id}"
         elif rule is not None and rule.role == "consequence":
@@ -146,6 +152,16 @@ def collateral(ctx: ThreadContext, book: Rulebook, kb: KbIndex, question: str = 
             why = "it fired after the root cause, on ranks the root cause had already stopped"
         out.append(f"• *{title}* (`{m.id}`){ranks}: not the cause, {why}.")
     return Answer("collateral", "Why the other errors are not the cause", "\n".join(out))
+
+
+def _after(root: KeptMatch | None, m: KeptMatch) -> str:
+    """`, from line 20 (after the cause's line 19)` when the kept lines show the order."""
+    if root is None or not root.evidence or not m.evidence:
+        return ""
+    first_root = min(e.line for e in root.evidence)
+    first = min(e.line for e in m.evidence)
+    order = "after" if first > first_root else "before"
+    return f", from line {first} ({order} the cause's line {first_root})"
 
 
 def runner_up(ctx: ThreadContext, book: Rulebook) -> Answer:
@@ -243,5 +259,6 @@ def answer_run(topic: str, question: str, ctx: ThreadContext, book: Rulebook, kb
         return affected(ctx, book, question)
     if topic == "collateral":
         return collateral(ctx, book, kb, question)
-    return {"initiating_rank": initiating_rank, "evidence": evidence, "runner_up": runner_up,
-            "timeline": timeline}[topic](ctx, book)
+    if topic == "evidence":
+        return evidence(ctx, book, kb, question)
+    return {"initiating_rank": initiating_rank, "runner_up": runner_up, "timeline": timeline}[topic](ctx, book)

@@ -275,3 +275,12 @@ def test_a_wrapper_runner_up_lost_on_its_role(store, denpex, kb):
     ans = ask_(store, denpex, kb, ctx, "what was the runner-up?").answer
     assert "lost because it is a wrapper entry" in ans.text
     assert "not among the ranks that timed out waiting in a collective (1, 6)" in ask_(store, denpex, kb, ctx, "which rank failed first").answer.text
+
+
+def test_named_evidence_and_collateral_order(store, denpex, kb):
+    """'show me the watchdog lines' quotes that match's lines; collateral says it began after the cause."""
+    ctx = kept(store, denpex)
+    lines = ask_(store, denpex, kb, ctx, "show me the watchdog timeout lines").answer
+    assert lines.title == "The lines that matched nccl-watchdog-timeout" and "Watchdog caught" in lines.text
+    coll = ask_(store, denpex, kb, ctx, "why isn't it the watchdog timeout?").answer
+    assert "from line 20 (after the cause's line 19)" in coll.text
