@@ -22,7 +22,7 @@ from bot.ingest import InputError
 from bot.masking.masked import MaskedText
 from bot.service import Outcome, QuotaExceeded, deliver_charged
 from bot.store.errors import StoreUnavailable
-from bot.store.threads import ThreadContext
+from bot.store.threads import KeptLine, KeptMatch, ThreadContext, clock_time
 
 log = logging.getLogger("denpex.delivery")
 
@@ -166,6 +166,14 @@ def thread_context(outcome: Outcome, place: Place) -> ThreadContext:
         collateral_ids=[c.id for c in d.collateral],
         collateral_ranks=sorted({r for c in d.collateral for r in c.ranks})[:200],
         confidence=root.confidence,
+        matches=[
+            KeptMatch(m.id, m.title, m.role, m.confidence, round(m.score, 3), list(m.ranks)[:200], [
+                KeptLine(e.line, e.rank, e.text, e.host, clock_time(e.timestamp)) for e in m.evidence  # masked by bot.service
+            ])
+            for m in d.matches
+        ],
+        lines=d.stats.lines,
+        elapsed_ms=d.stats.elapsed_ms,
     )
 
 

@@ -15,13 +15,20 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from bot.followup import Answer, answer
 from bot.ingest import NO_LIMITS, Limits, ReadStatus, read_log
 from bot.masking import MaskedText, Masker
 from bot.matcher import Diagnosis, Evidence, Matcher, Rule, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
 from bot.report import Report, build_report
+
+if TYPE_CHECKING:
+    # Follow-ups and thread context live with the store (redis): the command line, which
+    # installs without the Slack extra, must import this module without them.
+    from bot.followup.kb_search import KbIndex
+    from bot.followup.thread_question import FollowUp, FollowupStore
+    from bot.store.threads import ThreadContext
 
 log = logging.getLogger("denpex")
 
@@ -138,12 +145,18 @@ class Denpex:
     def entry(self, rule_id: str) -> Rule | None:
         return self.rulebook.get(rule_id.strip().lower())
 
-    def follow_up(self, question: str, rule_id: str) -> Answer | None:
-        rule = self.entry(rule_id)
-        if rule is None:
-            return None
-        titles = {rid: r.title for rid in rule.related if (r := self.rulebook.get(rid))}
-        return answer(question, rule, titles)
+    @cached_property
+    def _kb(self) -> KbIndex:
+        from bot.followup.kb_search import KbIndex
+
+        return KbIndex(self.rulebook)
+
+    def follow_up(self, store: FollowupStore, team_id: str, ctx: ThreadContext, question: str,
+                  topic: str | None = None) -> FollowUp | None:
+        """A question (or a chosen topic) in a diagnosis thread; None if its entry is gone."""
+        from bot.followup.thread_question import ask
+
+        return ask(self.rulebook, self._kb, store, team_id, ctx, question, topic)
 
 
 def mask_diagnosis(diagnosis: Diagnosis, masker: Masker) -> Diagnosis:

@@ -6,11 +6,13 @@ block-text budget of about 12k characters; every message also carries a plain-te
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 from bot.followup import QUESTIONS_HELP, Answer
+from bot.followup.topics import Topic
 from bot.masking.masked import MaskedText, require_all_masked, require_masked
 from bot.matcher.rulebook import ANSWER_KEYS, Rule
 from bot.render.text import ANSWER_TITLES, STACK_TITLES
@@ -160,7 +162,7 @@ def diagnosis_message(report: Report) -> tuple[str, Blocks]:
         blocks.append(context("Also found: " + ", ".join(f"{esc(r.title)} (`{r.id}`)" for r in report.other_causes[:5])))
     blocks += entry_buttons(rule, report.related)
     blocks.append(context(
-        f"Ask in this thread: _how do I confirm this? · is this hardware? · what's the DeepSpeed version of the fix? · will it come back?_"
+        f"Ask in this thread: _which rank failed first? · show me the line · how do I confirm this? · is this hardware? · what's the DeepSpeed version of the fix?_"
         f"  ·  {d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"
     ))
     fallback = f"Root cause: {rule.title} ({conf} confidence). Fix: {rule.fix.summary}"
@@ -247,12 +249,47 @@ def entry_message(rule: Rule, related: list[Rule], full: bool = True) -> tuple[s
     return _cut(esc(f"{rule.title}: {rule.summary}"), FALLBACK_CHARS), fit(blocks)
 
 
-def answer_message(ans: Answer, rule: Rule) -> tuple[str, Blocks]:
+def answer_message(ans: Answer, rule: Rule, also: list[Topic] | None = None,
+                   question: MaskedText | None = None) -> tuple[str, Blocks]:
+    """A follow-up's answer; `also`: topics close enough to the question to offer as buttons."""
     text = _mrkdwn_with_code(ans.text)
     blocks = [section(f"*{esc(ans.title)}* ({esc(rule.title)})\n{text}")]
     if ans.topic == "unknown":
         blocks = [section(esc(QUESTIONS_HELP))]
-    return _cut(esc(f"{ans.title}: {ans.text}"), FALLBACK_CHARS), blocks
+    if also and question is not None:
+        blocks += [context("Or did you mean:"), topic_buttons(also, question)]
+    return _cut(esc(f"{ans.title}: {ans.text}"), FALLBACK_CHARS), fit(blocks)
+
+
+FOLLOWUP_ACTION = "denpex_followup_"
+
+
+def topic_buttons(topics: list[Topic], question: MaskedText) -> dict[str, Any]:
+    """One button per topic; the value carries the (masked) question, for a knowledge-base search."""
+    require_masked(question, "follow-up buttons")
+    return {"type": "actions", "block_id": "denpex_followup_topics", "elements": [
+        button(t.label, f"{FOLLOWUP_ACTION}{t.name}", _topic_value(t.name, question)) for t in topics
+    ]}  # fmt: skip
+
+
+def _topic_value(topic: str, question: str) -> str:
+    """The button's value as JSON within Slack's 2,000 characters (escapes make JSON longer
+    than the text: cut the question until it fits, never the JSON)."""
+    q = question[:600]
+    while len(value := json.dumps({"t": topic, "q": q})) > 2000:
+        q = q[: len(q) * 3 // 4]
+    return value
+
+
+def choices_message(topics: list[Topic], question: MaskedText) -> tuple[str, Blocks]:
+    """An unrecognised question: the closest topics as buttons, and what can be asked; no guess."""
+    labels = " · ".join(t.label for t in topics)
+    blocks = [
+        section("*I'm not sure what you are asking.* The closest questions I can answer about this run:"),
+        topic_buttons(topics, question),
+        context(esc(QUESTIONS_HELP)),
+    ]
+    return esc(f"Not sure what you are asking. Closest: {labels}. {QUESTIONS_HELP}")[:FALLBACK_CHARS], fit(blocks)
 
 
 def _mrkdwn_with_code(text: str) -> str:
@@ -323,7 +360,7 @@ HELP_TEXT = (
     "• `/denpex show <id>`: a whole entry\n"
     "• `/denpex quota`: this workspace's plan and today's usage\n"
     "• `/denpex redeem <code>`: switch on an evaluation plan\n"
-    "• In a diagnosis thread, ask: how do I confirm this? · is this hardware? · will it come back? · what's the DeepSpeed version of the fix?\n"
+    "• In a diagnosis thread, ask: which rank failed first? · show me the line · why isn't it the watchdog timeout? · how do I confirm this? · is this hardware? · what does <an error> mean? · has this happened before?\n"
     "Secrets and personal data are masked before anything else reads the log; the log is never stored."
 )
 

@@ -11,6 +11,7 @@ from bot.store.codes import Codes
 from bot.store.config import StoreConfig
 from bot.store.dedupe import Dedupe
 from bot.store.feedback import Feedback
+from bot.store.followup_quota import FollowupQuota
 from bot.store.history import History
 from bot.store.installations import Installations
 from bot.store.oauth_states import OAuthStates
@@ -46,6 +47,7 @@ class Store:
         self.feedback = Feedback(self._client, config)
         self.unmatched = Unmatched(self._client, config)
         self.history = History(self._client, config, self._clock)
+        self.followup_quota = FollowupQuota(self._client, self._clock)
         self.oauth_states = OAuthStates(self._client, config, self._clock)
 
     def installations(self, token_key: str) -> Installations:

@@ -1,14 +1,19 @@
-"""Context of diagnosed threads, so follow-up questions can be answered from the entries.
+"""Context of diagnosed threads, so follow-up questions can be answered from the entries and
+from the run itself.
 
-Only what the answer needs is kept: entry ids, ranks, confidence and masked evidence lines,
-never the log. Contexts expire after StoreConfig.thread_ttl_s (7 days by default).
+Only what the answer needs is kept: entry ids, ranks, confidence, and per match its role,
+score, ranks and masked evidence lines (hosts as the masker's placeholders, times rebuilt
+from their digits), never the log. Contexts expire after StoreConfig.thread_ttl_s (7 days by
+default). Records saved before `matches` existed still load (with no matches).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from bot.masking.masked import MaskedText, require_all_masked
 from bot.store import keys
@@ -21,6 +26,46 @@ log = logging.getLogger(__name__)
 # context into a copy of the log.
 MAX_EVIDENCE_LINES = 20
 MAX_EVIDENCE_CHARS = 500
+MAX_MATCHES = 8
+MAX_MATCH_EVIDENCE = 5
+
+# A log's timestamp is log text: only its digits are kept, rebuilt as a plain date and time.
+_TIME = re.compile(r"(?:(\d{4})-(\d{2})-(\d{2})[T ])?(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?")
+
+
+def clock_time(ts: str | None) -> str | None:
+    """`2024-05-27 15:16:51.118` / `15:16:51` rebuilt from a log's timestamp text; None if it
+    holds no time of day. Nothing but digits of the original survives."""
+    m = _TIME.search(ts or "")
+    if m is None:
+        return None
+    year, month, day, hh, mm, ss, frac = m.groups()
+    date = f"{year}-{month}-{day} " if year else ""
+    return f"{date}{int(hh):02d}:{mm}:{ss}" + (f".{frac[:3]}" if frac else "")
+
+
+@dataclass(frozen=True)
+class KeptLine:
+    """One evidence line of a match: masked text, the host as a placeholder."""
+
+    line: int
+    rank: int | None
+    text: MaskedText
+    host: MaskedText | None = None
+    time: str | None = None  # clock_time() of the line's timestamp
+
+
+@dataclass(frozen=True)
+class KeptMatch:
+    """One entry that fired: what follow-ups about the run (rank, evidence, runner-up) read."""
+
+    id: str
+    title: str
+    role: str  # root | collateral
+    confidence: str
+    score: float
+    ranks: list[int]
+    evidence: list[KeptLine] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -36,6 +81,9 @@ class ThreadContext:
     collateral_ids: list[str] = field(default_factory=list)
     collateral_ranks: list[int] = field(default_factory=list)
     confidence: str | None = None  # high | medium | low of the root match
+    matches: list[KeptMatch] = field(default_factory=list)  # best first, as diagnosed
+    lines: int | None = None  # lines in the log
+    elapsed_ms: int | None = None  # how long the diagnosis took
 
 
 class Threads:
@@ -60,8 +108,12 @@ class Threads:
         if ttl < 1:
             raise ValueError(f"ttl_s must be at least 1 second, got {ttl}")
         require_all_masked(ctx.evidence, "thread context")
+        kept = [e for m in ctx.matches for e in m.evidence]
+        require_all_masked((e.text for e in kept), "thread context")
+        require_all_masked((e.host for e in kept if e.host is not None), "thread context")
         data = asdict(ctx)
         data["evidence"] = [line[:MAX_EVIDENCE_CHARS] for line in ctx.evidence][:MAX_EVIDENCE_LINES]
+        data["matches"] = [_match_record(m) for m in ctx.matches[:MAX_MATCHES]]
         self._client.redis.set(
             keys.thread(team_id, channel, thread_ts),
             json.dumps(data, separators=(",", ":"), ensure_ascii=False),
@@ -80,7 +132,32 @@ class Threads:
             # Ignore fields a newer release may have added, so a rollback still reads them.
             values = {k: v for k, v in data.items() if k in known}
             values["evidence"] = [MaskedText.restored(line) for line in values.get("evidence", [])]
+            values["matches"] = [_match_from(m) for m in values.get("matches") or []]
             return ThreadContext(**values)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("unreadable thread context for %s %s; ignoring it", team_id, channel)
             return None
+
+
+def _match_record(m: KeptMatch) -> dict[str, Any]:
+    data = asdict(m)
+    data["evidence"] = [
+        {**asdict(e), "text": e.text[:MAX_EVIDENCE_CHARS], "time": clock_time(e.time)}
+        for e in m.evidence[:MAX_MATCH_EVIDENCE]
+    ]
+    return data
+
+
+def _match_from(data: dict[str, Any]) -> KeptMatch:
+    evidence = [
+        KeptLine(
+            line=int(e["line"]), rank=e.get("rank"), text=MaskedText.restored(e["text"]),
+            host=MaskedText.restored(e["host"]) if e.get("host") is not None else None, time=e.get("time"),
+        )
+        for e in data.get("evidence") or []
+    ]  # fmt: skip
+    return KeptMatch(
+        id=data["id"], title=data.get("title", data["id"]), role=data.get("role", "root"),
+        confidence=data.get("confidence", "low"), score=float(data.get("score", 0.0)),
+        ranks=list(data.get("ranks") or []), evidence=evidence,
+    )  # fmt: skip

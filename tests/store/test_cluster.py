@@ -38,6 +38,10 @@ def exercise(store: Store, team: str, clock: FakeClock) -> None:
     assert [store.quotas.consume(team).allowed for _ in range(4)] == [True] * 3 + [False]
     store.quotas.refund(team)
     assert store.quotas.status(team).used == 2
+    allowance = store.followup_quota.take(team)
+    assert allowance.allowed and allowance.counted and store.followup_quota.used(team) == 1
+    store.followup_quota.refund(team, allowance.day)
+    assert store.followup_quota.used(team) == 0
     (code,) = store.codes.create("scale", 14)
     assert store.codes.redeem(team, "U1", code).ok
     assert store.codes.redeem(team + "X", "U1", code).reason == "already_used"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -81,6 +82,27 @@ def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team
         _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts), channel)
 
 
+def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any]) -> None:
+    """A topic button under an unrecognised follow-up: answer that topic in the thread."""
+    from bot.slack.listeners.messages import follow_up
+
+    try:
+        value = json.loads(_action(body).get("value") or "{}")
+    except ValueError:
+        return
+    channel, thread_ts = _thread(body)
+    if not isinstance(value, dict) or not channel or not thread_ts:
+        return
+    team, user = team_of(body), (body.get("user") or {}).get("id")
+    where = Where(team, channel, thread_ts, thread_ts, user)
+    try:
+        ctx = deps.store.threads.load(team, channel, thread_ts)
+        if ctx is not None:
+            follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
+    except StoreUnavailable:
+        tell(client, where, ui.unavailable_message())
+
+
 def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
@@ -100,5 +122,6 @@ def register(app: App, deps: BotDeps) -> None:
     app.action(re.compile(r"^denpex_related_\d+$"))(ack=ack_now, lazy=[on_related])
     app.action(re.compile(r"^denpex_show_"))(ack=ack_now, lazy=[on_related])
     app.action("denpex_full_entry")(ack=ack_now, lazy=[on_full_entry])
+    app.action(re.compile(rf"^{ui.FOLLOWUP_ACTION}\w+$"))(ack=ack_now, lazy=[lambda body, client: answer_topic(deps, client, body)])
     app.action("denpex_feedback_right")(ack=ack_now, lazy=[on_feedback_right])
     app.action("denpex_feedback_wrong")(ack=ack_now, lazy=[on_feedback_wrong])

@@ -22,6 +22,7 @@ from bot.slack.outage import unavailable_in_thread
 from bot.store import StoreUnavailable
 from bot.store.bursts import Part
 from bot.store.claims import Claim
+from bot.store.threads import ThreadContext
 
 log = logging.getLogger("denpex.slack")
 
@@ -62,15 +63,20 @@ def _ack(ack: Ack) -> None:
     ack()
 
 
-def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, entry_id: str) -> None:
-    """Answer a question in a diagnosis thread from the entry diagnosed there."""
+def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ctx: ThreadContext,
+              topic: str | None = None) -> None:
+    """Answer a question in a diagnosis thread, from the run kept for it, the entry, the
+    knowledge base or the history (bot.followup); an unrecognised one gets topic buttons."""
     if where.user and not deps.store.ratelimit.allow(where.team_id, where.user, "followup", FOLLOWUPS_PER_MINUTE, 60):
         return
-    rule = deps.denpex.entry(entry_id)
-    ans = deps.denpex.follow_up(question, entry_id)
-    if rule is None or ans is None:
+    reply = deps.denpex.follow_up(deps.store, where.team_id, ctx, question, topic)
+    if reply is None:
         return
-    tell(client, where, ui.answer_message(ans, rule))
+    masked = deps.denpex.mask_query(question)
+    if reply.answer is None:
+        tell(client, where, ui.choices_message(reply.choices, masked))
+    elif not tell(client, where, ui.answer_message(reply.answer, reply.rule, reply.choices, masked)) and reply.counted:
+        deps.store.followup_quota.refund(where.team_id, reply.counted)  # not posted: not counted
 
 
 def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> Callable[[], None] | None:
@@ -218,7 +224,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         return paste(deps, client, where, place, logdetect.clean(text))
     ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
     if ctx is not None:
-        follow_up(deps, client, where, logdetect.clean(text), ctx.entry_ids[0])
+        follow_up(deps, client, where, logdetect.clean(text), ctx)
         return
     if strength is not None:
         quiet = not mentioned and event.get("channel_type") != "im"
