@@ -82,7 +82,7 @@ def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team
         _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts), channel)
 
 
-def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any]) -> None:
+def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str) -> None:
     """A topic button under an unrecognised follow-up: answer that topic in the thread."""
     from bot.slack.listeners.messages import follow_up
 
@@ -93,7 +93,7 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any]) -> None
     channel, thread_ts = _thread(body)
     if not isinstance(value, dict) or not channel or not thread_ts:
         return
-    team, user = team_of(body), (body.get("user") or {}).get("id")
+    user = (body.get("user") or {}).get("id")
     where = Where(team, channel, thread_ts, thread_ts, user)
     try:
         ctx = deps.store.threads.load(team, channel, thread_ts)
@@ -122,6 +122,6 @@ def register(app: App, deps: BotDeps) -> None:
     app.action(re.compile(r"^denpex_related_\d+$"))(ack=ack_now, lazy=[on_related])
     app.action(re.compile(r"^denpex_show_"))(ack=ack_now, lazy=[on_related])
     app.action("denpex_full_entry")(ack=ack_now, lazy=[on_full_entry])
-    app.action(re.compile(rf"^{ui.FOLLOWUP_ACTION}\w+$"))(ack=ack_now, lazy=[lambda body, client: answer_topic(deps, client, body)])
+    app.action(re.compile(rf"^{ui.FOLLOWUP_ACTION}\w+$"))(ack=ack_now, lazy=[lambda body, client, context: answer_topic(deps, client, body, context["workspace_id"])])
     app.action("denpex_feedback_right")(ack=ack_now, lazy=[on_feedback_right])
     app.action("denpex_feedback_wrong")(ack=ack_now, lazy=[on_feedback_wrong])
