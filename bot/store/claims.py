@@ -103,11 +103,17 @@ class Claims:
         """Claim `key` for `lease_s`; None when it is done or someone holds a live lease."""
         owner = secrets.token_hex(8)
         record = json.dumps({"team_id": team_id, "key": key, **where}, sort_keys=True)
+        # The claim and the index live in different cluster slots, so they cannot be written
+        # in one script. The index entry goes in first: a process killed between the two
+        # writes leaves an entry that a sweeper claims and answers, never a held claim that no
+        # sweeper can find. GT: a busy attempt never moves a live owner's deadline earlier.
+        self._client.redis.zadd(self.pending_key(), {record: _now_ms() + int(lease_s * 1000)}, gt=True)
         result = self._claim(keys=[self._key(team_id, key)],
                              args=[owner, _now_ms(), int(lease_s * 1000), self._config.dedupe_ttl_s])
+        if result == "done":  # answered already: nothing is pending
+            self._client.redis.zrem(self.pending_key(), record)
         if result not in ("claimed", "taken"):
             return None
-        self._client.redis.zadd(self.pending_key(), {record: _now_ms() + int(lease_s * 1000)})
         return Claim(team_id, key, owner, record, taken_over=result == "taken")
 
     @guarded
