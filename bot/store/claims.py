@@ -23,12 +23,14 @@ from bot.store.config import StoreConfig
 # Claims a message, or takes over a claim whose lease ran out.
 # KEYS[1]  the claim (hash: state lease|done, owner, deadline in epoch ms)
 # ARGV[1]  owner token  ARGV[2] now (ms)  ARGV[3] lease (ms)  ARGV[4] TTL of the claim (s)
-# Returns 'claimed' (new), 'taken' (over from an expired lease), 'busy' (a live lease) or 'done'.
+# ARGV[5]  the caller's pending-index member (kept with the claim)
+# Returns 'claimed' (new), 'taken' (over from an expired lease), 'done', or for a live lease
+# 'busy' (the owner's index member is the caller's) or 'busy-other' (the caller's is another).
 _CLAIM_LUA = """
 local now = tonumber(ARGV[2])
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then
-  redis.call('HSET', KEYS[1], 'state', 'lease', 'owner', ARGV[1], 'deadline', now + tonumber(ARGV[3]))
+  redis.call('HSET', KEYS[1], 'state', 'lease', 'owner', ARGV[1], 'deadline', now + tonumber(ARGV[3]), 'record', ARGV[5])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
   return 'claimed'
 end
@@ -36,8 +38,12 @@ if state == 'done' then
   return 'done'
 end
 if tonumber(redis.call('HGET', KEYS[1], 'deadline')) < now then
-  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'deadline', now + tonumber(ARGV[3]))
+  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'deadline', now + tonumber(ARGV[3]), 'record', ARGV[5])
   return 'taken'
+end
+local record = redis.call('HGET', KEYS[1], 'record')
+if record and record ~= ARGV[5] then
+  return 'busy-other'
 end
 return 'busy'
 """
@@ -109,8 +115,8 @@ class Claims:
         # sweeper can find. GT: a busy attempt never moves a live owner's deadline earlier.
         self._client.redis.zadd(self.pending_key(), {record: _now_ms() + int(lease_s * 1000)}, gt=True)
         result = self._claim(keys=[self._key(team_id, key)],
-                             args=[owner, _now_ms(), int(lease_s * 1000), self._config.dedupe_ttl_s])
-        if result == "done":  # answered already: nothing is pending
+                             args=[owner, _now_ms(), int(lease_s * 1000), self._config.dedupe_ttl_s, record])
+        if result in ("done", "busy-other"):  # answered, or the owner keeps its own entry
             self._client.redis.zrem(self.pending_key(), record)
         if result not in ("claimed", "taken"):
             return None

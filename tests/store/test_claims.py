@@ -52,6 +52,9 @@ def test_a_busy_or_done_attempt_leaves_no_stale_entry(store: Store, redis_url: s
     before = _pending(store, redis_url)[owner.record]
     assert store.claims.claim("T1", "message:C1:3.3", {"channel": "C1"}, 0.001) is None  # busy
     assert _pending(store, redis_url)[owner.record] == before  # not moved earlier
+    # The same message as another event (a mention besides the message): its own entry goes.
+    assert store.claims.claim("T1", "message:C1:3.3", {"channel": "C1", "mentioned": True}, 30) is None
+    assert set(_pending(store, redis_url)) == {owner.record}
     store.claims.finish(owner)
     assert store.claims.claim("T1", "message:C1:3.3", {"channel": "C1", "mentioned": True}, 30) is None  # done
     assert _pending(store, redis_url) == {}
