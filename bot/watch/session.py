@@ -1,0 +1,166 @@
+"""One watched job: its output matched as it arrives, alerts decided and sent.
+
+The passthrough threads (or the file follower) hand raw pieces to `take`, which only queues
+them: matching runs on a thread of its own, so a slow moment of the matcher never holds the
+child's output back. Each source (stdout, stderr, a rank's log file) keeps its own partial
+line, so two streams writing at once never splice their lines; whole lines of a file whose name
+carries a rank get `[rankN]:` in front, as torchrun --tee writes and the CLI's folders do.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.service import MAX_LINE_BYTES, Denpex, LiveDiagnosis, Outcome
+from bot.watch.alerting import AlertPolicy, TimeoutFacts, alert_text, countdown, to_alert
+from bot.watch.protocol import Alert, JobExit
+
+log = logging.getLogger("denpex.watch")
+
+# Past this much output waiting to be matched, pieces are passed through unmatched (counted):
+# memory stays bounded if a job outruns the matcher.
+MAX_BACKLOG_BYTES = 256 << 20
+
+
+@dataclass
+class _Source:
+    prefix: bytes = b""
+    carry: bytes = b""
+    skipping: bool = False  # inside an overlong line: dropped up to its newline
+
+    def lines(self, data: bytes) -> bytes:
+        """The whole lines `data` completes, each bounded to MAX_LINE_BYTES, prefixed."""
+        if self.skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return b""
+            data, self.skipping = data[nl:], False
+        data = self.carry + data
+        cut = data.rfind(b"\n") + 1
+        self.carry = data[cut:]
+        if len(self.carry) > MAX_LINE_BYTES:
+            self.carry, self.skipping = b"", True
+        return self._prefixed(data[:cut])
+
+    def rest(self) -> bytes:
+        tail, self.carry = self.carry, b""
+        return self._prefixed(tail + b"\n") if tail else b""
+
+    def _prefixed(self, block: bytes) -> bytes:
+        if not self.prefix or not block:
+            return block
+        return self.prefix + block[:-1].replace(b"\n", b"\n" + self.prefix) + b"\n"
+
+
+@dataclass
+class WatchSession:
+    """Feed with `take(source, data)`; `end(status)` once the job is over."""
+
+    app: Denpex
+    job: str
+    say: Callable[[str], None]
+    send: Callable[[Alert], None] | None = None
+    clock: Callable[[], float] = time.monotonic
+    live: LiveDiagnosis = field(init=False)
+    policy: AlertPolicy = field(default_factory=AlertPolicy)
+    sent: list[Alert] = field(default_factory=list)
+    unmatched_bytes: int = 0
+
+    def __post_init__(self) -> None:
+        self.live = self.app.live()
+        self._facts = TimeoutFacts()
+        self._sources: dict[str, _Source] = {}
+        self._queue: queue.SimpleQueue[tuple[str, bytes] | None] = queue.SimpleQueue()
+        self._backlog = 0
+        self._lock = threading.Lock()
+        self._broken = False
+        self._thread = threading.Thread(target=self._run, name="denpex-match", daemon=True)
+        self._thread.start()
+
+    def add_source(self, name: str, rank: int | None) -> None:
+        """Name a source before its data comes (a rank's log file)."""
+        with self._lock:
+            self._sources[name] = _Source(b"[rank%d]:" % rank if rank is not None else b"")
+
+    def take(self, source: str, data: bytes) -> None:
+        with self._lock:
+            if self._backlog + len(data) > MAX_BACKLOG_BYTES:
+                self.unmatched_bytes += len(data)
+                return
+            self._backlog += len(data)
+        self._queue.put((source, data))
+
+    def end(self, status: int | None) -> Outcome | None:
+        """The job is over (`status` as subprocess gives it, None when unknown: files): match
+        what is left, and send the final alert when the job failed or an alert went out."""
+        self._queue.put(None)
+        self._thread.join()
+        if self._broken:
+            return None
+        for src in self._sources.values():
+            rest = src.rest()
+            if rest:
+                self._feed(rest)
+        outcome = self.live.finish()
+        if status is None:
+            return outcome
+        failed = status != 0
+        if self.policy.final_wanted(failed):
+            job_exit = JobExit(None, _signal_name(-status)) if status < 0 else JobExit(status, None)
+            self._emit(to_alert(self.job, "final", outcome, job_exit=job_exit), outcome)
+        return outcome
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            source, data = item
+            with self._lock:
+                self._backlog -= len(data)
+                src = self._sources.get(source)
+                if src is None:
+                    src = self._sources[source] = _Source()
+            if self._broken:
+                continue
+            try:
+                lines = src.lines(data)
+                if lines:
+                    self._feed(lines)
+            except Exception:
+                # A bug here must not touch the job: stop matching, keep passing output through.
+                log.exception("matching stopped")
+                self.say("denpex watch: internal error, matching stopped (the job is not affected)")
+                self._broken = True
+
+    def _feed(self, lines: bytes) -> None:
+        seen_at = self.clock()
+        self._facts.read(lines)
+        if not self.live.feed(lines):
+            return
+        outcome = self.live.interim()
+        if self.policy.wants(outcome):
+            waited = max(0.0, self.clock() - seen_at)
+            cd = countdown(outcome, self.live.known_ranks(), self._facts, waited)
+            self._emit(to_alert(self.job, "alert", outcome, cd), outcome)
+
+    def _emit(self, alert: Alert, outcome: Outcome) -> None:
+        rule = outcome.report.root
+        self.say(alert_text(alert, rule.title if rule else None, rule.fix.summary if rule else None))
+        self.sent.append(alert)
+        if self.send is not None:
+            self.send(alert)
+
+
+def _signal_name(signum: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
