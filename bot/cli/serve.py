@@ -63,9 +63,12 @@ def run(args: argparse.Namespace) -> int:
         sdk_log.setLevel(level)
     if mode == "http":
         from bot.slack.http import serve_http
+        from bot.slack.ingest_endpoint import ingest_endpoint
 
-        logging.getLogger("denpex").info("HTTP mode on %s:%d (events at /slack/events, health at /healthz)", args.host, args.port)
-        serve_http(app, store, args.host, args.port, signing_secret=config.signing_secret)
+        logging.getLogger("denpex").info("HTTP mode on %s:%d (events at /slack/events, alerts at /denpex/alerts, "
+                                         "health at /healthz)", args.host, args.port)
+        serve_http(app, store, args.host, args.port, signing_secret=config.signing_secret,
+                   ingest=ingest_endpoint(deps, app))
     else:
         from bot.slack.socket import socket_mode_handler
 

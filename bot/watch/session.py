@@ -25,6 +25,8 @@ log = logging.getLogger("denpex.watch")
 # Past this much output waiting to be matched, pieces are passed through unmatched (counted):
 # memory stays bounded if a job outruns the matcher.
 MAX_BACKLOG_BYTES = 256 << 20
+# How long to let the other stream catch up before an alert is decided.
+SETTLE_S = 0.05
 
 
 @dataclass
@@ -79,6 +81,7 @@ class WatchSession:
         self._backlog = 0
         self._lock = threading.Lock()
         self._broken = False
+        self._seen_at: float | None = None  # when the lines that matched arrived
         self._thread = threading.Thread(target=self._run, name="denpex-match", daemon=True)
         self._thread.start()
 
@@ -120,34 +123,54 @@ class WatchSession:
             item = self._queue.get()
             if item is None:
                 return
-            source, data = item
-            with self._lock:
-                self._backlog -= len(data)
-                src = self._sources.get(source)
-                if src is None:
-                    src = self._sources[source] = _Source()
             if self._broken:
                 continue
             try:
-                lines = src.lines(data)
-                if lines:
-                    self._feed(lines)
+                if self._process(item):
+                    # Something new matched. The other stream may hold lines written just
+                    # before (stdout's `TIMEOUT(ms)` line beside stderr's OOM): two pipes keep
+                    # no order between them, so take what the pumps have before deciding.
+                    time.sleep(SETTLE_S)
+                    while not self._queue.empty():
+                        more = self._queue.get()
+                        if more is None:
+                            self._queue.put(None)
+                            break
+                        self._process(more)
+                    self._consider()
             except Exception:
                 # A bug here must not touch the job: stop matching, keep passing output through.
                 log.exception("matching stopped")
                 self.say("denpex watch: internal error, matching stopped (the job is not affected)")
                 self._broken = True
 
-    def _feed(self, lines: bytes) -> None:
-        seen_at = self.clock()
+    def _process(self, item: tuple[str, bytes]) -> bool:
+        source, data = item
+        with self._lock:
+            self._backlog -= len(data)
+            src = self._sources.get(source)
+            if src is None:
+                src = self._sources[source] = _Source()
+        lines = src.lines(data)
+        return self._feed(lines) if lines else False
+
+    def _feed(self, lines: bytes) -> bool:
+        """Match whole lines; True when a rule matched something new."""
+        if self._seen_at is None:
+            self._seen_at = self.clock()
         self._facts.read(lines)
-        if not self.live.feed(lines):
-            return
+        changed = self.live.feed(lines)
+        if not changed:
+            self._seen_at = None
+        return changed
+
+    def _consider(self) -> None:
         outcome = self.live.interim()
         if self.policy.wants(outcome):
-            waited = max(0.0, self.clock() - seen_at)
+            waited = max(0.0, self.clock() - (self._seen_at or self.clock()))
             cd = countdown(outcome, self.live.known_ranks(), self._facts, waited)
             self._emit(to_alert(self.job, "alert", outcome, cd), outcome)
+        self._seen_at = None
 
     def _emit(self, alert: Alert, outcome: Outcome) -> None:
         rule = outcome.report.root
