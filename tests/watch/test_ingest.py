@@ -1,0 +1,180 @@
+"""The ingest endpoint's answers, over real HTTP to the real bot: each bad request gets its own
+clear answer, nothing is posted twice and nothing is charged twice."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import urllib.error
+import urllib.request
+from dataclasses import replace
+
+import pytest
+
+from bot.store import Store
+from bot.watch.protocol import Alert, EvidenceLine, JobExit
+from tests.slack.conftest import Bot, start_bot, stop_bot, free_port
+from tests.slack.fake_slack import TEAM_ID, FakeSlack
+from tests.watch.conftest import connect, make_scale
+
+OOM = ("[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 3 has a total capacity "
+       "of 79.15 GiB of which 2.87 GiB is free.")
+ALERT = Alert(job="job-42", kind="alert", root="cuda-oom", confidence="high", initiating_rank=3, host=None,
+              ranks=[3], evidence=[EvidenceLine(12, 3, OOM)])
+
+
+def send(bot: Bot, token: str | None, body: bytes, ctype: str = "application/json") -> tuple[int, dict, dict]:
+    headers = {"Content-Type": ctype}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(bot.url + "/denpex/alerts", data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read()), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read()), dict(e.headers)
+
+
+def body(alert: Alert = ALERT, nonce: str | None = None, sent_at: float | None = None) -> bytes:
+    return alert.to_json(nonce or secrets.token_hex(16), time.time() if sent_at is None else sent_at)
+
+
+def test_an_alert_is_posted_once_and_charged_once(bot: Bot, fake_slack: FakeSlack, token: str, store: Store) -> None:
+    """A retried alert (new request, same job and cause) gets the message already posted."""
+    status, first, _ = send(bot, token, body())
+    assert status == 200 and first["ok"] and first["channel"] == "C0LOGS"
+    status, again, _ = send(bot, token, body())
+    assert status == 200 and again["duplicate"] and again["ts"] == first["ts"]
+    other = replace(ALERT, root="nccl-watchdog-timeout", initiating_rank=None, evidence=[])
+    assert send(bot, token, body(other))[0] == 200
+    assert len(fake_slack.of("chat.postMessage")) == 2
+    assert store.quotas.status(TEAM_ID).used == 1  # one job, one charge
+
+
+def test_final_alert_updates_the_first_message(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    """The job's end edits its first alert in place, saying how it ended."""
+    _, first, _ = send(bot, token, body())
+    final = replace(ALERT, kind="final", exit=JobExit(1, None))
+    status, answer, _ = send(bot, token, body(final))
+    assert status == 200 and answer["updated"] and answer["ts"] == first["ts"]
+    update = fake_slack.wait_for("chat.update")[0]
+    assert update.params["ts"] == first["ts"] and "exit code 1" in str(update.params["blocks"])
+    assert len(fake_slack.of("chat.postMessage")) == 1
+
+
+def test_the_alert_thread_answers_follow_ups(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    """Like any diagnosis thread: a question in it is answered from the entry."""
+    _, first, _ = send(bot, token, body())
+    bot.event({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": "how do I confirm this?",
+               "ts": f"{float(first['ts']) + 5:.6f}", "thread_ts": first["ts"], "channel_type": "channel"})
+    answers = fake_slack.wait_for("chat.postMessage", count=2)
+    assert answers[1].params.get("thread_ts") == first["ts"]
+    assert "CUDA Out of Memory" in str(answers[1].params)
+
+
+def test_a_secret_the_node_left_in_is_masked_by_the_bot(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    """A watcher that skipped masking still cannot put a raw token into Slack."""
+    leak = "hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3f"
+    alert = replace(ALERT, evidence=[EvidenceLine(12, 3, f"{OOM} HF_TOKEN={leak}")])
+    assert send(bot, token, body(alert))[0] == 200
+    posted = str(fake_slack.of("chat.postMessage")[0].params)
+    assert leak not in posted and "HF_TOKEN=" in posted
+
+
+@pytest.mark.parametrize(
+    ("auth", "expect"),
+    [(None, "no ingest token"), ("dpx1.T0TEST001.notatokenwehaveeverissued00", "unknown ingest token"),
+     ("xoxb-1234", "unknown ingest token")],
+    ids=["missing", "unknown", "malformed"],
+)
+def test_requests_without_a_valid_token_are_refused(bot: Bot, fake_slack: FakeSlack, auth: str | None, expect: str) -> None:
+    """401 with what to do, nothing posted."""
+    status, answer, _ = send(bot, auth, body())
+    assert status == 401 and expect in answer["error"]
+    assert not fake_slack.of("chat.postMessage")
+
+
+def test_a_revoked_token_says_so(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    reply = bot.command("alerts revoke")
+    assert b"Revoked" in reply.body
+    status, answer, _ = send(bot, token, body())
+    assert status == 401 and "revoked" in answer["error"]
+    assert not fake_slack.of("chat.postMessage")
+
+
+def test_connecting_again_replaces_the_token(bot: Bot, token: str) -> None:
+    newer = connect(bot)
+    assert newer != token
+    assert send(bot, token, body())[0] == 401
+    assert send(bot, newer, body())[0] == 200
+
+
+def test_a_token_of_another_workspace_is_refused(bot: Bot, fake_slack: FakeSlack, store: Store) -> None:
+    """The single-workspace bot cannot post in a workspace it is not installed in: 403."""
+    make_scale(store, "T0OTHER01")
+    other = connect(bot, team="T0OTHER01")
+    status, answer, _ = send(bot, other, body())
+    assert status == 403 and "T0OTHER01" in answer["error"]
+    assert not fake_slack.of("chat.postMessage")
+
+
+def test_a_replayed_request_is_refused(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    raw = body()
+    assert send(bot, token, raw)[0] == 200
+    status, answer, _ = send(bot, token, raw)
+    assert status == 409 and "replayed" in answer["error"]
+    assert len(fake_slack.of("chat.postMessage")) == 1
+
+
+def test_a_stale_request_is_refused(bot: Bot, token: str) -> None:
+    status, answer, _ = send(bot, token, body(sent_at=time.time() - 900))
+    assert status == 400 and "clock" in answer["error"]
+
+
+def test_an_oversized_body_is_refused(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    status, answer, _ = send(bot, token, b"{" + b" " * 70_000 + b"}")
+    assert status == 413 and "at most" in answer["error"]
+    assert not fake_slack.of("chat.postMessage")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expect"),
+    [(b"not json", "not JSON"), (b'{"protocol": "other/9"}', "protocol must be"),
+     (body(replace(ALERT, job="has space")), "job must be"), (body(replace(ALERT, root="no-such-entry")), "unknown entry id")],
+    ids=["not-json", "wrong-protocol", "bad-job", "unknown-entry"],
+)
+def test_bodies_that_are_not_the_protocol_are_refused(bot: Bot, fake_slack: FakeSlack, token: str, raw: bytes, expect: str) -> None:
+    status, answer, _ = send(bot, token, raw)
+    assert status in (400, 422) and expect in answer["error"]
+    assert not fake_slack.of("chat.postMessage")
+
+
+def test_a_free_workspace_is_told_alerts_are_a_scale_feature(bot: Bot, fake_slack: FakeSlack, store: Store) -> None:
+    """Both at connect time and, if the plan lapsed, at the endpoint (402)."""
+    reply = bot.command("alerts connect")
+    assert b"Scale plan feature" in reply.body and b"dpx1." not in reply.body
+    make_scale(store)
+    token = connect(bot)
+    store.plans.revoke(TEAM_ID)
+    status, answer, _ = send(bot, token, body())
+    assert status == 402 and "Scale plan" in answer["error"]
+    assert not fake_slack.of("chat.postMessage")
+    assert store.quotas.status(TEAM_ID).used == 0
+
+
+def test_the_token_is_rate_limited(bot: Bot, token: str) -> None:
+    statuses = [send(bot, token, body())[0] for _ in range(31)]
+    assert statuses[:30] == [200] * 30 and statuses[30] == 429
+
+
+def test_redis_down_is_a_503_the_watcher_retries(fake_slack: FakeSlack) -> None:
+    """With the store away the bot answers 503 with Retry-After, and posts nothing."""
+    dead = start_bot(fake_slack, f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        fake_slack.reset()
+        status, answer, headers = send(dead, "dpx1.T0TEST001." + "a" * 43, body())
+        assert status == 503 and "state store" in answer["error"] and headers.get("Retry-After") == "5"
+        assert not fake_slack.of("chat.postMessage")
+    finally:
+        stop_bot(dead)
