@@ -14,7 +14,7 @@ import pytest
 
 from bot.store import Store
 from bot.watch.protocol import Alert, EvidenceLine, JobExit
-from tests.slack.conftest import Bot, start_bot, stop_bot, free_port
+from tests.slack.conftest import Bot, free_port, start_bot, stop_bot
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
 from tests.watch.conftest import connect, make_scale
 
