@@ -1,0 +1,88 @@
+"""`denpex watch FILE...`: growing files followed through rotation and truncation."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.service import Denpex
+from bot.watch.child import StderrGate
+from bot.watch.follow import Follower
+from bot.watch.session import WatchSession
+from tests.slack.conftest import ROOT
+
+OOM = (b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 3 has a total capacity of "
+       b"79.15 GiB of which 2.87 GiB is free.\n")
+TIMEOUT = (b"[E1104 10:12:14.118204 3301 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+           b"timeout: WorkNCCL(SeqNum=2411, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+           b"600041 milliseconds before timing out.\n")
+
+
+def _session() -> tuple[WatchSession, list[str]]:
+    said: list[str] = []
+    return WatchSession(Denpex(), "job-follow", said.append), said
+
+
+def _follower(targets: list[str], session: WatchSession) -> Follower:
+    follower = Follower(targets, session, StderrGate(os.open(os.devnull, os.O_WRONLY)))
+    follower._rescanned = -1e9  # look for files at once
+    return follower
+
+
+def test_rotated_file_is_read_to_its_end_then_the_new_one(tmp_path: Path) -> None:
+    """logrotate renames the log and a new one starts: the old tail and the new file both count."""
+    log = tmp_path / "rank_3.log"
+    log.write_bytes(b"step 1\n")
+    session, said = _session()
+    follower = _follower([str(log)], session)
+    assert follower.poll() == 7
+    with log.open("ab") as f:
+        f.write(b"step 2\n")
+    log.rename(tmp_path / "rank_3.log.1")
+    log.write_bytes(OOM)
+    follower.poll()
+    outcome = session.end(None)
+    assert outcome is not None and outcome.diagnosis.root is not None
+    assert outcome.diagnosis.root.id == "cuda-oom"
+    assert outcome.diagnosis.initiating_rank == 3  # from the file name
+    assert outcome.diagnosis.stats.lines == 3
+    assert any("ALERT: CUDA Out of Memory" in s for s in said)
+
+
+def test_truncated_file_is_read_again_from_its_start(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_bytes(b"a long first run of the job\n" * 20)
+    session, _ = _session()
+    follower = _follower([str(log)], session)
+    follower.poll()
+    log.write_bytes(b"[rank2]: " + OOM)  # `> train.log` and a new run: shorter than before
+    follower.poll()
+    outcome = session.end(None)
+    assert outcome is not None and outcome.diagnosis.root.id == "cuda-oom"
+    assert outcome.diagnosis.initiating_rank == 2
+
+
+def test_a_folder_gains_per_rank_logs_while_watched(tmp_path: Path) -> None:
+    """Files a job creates later in a watched folder are followed too, each with its rank."""
+    (tmp_path / "rank_0.log").write_bytes(b"starting\n")
+    session, _ = _session()
+    follower = _follower([str(tmp_path)], session)
+    follower.poll()
+    (tmp_path / "rank_1.log").write_bytes(b"[E1104 10:12:14.118204 3301 ProcessGroupNCCL.cpp:616] " + OOM)
+    follower._rescanned = -1e9
+    follower.poll()
+    outcome = session.end(None)
+    assert sorted(follower.files) == [str(tmp_path / "rank_0.log"), str(tmp_path / "rank_1.log")]
+    assert outcome is not None and outcome.diagnosis.initiating_rank == 1
+
+
+def test_watch_files_from_the_command_line(tmp_path: Path) -> None:
+    """The CLI follows a folder of per-rank logs and stops after the idle time it was given."""
+    (tmp_path / "rank_3.log").write_bytes(b"[rank3]: " + OOM)
+    (tmp_path / "rank_0.log").write_bytes(b"[rank0]:" + TIMEOUT)
+    p = subprocess.run([sys.executable, "-m", "bot", "watch", "--exit-after-idle", "0.5", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert b"ALERT: CUDA Out of Memory" in p.stderr and b"initiating rank 3" in p.stderr
