@@ -178,3 +178,26 @@ def test_redis_down_is_a_503_the_watcher_retries(fake_slack: FakeSlack) -> None:
         assert not fake_slack.of("chat.postMessage")
     finally:
         stop_bot(dead)
+
+
+def test_app_home_lists_connected_channels_and_recent_alerts(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    assert send(bot, token, body())[0] == 200
+    bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"})
+    view = json.dumps(fake_slack.wait_for("views.publish")[0].params["view"])
+    assert "Alerts* go to <#C0LOGS>" in view
+    assert "CUDA Out of Memory" in view and "job-42" in view
+    assert "Plan" in view  # the rest of the tab is still there
+
+
+def test_redis_keeps_the_token_hashed_and_no_log_text(bot: Bot, token: str) -> None:
+    """Shown once: Redis holds its SHA-256, never the token; the alert records hold no log text
+    (the masked evidence lives only in the thread context, as for any diagnosis thread)."""
+    import redis
+
+    assert send(bot, token, body())[0] == 200
+    r = redis.Redis.from_url(bot.redis_url)
+    dump = " ".join(f"{k!r} {r.dump(k)!r}" for k in r.scan_iter())
+    assert token.rsplit(".", 1)[1][:12] not in dump
+    alert_keys = [k for k in r.scan_iter() if b":alerts:" in k]
+    assert len(alert_keys) >= 3  # token, channels, job, recent...
+    assert not any(b"OutOfMemory" in (r.dump(k) or b"") for k in alert_keys)
