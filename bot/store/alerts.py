@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import time
 from dataclasses import dataclass
 
 from bot.store import keys
 from bot.store.client import RedisClient, guarded
+from bot.store.clock import UtcClock, to_epoch
 
 TOKEN_PREFIX = "dpx1"
 REVOKED_TTL_S = 90 * 86400
@@ -106,9 +106,13 @@ return {'new', '', first, channel}
 class Alerts:
     """Ingest tokens and per-job alert records of each workspace."""
 
-    def __init__(self, client: RedisClient) -> None:
+    def __init__(self, client: RedisClient, clock: UtcClock) -> None:
         self._client = client
+        self._clock = clock
         self._claim = client.script(_CLAIM_LUA)
+
+    def _now(self) -> float:
+        return to_epoch(self._clock.now())
 
     # --- tokens ---------------------------------------------------------------------------
     @guarded
@@ -122,7 +126,7 @@ class Alerts:
         redis = self._client.redis
         pipe = redis.pipeline(transaction=True)
         pipe.hset(_token_key(team, digest), mapping={"channel": channel, "by": keys.check_part(user, "user"),
-                                                      "at": f"{time.time():.0f}"})
+                                                      "at": f"{self._now():.0f}"})
         pipe.hset(_channels_key(team), channel, digest)
         pipe.execute()
         return token
@@ -168,7 +172,7 @@ class Alerts:
     @guarded
     def claim(self, team: str, job: str, key: str) -> Claim:
         state, ts, first, channel = self._claim(
-            keys=[_job_key(team, job)], args=[keys.check_part(key, "alert key"), time.time(), PENDING_S, JOB_TTL_S]
+            keys=[_job_key(team, job)], args=[keys.check_part(key, "alert key"), self._now(), PENDING_S, JOB_TTL_S]
         )
         return Claim(state, ts or None, first or None, channel or None)
 

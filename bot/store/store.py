@@ -48,7 +48,7 @@ class Store:
         self.unmatched = Unmatched(self._client, config)
         self.history = History(self._client, config, self._clock)
         self.oauth_states = OAuthStates(self._client, config, self._clock)
-        self.alerts = Alerts(self._client)  # ingest tokens and per-job alerts of `denpex watch`
+        self.alerts = Alerts(self._client, self._clock)  # ingest tokens and per-job alerts of `denpex watch`
 
     def installations(self, token_key: str) -> Installations:
         """Bolt's installation store over this Redis, sealing tokens with `token_key`
