@@ -39,9 +39,9 @@ import os, sys, time
 data = open(sys.argv[1], 'rb').read()
 rate, seconds = float(sys.argv[2]) * 1e6, float(sys.argv[3])
 chunk = 64 * 1024
-start, sent = time.monotonic(), 0
-while time.monotonic() - start < seconds:
-    piece = data[sent % len(data):][:chunk]
+start, sent, total = time.monotonic(), 0, int(rate * seconds)
+while sent < total:
+    piece = data[sent % len(data):][:min(chunk, total - sent)]
     os.write(1, piece)
     sent += len(piece)
     ahead = sent / rate - (time.monotonic() - start)
