@@ -120,3 +120,21 @@ def test_the_protocol_names_what_is_wrong(doc: dict, reason: str) -> None:
 
     with pytest.raises(ProtocolError, match=reason):
         parse_alert(json.dumps(doc).encode())
+
+
+def test_what_leaves_the_node_is_masked(app: Denpex) -> None:
+    """The alert's evidence is MaskedText: a token and a user name on the failing line are gone."""
+    from bot.masking import MaskedText
+
+    leak = "hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3f"
+    line = OOM.rstrip(b"\n") + b" while loading /home/alice/ckpt with HF_TOKEN=" + leak.encode() + b"\n"
+    session, said = _session(app)
+    session.take("stderr", b"[rank5]:USER=alice\n" + line)
+    session.end(1)
+    assert session.sent
+    for alert in session.sent:
+        for e in alert.evidence:
+            assert isinstance(e.text, MaskedText)
+            assert leak not in e.text and "alice" not in e.text
+        assert leak not in alert.to_json("0" * 32, 0.0).decode()
+    assert not any(leak in s for s in said)

@@ -201,3 +201,27 @@ def test_redis_keeps_the_token_hashed_and_no_log_text(bot: Bot, token: str) -> N
     alert_keys = [k for k in r.scan_iter() if b":alerts:" in k]
     assert len(alert_keys) >= 3  # token, channels, job, recent...
     assert not any(b"OutOfMemory" in (r.dump(k) or b"") for k in alert_keys)
+
+
+def test_a_workspace_out_of_diagnoses_is_told_when_alerts_resume(bot: Bot, fake_slack: FakeSlack, token: str,
+                                                                  store: Store) -> None:
+    """The day's quota is spent: 429 saying when it resets; nothing posted, nothing charged."""
+    while store.quotas.consume(TEAM_ID).allowed:
+        pass
+    used = store.quotas.status(TEAM_ID).used
+    status, answer, headers = send(bot, token, body())
+    assert status == 429 and "diagnoses today" in answer["error"] and int(headers["Retry-After"]) >= 60
+    assert not fake_slack.of("chat.postMessage")
+    assert store.quotas.status(TEAM_ID).used == used
+
+
+def test_a_post_slack_refuses_is_refunded_and_can_be_retried(bot: Bot, fake_slack: FakeSlack, token: str,
+                                                             store: Store) -> None:
+    """not_in_channel: 502 with Slack's reason, the charge given back, a later retry posts once."""
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "not_in_channel"})
+    status, answer, _ = send(bot, token, body())
+    assert status == 502 and "not_in_channel" in answer["error"]
+    assert store.quotas.status(TEAM_ID).used == 0
+    assert send(bot, token, body())[0] == 200
+    assert store.quotas.status(TEAM_ID).used == 1
+    assert len(fake_slack.of("chat.postMessage")) == 2  # the refused one and the real one
