@@ -243,3 +243,25 @@ def _outcome_for_thread(alert: Alert, masked: MaskedAlert, deps: BotDeps) -> Out
 
 def ingest_endpoint(deps: BotDeps, app: App) -> Ingest:
     return Ingest(deps, app)
+
+
+def answer_http(ingest: Ingest, handler: Any) -> None:
+    """Serve one POST of a `http.server` handler through the endpoint (Socket Mode, where the
+    only HTTP server is the health server: `denpex watch` posts to it)."""
+    environ = {
+        "REQUEST_METHOD": handler.command, "PATH_INFO": handler.path.split("?")[0],
+        "CONTENT_LENGTH": handler.headers.get("Content-Length") or "0",
+        "CONTENT_TYPE": handler.headers.get("Content-Type") or "",
+        "HTTP_AUTHORIZATION": handler.headers.get("Authorization") or "", "wsgi.input": handler.rfile,
+    }  # fmt: skip
+    started: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]]) -> None:
+        started.update(status=int(status.split()[0]), headers=headers)
+
+    body = b"".join(ingest(environ, start_response))
+    handler.send_response(started["status"])
+    for name, value in started["headers"]:
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(body)
