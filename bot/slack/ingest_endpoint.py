@@ -110,7 +110,11 @@ class Ingest:
         if abs(skew) > MAX_CLOCK_SKEW_S:
             return _no(400, f"the request is stamped {abs(skew):.0f} s {'behind' if skew > 0 else 'ahead of'} the bot's "
                        "clock (at most 300 s): check the node's clock")
-        client = self.client_for(team)
+        try:
+            client = self.client_for(team)
+        except (SlackApiError, OSError) as exc:
+            log.warning("alert ingest: cannot tell which workspace the bot is in: %s", type(exc).__name__)
+            return _no(503, "Slack does not answer the bot right now: the alert was not posted; retry in a moment", 10)
         if client is None:
             return _no(403, f"this ingest token is for workspace {team}, where this bot is not installed")
         if not store.ratelimit.allow(team, f"token:{digest(token)[:16]}", "alert-ingest", REQUESTS_PER_MINUTE, 60):
@@ -164,7 +168,9 @@ class Ingest:
             self._undo(team, alert, charged)
             error = exc.response.get("error") if exc.response is not None else "error"
             return _no(502, f"Slack refused the alert: {error}")
-        except (StoreUnavailable, OSError):
+        except BaseException:
+            # The store went away, the network broke, a bug: nothing was posted, so nothing
+            # stays charged or claimed (a retry posts it).
             self._undo(team, alert, charged)
             raise
         where = claim.channel or channel
