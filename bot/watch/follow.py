@@ -75,6 +75,8 @@ class Follower:
                         continue
                     self.files[path] = _Followed(path)
                     self.session.add_source(path, rank_from_path(path))
+                    if not os.path.exists(path):
+                        self.gate.say(f"denpex watch: {path} does not exist yet; waiting for it")
         got = sum(self._read(f) for f in self.files.values() if f.inode != -1)
         if got:
             self.last_growth = now

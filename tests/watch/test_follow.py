@@ -86,3 +86,11 @@ def test_watch_files_from_the_command_line(tmp_path: Path) -> None:
                        cwd=ROOT, capture_output=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert b"ALERT: CUDA Out of Memory" in p.stderr and b"initiating rank 3" in p.stderr
+
+
+def test_a_missing_file_is_waited_for_and_said_so(tmp_path: Path) -> None:
+    missing = tmp_path / "later.log"
+    p = subprocess.run([sys.executable, "-m", "bot", "watch", "--exit-after-idle", "0.3", str(missing)],
+                       cwd=ROOT, capture_output=True, timeout=60)
+    assert p.returncode == 0
+    assert f"{missing} does not exist yet; waiting for it".encode() in p.stderr
