@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import os
 import secrets
+import shutil
 
 from bot.cli import UsageError
 
@@ -43,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("nothing to watch: `denpex watch -- CMD ARGS...` runs a job, `denpex watch FILE...` follows logs")
     if not command and target[0].startswith("-"):
         raise UsageError(f"unknown option {target[0]!r}; put the job after `--`: denpex watch -- {' '.join(target)}")
+    if not command and not os.path.exists(target[0]) and shutil.which(target[0]):
+        # `denpex watch torchrun ...` would wait for a log file named `torchrun` forever.
+        raise UsageError(f"{target[0]!r} is a program, not a log file: to run the job, "
+                         f"put it after `--`: denpex watch -- {' '.join(target)[:200]}")
     url = args.to or os.environ.get(ENV_URL)
     token = args.token or os.environ.get(ENV_TOKEN)
     if bool(url) != bool(token):

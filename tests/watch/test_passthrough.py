@@ -103,3 +103,10 @@ def test_usage_errors_are_one_clear_line(tmp_path: Path) -> None:
     p = watch()
     _, err = p.communicate(timeout=60)
     assert p.returncode == 2 and b"nothing to watch" in err
+
+
+def test_a_job_without_the_separator_is_pointed_at_it() -> None:
+    """`denpex watch python train.py` would follow a file named `python`: say how to run it."""
+    p = watch("python3", "train.py")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 2 and b"put it after `--`: denpex watch -- python3 train.py" in err
