@@ -323,6 +323,7 @@ HELP_TEXT = (
     "• `/denpex show <id>`: a whole entry\n"
     "• `/denpex quota`: this workspace's plan and today's usage\n"
     "• `/denpex redeem <code>`: switch on an evaluation plan\n"
+    "• `/denpex alerts connect`: alerts from `denpex watch` in this channel, the moment a job's first rank fails (Scale plan); `/denpex alerts revoke`\n"
     "• In a diagnosis thread, ask: how do I confirm this? · is this hardware? · will it come back? · what's the DeepSpeed version of the fix?\n"
     "Secrets and personal data are masked before anything else reads the log; the log is never stored."
 )
