@@ -100,12 +100,15 @@ class Follower:
             except OSError:
                 return got
             f.inode, f.offset = os.fstat(f.handle.fileno()).st_ino, 0
-        elif st.st_size < f.offset:
+            # What the file holds already was written by its last change at the latest: an
+            # alert on it counts the watchdog's time from then, not from now.
+            return got + self._drain(f, max(0.0, time.time() - st.st_mtime))
+        if st.st_size < f.offset:
             f.handle.seek(0)  # type: ignore[attr-defined]
             f.offset = 0
         return got + self._drain(f)
 
-    def _drain(self, f: _Followed) -> int:
+    def _drain(self, f: _Followed, age_s: float = 0.0) -> int:
         got = 0
         while True:
             data = f.handle.read(READ_BYTES)  # type: ignore[attr-defined]
@@ -113,7 +116,7 @@ class Follower:
                 return got
             f.offset += len(data)
             got += len(data)
-            self.session.take(f.path, data)
+            self.session.take(f.path, data, age_s)
 
     def close(self) -> None:
         for f in self.files.values():

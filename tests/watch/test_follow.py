@@ -94,3 +94,20 @@ def test_a_missing_file_is_waited_for_and_said_so(tmp_path: Path) -> None:
                        cwd=ROOT, capture_output=True, timeout=60)
     assert p.returncode == 0
     assert f"{missing} does not exist yet; waiting for it".encode() in p.stderr
+
+
+def test_an_old_backlog_counts_the_watchdog_from_when_it_was_written(tmp_path: Path) -> None:
+    """A log last written 5 minutes ago: its ranks' 10-minute watchdog fires in ~5 minutes."""
+    import time as clock
+
+    log = tmp_path / "train.log"
+    init = b"".join(b"[rank%d]:node01:33%d1:33%d5 [%d] NCCL INFO comm 0x55%d rank %d nranks 4 cudaDev %d nvmlDev %d "
+                    b"busId 1b000 commId 0x8c3b61f2a1d00e17 - Init COMPLETE\n" % ((r,) * 8) for r in range(4))
+    log.write_bytes(init + b"[rank2]: " + OOM)
+    os.utime(log, (clock.time() - 300, clock.time() - 300))
+    session, _ = _session()
+    follower = _follower([str(log)], session)
+    follower.poll()
+    session.end(None)
+    (alert,) = [a for a in session.sent if a.kind == "alert"]
+    assert alert.countdown is not None and 290 <= alert.countdown.fires_in_s <= 305
