@@ -153,7 +153,8 @@ class Ingest:
             return _no(503, "this alert is being posted by another request; retry in a moment", 2)
         charged = False
         try:
-            if store.alerts.charge_once(team, alert.job):
+            # Like a diagnosis in a thread: "nothing matched" is free; a job is charged once.
+            if alert.root is not None and store.alerts.charge_once(team, alert.job):
                 result = store.quotas.consume(team)
                 if not result.allowed:
                     store.alerts.uncharge(team, alert.job)

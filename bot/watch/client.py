@@ -42,7 +42,10 @@ class Delivery:
 def ingest_url(base: str) -> str:
     """The bot's base URL (`https://denpex.example.com`) or the endpoint's full URL."""
     base = base.rstrip("/")
-    return base if base.endswith(INGEST_PATH) else base + INGEST_PATH
+    if base.endswith(INGEST_PATH):
+        return base
+    # The URL Slack is given for events names the bot too: `https://bot.example/slack/events`.
+    return base.removesuffix("/slack/events") + INGEST_PATH
 
 
 class AlertClient:

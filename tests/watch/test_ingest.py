@@ -225,3 +225,23 @@ def test_a_post_slack_refuses_is_refunded_and_can_be_retried(bot: Bot, fake_slac
     assert send(bot, token, body())[0] == 200
     assert store.quotas.status(TEAM_ID).used == 1
     assert len(fake_slack.of("chat.postMessage")) == 2  # the refused one and the real one
+
+
+def test_a_failed_job_no_entry_knows_is_posted_and_free(bot: Bot, fake_slack: FakeSlack, token: str, store: Store) -> None:
+    final = Alert(job="job-7", kind="final", root=None, confidence=None, initiating_rank=1, host=None, ranks=[],
+                  evidence=[], unmatched="ValueError: bad shape in batch 17", exit=JobExit(1, None))
+    status = send(bot, token, body(final))[0]
+    assert status == 200
+    posted = str(fake_slack.wait_for("chat.postMessage")[0].params)
+    assert "No known failure matched" in posted and "bad shape in batch 17" in posted
+    assert store.quotas.status(TEAM_ID).used == 0
+
+
+@pytest.mark.parametrize(("given", "url"), [("https://bot.example", "https://bot.example/denpex/alerts"),
+                                            ("https://bot.example/slack/events", "https://bot.example/denpex/alerts"),
+                                            ("https://bot.example/denpex/alerts/", "https://bot.example/denpex/alerts")],
+                         ids=["base", "events-url", "endpoint"])
+def test_the_watcher_finds_the_endpoint_from_the_url_it_is_given(given: str, url: str) -> None:
+    from bot.watch.client import ingest_url
+
+    assert ingest_url(given) == url
