@@ -16,6 +16,7 @@ from bot.slack.blocks import (
     Blocks,
     code,
     context,
+    entry_buttons,
     esc,
     fit,
     header,
@@ -42,7 +43,8 @@ def _ended(alert: Alert) -> str:
     return f"signal {alert.exit.signal}" if alert.exit.signal else f"exit code {alert.exit.code}"
 
 
-def alert_message(masked: MaskedAlert, rule: Rule | None, collateral_titles: dict[str, str]) -> tuple[str, Blocks]:
+def alert_message(masked: MaskedAlert, rule: Rule | None, collateral_titles: dict[str, str],
+                  related: list[Rule] | None = None) -> tuple[str, Blocks]:
     alert = masked.alert
     require_all_masked((t for _, _, t in masked.evidence), "Slack alert")
     if masked.host is not None:
@@ -89,6 +91,9 @@ def alert_message(masked: MaskedAlert, rule: Rule | None, collateral_titles: dic
             for cid, ranks in alert.collateral]
     if coll:
         blocks.append(section("*Collateral:* " + "; ".join(coll)))
+    if rule is not None:
+        # The same buttons as a diagnosis (feedback, the full entry, related entries).
+        blocks += entry_buttons(rule, related or [])
     blocks.append(context("Ask in this thread: _how do I confirm this? · is this hardware? · will it come back?_"))
     fallback = f"{'Job failed' if final and not survived else 'Alert'}: {title}"
     if where:

@@ -185,7 +185,8 @@ class Ingest:
         masked = mask_alert(alert)
         rule = self.deps.denpex.entry(alert.root) if alert.root else None
         titles = {cid: r.title for cid, _ in alert.collateral if (r := self.deps.denpex.entry(cid))}
-        text, blocks = alert_message(masked, rule, titles)
+        related = [r for rid in (rule.related if rule else ()) if (r := self.deps.denpex.entry(rid))]
+        text, blocks = alert_message(masked, rule, titles, related)
         if alert.kind == "final" and claim.first_ts:
             client.chat_update(channel=claim.channel or channel, ts=claim.first_ts, text=text, blocks=blocks)
             return claim.first_ts, True

@@ -16,6 +16,7 @@ from bot.store import Store
 from bot.watch.protocol import Alert, EvidenceLine, JobExit
 from tests.slack.conftest import Bot, free_port, start_bot, stop_bot
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
+from tests.slack.test_bot import check_limits
 from tests.watch.conftest import connect, make_scale
 
 OOM = ("[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 3 has a total capacity "
@@ -44,6 +45,8 @@ def test_an_alert_is_posted_once_and_charged_once(bot: Bot, fake_slack: FakeSlac
     """A retried alert (new request, same job and cause) gets the message already posted."""
     status, first, _ = send(bot, token, body())
     assert status == 200 and first["ok"] and first["channel"] == "C0LOGS"
+    check_limits(fake_slack.of("chat.postMessage")[0])
+    assert "denpex_feedback_right" in str(fake_slack.of("chat.postMessage")[0].params["blocks"])
     status, again, _ = send(bot, token, body())
     assert status == 200 and again["duplicate"] and again["ts"] == first["ts"]
     other = replace(ALERT, root="nccl-watchdog-timeout", initiating_rank=None, evidence=[])
