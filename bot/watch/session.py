@@ -29,6 +29,7 @@ MAX_BACKLOG_BYTES = 256 << 20
 SETTLE_S = 0.05
 BATCH_BYTES = 1 << 20
 BATCH_WAIT_S = 0.1
+BATCH_FROM_BYTES = 32 * 1024
 
 
 @dataclass
@@ -154,7 +155,9 @@ class WatchSession:
         joined: dict[str, list[bytes]] = {item[0]: [item[1]]}
         size, age = len(item[1]), item[2]
         arrived = self.clock()
-        deadline = time.monotonic() + BATCH_WAIT_S
+        # Only a job writing fast fills the pipe's 64 KB: then waiting a little pays; a few lines
+        # (an error at last) are matched at once.
+        deadline = time.monotonic() + (BATCH_WAIT_S if size >= BATCH_FROM_BYTES else 0.0)
         while size < BATCH_BYTES:
             try:
                 more = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
