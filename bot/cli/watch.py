@@ -71,11 +71,12 @@ def run(args: argparse.Namespace) -> int:
         # A Python job whose output is a pipe buffers it in 8 KB blocks: lines would reach us
         # (and the terminal) late. The user's own setting wins.
         env.setdefault("PYTHONUNBUFFERED", "1")
+        forwarded: list[int] = []
         try:
-            status = run_child(target, gate, session.take, env=env)
+            status = run_child(target, gate, session.take, env=env, forwarded=forwarded)
         except (FileNotFoundError, PermissionError) as exc:
             raise UsageError(f"cannot run {target[0]!r}: {exc.strerror}") from None
-        session.end(status)
+        session.end(status, stopped=bool(forwarded))
         gate.close()
         if client:
             client.close(args.flush_wait)

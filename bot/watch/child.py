@@ -96,9 +96,10 @@ def _drop(_data: bytes) -> None:
 
 
 def run_child(argv: list[str], gate: StderrGate, take: Callable[[str, bytes], None],
-              env: dict[str, str] | None = None) -> int:
+              env: dict[str, str] | None = None, forwarded: list[int] | None = None) -> int:
     """Run `argv`; return its wait status as `subprocess` gives it (negative: killed by that
-    signal). Raises FileNotFoundError / PermissionError when it cannot be started."""
+    signal); the signals passed on to it are appended to `forwarded`. Raises
+    FileNotFoundError / PermissionError when it cannot be started."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
@@ -112,6 +113,8 @@ def run_child(argv: list[str], gate: StderrGate, take: Callable[[str, bytes], No
         os.close(err_w)
 
     def forward(signum: int, _frame: object) -> None:
+        if forwarded is not None:
+            forwarded.append(signum)
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signum)
 

@@ -37,9 +37,12 @@ class _Source:
     prefix: bytes = b""
     carry: bytes = b""
     skipping: bool = False  # inside an overlong line: dropped up to its newline
+    gap: bool = False  # pieces were dropped before the next one (set under the session's lock)
 
     def lines(self, data: bytes) -> bytes:
         """The whole lines `data` completes, each bounded to MAX_LINE_BYTES, prefixed."""
+        if self.gap:
+            self.gap, self.carry, self.skipping = False, b"", True
         if self.skipping:
             nl = data.find(b"\n")
             if nl < 0:
@@ -97,14 +100,21 @@ class WatchSession:
         """Queue a piece; `age_s`: how long ago it was written (a log file's backlog)."""
         with self._lock:
             if self._backlog + len(data) > MAX_BACKLOG_BYTES:
+                if not self.unmatched_bytes:
+                    self.say("denpex watch: the job writes faster than its output can be matched; "
+                             "some passes through unmatched (the job is not slowed)")
                 self.unmatched_bytes += len(data)
+                src = self._sources.setdefault(source, _Source())
+                src.gap = True  # the source's next piece starts inside a line: skip to its end
                 return
             self._backlog += len(data)
         self._queue.put((source, data, age_s))
 
-    def end(self, status: int | None) -> Outcome | None:
+    def end(self, status: int | None, stopped: bool = False) -> Outcome | None:
         """The job is over (`status` as subprocess gives it, None when unknown: files): match
-        what is left, and send the final alert when the job failed or an alert went out."""
+        what is left, and send the final alert when the job failed or an alert went out.
+        `stopped`: someone stopped it (a Ctrl-C, a scheduler's SIGTERM passed on): that alone
+        is not a failure to tell the channel about."""
         self._queue.put(None)
         self._thread.join()
         if self._broken:
@@ -116,7 +126,10 @@ class WatchSession:
         outcome = self.live.finish()
         if status is None:
             return outcome
-        failed = status != 0
+        if self.unmatched_bytes:
+            self.say(f"denpex watch: {self.unmatched_bytes / 1e6:,.0f} MB of output came faster than it could be "
+                     "matched and passed through unmatched")
+        failed = status != 0 and (outcome.report.matched or not stopped)
         if self.policy.final_wanted(failed):
             job_exit = JobExit(None, _signal_name(-status)) if status < 0 else JobExit(status, None)
             self._emit(to_alert(self.job, "final", outcome, job_exit=job_exit), outcome)

@@ -138,3 +138,27 @@ def test_what_leaves_the_node_is_masked(app: Denpex) -> None:
             assert leak not in e.text and "alice" not in e.text
         assert leak not in alert.to_json("0" * 32, 0.0).decode()
     assert not any(leak in s for s in said)
+
+
+def test_a_stopped_job_gets_a_final_word_only_when_something_was_found(app: Denpex) -> None:
+    """Ctrl-C on a healthy job is quiet; a job stopped after its OOM still gets its final alert."""
+    quiet, _ = _session(app)
+    quiet.take("stdout", b"{'loss': 1.2}\n")
+    quiet.end(-2, stopped=True)
+    assert quiet.sent == []
+    found, _ = _session(app)
+    found.take("stderr", OOM)
+    found.end(-15, stopped=True)
+    assert [a.kind for a in found.sent] == ["alert", "final"] and found.sent[1].exit.signal == "SIGTERM"
+
+
+def test_output_the_matcher_cannot_keep_up_with_is_passed_and_said(app: Denpex, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the backlog cap, pieces are not matched (the job is never slowed) and that is told."""
+    import bot.watch.session as session_module
+
+    monkeypatch.setattr(session_module, "MAX_BACKLOG_BYTES", 10)
+    session, said = _session(app)
+    session.take("stdout", b"x" * 100 + b"\n")
+    session.end(0)
+    assert session.unmatched_bytes == 101
+    assert any("faster than its output can be matched" in s for s in said)
