@@ -151,6 +151,13 @@ class Ingest:
             return Answer(200, {"ok": True, "duplicate": True, "channel": claim.channel or channel, "ts": claim.ts})
         if claim.state == "pending":
             return _no(503, "this alert is being posted by another request; retry in a moment", 2)
+        rule = self.deps.denpex.entry(alert.root) if alert.root else None
+        if claim.first_ts and claim.first_root and rule is not None and rule.role != "root" and alert.root != claim.first_root:
+            # Another node of the job, whose ranks only timed out waiting for the rank whose
+            # failure the channel was told already: one message per job's cause, not per node.
+            store.alerts.posted(team, alert.job, alert.key, claim.channel or channel, claim.first_ts, alert.root)
+            return Answer(200, {"ok": True, "duplicate": True, "channel": claim.channel or channel, "ts": claim.first_ts,
+                                "collateral_of": claim.first_root})
         charged = False
         try:
             # Like a diagnosis in a thread: "nothing matched" is free; a job is charged once.
@@ -175,7 +182,7 @@ class Ingest:
             self._undo(team, alert, charged)
             raise
         where = claim.channel or channel
-        store.alerts.posted(team, alert.job, alert.key, where, ts)
+        store.alerts.posted(team, alert.job, alert.key, where, ts, alert.root)
         self._remember(team, where, ts, alert, updated)
         log.info("alert posted team=%s channel=%s job=%s entry=%s kind=%s updated=%s",
                  team, where, alert.job, alert.root, alert.kind, updated)

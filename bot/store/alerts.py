@@ -67,12 +67,14 @@ class TokenCheck:
 @dataclass(frozen=True)
 class Claim:
     """An alert's place in its job: `state` new (post it), posted (it is there: `ts`), or
-    pending (another request is posting it now). `first_ts` is the job's first alert."""
+    pending (another request is posting it now). `first_ts` is the job's first alert, about
+    the entry `first_root`."""
 
     state: str
     ts: str | None = None
     first_ts: str | None = None
     channel: str | None = None
+    first_root: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,20 +88,21 @@ class RecentAlert:
 
 
 # Claims one alert of a job for posting.
-# KEYS[1]  the job's hash (fields ts:<key>, lock:<key>, first_ts, channel, charged)
+# KEYS[1]  the job's hash (fields ts:<key>, lock:<key>, first_ts, first_root, channel, charged)
 # ARGV[1]  the alert's key; ARGV[2] now (epoch s); ARGV[3] how long a claim holds (s);
 # ARGV[4]  the job key's TTL (s)
-# Returns {state, ts or '', first_ts or '', channel or ''}
+# Returns {state, ts or '', first_ts or '', channel or '', first_root or ''}
 _CLAIM_LUA = """
 local ts = redis.call('HGET', KEYS[1], 'ts:' .. ARGV[1])
 local first = redis.call('HGET', KEYS[1], 'first_ts') or ''
 local channel = redis.call('HGET', KEYS[1], 'channel') or ''
-if ts then return {'posted', ts, first, channel} end
+local root = redis.call('HGET', KEYS[1], 'first_root') or ''
+if ts then return {'posted', ts, first, channel, root} end
 local lock = tonumber(redis.call('HGET', KEYS[1], 'lock:' .. ARGV[1]) or '0')
-if lock > tonumber(ARGV[2]) then return {'pending', '', first, channel} end
+if lock > tonumber(ARGV[2]) then return {'pending', '', first, channel, root} end
 redis.call('HSET', KEYS[1], 'lock:' .. ARGV[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-return {'new', '', first, channel}
+return {'new', '', first, channel, root}
 """
 
 
@@ -171,10 +174,10 @@ class Alerts:
 
     @guarded
     def claim(self, team: str, job: str, key: str) -> Claim:
-        state, ts, first, channel = self._claim(
+        state, ts, first, channel, root = self._claim(
             keys=[_job_key(team, job)], args=[keys.check_part(key, "alert key"), self._now(), PENDING_S, JOB_TTL_S]
         )
-        return Claim(state, ts or None, first or None, channel or None)
+        return Claim(state, ts or None, first or None, channel or None, root or None)
 
     @guarded
     def release(self, team: str, job: str, key: str) -> None:
@@ -191,13 +194,14 @@ class Alerts:
         self._client.redis.hdel(_job_key(team, job), "charged")
 
     @guarded
-    def posted(self, team: str, job: str, key: str, channel: str, ts: str) -> None:
+    def posted(self, team: str, job: str, key: str, channel: str, ts: str, root: str | None = None) -> None:
         """The alert is in the channel as message `ts`; the job's first alert is remembered."""
         redis = self._client.redis
         job_key = _job_key(team, job)
         pipe = redis.pipeline(transaction=True)
         pipe.hset(job_key, f"ts:{key}", ts)
         pipe.hsetnx(job_key, "first_ts", ts)
+        pipe.hsetnx(job_key, "first_root", root or "")
         pipe.hsetnx(job_key, "channel", channel)
         pipe.hdel(job_key, f"lock:{key}")
         pipe.expire(job_key, JOB_TTL_S)

@@ -49,7 +49,7 @@ def test_an_alert_is_posted_once_and_charged_once(bot: Bot, fake_slack: FakeSlac
     assert "denpex_feedback_right" in str(fake_slack.of("chat.postMessage")[0].params["blocks"])
     status, again, _ = send(bot, token, body())
     assert status == 200 and again["duplicate"] and again["ts"] == first["ts"]
-    other = replace(ALERT, root="nccl-watchdog-timeout", initiating_rank=None, evidence=[])
+    other = replace(ALERT, root="disk-full", initiating_rank=None, evidence=[])  # a second cause of its own
     assert send(bot, token, body(other))[0] == 200
     assert len(fake_slack.of("chat.postMessage")) == 2
     assert store.quotas.status(TEAM_ID).used == 1  # one job, one charge
@@ -248,3 +248,19 @@ def test_the_watcher_finds_the_endpoint_from_the_url_it_is_given(given: str, url
     from bot.watch.client import ingest_url
 
     assert ingest_url(given) == url
+
+
+def test_other_nodes_timeouts_do_not_bury_the_first_nodes_cause(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    """One job on two nodes, each with its own watcher: node A tells rank 3's OOM; node B's
+    ranks only time out waiting for it. B's alert and final are folded into A's message."""
+    _, first, _ = send(bot, token, body())
+    timeout = replace(ALERT, root="nccl-watchdog-timeout", confidence="medium", initiating_rank=None, ranks=[8, 9],
+                      evidence=[])
+    status, answer, _ = send(bot, token, body(timeout))
+    assert status == 200 and answer["ts"] == first["ts"] and answer["collateral_of"] == "cuda-oom"
+    status, answer, _ = send(bot, token, body(replace(timeout, kind="final", exit=JobExit(1, None))))
+    assert status == 200 and answer["ts"] == first["ts"]
+    assert len(fake_slack.of("chat.postMessage")) == 1 and not fake_slack.of("chat.update")
+    status, answer, _ = send(bot, token, body(replace(ALERT, kind="final", exit=JobExit(1, None))))
+    assert status == 200 and answer["updated"]
+    assert "CUDA Out of Memory" in str(fake_slack.wait_for("chat.update")[0].params)
