@@ -76,6 +76,8 @@ def countdown_text(c: Countdown) -> str:
     minutes = max(1, round(c.fires_in_s / 60))
     timeout = f"Timeout(ms)={c.timeout_ms}" if c.timeout_known else f"the default {c.timeout_ms // 60000}-minute timeout"
     who = f"rank {c.waiting_ranks[0]} is" if len(c.waiting_ranks) == 1 else f"ranks {ranks_text(c.waiting_ranks)} are"
+    if c.fires_in_s <= 0:  # a backlog older than the timeout
+        return f"{who} {where}; their watchdog ({timeout}) has fired by now: stop what is left of the job"
     return f"{who} {where}; their watchdog ({timeout}) fires in ~{minutes} minute{'s' if minutes != 1 else ''}: stop the job now"
 
 

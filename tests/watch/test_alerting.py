@@ -162,3 +162,9 @@ def test_output_the_matcher_cannot_keep_up_with_is_passed_and_said(app: Denpex, 
     session.end(0)
     assert session.unmatched_bytes == 101
     assert any("faster than its output can be matched" in s for s in said)
+
+
+def test_a_watchdog_that_fired_already_is_said_so() -> None:
+    text = countdown_text(Countdown(600_000, True, [0, 1], "ALLREDUCE", 0))
+    assert text == ("ranks 0-1 are waiting in ALLREDUCE; their watchdog (Timeout(ms)=600000) has fired by now: "
+                    "stop what is left of the job")
