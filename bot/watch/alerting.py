@@ -72,13 +72,14 @@ def countdown(outcome: Outcome, known_ranks: list[int], facts: TimeoutFacts, wai
 def countdown_text(c: Countdown) -> str:
     """"ranks 0-6 are waiting in ALLREDUCE; their watchdog (Timeout(ms)=600000) fires in ~9
     minutes: stop the job now"."""
-    where = f"waiting in {c.op}" if c.op else "blocked in their next collective"
+    their = "its" if len(c.waiting_ranks) == 1 else "their"
+    where = f"waiting in {c.op}" if c.op else f"blocked in {their} next collective"
     minutes = max(1, round(c.fires_in_s / 60))
     timeout = f"Timeout(ms)={c.timeout_ms}" if c.timeout_known else f"the default {c.timeout_ms // 60000}-minute timeout"
     who = f"rank {c.waiting_ranks[0]} is" if len(c.waiting_ranks) == 1 else f"ranks {ranks_text(c.waiting_ranks)} are"
     if c.fires_in_s <= 0:  # a backlog older than the timeout
-        return f"{who} {where}; their watchdog ({timeout}) has fired by now: stop what is left of the job"
-    return f"{who} {where}; their watchdog ({timeout}) fires in ~{minutes} minute{'s' if minutes != 1 else ''}: stop the job now"
+        return f"{who} {where}; {their} watchdog ({timeout}) has fired by now: stop what is left of the job"
+    return f"{who} {where}; {their} watchdog ({timeout}) fires in ~{minutes} minute{'s' if minutes != 1 else ''}: stop the job now"
 
 
 def to_alert(job: str, kind: str, outcome: Outcome, cd: Countdown | None = None, job_exit: JobExit | None = None) -> Alert:

@@ -87,7 +87,7 @@ def test_no_countdown_when_the_root_cause_is_the_timeout_itself(app: Denpex) -> 
 
 def test_a_default_timeout_is_said_to_be_assumed() -> None:
     text = countdown_text(Countdown(600_000, False, [1], None, 600))
-    assert text == ("rank 1 is blocked in their next collective; their watchdog (the default 10-minute timeout) fires "
+    assert text == ("rank 1 is blocked in its next collective; its watchdog (the default 10-minute timeout) fires "
                     "in ~10 minutes: stop the job now")
 
 
