@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from bot.watch.protocol import INGEST_PATH, Alert
 
 RETRY_FOR_S = 900.0
+FIRST_BACKOFF_S = 0.5
 BACKOFF_MAX_S = 30.0
 REQUEST_TIMEOUT_S = 10.0
 
@@ -52,12 +53,13 @@ class AlertClient:
     """Send alerts to `url` with `token`; `say` prints a line for the user (stderr)."""
 
     def __init__(self, url: str, token: str, say: Callable[[str], None], *, retry_for_s: float = RETRY_FOR_S,
-                 timeout_s: float = REQUEST_TIMEOUT_S):
+                 timeout_s: float = REQUEST_TIMEOUT_S, first_backoff_s: float = FIRST_BACKOFF_S):
         self.url = ingest_url(url)
         self._token = token
         self._say = say
         self._retry_for_s = retry_for_s
         self._timeout_s = timeout_s
+        self._first_backoff_s = first_backoff_s
         self._queue: queue.Queue[Alert | None] = queue.Queue()
         self.deliveries: list[Delivery] = []
         self._thread = threading.Thread(target=self._run, name="denpex-alerts", daemon=True)
@@ -89,7 +91,7 @@ class AlertClient:
 
     def _deliver(self, alert: Alert) -> Delivery:
         deadline = time.monotonic() + self._retry_for_s
-        delay = 0.5
+        delay = self._first_backoff_s
         told = False
         while True:
             status, message, retry_after = self._post(alert)
