@@ -111,3 +111,18 @@ def test_an_old_backlog_counts_the_watchdog_from_when_it_was_written(tmp_path: P
     session.end(None)
     (alert,) = [a for a in session.sent if a.kind == "alert"]
     assert alert.countdown is not None and 290 <= alert.countdown.fires_in_s <= 305
+
+
+def test_sigterm_stops_following_cleanly(tmp_path: Path) -> None:
+    """Without --exit-after-idle watch follows until told to stop; SIGTERM ends it with code 0."""
+    import signal
+
+    log = tmp_path / "rank_3.log"
+    log.write_bytes(OOM)
+    p = subprocess.Popen([sys.executable, "-m", "bot", "watch", str(log)], cwd=ROOT, stderr=subprocess.PIPE)
+    assert p.stderr is not None
+    assert b"ALERT: CUDA Out of Memory" in p.stderr.readline()
+    p.send_signal(signal.SIGTERM)
+    _, rest = p.communicate(timeout=30)
+    assert p.returncode == 0
+    assert b"Traceback" not in rest
