@@ -17,6 +17,7 @@ out.write("[rank0]:I1104 10:00:12.665375 3301 ProcessGroupNCCL.cpp:869] [PG 0 Ra
           "options: size: 4, global rank: 0, TIMEOUT(ms): 600000, USE_HIGH_PRIORITY_STREAM: 0, SPLIT_FROM: 0\n")
 out.write("[rank0]:{'loss': 1.8123, 'grad_norm': 3.1884, 'learning_rate': 1.98e-05, 'epoch': 0.06}\n")
 out.flush()
+time.sleep(0.2)  # a real job prints its start-up long before a rank fails
 for line in (
     "[rank3]: Traceback (most recent call last):",
     '[rank3]:   File "/workspace/train.py", line 188, in <module>',
