@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from bot.ingest import NO_LIMITS, Limits, ReadStatus, read_log
 from bot.masking import MaskedText, Masker
-from bot.matcher import Diagnosis, Evidence, Matcher, Rule, default_matcher
+from bot.matcher import Diagnosis, Evidence, Matcher, Rule, Stats, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
+from bot.matcher.verdict import decide
 from bot.report import Report, build_report
 
 if TYPE_CHECKING:
@@ -133,6 +134,10 @@ class Denpex:
         """Diagnose a pasted log. Raises InputError for empty or binary text."""
         return self.diagnose_stream([text.encode("utf-8", "surrogatepass")], limits=limits)
 
+    def live(self) -> LiveDiagnosis:
+        """A diagnosis of a log that is still being written (`denpex watch`)."""
+        return LiveDiagnosis(self)
+
     def lookup(self, query: str, limit: int = 5) -> list[LookupHit]:
         """Entries for a pasted error string (matched raw, like a log)."""
         return self._lookup.search(query, limit)
@@ -157,6 +162,50 @@ class Denpex:
         from bot.followup.thread_question import ask
 
         return ask(self.rulebook, self._kb, store, team_id, ctx, question, topic)
+
+
+class LiveDiagnosis:
+    """One log fed piece by piece while it is written, asked for its masked answer so far.
+
+    `feed` takes whole lines (the caller cuts them, as `_whole_lines` does) and says whether a
+    rule matched anything new, so `interim` (a verdict over what the scan holds now) runs only
+    when the answer can have changed. Like `diagnose_stream`, the masker learns from every
+    piece, and only the masked diagnosis comes out.
+    """
+
+    def __init__(self, app: Denpex):
+        self._app = app
+        self._scan = app.matcher.scan()
+        self._masker = Masker()
+        self._hits = 0
+
+    def feed(self, piece: bytes) -> bool:
+        self._scan.feed(piece)
+        self._masker.learn(piece)
+        hits = sum(rh.count for rh in self._scan.by_rule.values())
+        changed, self._hits = hits != self._hits, hits
+        return changed
+
+    def interim(self) -> Outcome:
+        """The verdict on the lines fed so far (a window signature still open is left out)."""
+        scan = self._scan
+        stats = Stats(bytes=scan.bytes, lines=scan.lines, elapsed_ms=0, regex_timeouts=scan.regex_timeouts)
+        return self._outcome(decide(list(scan.by_rule.values()), scan.facts, stats))
+
+    def finish(self) -> Outcome:
+        return self._outcome(self._scan.finish())
+
+    def known_ranks(self) -> list[int]:
+        """Ranks the log has shown or implied (its world size) so far."""
+        return sorted(self._scan.facts.known_ranks())
+
+    def mask(self, text: str) -> MaskedText:
+        """Other log-derived text (a host, a label) masked with this log's learned names."""
+        return self._masker.mask(text)
+
+    def _outcome(self, diagnosis: Diagnosis) -> Outcome:
+        masked = mask_diagnosis(diagnosis, self._masker)
+        return Outcome(masked, build_report(masked, self._app.rulebook), dict(self._masker.counts))
 
 
 def mask_diagnosis(diagnosis: Diagnosis, masker: Masker) -> Diagnosis:

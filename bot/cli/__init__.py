@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "bot.cli.codes",
     "bot.cli.stats",
     "bot.cli.mask",
+    "bot.cli.watch",
     "bot.cli.completion",
 )
 
@@ -39,6 +40,7 @@ examples:
   denpex diagnose train.log.zst --format json
   denpex lookup "NCCL WARN NET/IB : Got completion with error 12"
   denpex show cuda-oom
+  denpex watch -- torchrun --nproc-per-node 8 train.py   alert the moment a rank fails
   eval "$(denpex completion bash)"         shell completion (bash; zsh likewise)
 
 exit codes:

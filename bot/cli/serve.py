@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from bot.cli import UsageError, require_extra, rule_error_line
 
@@ -63,16 +64,23 @@ def run(args: argparse.Namespace) -> int:
         sdk_log.setLevel(level)
     if mode == "http":
         from bot.slack.http import serve_http
+        from bot.slack.ingest_endpoint import ingest_endpoint
 
-        logging.getLogger("denpex").info("HTTP mode on %s:%d (events at /slack/events, health at /healthz)", args.host, args.port)
-        serve_http(app, store, args.host, args.port, signing_secret=config.signing_secret)
+        logging.getLogger("denpex").info("HTTP mode on %s:%d (events at /slack/events, alerts at /denpex/alerts, "
+                                         "health at /healthz)", args.host, args.port)
+        serve_http(app, store, args.host, args.port, signing_secret=config.signing_secret,
+                   ingest=ingest_endpoint(deps, app))
     else:
         from bot.slack.socket import socket_mode_handler
 
         handler = socket_mode_handler(app, config.app_token)
+        from bot.slack.ingest_endpoint import ingest_endpoint
+
         try:
-            health = serve_health(args.host, args.port, lambda: handler.client.is_connected(), store.ping)
-            logging.getLogger("denpex").info("Socket Mode (health at http://%s:%d/healthz)", args.host, health.server_port)
+            health = serve_health(args.host, args.port, lambda: handler.client.is_connected(), store.ping,
+                                  ingest=ingest_endpoint(deps, app))
+            logging.getLogger("denpex").info("Socket Mode (health at http://%s:%d/healthz, alerts at /denpex/alerts)",
+                                             args.host, health.server_port)
         except OSError as exc:  # the port is taken (another replica on this host): run without it
             logging.getLogger("denpex").warning(
                 "Socket Mode without /healthz: cannot listen on %s:%d (%s); set PORT or --port", args.host, args.port, exc.strerror
@@ -85,12 +93,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_health(host: str, port: int, connected: Callable[[], bool], redis_ok: Callable[[], bool]) -> ThreadingHTTPServer:
+def serve_health(host: str, port: int, connected: Callable[[], bool], redis_ok: Callable[[], bool],
+                 ingest: Any = None) -> ThreadingHTTPServer:
     """`/healthz` in Socket Mode, where no HTTP server runs otherwise: 200 while the socket to
     Slack is connected, 503 while it is not (a container health check then restarts a bot
-    that lost Slack for good). Redis is reported, not required: the bot answers without it."""
+    that lost Slack for good). Redis is reported, not required: the bot answers without it.
+    With `ingest`, `POST /denpex/alerts` takes alerts from `denpex watch` here too."""
 
     class Health(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            from bot.slack.http import ALERTS_PATH
+            from bot.slack.ingest_endpoint import answer_http
+
+            if ingest is None or self.path.split("?")[0] != ALERTS_PATH:
+                self.send_error(404)
+                return
+            answer_http(ingest, self)
+
         def do_GET(self) -> None:
             if self.path.split("?")[0] != "/healthz":
                 self.send_error(404)

@@ -360,8 +360,9 @@ HELP_TEXT = (
     "• `/denpex show <id>`: a whole entry\n"
     "• `/denpex quota`: this workspace's plan and today's usage\n"
     "• `/denpex redeem <code>`: switch on an evaluation plan\n"
+    "• `/denpex alerts connect`: alerts from `denpex watch` in this channel, the moment a job's first rank fails (Scale plan); `/denpex alerts revoke`\n"
     "• In a diagnosis thread, ask: which rank failed first? · show me the line · why isn't it the watchdog timeout? · how do I confirm this? · is this hardware? · what does <an error> mean? · has this happened before?\n"
-    "Secrets and personal data are masked before anything else reads the log; the log is never stored."
+    "Secrets and personal data are masked out of everything I post or keep; the log itself is never stored."
 )
 
 

@@ -25,6 +25,8 @@ from bot.store import Store
 log = logging.getLogger("denpex.slack")
 
 EVENTS_PATH = "/slack/events"
+# Alerts from `denpex watch` (bot.slack.ingest_endpoint): their own auth, not Slack's signature.
+ALERTS_PATH = "/denpex/alerts"
 # Slack's largest events (a 40,000-character message with its rich-text blocks) are a few
 # hundred KB; anything past this is not from Slack.
 MAX_BODY_BYTES = 2_000_000
@@ -104,13 +106,16 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
     return raw
 
 
-def wsgi_app(app: App, store: Store, signing_secret: str | None = None) -> Callable[..., Iterable[bytes]]:
+def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
+             ingest: Callable[..., Iterable[bytes]] | None = None) -> Callable[..., Iterable[bytes]]:
     """The WSGI callable: Slack's endpoints through Bolt, `/healthz` for load balancers.
 
     With `signing_secret`, signatures are checked before anything parses the body."""
     slack = SlackRequestHandler(app)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if ingest is not None and environ.get("PATH_INFO") == ALERTS_PATH:
+            return ingest(environ, start_response)
         if environ.get("REQUEST_METHOD") == "POST" and environ.get("PATH_INFO") == EVENTS_PATH:
             screened = screen(environ, signing_secret)
             if isinstance(screened, tuple):
@@ -130,8 +135,9 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None) -> Calla
     return application
 
 
-def serve_http(app: App, store: Store, host: str, port: int, threads: int = 16, signing_secret: str | None = None) -> None:
+def serve_http(app: App, store: Store, host: str, port: int, threads: int = 16, signing_secret: str | None = None,
+               ingest: Callable[..., Iterable[bytes]] | None = None) -> None:
     import waitress
 
-    waitress.serve(wsgi_app(app, store, signing_secret), host=host, port=port, threads=threads, ident="denpex",
+    waitress.serve(wsgi_app(app, store, signing_secret, ingest), host=host, port=port, threads=threads, ident="denpex",
                    max_request_body_size=MAX_BODY_BYTES * 2)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.store import keys
+from bot.store.alerts import Alerts
 from bot.store.bursts import Bursts
 from bot.store.claims import Claims
 from bot.store.client import RedisClient, guarded
@@ -49,6 +50,7 @@ class Store:
         self.history = History(self._client, config, self._clock)
         self.followup_quota = FollowupQuota(self._client, self._clock)
         self.oauth_states = OAuthStates(self._client, config, self._clock)
+        self.alerts = Alerts(self._client, self._clock)  # ingest tokens and per-job alerts of `denpex watch`
 
     def installations(self, token_key: str) -> Installations:
         """Bolt's installation store over this Redis, sealing tokens with `token_key`

@@ -23,6 +23,7 @@ from slack_sdk.oauth.installation_store import Installation
 import bot.store
 from bot.masking import mask
 from bot.store import Store, StoreConfig, StoreUnavailable, ThreadContext, keys
+from bot.store.alerts import RecentAlert
 from bot.store.bursts import Part
 from bot.store.quotas import _QUOTA_LUA
 
@@ -75,6 +76,16 @@ def exercise(store: Store, team: str, clock: FakeClock) -> None:
     assert claim is not None and store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30) is None
     assert store.claims.renew(claim, 30)
     store.claims.finish(claim)
+    token = store.alerts.connect(team, "C1", "U1")
+    assert store.alerts.check(token).state == "ok" and store.alerts.channels(team) == ["C1"]
+    assert store.alerts.first_use_of(team, "a" * 32) and not store.alerts.first_use_of(team, "a" * 32)
+    assert store.alerts.claim(team, "job-1", "alert:rule-a").state == "new"
+    assert store.alerts.charge_once(team, "job-1") and not store.alerts.charge_once(team, "job-1")
+    store.alerts.posted(team, "job-1", "alert:rule-a", "C1", "1.4")
+    assert store.alerts.claim(team, "job-1", "alert:rule-a").ts == "1.4"
+    store.alerts.record_recent(team, RecentAlert(1.0, "C1", "job-1", "rule-a", "Rule A", "alert"))
+    assert [a.job for a in store.alerts.recent(team)] == ["job-1"]
+    assert store.alerts.revoke(team, "C1") and store.alerts.check(token).state == "revoked"
     store.plans.revoke(team)
     forgotten = store.forget_workspace(team)
     assert keys.installation(team) in forgotten

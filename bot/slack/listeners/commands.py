@@ -39,6 +39,10 @@ def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> tuple[str, lis
             return ui.error_message(f"No entry with id `{deps.denpex.mask_query(rest)[:100]}`. `/denpex <error text>` searches by text.")
         related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
         return ui.entry_message(rule, related, full=False)
+    if word == "alerts":
+        from bot.slack.alerts_command import respond_alerts
+
+        return respond_alerts(deps, team, user, body.get("channel_id"), rest)
     if word == "quota":
         status = deps.store.quotas.status(team)
         return ui.quota_text(status), [ui.section(ui.quota_text(status))]

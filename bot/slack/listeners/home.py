@@ -36,7 +36,13 @@ def publish_home(deps: BotDeps, client: WebClient, team: str, user: str) -> None
     if status is not None:
         with contextlib.suppress(StoreUnavailable):
             history = recent_history(deps, team, status.plan)
-    client.views_publish(user_id=user, view=ui.home_view(status, history))
+    view = ui.home_view(status, history)
+    with contextlib.suppress(StoreUnavailable):
+        from bot.slack.alerts_home import alerts_home_blocks
+
+        # Above the help text, which closes the tab.
+        view["blocks"] = ui.fit([*view["blocks"][:-1], *alerts_home_blocks(deps, team), *view["blocks"][-1:]])
+    client.views_publish(user_id=user, view=view)
 
 
 def register(app: App, deps: BotDeps) -> None:

@@ -1,0 +1,50 @@
+"""`/denpex alerts connect | revoke | status`: a channel's ingest token for `denpex watch`.
+
+The token is shown once, in the ephemeral answer to the person who asked, and kept only
+hashed; connecting again replaces it. Alerts are a Scale plan feature: a free workspace is told
+so (and how to switch it on) instead of getting a token that would only be refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.slack import blocks as ui
+from bot.slack.deps import BotDeps
+from bot.store import Plan
+
+USAGE = "Usage: `/denpex alerts connect` (in the channel alerts should go to), `/denpex alerts revoke`, `/denpex alerts status`"
+
+
+def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, rest: str) -> tuple[str, list[dict[str, Any]]]:
+    word = rest.split()[0].lower() if rest.split() else ""
+    if word not in ("connect", "revoke", "status"):
+        return ui.error_message(USAGE)
+    store = deps.store
+    if word == "status":
+        channels = store.alerts.channels(team)
+        text = ("Alerts go to " + ", ".join(f"<#{c}>" for c in channels)) if channels else "No channel is connected for alerts."
+        return text, [ui.section(text)]
+    if not channel or not channel.startswith(("C", "G")):
+        return ui.error_message("Run this in the channel the alerts should go to (not in a direct message).")
+    if word == "revoke":
+        if store.alerts.revoke(team, channel):
+            text = f"Revoked: the ingest token of <#{channel}> no longer works. `/denpex alerts connect` makes a new one."
+        else:
+            text = f"<#{channel}> has no ingest token to revoke."
+        return text, [ui.section(text)]
+    if store.plans.get(team).plan != Plan.SCALE.value:
+        return ui.error_message("Alerts from `denpex watch` are a Scale plan feature, and this workspace is on the "
+                                "free plan. Redeem an evaluation code with `/denpex redeem <code>`, then connect again.")
+    token = store.alerts.connect(team, channel, user)
+    text = (
+        f":rotating_light: Alerts from `denpex watch` will be posted in <#{channel}>. This ingest token is shown "
+        "once, now; keep it in your job's secrets (any older token of this channel has stopped working):\n"
+        f"```{token}```\n"
+        "On the training node:\n"
+        "```export DENPEX_ALERT_URL=<this bot's URL>\n"
+        "export DENPEX_ALERT_TOKEN=<the token above>\n"
+        "denpex watch -- torchrun --nproc-per-node 8 train.py```\n"
+        "Revoke it with `/denpex alerts revoke`."
+    )
+    return "Alerts connected: your ingest token is in this message (shown once).", [ui.section(text)]

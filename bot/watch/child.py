@@ -1,0 +1,154 @@
+"""Run the job as a child: its stdout and stderr passed through byte for byte, as they come,
+its exit status and the signals sent to us forwarded.
+
+Each of the child's streams is read by its own thread with `os.read` (whatever the pipe holds,
+at once) and written to ours before anything else looks at it; only then is the piece handed
+on to be matched. Our own lines (alerts) go to stderr only between two lines of the child's
+stderr, so its bytes stay as they were and no line of it is split.
+
+The child runs in a process group of its own, so a Ctrl-C in the terminal reaches it once (we
+forward it) rather than twice. If our stdout goes away (`| head`), the child's output is still
+read and dropped: the job must not die of a broken pipe because its watcher's reader left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+READ_BYTES = 1 << 16
+
+
+class StderrGate:
+    """Our lines on stderr, only where the child's stderr is at the start of a line."""
+
+    def __init__(self, fd: int = 2):
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._at_line_start = True
+        self._pending: list[bytes] = []
+
+    def child_wrote(self, data: bytes) -> None:
+        """Pass the child's bytes through, then any of our lines that were waiting."""
+        with self._lock:
+            _write_all(self._fd, data)
+            self._at_line_start = data.endswith(b"\n")
+            if self._at_line_start and self._pending:
+                self._flush()
+
+    def say(self, text: str) -> None:
+        with self._lock:
+            self._pending.append(text.encode("utf-8", "replace") if text.endswith("\n") else (text + "\n").encode())
+            if self._at_line_start:
+                self._flush()
+
+    def close(self) -> None:
+        """The child is done: what is still waiting goes out, on a line of its own."""
+        with self._lock:
+            if self._pending and not self._at_line_start:
+                _write_all(self._fd, b"\n")
+                self._at_line_start = True
+            self._flush()
+
+    def _flush(self) -> None:
+        for line in self._pending:
+            _write_all(self._fd, line)
+        self._pending.clear()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BrokenPipeError:
+            return  # the reader is gone; the job goes on
+        except InterruptedError:
+            continue
+        view = view[n:]
+
+
+def _pump(src: int, write: Callable[[bytes], None], take: Callable[[bytes], None]) -> None:
+    while True:
+        try:
+            data = os.read(src, READ_BYTES)
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+        if not data:
+            break
+        write(data)
+        try:
+            take(data)
+        except Exception:  # the matcher must never stop the passthrough
+            take = _drop
+    os.close(src)
+
+
+def _drop(_data: bytes) -> None:
+    pass
+
+
+def run_child(argv: list[str], gate: StderrGate, take: Callable[[str, bytes], None],
+              env: dict[str, str] | None = None, forwarded: list[int] | None = None) -> int:
+    """Run `argv`; return its wait status as `subprocess` gives it (negative: killed by that
+    signal); the signals passed on to it are appended to `forwarded`. Raises
+    FileNotFoundError / PermissionError when it cannot be started."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = subprocess.Popen(argv, stdout=out_w, stderr=err_w, env=env, process_group=0)
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)  # the child holds its own copies: EOF comes when it (and its children) exit
+        os.close(err_w)
+
+    def forward(signum: int, _frame: object) -> None:
+        if forwarded is not None:
+            forwarded.append(signum)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signum)
+
+    previous = {}
+    for sig in FORWARDED:
+        with contextlib.suppress(OSError, ValueError):
+            previous[sig] = signal.signal(sig, forward)
+    pumps = [
+        threading.Thread(target=_pump, args=(out_r, lambda d: _write_all(1, d), lambda d: take("stdout", d)),
+                         name="denpex-stdout", daemon=True),
+        threading.Thread(target=_pump, args=(err_r, gate.child_wrote, lambda d: take("stderr", d)),
+                         name="denpex-stderr", daemon=True),
+    ]
+    for t in pumps:
+        t.start()
+    try:
+        status = proc.wait()
+        for t in pumps:
+            # A grandchild may hold the pipes open after the child is gone: do not wait for it.
+            t.join(2.0)
+    finally:
+        for sig, handler in previous.items():
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(sig, handler)
+    return status
+
+
+def exit_like(status: int) -> int:
+    """End this process the way the child ended: its exit code, or its signal (re-raised on
+    ourselves, so a parent sees a death by SIGTERM, not an exit code); 128+N if that fails."""
+    if status >= 0:
+        return status
+    sig = -status
+    with contextlib.suppress(OSError, ValueError):
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    return 128 + sig

@@ -1,0 +1,113 @@
+"""`denpex watch -- CMD`: the child's bytes, exit status and signals, as if it ran alone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.slack.conftest import ROOT, free_port
+
+# Binary junk, a lone CR, invalid UTF-8, a partial line without a newline: all must pass as is.
+OUT = b"plain line\n\x00\x01\xff\xfe half" + b"x" * 70_000 + b"\r\n\xe2\x82 no newline at the end"
+ERR = b"warning: something\n" + bytes(range(256)) + b"\nlast"
+
+
+def watch(*cmd: str, env: dict | None = None, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "bot", "watch", *cmd], cwd=ROOT, env={**os.environ, **(env or {})},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+def child(code: str) -> list[str]:
+    return ["--", sys.executable, "-c", code]
+
+
+def test_output_passes_through_byte_for_byte_with_the_exit_code() -> None:
+    """Odd bytes and all, the output comes out unchanged (--quiet: no lines of ours); exit code 7 stays 7."""
+    code = (f"import os,sys; os.write(1, {OUT!r}); os.write(2, {ERR!r}); sys.exit(7)")
+    p = watch("--quiet", *child(code))
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 7
+    assert out == OUT
+    assert err == ERR
+
+
+def test_alerts_on_stderr_never_split_a_line_of_the_child() -> None:
+    """Our lines go between the child's lines: its own bytes stay in order, each line whole."""
+    lines = [b"[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+             b"capacity of 79.15 GiB of which 1.10 GiB is free.\n", b"partial ", b"line finished later\n", b"tail\n"]
+    code = "import os,time\n" + "".join(f"os.write(2, {c!r}); time.sleep(0.15)\n" for c in lines) + "raise SystemExit(1)"
+    p = watch(*child(code))
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1
+    ours = [line for line in err.splitlines(keepends=True) if line.startswith(b"denpex watch:")]
+    theirs = b"".join(line for line in err.splitlines(keepends=True) if not line.startswith(b"denpex watch:"))
+    assert theirs == b"".join(lines)
+    assert any(b"ALERT: CUDA Out of Memory" in line for line in ours)
+    assert b"partial line finished later\n" in err
+
+
+def _started(p: subprocess.Popen, marker: bytes) -> None:
+    assert p.stdout is not None
+    got = p.stdout.readline()
+    assert got.strip() == marker, got
+
+
+def test_sigterm_reaches_the_child_and_its_exit_code_comes_back() -> None:
+    code = ("import signal,sys,time\n"
+            "signal.signal(signal.SIGTERM, lambda *a: (print('child got SIGTERM', flush=True), sys.exit(3)))\n"
+            "print('ready', flush=True)\ntime.sleep(30)")
+    p = watch(*child(code))
+    _started(p, b"ready")
+    p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=30)
+    assert b"child got SIGTERM" in out
+    assert p.returncode == 3
+
+
+def test_a_child_killed_by_sigint_kills_the_watcher_the_same_way() -> None:
+    """SIGINT forwarded once; a child that dies of it makes watch die of it too."""
+    code = "import signal,time\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\nprint('ready', flush=True)\ntime.sleep(30)"
+    p = watch(*child(code))
+    _started(p, b"ready")
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == -signal.SIGINT
+    assert b"job ended" not in err  # stopped by a person, nothing found: not a failure to report
+
+
+def test_an_unreachable_bot_leaves_the_job_alone() -> None:
+    """The alert is on stderr, delivery is retried in the background, the job's exit code is kept."""
+    code = ("import sys\nsys.stderr.write('[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+            "GPU 0 has a total capacity of 79.15 GiB of which 1.10 GiB is free.\\n')\nprint('done')\nsys.exit(1)")
+    env = {"DENPEX_ALERT_URL": f"http://127.0.0.1:{free_port()}", "DENPEX_ALERT_TOKEN": "dpx1.T0TEST001." + "a" * 43}
+    started = time.monotonic()
+    p = watch("--flush-wait", "1.5", *child(code), env=env)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 1 and out == b"done\n"
+    assert b"ALERT: CUDA Out of Memory" in err
+    assert b"retrying in the background" in err and b"not delivered" in err
+    assert b"a" * 43 not in err  # the token is never printed
+    assert time.monotonic() - started < 20
+
+
+def test_usage_errors_are_one_clear_line(tmp_path: Path) -> None:
+    p = watch("--to", "http://127.0.0.1:9", *child("pass"))
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 2 and b"--token (or DENPEX_ALERT_TOKEN) is missing" in err
+    p = watch("--", str(tmp_path / "no-such-program"))
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 2 and b"cannot run" in err
+    p = watch()
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 2 and b"nothing to watch" in err
+
+
+def test_a_job_without_the_separator_is_pointed_at_it() -> None:
+    """`denpex watch python train.py` would follow a file named `python`: say how to run it."""
+    p = watch("python3", "train.py")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 2 and b"put it after `--`: denpex watch -- python3 train.py" in err
