@@ -27,6 +27,9 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     # NCCL's init line ties a `host:pid` prefix to a rank, once per communicator:
     # `host:12:34 [3] NCCL INFO [ncclCommInitRank ]comm 0x.. rank 3 nranks 8 cudaDev 3 ... - Init COMPLETE`.
     "nccl_init": ("init complete",),
+    # Where one node's local ranks sit among the global ones (multi-node torchrun).
+    "node": ("group_rank=", "global_ranks=", "local_ranks=", "global_world_sizes=", "node_rank", "node-rank",
+             "nproc_per_node", "nproc-per-node", "local_world_size"),
     # The run finished: whatever it printed before was survived (a retry, a fallback, a warning).
     "done": ("worker group successfully finished", "local worker group finished", "training completed. do not",
              "`trainer.fit` stopped:", "'train_runtime':"),
@@ -44,6 +47,16 @@ _NOT_ERROR = regex.compile(
     r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b|\b_is_a_lwp: open\(\)"
 )
 _ELASTIC_RANK = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\b")
+# A failure summary row names both: `rank      : 11 (local_rank: 3)` is rank 3 of a node starting at 8.
+_ELASTIC_RANK_PAIR = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,6})\)")
+# torchelastic's rendezvous result (`global_ranks=[8, 9, 10, 11]`, before torch 1.9 `assigned
+# global_ranks=[8]`), its `group_rank=1` (the node's index), and the processes per node as the
+# launch config (`nproc_per_node   : 8`), argv (`--nproc_per_node=8`) or WorkerSpec state them.
+_RDZV_RANK_LIST = regex.compile(r"\b(global_ranks|local_ranks|global_world_sizes)=\[(\d{1,6})((?:, ?\d{1,6}){0,4095})\]")
+_GROUP_RANK = regex.compile(r"\bgroup_rank=(\d{1,5})\b|--node[_-]rank[= ](\d{1,5})\b|\bNODE_RANK=(\d{1,5})\b")
+_NPROC = regex.compile(
+    r"(?:--nproc[_-]per[_-]node[= ]|\bnproc_per_node\s*[:=]\s*|\blocal_world_size=)(\d{1,4})\b"
+)
 # The world size is read wherever these stand, not line by line: a big NCCL INFO log prints
 # `nRanks` on line after line, and the matcher hands over each occurrence's offset.
 WORLD_KEYWORDS = ("world_size", "world size", "nranks")
@@ -107,6 +120,11 @@ class LogFacts:
     done_line: int | None = None
     last_error_line: int | None = None
     _awaiting_exc: dict[int | None, int] = field(default_factory=dict)  # rank -> traceback line
+    # Multi-node: first global rank of the node whose local ranks this log shows, each way the
+    # log states it, and the processes per node.
+    node_offsets: set[int] = field(default_factory=set)
+    group_rank: int | None = None
+    local_world_size: int | None = None
     _elastic_after: int | None = None
     _spawn_rank: int | None = None  # inside a `-- Process N terminated` block
 
@@ -154,6 +172,8 @@ class LogFacts:
                 self.banner_ranks.add(int(m[1]))
         if "nccl_init" in probes:
             self.observe_nccl_init(message)
+        if "node" in probes:
+            self._observe_node(message)
 
     def observe_nccl_init(self, line: str) -> None:
         """An `Init COMPLETE` line: which rank the process `host:pid` holds (the engine hands
@@ -164,7 +184,34 @@ class LogFacts:
             if width > self.nccl_rank_by_proc.get(proc, (0, 0))[0]:
                 self.nccl_rank_by_proc[proc] = (width, int(m["rank"]))
 
+    def _observe_node(self, message: str) -> None:
+        for m in _RDZV_RANK_LIST.finditer(message):
+            values = [int(m[2]), *(int(v) for v in regex.findall(r"\d+", m[3]))]
+            if m[1] == "global_ranks":
+                self.node_offsets.add(values[0])
+            if m[1] in ("global_ranks", "local_ranks") and len(values) > 1:
+                self.local_world_size = len(values)
+            if m[1] == "global_world_sizes":
+                self.observe_world_size(values[0])
+        m = _GROUP_RANK.search(message)
+        if m:
+            self.group_rank = int(m[1] or m[2] or m[3])
+        m = _NPROC.search(message)
+        if m and int(m[1]) > 0:
+            self.local_world_size = int(m[1])
+
+    def node_offset(self) -> int | None:
+        """The global rank of this node's local rank 0, where the log says it one way only:
+        a log that holds several nodes' summaries has no single offset."""
+        offsets = set(self.node_offsets)
+        if self.group_rank is not None and self.local_world_size:
+            offsets.add(self.group_rank * self.local_world_size)
+        return offsets.pop() if len(offsets) == 1 else None
+
     def _observe_elastic(self, line_no: int, message: str) -> None:
+        m = _ELASTIC_RANK_PAIR.match(message)
+        if m and int(m[1]) >= int(m[2]):
+            self.node_offsets.add(int(m[1]) - int(m[2]))
         if "first observed failure" in message:
             self._elastic_after = line_no
             return
