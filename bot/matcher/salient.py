@@ -157,7 +157,11 @@ class LogFacts:
                     self.traceback_by_rank[rank] = (line_no, text)
                 if self.first_traceback is None:
                     self.first_traceback = (line_no, rank, text)
-            elif self.first_error is None and _ERROR_LINE.search(message) and not _NOT_ERROR.search(message):
+            elif self.first_error is None and (
+                # A pasted exception without its traceback (`IndexError: Target 5 is out of bounds.`) is
+                # what a person quotes too; `\bError\b` alone misses the word inside `IndexError`.
+                _EXC_LINE.match(message) or (_ERROR_LINE.search(message) and not _NOT_ERROR.search(message))
+            ):
                 self.first_error = (line_no, rank, message.strip())
         if "elastic" in probes:
             self._observe_elastic(line_no, message)
