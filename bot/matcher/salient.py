@@ -52,8 +52,12 @@ _ELASTIC_RANK_PAIR = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*
 # torchelastic's rendezvous result (`global_ranks=[8, 9, 10, 11]`, before torch 1.9 `assigned
 # global_ranks=[8]`), its `group_rank=1` (the node's index), and the processes per node as the
 # launch config (`nproc_per_node   : 8`), argv (`--nproc_per_node=8`) or WorkerSpec state them.
-_RDZV_RANK_LIST = regex.compile(r"\b(global_ranks|local_ranks|global_world_sizes)=\[(\d{1,6})((?:, ?\d{1,6}){0,4095})\]")
-_GROUP_RANK = regex.compile(r"\bgroup_rank=(\d{1,5})\b|--node[_-]rank[= ](\d{1,5})\b|\bNODE_RANK=(\d{1,5})\b")
+# Only the result block's own rows (indented, one per line): Megatron and vLLM print other
+# `global_ranks=[...]` lists, of subgroups, that say nothing about where a node starts.
+_RDZV_RANK_LIST = regex.compile(
+    r"^\s*(?:assigned )?(global_ranks|local_ranks|global_world_sizes)=\[(\d{1,6})((?:, ?\d{1,6}){0,4095})\]"
+)
+_GROUP_RANK = regex.compile(r"^\s*group_rank=(\d{1,5})\b|--node[_-]rank[= ](\d{1,5})\b|\bNODE_RANK=(\d{1,5})\b")
 _NPROC = regex.compile(
     r"(?:--nproc[_-]per[_-]node[= ]|\bnproc_per_node\s*[:=]\s*|\blocal_world_size=)(\d{1,4})\b"
 )
@@ -189,7 +193,7 @@ class LogFacts:
                 self.nccl_rank_by_proc[proc] = (width, int(m["rank"]))
 
     def _observe_node(self, message: str) -> None:
-        for m in _RDZV_RANK_LIST.finditer(message):
+        for m in _RDZV_RANK_LIST.finditer(message):  # at most one: the pattern is anchored
             values = [int(m[2]), *(int(v) for v in regex.findall(r"\d+", m[3]))]
             if m[1] == "global_ranks":
                 self.node_offsets.add(values[0])

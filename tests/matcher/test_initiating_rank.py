@@ -371,3 +371,12 @@ def test_global_rank_prefixes_on_the_second_node_are_left_as_they_are(matcher):
     log = RDZV_NODE1 + "[rank11]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
     d = matcher.diagnose(log)
     assert d.initiating_rank == 11 and d.matches[0].ranks == [11]
+
+
+def test_a_subgroups_rank_list_is_not_a_nodes_offset(matcher):
+    """A subgroup's list printed mid-line (`pipeline group global_ranks=[4, 5]`) is not the rendezvous result."""
+    log = (
+        "[rank1]: building pipeline group global_ranks=[4, 5, 6, 7] group_rank=1 local_world_size=4\n"
+        "[rank1]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    )
+    assert matcher.diagnose(log).initiating_rank == 1
