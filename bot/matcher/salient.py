@@ -18,7 +18,7 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "traceback": ("traceback (most recent call last)",),
     "exception": ("error", "exception", "fatal", "failed", "failure", "fault", "killed",
                   "abort", "critical", "systemexit", "interrupt"),
-    "elastic": ("first observed failure", "local_rank:", "exitcode", "--local_rank="),
+    "elastic": ("first observed failure", "local_rank:", "exitcode", "--local_rank=", "exits with return code"),
     "seq": ("seqnum=", "last completed nccl work"),
     # torch.multiprocessing.spawn names the process whose traceback follows, unprefixed.
     "spawn": ("terminated with",),
@@ -76,6 +76,10 @@ _AGENT_FAILED = regex.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d{1,6
 _ELASTIC_EXITCODE = regex.compile(r"^\s*exitcode\s*:\s*(-?\d+)\b")
 # torch.distributed.launch (< 1.9) names the worker by its argv: `'--local_rank=3'`.
 _LAUNCH_ARGV_RANK = regex.compile(r"CalledProcessError: Command .*'--local_rank=(\d{1,6})'")
+# DeepSpeed's launcher names the first worker that died by its argv, then kills the others:
+# `[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=1', ...] exits with return code = -11`
+_DS_LOCAL_RANK_ARG = regex.compile(r"'--local_rank=(\d{1,6})'")
+_DS_RETURN_CODE = regex.compile(r"\] exits with return code = (-?\d{1,4})\s*$")
 # torch.multiprocessing.spawn: `-- Process 3 terminated with the following error:` (a traceback follows),
 # `process 3 terminated with signal SIGKILL`, `process 0 terminated with exit code 1`.
 _SPAWN_BLOCK = regex.compile(r"-- Process (\d{1,6}) terminated with the following error")
@@ -242,6 +246,13 @@ class LogFacts:
         m = _LAUNCH_ARGV_RANK.search(message)
         if m:
             self._launcher_failed(int(m[1]))
+            return
+        if "sigkill_handler]" in message:
+            code, arg = _DS_RETURN_CODE.search(message), _DS_LOCAL_RANK_ARG.search(message)
+            if code and arg:
+                local = int(arg[1])
+                self._launcher_failed(local)
+                self.exitcode_by_rank.setdefault(local, int(code[1]))
 
     def _observe_spawn(self, message: str) -> None:
         m = _SPAWN_BLOCK.search(message)

@@ -380,3 +380,23 @@ def test_a_subgroups_rank_list_is_not_a_nodes_offset(matcher):
         "[rank1]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
     )
     assert matcher.diagnose(log).initiating_rank == 1
+
+
+DS_SIGKILL = (
+    "[2024-03-20 20:31:29,210] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 3353707\n"
+    "[2024-03-20 20:31:29,269] [ERROR] [launch.py:321:sigkill_handler] ['/data/envs/llama/bin/python', '-u', "
+    "'src/train_bash.py', '--local_rank=4', '--stage', 'sft', '--deepspeed', 'ds_z3.json'] exits with return code = 1\n"
+)
+
+
+def test_deepspeeds_launcher_names_the_worker_that_died_first(matcher):
+    """The unprefixed KeyError belongs to `--local_rank=4`, the process DeepSpeed's sigkill_handler reports."""
+    log = "Traceback (most recent call last):\n  File \"src/train_bash.py\", line 14, in <module>\nKeyError: 'labels'\n" + DS_SIGKILL
+    d = matcher.diagnose(log)
+    assert d.unmatched == "KeyError: 'labels'" and d.initiating_rank == 4
+
+
+def test_deepspeeds_killing_lines_name_no_one(matcher):
+    """`Killing subprocess N` is the launcher tearing the others down, not a failed rank."""
+    log = "torch.cuda.OutOfMemoryError: CUDA out of memory.\n" + DS_SIGKILL.splitlines(keepends=True)[0]
+    assert matcher.diagnose(log).initiating_rank is None
