@@ -189,6 +189,10 @@ def _unmatched_rank(facts: LogFacts) -> int | None:
     rank = _launcher_rank(facts)
     if rank is not None:
         return rank
+    # No traceback, no launcher line: the rank whose own line is the error quoted
+    # (`[rank7]: torch.distributed.DistBackendError: NCCL error ...`).
+    if facts.first_error is not None and facts.first_error[1] is not None:
+        return facts.first_error[1]
     return _first_own_error_rank(facts, set())
 
 

@@ -400,3 +400,14 @@ def test_deepspeeds_killing_lines_name_no_one(matcher):
     """`Killing subprocess N` is the launcher tearing the others down, not a failed rank."""
     log = "torch.cuda.OutOfMemoryError: CUDA out of memory.\n" + DS_SIGKILL.splitlines(keepends=True)[0]
     assert matcher.diagnose(log).initiating_rank is None
+
+
+def test_an_unmatched_error_without_a_traceback_keeps_its_ranks_prefix(matcher):
+    """`[rank7]: ...DistBackendError...` with no traceback head: the quoted line's rank is reported."""
+    log = (
+        "[rank7]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "[rank7]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.initiating_rank == 7 and d.unmatched.startswith("torch.distributed.DistBackendError")
