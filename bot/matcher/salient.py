@@ -27,6 +27,8 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     # NCCL's init line ties a `host:pid` prefix to a rank, once per communicator:
     # `host:12:34 [3] NCCL INFO [ncclCommInitRank ]comm 0x.. rank 3 nranks 8 cudaDev 3 ... - Init COMPLETE`.
     "nccl_init": ("init complete",),
+    # Ray Train ties an actor's pid to its rank: `Setting up process group for: env:// [rank=2, world_size=4]`.
+    "ray": ("setting up process group for",),
     # Where one node's local ranks sit among the global ones (multi-node torchrun).
     "node": ("group_rank=", "global_ranks=", "local_ranks=", "global_world_sizes=", "node_rank", "node-rank",
              "nproc_per_node", "nproc-per-node", "local_world_size"),
@@ -96,6 +98,10 @@ _NCCL_INIT = regex.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO (?:ncclCommInitRank(?:Config)? )?comm 0x[0-9a-fA-F]+ "
     r"rank (?P<rank>\d{1,6}) n[Rr]anks (?P<n>\d{1,6})\b"
 )
+# Ray prints each actor's output behind `(RayTrainWorker pid=2893, ip=10.0.0.1) `: the probes read
+# the message after it, and the pid says which rank wrote it once Ray Train's line named it.
+_RAY_PREFIX = regex.compile(r"\((?P<actor>[A-Za-z_][\w.:]{0,80}) pid=(?P<pid>\d{1,9})(?:, ip=[^)\s]{1,64})?\) ")
+_RAY_PG_RANK = regex.compile(r"Setting up process group for: \S+ \[rank=(\d{1,6}), world_size=(\d{1,6})\]")
 # Exceptions that launchers raise about a child, not the child's own error: never the cause.
 LAUNCHER_EXCEPTION = regex.compile(
     r"ChildFailedError|ProcessRaisedException|ProcessExitedException|CalledProcessError"
@@ -123,6 +129,8 @@ class LogFacts:
     banner_ranks: set[int] = field(default_factory=set)
     # (host, pid) -> (nranks of the communicator, rank): the widest communicator's rank is global.
     nccl_rank_by_proc: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    # Ray actor pid -> the rank Ray Train gave it.
+    ray_rank_by_pid: dict[int, int] = field(default_factory=dict)
     # The last line saying the run finished well, and the last error-like line: errors all
     # before a finish were survived.
     done_line: int | None = None
@@ -139,6 +147,8 @@ class LogFacts:
     def observe(self, line_no: int, message: str, rank: int | None, probes: frozenset[str] | set[str]) -> None:
         """Feed one candidate line: `message` has launcher prefixes stripped, `rank` is the
         line's rank as `parse_line` finds it."""
+        if message[:1] == "(":
+            message, rank = self._strip_ray(message, rank)
         if "spawn" in probes:
             self._observe_spawn(message)
         if rank is None and self._spawn_rank is not None:
@@ -186,6 +196,23 @@ class LogFacts:
             self.observe_nccl_init(message)
         if "node" in probes:
             self._observe_node(message)
+
+    def _strip_ray(self, message: str, rank: int | None) -> tuple[str, int | None]:
+        """The message behind a Ray actor's `(Name pid=N, ip=...) ` and the rank that pid holds."""
+        m = _RAY_PREFIX.match(message)
+        if m is None:
+            return message, rank
+        pid, message = int(m["pid"]), message[m.end() :]
+        pg = _RAY_PG_RANK.search(message)
+        if pg:
+            self.ray_rank_by_pid[pid] = int(pg[1])
+            self.observe_world_size(int(pg[2]))
+        return message, rank if rank is not None else self.ray_rank_by_pid.get(pid)
+
+    def ray_rank(self, line: str) -> int | None:
+        """The rank of the Ray actor whose `(Name pid=N...)` prefix the line carries, where known."""
+        m = _RAY_PREFIX.search(line, 0, 200)
+        return self.ray_rank_by_pid.get(int(m["pid"])) if m else None
 
     def observe_nccl_init(self, line: str) -> None:
         """An `Init COMPLETE` line: which rank the process `host:pid` holds (the engine hands

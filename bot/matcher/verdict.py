@@ -153,6 +153,11 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
     """The rank of a cause whose lines carry no rank prefix, from what names it indirectly."""
     hits = sorted(root.hits, key=lambda h: h.line)
     for h in hits:
+        # `(RayTrainWorker pid=2893, ...) ...`: Ray Train's process-group line told that pid's rank.
+        rank = facts.ray_rank(h.text)
+        if rank is not None:
+            return rank
+    for h in hits:
         # `host:pid:tid [dev] ... NCCL WARN`: the init lines told which rank that process is.
         origin = nccl_origin(h.text)
         if origin is not None:

@@ -411,3 +411,27 @@ def test_an_unmatched_error_without_a_traceback_keeps_its_ranks_prefix(matcher):
     )
     d = matcher.diagnose(log)
     assert d.matches == [] and d.initiating_rank == 7 and d.unmatched.startswith("torch.distributed.DistBackendError")
+
+
+RAY_SETUP = "".join(
+    f"(RayTrainWorker pid={2891 + r}, ip=10.0.0.1) Setting up process group for: env:// [rank={r}, world_size=4]\n"
+    for r in range(4)
+)
+
+
+def test_a_ray_workers_traceback_is_read_behind_its_actor_prefix(matcher):
+    """`(RayTrainWorker pid=2893, ...) KeyError`: the error is quoted, and pid 2893 is rank 2."""
+    log = RAY_SETUP + (
+        "(RayTrainWorker pid=2893, ip=10.0.0.1) Traceback (most recent call last):\n"
+        '(RayTrainWorker pid=2893, ip=10.0.0.1)   File "/work/train.py", line 40, in train_func\n'
+        "(RayTrainWorker pid=2893, ip=10.0.0.1) KeyError: 'pixel_values'\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched == "KeyError: 'pixel_values'" and d.initiating_rank == 2
+
+
+def test_a_rule_hit_on_a_ray_worker_takes_that_workers_rank(matcher):
+    log = RAY_SETUP + "(RayTrainWorker pid=2894, ip=10.0.0.1) torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 3
+    assert matcher.diagnose(RAY_SETUP).matches == []
