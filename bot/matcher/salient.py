@@ -28,7 +28,7 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     # `host:12:34 [3] NCCL INFO [ncclCommInitRank ]comm 0x.. rank 3 nranks 8 cudaDev 3 ... - Init COMPLETE`.
     "nccl_init": ("init complete",),
     # Ray Train ties an actor's pid to its rank: `Setting up process group for: env:// [rank=2, world_size=4]`.
-    "ray": ("setting up process group for",),
+    "ray": ("setting up process group for", ") world_rank="),
     # Where one node's local ranks sit among the global ones (multi-node torchrun).
     "node": ("group_rank=", "global_ranks=", "local_ranks=", "global_world_sizes=", "node_rank", "node-rank",
              "nproc_per_node", "nproc-per-node", "local_world_size"),
@@ -102,6 +102,9 @@ _NCCL_INIT = regex.compile(
 # the message after it, and the pid says which rank wrote it once Ray Train's line named it.
 _RAY_PREFIX = regex.compile(r"\((?P<actor>[A-Za-z_][\w.:]{0,80}) pid=(?P<pid>\d{1,9})(?:, ip=[^)\s]{1,64})?\) ")
 _RAY_PG_RANK = regex.compile(r"Setting up process group for: \S+ \[rank=(\d{1,6}), world_size=(\d{1,6})\]")
+# The trainer lists every worker it started (Ray prints the process-group line for rank 0 only):
+# `(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75299) world_rank=1, local_rank=1, node_rank=0`
+_RAY_WORKER_RANK = regex.compile(r"\bpid=(\d{1,9})\) world_rank=(\d{1,6})\b")
 # Exceptions that launchers raise about a child, not the child's own error: never the cause.
 LAUNCHER_EXCEPTION = regex.compile(
     r"ChildFailedError|ProcessRaisedException|ProcessExitedException|CalledProcessError"
@@ -207,6 +210,9 @@ class LogFacts:
         if pg:
             self.ray_rank_by_pid[pid] = int(pg[1])
             self.observe_world_size(int(pg[2]))
+        worker = _RAY_WORKER_RANK.search(message)
+        if worker:
+            self.ray_rank_by_pid[int(worker[1])] = int(worker[2])
         return message, rank if rank is not None else self.ray_rank_by_pid.get(pid)
 
     def ray_rank(self, line: str) -> int | None:

@@ -430,6 +430,19 @@ def test_a_ray_workers_traceback_is_read_behind_its_actor_prefix(matcher):
     assert d.matches == [] and d.unmatched == "KeyError: 'pixel_values'" and d.initiating_rank == 2
 
 
+def test_ray_trainers_worker_list_maps_every_pid(matcher):
+    """Ray prints the process-group line for rank 0 only; TorchTrainer's list names the others."""
+    log = (
+        "(RayTrainWorker pid=75298) Setting up process group for: env:// [rank=0, world_size=2]\n"
+        "(TorchTrainer pid=71127) Started distributed worker processes:\n"
+        "(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75298) world_rank=0, local_rank=0, node_rank=0\n"
+        "(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75299) world_rank=1, local_rank=1, node_rank=0\n"
+        "(RayTrainWorker pid=75299) torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 1
+
+
 def test_a_rule_hit_on_a_ray_worker_takes_that_workers_rank(matcher):
     log = RAY_SETUP + "(RayTrainWorker pid=2894, ip=10.0.0.1) torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
     d = matcher.diagnose(log)
