@@ -18,7 +18,7 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "traceback": ("traceback (most recent call last)",),
     "exception": ("error", "exception", "fatal", "failed", "failure", "fault", "killed",
                   "abort", "critical", "systemexit", "interrupt"),
-    "elastic": ("first observed failure", "local_rank:", "exitcode", "--local_rank="),
+    "elastic": ("first observed failure", "local_rank:", "exitcode", "--local_rank=", "exits with return code"),
     "seq": ("seqnum=", "last completed nccl work"),
     # torch.multiprocessing.spawn names the process whose traceback follows, unprefixed.
     "spawn": ("terminated with",),
@@ -27,6 +27,11 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     # NCCL's init line ties a `host:pid` prefix to a rank, once per communicator:
     # `host:12:34 [3] NCCL INFO [ncclCommInitRank ]comm 0x.. rank 3 nranks 8 cudaDev 3 ... - Init COMPLETE`.
     "nccl_init": ("init complete",),
+    # Ray Train ties an actor's pid to its rank: `Setting up process group for: env:// [rank=2, world_size=4]`.
+    "ray": ("setting up process group for", ") world_rank="),
+    # Where one node's local ranks sit among the global ones (multi-node torchrun).
+    "node": ("group_rank=", "global_ranks=", "local_ranks=", "global_world_sizes=", "node_rank", "node-rank",
+             "nproc_per_node", "nproc-per-node", "local_world_size"),
     # The run finished: whatever it printed before was survived (a retry, a fallback, a warning).
     "done": ("worker group successfully finished", "local worker group finished", "training completed. do not",
              "`trainer.fit` stopped:", "'train_runtime':"),
@@ -44,6 +49,20 @@ _NOT_ERROR = regex.compile(
     r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b|\b_is_a_lwp: open\(\)"
 )
 _ELASTIC_RANK = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\b")
+# A failure summary row names both: `rank      : 11 (local_rank: 3)` is rank 3 of a node starting at 8.
+_ELASTIC_RANK_PAIR = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,6})\)")
+# torchelastic's rendezvous result (`global_ranks=[8, 9, 10, 11]`, before torch 1.9 `assigned
+# global_ranks=[8]`), its `group_rank=1` (the node's index), and the processes per node as the
+# launch config (`nproc_per_node   : 8`), argv (`--nproc_per_node=8`) or WorkerSpec state them.
+# Only the result block's own rows (indented, one per line): Megatron and vLLM print other
+# `global_ranks=[...]` lists, of subgroups, that say nothing about where a node starts.
+_RDZV_RANK_LIST = regex.compile(
+    r"^\s*(?:assigned )?(global_ranks|local_ranks|global_world_sizes)=\[(\d{1,6})((?:, ?\d{1,6}){0,4095})\]"
+)
+_GROUP_RANK = regex.compile(r"^\s*group_rank=(\d{1,5})\b|--node[_-]rank[= ](\d{1,5})\b|\bNODE_RANK=(\d{1,5})\b")
+_NPROC = regex.compile(
+    r"(?:--nproc[_-]per[_-]node[= ]|\bnproc_per_node\s*[:=]\s*|\blocal_world_size=)(\d{1,4})\b"
+)
 # The world size is read wherever these stand, not line by line: a big NCCL INFO log prints
 # `nRanks` on line after line, and the matcher hands over each occurrence's offset.
 WORLD_KEYWORDS = ("world_size", "world size", "nranks")
@@ -59,6 +78,10 @@ _AGENT_FAILED = regex.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d{1,6
 _ELASTIC_EXITCODE = regex.compile(r"^\s*exitcode\s*:\s*(-?\d+)\b")
 # torch.distributed.launch (< 1.9) names the worker by its argv: `'--local_rank=3'`.
 _LAUNCH_ARGV_RANK = regex.compile(r"CalledProcessError: Command .*'--local_rank=(\d{1,6})'")
+# DeepSpeed's launcher names the first worker that died by its argv, then kills the others:
+# `[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=1', ...] exits with return code = -11`
+_DS_LOCAL_RANK_ARG = regex.compile(r"'--local_rank=(\d{1,6})'")
+_DS_RETURN_CODE = regex.compile(r"\] exits with return code = (-?\d{1,4})\s*$")
 # torch.multiprocessing.spawn: `-- Process 3 terminated with the following error:` (a traceback follows),
 # `process 3 terminated with signal SIGKILL`, `process 0 terminated with exit code 1`.
 _SPAWN_BLOCK = regex.compile(r"-- Process (\d{1,6}) terminated with the following error")
@@ -75,6 +98,13 @@ _NCCL_INIT = regex.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO (?:ncclCommInitRank(?:Config)? )?comm 0x[0-9a-fA-F]+ "
     r"rank (?P<rank>\d{1,6}) n[Rr]anks (?P<n>\d{1,6})\b"
 )
+# Ray prints each actor's output behind `(RayTrainWorker pid=2893, ip=10.0.0.1) `: the probes read
+# the message after it, and the pid says which rank wrote it once Ray Train's line named it.
+_RAY_PREFIX = regex.compile(r"\((?P<actor>[A-Za-z_][\w.:]{0,80}) pid=(?P<pid>\d{1,9})(?:, ip=[^)\s]{1,64})?\) ")
+_RAY_PG_RANK = regex.compile(r"Setting up process group for: \S+ \[rank=(\d{1,6}), world_size=(\d{1,6})\]")
+# The trainer lists every worker it started (Ray prints the process-group line for rank 0 only):
+# `(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75299) world_rank=1, local_rank=1, node_rank=0`
+_RAY_WORKER_RANK = regex.compile(r"\bpid=(\d{1,9})\) world_rank=(\d{1,6})\b")
 # Exceptions that launchers raise about a child, not the child's own error: never the cause.
 LAUNCHER_EXCEPTION = regex.compile(
     r"ChildFailedError|ProcessRaisedException|ProcessExitedException|CalledProcessError"
@@ -102,17 +132,26 @@ class LogFacts:
     banner_ranks: set[int] = field(default_factory=set)
     # (host, pid) -> (nranks of the communicator, rank): the widest communicator's rank is global.
     nccl_rank_by_proc: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    # Ray actor pid -> the rank Ray Train gave it.
+    ray_rank_by_pid: dict[int, int] = field(default_factory=dict)
     # The last line saying the run finished well, and the last error-like line: errors all
     # before a finish were survived.
     done_line: int | None = None
     last_error_line: int | None = None
     _awaiting_exc: dict[int | None, int] = field(default_factory=dict)  # rank -> traceback line
+    # Multi-node: first global rank of the node whose local ranks this log shows, each way the
+    # log states it, and the processes per node.
+    node_offsets: set[int] = field(default_factory=set)
+    group_rank: int | None = None
+    local_world_size: int | None = None
     _elastic_after: int | None = None
     _spawn_rank: int | None = None  # inside a `-- Process N terminated` block
 
     def observe(self, line_no: int, message: str, rank: int | None, probes: frozenset[str] | set[str]) -> None:
         """Feed one candidate line: `message` has launcher prefixes stripped, `rank` is the
         line's rank as `parse_line` finds it."""
+        if message[:1] == "(":
+            message, rank = self._strip_ray(message, rank)
         if "spawn" in probes:
             self._observe_spawn(message)
         if rank is None and self._spawn_rank is not None:
@@ -139,7 +178,11 @@ class LogFacts:
                     self.traceback_by_rank[rank] = (line_no, text)
                 if self.first_traceback is None:
                     self.first_traceback = (line_no, rank, text)
-            elif self.first_error is None and _ERROR_LINE.search(message) and not _NOT_ERROR.search(message):
+            elif self.first_error is None and (
+                # A pasted exception without its traceback (`IndexError: Target 5 is out of bounds.`) is
+                # what a person quotes too; `\bError\b` alone misses the word inside `IndexError`.
+                _EXC_LINE.match(message) or (_ERROR_LINE.search(message) and not _NOT_ERROR.search(message))
+            ):
                 self.first_error = (line_no, rank, message.strip())
         if "elastic" in probes:
             self._observe_elastic(line_no, message)
@@ -154,6 +197,28 @@ class LogFacts:
                 self.banner_ranks.add(int(m[1]))
         if "nccl_init" in probes:
             self.observe_nccl_init(message)
+        if "node" in probes:
+            self._observe_node(message)
+
+    def _strip_ray(self, message: str, rank: int | None) -> tuple[str, int | None]:
+        """The message behind a Ray actor's `(Name pid=N, ip=...) ` and the rank that pid holds."""
+        m = _RAY_PREFIX.match(message)
+        if m is None:
+            return message, rank
+        pid, message = int(m["pid"]), message[m.end() :]
+        pg = _RAY_PG_RANK.search(message)
+        if pg:
+            self.ray_rank_by_pid[pid] = int(pg[1])
+            self.observe_world_size(int(pg[2]))
+        worker = _RAY_WORKER_RANK.search(message)
+        if worker:
+            self.ray_rank_by_pid[int(worker[1])] = int(worker[2])
+        return message, rank if rank is not None else self.ray_rank_by_pid.get(pid)
+
+    def ray_rank(self, line: str) -> int | None:
+        """The rank of the Ray actor whose `(Name pid=N...)` prefix the line carries, where known."""
+        m = _RAY_PREFIX.search(line, 0, 200)
+        return self.ray_rank_by_pid.get(int(m["pid"])) if m else None
 
     def observe_nccl_init(self, line: str) -> None:
         """An `Init COMPLETE` line: which rank the process `host:pid` holds (the engine hands
@@ -164,7 +229,34 @@ class LogFacts:
             if width > self.nccl_rank_by_proc.get(proc, (0, 0))[0]:
                 self.nccl_rank_by_proc[proc] = (width, int(m["rank"]))
 
+    def _observe_node(self, message: str) -> None:
+        for m in _RDZV_RANK_LIST.finditer(message):  # at most one: the pattern is anchored
+            values = [int(m[2]), *(int(v) for v in regex.findall(r"\d+", m[3]))]
+            if m[1] == "global_ranks":
+                self.node_offsets.add(values[0])
+            if m[1] in ("global_ranks", "local_ranks") and len(values) > 1:
+                self.local_world_size = len(values)
+            if m[1] == "global_world_sizes":
+                self.observe_world_size(values[0])
+        m = _GROUP_RANK.search(message)
+        if m:
+            self.group_rank = int(m[1] or m[2] or m[3])
+        m = _NPROC.search(message)
+        if m and int(m[1]) > 0:
+            self.local_world_size = int(m[1])
+
+    def node_offset(self) -> int | None:
+        """The global rank of this node's local rank 0, where the log says it one way only:
+        a log that holds several nodes' summaries has no single offset."""
+        offsets = set(self.node_offsets)
+        if self.group_rank is not None and self.local_world_size:
+            offsets.add(self.group_rank * self.local_world_size)
+        return offsets.pop() if len(offsets) == 1 else None
+
     def _observe_elastic(self, line_no: int, message: str) -> None:
+        m = _ELASTIC_RANK_PAIR.match(message)
+        if m and int(m[1]) >= int(m[2]):
+            self.node_offsets.add(int(m[1]) - int(m[2]))
         if "first observed failure" in message:
             self._elastic_after = line_no
             return
@@ -187,6 +279,13 @@ class LogFacts:
         m = _LAUNCH_ARGV_RANK.search(message)
         if m:
             self._launcher_failed(int(m[1]))
+            return
+        if "sigkill_handler]" in message:
+            code, arg = _DS_RETURN_CODE.search(message), _DS_LOCAL_RANK_ARG.search(message)
+            if code and arg:
+                local = int(arg[1])
+                self._launcher_failed(local)
+                self.exitcode_by_rank.setdefault(local, int(code[1]))
 
     def _observe_spawn(self, message: str) -> None:
         m = _SPAWN_BLOCK.search(message)

@@ -21,6 +21,7 @@ import regex
 
 from bot.matcher.lines import nccl_origin
 from bot.matcher.model import Collateral, Confidence, Diagnosis, Evidence, Match, Stats
+from bot.matcher.noderanks import to_global
 from bot.matcher.salient import LogFacts
 
 if TYPE_CHECKING:
@@ -106,6 +107,13 @@ def _silent_rank(timeout_ranks: set[int], facts: LogFacts) -> int | None:
     """
     if len(timeout_ranks) < 2:
         return None
+    # One node's log: its ranks are the block from the node's offset, as wide as the processes
+    # it runs (or reaching the highest that timed out).
+    offset = facts.node_offset()
+    if offset is not None and min(timeout_ranks) >= offset:
+        block = set(range(offset, offset + (facts.local_world_size or max(timeout_ranks) - offset + 1)))
+        if timeout_ranks <= block and len(block - timeout_ranks) == 1:
+            return (block - timeout_ranks).pop()
     # One gap inside the block of ranks that timed out (a node's log shows its own ranks only).
     low, high = min(timeout_ranks), max(timeout_ranks)
     gaps = set(range(low, high + 1)) - timeout_ranks
@@ -145,6 +153,11 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
     """The rank of a cause whose lines carry no rank prefix, from what names it indirectly."""
     hits = sorted(root.hits, key=lambda h: h.line)
     for h in hits:
+        # `(RayTrainWorker pid=2893, ...) ...`: Ray Train's process-group line told that pid's rank.
+        rank = facts.ray_rank(h.text)
+        if rank is not None:
+            return rank
+    for h in hits:
         # `host:pid:tid [dev] ... NCCL WARN`: the init lines told which rank that process is.
         origin = nccl_origin(h.text)
         if origin is not None:
@@ -166,7 +179,7 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
             # one process per GPU, so on a multi-rank node the device index is the local rank.
             m = _GPU_IN_OOM.search(h.text)
             if m:
-                return int(m[1] or m[2])
+                return int(m[1] or m[2]) + (facts.node_offset() or 0)
     return _first_own_error_rank(facts, set())
 
 
@@ -181,6 +194,10 @@ def _unmatched_rank(facts: LogFacts) -> int | None:
     rank = _launcher_rank(facts)
     if rank is not None:
         return rank
+    # No traceback, no launcher line: the rank whose own line is the error quoted
+    # (`[rank7]: torch.distributed.DistBackendError: NCCL error ...`).
+    if facts.first_error is not None and facts.first_error[1] is not None:
+        return facts.first_error[1]
     return _first_own_error_rank(facts, set())
 
 
@@ -238,6 +255,8 @@ def _match(rh: RuleHits, role: str, conf: Confidence, prefer_rank: int | None) -
 
 
 def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosis:
+    # Ranks are compared and reported as global ones: one node's local ranks get its offset.
+    rule_hits, facts = to_global(rule_hits, facts)
     fired = [rh for rh in rule_hits if rh.score >= rh.rule.min_score]
     last = max((h.line for rh in fired for h in rh.hits), default=0)
     if facts.finished_after(last):

@@ -288,3 +288,163 @@ def test_the_terminal_names_the_rank_and_the_wrapper_around_the_unmatched_error(
     out = render_report(build_report(matcher.diagnose(WRAPPED_KEYERROR), matcher.rulebook))
     assert "No known failure matched" in out and "KeyError: 'betas'" in out
     assert "(rank 1, the first to fail)" in out and "Reported around it: Title of wrapper" in out
+
+
+# --- multi-node: one node's log shows local ranks; the initiating rank reported is global ---
+
+RDZV_NODE1 = """INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:
+  restart_count=0
+  master_addr=gpu-node-0
+  master_port=29500
+  group_rank=1
+  group_world_size=2
+  local_ranks=[0, 1, 2, 3, 4, 5, 6, 7]
+  role_ranks=[8, 9, 10, 11, 12, 13, 14, 15]
+  global_ranks=[8, 9, 10, 11, 12, 13, 14, 15]
+  role_world_sizes=[16, 16, 16, 16, 16, 16, 16, 16]
+  global_world_sizes=[16, 16, 16, 16, 16, 16, 16, 16]
+
+"""
+
+
+def _local_timeout(local: int, offset: int = 8) -> str:
+    """torch < 2.2 with `torchrun --tee 3`: the prefix is the local rank, the text the global one."""
+    return (
+        f"[default{local}]:[E ProcessGroupNCCL.cpp:828] [Rank {local + offset}] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=4120, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800483 "
+        "milliseconds before timing out.\n"
+    )
+
+
+def test_a_tee_prefix_on_the_second_node_is_reported_as_the_global_rank(matcher):
+    """`[default3]:` on node 1 of 2x8 is global rank 11: the rendezvous result says where it starts."""
+    log = RDZV_NODE1 + (
+        "[default3]:Traceback (most recent call last):\n"
+        '[default3]:  File "/work/pretrain.py", line 402, in train_step\n'
+        "[default3]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a "
+        "total capacity of 79.15 GiB of which 1.02 GiB is free.\n"
+    ) + "".join(_local_timeout(r) for r in (0, 1, 2, 4, 5, 6, 7))
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 11
+    assert d.matches[0].ranks == [11]
+    assert d.collateral[0].ranks == [8, 9, 10, 12, 13, 14, 15]
+
+
+def test_the_failure_summary_pairs_the_global_rank_with_the_local_one(matcher):
+    """No rendezvous lines: `rank : 11 (local_rank: 3)` gives the offset for the agent's `local_rank: 3`."""
+    log = (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB\n"
+        "E1204 02:11:09.300000 7001 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+        "local_rank: 3 (pid: 7020) of binary: /usr/bin/python\n"
+        + ELASTIC_TAIL.replace("rank      : 1 (local_rank: 1)", "rank      : 11 (local_rank: 3)").split("\n", 1)[1]
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 11
+
+
+def test_the_silent_rank_of_the_second_node_is_its_local_zero(matcher):
+    """Local ranks 1-7 of node 1 time out; `[default0]` (global 8) never reached the allreduce."""
+    log = RDZV_NODE1 + "".join(_local_timeout(r) for r in range(1, 8))
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "timeout" and d.initiating_rank == 8
+
+
+def test_spawn_on_a_second_node_adds_node_rank_times_processes(matcher):
+    """`--node_rank=1 --nproc_per_node=4` echoed, then spawn's `-- Process 2`: global rank 6."""
+    log = "+ python main.py --nnodes=2 --node_rank=1 --nproc_per_node=4 --master_addr=gpu-node-0\n" + SPAWN_OOM.replace(
+        "Process 3", "Process 2"
+    ).replace("(GPU 3;", "(GPU 2;")
+    assert matcher.diagnose(log).initiating_rank == 6
+
+
+def test_a_log_of_two_nodes_keeps_the_ranks_it_reads(matcher):
+    """Two nodes' summaries (offsets 0 and 8) in one file: no single offset, nothing is added."""
+    tail0 = ELASTIC_TAIL.replace("rank      : 1 (local_rank: 1)", "rank      : 3 (local_rank: 3)")
+    tail1 = ELASTIC_TAIL.replace("rank      : 1 (local_rank: 1)", "rank      : 9 (local_rank: 1)")
+    log = "[rank3]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n" + tail0 + tail1
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 3
+
+
+def test_global_rank_prefixes_on_the_second_node_are_left_as_they_are(matcher):
+    """torch >= 2.2 prints `[rank11]:` itself: the ranks on the lines are global already."""
+    log = RDZV_NODE1 + "[rank11]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    d = matcher.diagnose(log)
+    assert d.initiating_rank == 11 and d.matches[0].ranks == [11]
+
+
+def test_a_subgroups_rank_list_is_not_a_nodes_offset(matcher):
+    """A subgroup's list printed mid-line (`pipeline group global_ranks=[4, 5]`) is not the rendezvous result."""
+    log = (
+        "[rank1]: building pipeline group global_ranks=[4, 5, 6, 7] group_rank=1 local_world_size=4\n"
+        "[rank1]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    )
+    assert matcher.diagnose(log).initiating_rank == 1
+
+
+DS_SIGKILL = (
+    "[2024-03-20 20:31:29,210] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 3353707\n"
+    "[2024-03-20 20:31:29,269] [ERROR] [launch.py:321:sigkill_handler] ['/data/envs/llama/bin/python', '-u', "
+    "'src/train_bash.py', '--local_rank=4', '--stage', 'sft', '--deepspeed', 'ds_z3.json'] exits with return code = 1\n"
+)
+
+
+def test_deepspeeds_launcher_names_the_worker_that_died_first(matcher):
+    """The unprefixed KeyError belongs to `--local_rank=4`, the process DeepSpeed's sigkill_handler reports."""
+    log = "Traceback (most recent call last):\n  File \"src/train_bash.py\", line 14, in <module>\nKeyError: 'labels'\n" + DS_SIGKILL
+    d = matcher.diagnose(log)
+    assert d.unmatched == "KeyError: 'labels'" and d.initiating_rank == 4
+
+
+def test_deepspeeds_killing_lines_name_no_one(matcher):
+    """`Killing subprocess N` is the launcher tearing the others down, not a failed rank."""
+    log = "torch.cuda.OutOfMemoryError: CUDA out of memory.\n" + DS_SIGKILL.splitlines(keepends=True)[0]
+    assert matcher.diagnose(log).initiating_rank is None
+
+
+def test_an_unmatched_error_without_a_traceback_keeps_its_ranks_prefix(matcher):
+    """`[rank7]: ...DistBackendError...` with no traceback head: the quoted line's rank is reported."""
+    log = (
+        "[rank7]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "[rank7]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.initiating_rank == 7 and d.unmatched.startswith("torch.distributed.DistBackendError")
+
+
+RAY_SETUP = "".join(
+    f"(RayTrainWorker pid={2891 + r}, ip=10.0.0.1) Setting up process group for: env:// [rank={r}, world_size=4]\n"
+    for r in range(4)
+)
+
+
+def test_a_ray_workers_traceback_is_read_behind_its_actor_prefix(matcher):
+    """`(RayTrainWorker pid=2893, ...) KeyError`: the error is quoted, and pid 2893 is rank 2."""
+    log = RAY_SETUP + (
+        "(RayTrainWorker pid=2893, ip=10.0.0.1) Traceback (most recent call last):\n"
+        '(RayTrainWorker pid=2893, ip=10.0.0.1)   File "/work/train.py", line 40, in train_func\n'
+        "(RayTrainWorker pid=2893, ip=10.0.0.1) KeyError: 'pixel_values'\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched == "KeyError: 'pixel_values'" and d.initiating_rank == 2
+
+
+def test_ray_trainers_worker_list_maps_every_pid(matcher):
+    """Ray prints the process-group line for rank 0 only; TorchTrainer's list names the others."""
+    log = (
+        "(RayTrainWorker pid=75298) Setting up process group for: env:// [rank=0, world_size=2]\n"
+        "(TorchTrainer pid=71127) Started distributed worker processes:\n"
+        "(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75298) world_rank=0, local_rank=0, node_rank=0\n"
+        "(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75299) world_rank=1, local_rank=1, node_rank=0\n"
+        "(RayTrainWorker pid=75299) torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 1
+
+
+def test_a_rule_hit_on_a_ray_worker_takes_that_workers_rank(matcher):
+    log = RAY_SETUP + "(RayTrainWorker pid=2894, ip=10.0.0.1) torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 3
+    assert matcher.diagnose(RAY_SETUP).matches == []

@@ -213,3 +213,11 @@ def test_loader_names_the_bad_list_item(tmp_path):
     text = "\n".join(err.value.problems)
     assert "tags[1]: must be a non-empty string, got int 503 (quote it)" in text
     assert "tags[2]: must be a non-empty string, got dict" in text
+
+
+def test_unmatched_quotes_an_exception_pasted_without_its_traceback(matcher):
+    """`ValueError: ...` alone on a line (no traceback head above it) is still the line to quote."""
+    log = "epoch 3 step 10 loss 0.5\nValueError: Target modules {'c_proj'} not found in the base model\n"
+    assert matcher.diagnose(log).unmatched == "ValueError: Target modules {'c_proj'} not found in the base model"
+    # A warning class is not an exception.
+    assert matcher.diagnose("FutureWarning: `resume_download` is deprecated\nstep 1\n").unmatched is None
