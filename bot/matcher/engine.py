@@ -17,7 +17,8 @@ import regex
 from bot.matcher.dbcache import derived_literals
 from bot.matcher.lines import LineFacts, LineReader, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
-from bot.matcher.prefilter import DERIVATION_VERSION, Condition, Prefilter, required_literals
+from bot.matcher.prefilter import Condition, Prefilter
+from bot.matcher.required import DERIVATION_VERSION, required_literals, score
 from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import PROBE_KEYWORDS, WORLD_KEYWORDS, WORLD_SIZE_AT, LogFacts
 from bot.matcher.verdict import decide
@@ -293,16 +294,24 @@ class Matcher:
         return scan.finish()
 
 
-def _useful_literals(req: frozenset[str] | None, gate: frozenset[str]) -> frozenset[str] | None:
-    """A signature's required literals `req`, when they are at least as selective as its rule's
-    keywords (longer literals are rarer); else None, and the keywords alone gate it."""
-    if req is None or _selectivity(req) < _selectivity(gate):
+def _useful_literals(reqs: tuple[frozenset[str], ...], gate: frozenset[str]) -> frozenset[str] | None:
+    """Of a signature's required sets `reqs`, the one to test beside its rule's keywords `gate`,
+    or None (the keywords alone gate it).
+
+    Only a set at least as selective as the keywords (longer literals are rarer); among those,
+    first one that does not merely restate a keyword: in `The client socket has failed to
+    connect to \\S+ \\(errno: (?:110 ...|113 ...))` the keyword is in the first literal, so a
+    flood of `errno: 99` retries would meet it on every line, where `(errno: 110` it never meets.
+    """
+    useful = [r for r in reqs if score(r) >= score(gate)]
+    if not useful:
         return None
-    return req
+    return max(useful, key=lambda r: (not _restates(r, gate), score(r)))
 
 
-def _selectivity(words: frozenset[str]) -> tuple[int, int]:
-    return (min((len(w) for w in words), default=0), -len(words))
+def _restates(req: frozenset[str], gate: frozenset[str]) -> bool:
+    """Does every literal of `req` hold a keyword of `gate` (so a line meeting it meets the gate)?"""
+    return all(any(k in w for k in gate) for w in req if w.isascii())
 
 
 class Scan:

@@ -71,7 +71,7 @@ def test_default_location_follows_xdg(monkeypatch, tmp_path):
 
 
 def _counting(calls: list[str]):
-    from bot.matcher.prefilter import required_literals
+    from bot.matcher.required import required_literals
 
     def derive(pattern: str):
         calls.append(pattern)
@@ -84,8 +84,8 @@ def test_derived_literals_are_kept_per_derivation_version(cache):
     patterns = [r"Watchdog caught collective operation timeout", r"(?i)got completion from peer", r"\d+"]
     calls: list[str] = []
     first = dbcache.derived_literals(patterns, _counting(calls), "v1")
-    assert first[patterns[0]] == frozenset({"watchdog caught collective operation timeout"})
-    assert first[patterns[2]] is None
+    assert first[patterns[0]] == (frozenset({"watchdog caught collective operation timeout"}),)
+    assert first[patterns[2]] == ()
     assert len(calls) == 3
     again = dbcache.derived_literals(patterns, _counting(calls), "v1")
     assert again == first and len(calls) == 3  # all read back, none derived
@@ -100,5 +100,5 @@ def test_derived_literals_survive_a_corrupt_file(cache):
     dbcache.derived_literals(["abcdef"], _counting(calls), "v1")
     (path,) = cache.glob("literals-*.json")
     path.write_text("{not json")
-    assert dbcache.derived_literals(["abcdef"], _counting(calls), "v1") == {"abcdef": frozenset({"abcdef"})}
+    assert dbcache.derived_literals(["abcdef"], _counting(calls), "v1") == {"abcdef": (frozenset({"abcdef"}),)}
     assert len(calls) == 2
