@@ -461,8 +461,11 @@ class Scan:
                 # needs NCCL's own prefix only, not the launcher prefixes or the timestamp.
                 self.facts.observe_nccl_init(text)
                 return
-            facts = facts or self._reader.facts(text)
-            self.facts.observe(line_no, text[facts.message_start :], facts.rank, plan.probes)
+            if facts is not None:
+                rank, message_start = facts.rank, facts.message_start
+            else:
+                rank, message_start = self._reader.prefix(text)
+            self.facts.observe(line_no, text[message_start:], rank, plan.probes)
 
     def _match(self, plan: _Plan, text: str) -> tuple[tuple[Rule, Signature], ...] | None:
         """The (rule, signature) pairs of `plan` whose one-line regexes match `text` (window

@@ -209,6 +209,16 @@ class LineReader:
         self._chars = 0
 
     def facts(self, line: str) -> LineFacts:
+        return _read(self._layout_of(line), line)
+
+    def prefix(self, line: str) -> tuple[int | None, int]:
+        """`(rank, message_start)` of `line`, as `facts` gives them, without reading the
+        timestamp: all the probes need of the lines a flood of error lines brings them."""
+        layout = self._layout_of(line)
+        rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
+        return rank, layout.message_start
+
+    def _layout_of(self, line: str) -> _Layout:
         shape = line.translate(_DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)
         if layout is None:
@@ -217,7 +227,7 @@ class LineReader:
                 self._layouts.clear()  # endlessly new shapes: stay bounded
                 self._chars = len(shape)
             layout = self._layouts[shape] = _layout(line)
-        return _read(layout, line)
+        return layout
 
 
 def nccl_origin(line: str) -> tuple[str, int] | None:

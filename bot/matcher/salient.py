@@ -126,9 +126,10 @@ class LogFacts:
         if "done" in probes and _DONE.search(message):
             self.done_line = line_no
         if "exception" in probes:
-            if _EXC_LINE.match(message) or (_ERROR_LINE.search(message) and not _NOT_ERROR.search(message)):
+            exc_line, error_line = _error_kinds(message)
+            if exc_line or error_line:
                 self.last_error_line = line_no
-            if rank in self._awaiting_exc and _EXC_LINE.match(message):
+            if rank in self._awaiting_exc and exc_line:
                 self._awaiting_exc.pop(rank)
                 text = message.strip()
                 if rank == self._spawn_rank:
@@ -139,7 +140,7 @@ class LogFacts:
                     self.traceback_by_rank[rank] = (line_no, text)
                 if self.first_traceback is None:
                     self.first_traceback = (line_no, rank, text)
-            elif self.first_error is None and _ERROR_LINE.search(message) and not _NOT_ERROR.search(message):
+            elif self.first_error is None and error_line:
                 self.first_error = (line_no, rank, message.strip())
         if "elastic" in probes:
             self._observe_elastic(line_no, message)
@@ -252,6 +253,29 @@ class LogFacts:
 _SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7,
             "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12, "SIGPIPE": 13,
             "SIGALRM": 14, "SIGTERM": 15}  # fmt: skip
+
+
+# `_error_kinds` per message shape: the three patterns tell no digit from another except 0
+# from the rest (`0 errors`), so a flood of one error line with other numbers (a retry loop
+# with its timestamps) pays them once. Bounded; shared by threads (dict operations are atomic).
+_NONZERO_AS_ONE = str.maketrans("23456789", "11111111")
+_KINDS: dict[str, tuple[bool, bool]] = {}
+_KINDS_MAX = 20_000
+
+
+def _error_kinds(message: str) -> tuple[bool, bool]:
+    """(an exception line, an error line that is not a warning or info) for `message`."""
+    key = message.translate(_NONZERO_AS_ONE)
+    found = _KINDS.get(key)
+    if found is None:
+        if len(_KINDS) >= _KINDS_MAX:
+            _KINDS.clear()
+        found = (
+            _EXC_LINE.match(message) is not None,
+            _ERROR_LINE.search(message) is not None and _NOT_ERROR.search(message) is None,
+        )
+        _KINDS[key] = found
+    return found
 
 
 def _is_traceback_head(message: str) -> bool:
