@@ -61,29 +61,31 @@ def block_database(expressions: list[tuple[int, str]], flags: int) -> hyperscan.
 
 
 def derived_literals(
-    patterns: Iterable[str], derive: Callable[[str], tuple[frozenset[str], ...]], version: str
-) -> dict[str, tuple[frozenset[str], ...]]:
-    """`derive(p)` for every pattern, read from the cache where an earlier run stored it.
+    patterns: Iterable[tuple[str, bool]], derive: Callable[[str, bool], tuple[frozenset[str], ...]], version: str
+) -> dict[tuple[str, bool], tuple[frozenset[str], ...]]:
+    """`derive(pattern, window)` for every (pattern, window) pair, read from the cache where an
+    earlier run stored it (`window`: the literals of a match's first line only).
 
     `version` names the derivation (a hash of its code): another version reads another file,
     so a changed derivation never reuses an old answer.
     """
     path = cache_dir() / f"literals-{version}.json"
+    known: dict[tuple[str, bool], tuple[frozenset[str], ...]] = {}
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        known = {p: tuple(frozenset(words) for words in sets) for p, sets in stored.items()}
+        for pattern, window, sets in json.loads(path.read_text(encoding="utf-8")):
+            known[pattern, bool(window)] = tuple(frozenset(words) for words in sets)
     except Exception:  # absent, unreadable or not ours: derive everything
         known = {}
-    out: dict[str, tuple[frozenset[str], ...]] = {}
+    out: dict[tuple[str, bool], tuple[frozenset[str], ...]] = {}
     fresh = False
-    for pattern in patterns:
-        if pattern not in known:
-            known[pattern] = derive(pattern)
+    for key in patterns:
+        if key not in known:
+            known[key] = derive(*key)
             fresh = True
-        out[pattern] = known[pattern]
+        out[key] = known[key]
     if fresh:
-        data = {p: [sorted(words) for words in sets] for p, sets in known.items()}
-        _store(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+        data = sorted([p, w, [sorted(words) for words in sets]] for (p, w), sets in known.items())
+        _store(path, json.dumps(data).encode("utf-8"))
     return out
 
 

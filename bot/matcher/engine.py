@@ -94,14 +94,14 @@ class _Window:
     rank: int | None
 
 
-def _extend(win: _Window, chunk: bytes, pos: int, end: int) -> bool:
+def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) -> bool:
     """Add the whole lines of `chunk[pos:end]` that continue `win` (prefixes stripped; a line
     of another rank ends it). True when the window is complete, False when `end` came first."""
     while len(win.parts) < win.sig.lines:
         if pos >= end:
             return False
         nl = chunk.find(b"\n", pos, end)
-        other, message = rank_and_message(_decode(chunk, pos, nl if nl >= 0 else end))
+        other, message = rank_and_message(_decode(chunk, pos, nl if nl >= 0 else end), reader)
         if other is not None and other != win.rank:
             return True
         win.parts.append(message)
@@ -221,15 +221,15 @@ class Matcher:
         owners: dict[Condition, list[tuple[str, int] | str]] = {}
         self._derived: dict[str, tuple[frozenset[str] | None, ...]] = {}
         required = derived_literals(
-            (sig.pattern for rule in rulebook for sig in rule.signatures), required_literals, DERIVATION_VERSION
+            ((sig.pattern, sig.lines > 1) for rule in rulebook for sig in rule.signatures),
+            lambda pattern, window: required_literals(pattern, first_line=window),
+            DERIVATION_VERSION,
         )
         for rule in rulebook:
             gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
-            # A window signature's literals may stand on its continuation lines: its first line
-            # is gated by the keywords alone.
-            derived = tuple(
-                None if sig.lines > 1 else _useful_literals(required[sig.pattern], gate) for sig in rule.signatures
-            )
+            # A window signature is opened on the line its match begins on: only the literals
+            # of the match's opening (before anything that can match a newline) are on it.
+            derived = tuple(_useful_literals(required[sig.pattern, sig.lines > 1], gate) for sig in rule.signatures)
             self._derived[rule.id] = derived
             if not gate:
                 continue  # a rule without keywords has no gate to pass: it never runs
@@ -492,8 +492,8 @@ class Scan:
         """A window signature on its first line: join the lines after it. When the piece of the
         log ends first, the window is finished at the start of the next piece: a diagnosis never
         depends on where the input was cut."""
-        win = _Window(line_no, rule, sig, [text], rank_and_message(text)[0])
-        if _extend(win, chunk, stop + 1, self._end):
+        win = _Window(line_no, rule, sig, [text], rank_and_message(text, self._reader)[0])
+        if _extend(win, chunk, stop + 1, self._end, self._reader):
             self._close_window(win)
         else:
             self._windows.append(win)
@@ -536,7 +536,7 @@ class Scan:
     def _resume_windows(self, chunk: bytes, begin: int, end: int) -> None:
         waiting, self._windows = self._windows, []
         for win in waiting:
-            if _extend(win, chunk, begin, end):
+            if _extend(win, chunk, begin, end, self._reader):
                 self._close_window(win)
             else:
                 self._windows.append(win)
@@ -585,7 +585,7 @@ def _search_any(rx: regex.Pattern[str], text: str, timeout: float) -> bool | Non
     return None
 
 
-def rank_and_message(line: str) -> tuple[int | None, str]:
+def rank_and_message(line: str, reader: LineReader | None = None) -> tuple[int | None, str]:
     """`(parse_line(line).rank, strip_prefixes(line))`: what the probes need of a line.
 
     Most lines of a big log open with torchrun's `[rankN]:` (or `[defaultN]:`) and nothing
@@ -605,6 +605,9 @@ def rank_and_message(line: str) -> tuple[int | None, str]:
             rest = line[close + 2 :]
             if digits.isascii() and digits.isdigit() and not (rest[:1] == "[" or rest[:1].isdigit()):
                 return int(digits), rest[1:] if rest[:1] == " " else rest
+    if reader is not None:  # each line shape's layout worked out once
+        rank, message_start = reader.prefix(line)
+        return rank, line[message_start:]
     return parse_line(line).rank, strip_prefixes(line)
 
 

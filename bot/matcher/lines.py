@@ -194,8 +194,9 @@ def parse_line(line: str) -> LineFacts:
     return _read(_layout(line), line)
 
 
-# Every digit read as 0 (see _Layout).
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+# Every digit read as 0 (see _Layout), on the line's UTF-8 (where a byte 0x30-0x39 is only ever
+# an ASCII digit): bytes.translate is several times faster than str.translate.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Characters of line shapes kept per log (a bound on memory whatever the log).
 _LAYOUTS_CHARS = 8 << 20
 
@@ -205,7 +206,7 @@ class LineReader:
     a flood of one line with other numbers (retries, warnings per step) pays its regexes once."""
 
     def __init__(self) -> None:
-        self._layouts: dict[str, _Layout] = {}
+        self._layouts: dict[bytes, _Layout] = {}
         self._chars = 0
 
     def facts(self, line: str) -> LineFacts:
@@ -219,7 +220,7 @@ class LineReader:
         return rank, layout.message_start
 
     def _layout_of(self, line: str) -> _Layout:
-        shape = line.translate(_DIGITS_AS_ZERO)
+        shape = line.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)
         if layout is None:
             self._chars += len(shape)

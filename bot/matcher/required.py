@@ -192,20 +192,54 @@ class _Walk:
         return _Info(whole, tuple(reqs))
 
 
-def required_literals(pattern: str, *, min_literal: int = MIN_LITERAL) -> tuple[Strings, ...]:
+def required_literals(pattern: str, *, min_literal: int = MIN_LITERAL, first_line: bool = False) -> tuple[Strings, ...]:
     """Sets of lower-case literals, most selective first; every match of `pattern` holds one
     literal of each set. Sets whose shortest literal is under `min_literal` are left out;
-    `()` when nothing useful can be proved (or the pattern is outside the parsed subset)."""
+    `()` when nothing useful can be proved (or the pattern is outside the parsed subset).
+
+    `first_line`: only literals of the match's opening, before anything that can match a
+    newline, so that a match that begins on a line holds them on that line (a signature that
+    spans lines is opened on its first line).
+    """
     try:
         tree = parse(pattern)
     except Unsupported:
         return ()
+    if first_line:
+        tree = _opening(tree)
     walk = _Walk()
     info = walk.node(tree)
     found = _drop_implied({_minimal(s) for s in info.reqs + _as_req(info.exact) if score(s)[0] >= min_literal})
     folds = frozenset(walk.folds)
     # Every set carries the pattern's fold characters: a line holding one may match unseen.
     return tuple(sorted((s | folds for s in found), key=lambda s: (-score(s)[0], -score(s)[1], sorted(s))))
+
+
+def _opening(tree: Node) -> Node:
+    """The leading items of `tree` up to the first that may match a newline."""
+    items = tree.items if isinstance(tree, Seq) else (tree,)
+    kept: list[Node] = []
+    for item in items:
+        if _may_match_newline(item):
+            break
+        kept.append(item)
+    return Seq(tuple(kept))
+
+
+def _may_match_newline(node: Node) -> bool:
+    if isinstance(node, Char):
+        return node.char == "\n"
+    if isinstance(node, CharSet):
+        return node.chars is None or "\n" in node.chars
+    if isinstance(node, Empty):
+        return False
+    if isinstance(node, Seq):
+        return any(_may_match_newline(i) for i in node.items)
+    if isinstance(node, Alt):
+        return any(_may_match_newline(b) for b in node.branches)
+    if isinstance(node, Repeat):
+        return _may_match_newline(node.sub)
+    return True  # a backreference: whatever the group took
 
 
 def _drop_implied(sets: set[Strings]) -> list[Strings]:

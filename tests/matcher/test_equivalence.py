@@ -223,8 +223,13 @@ def _lines_of_every_shape():
 
 
 def test_rank_shortcut_agrees_with_parse_line():
+    from bot.matcher.lines import LineReader
+
+    reader = LineReader()
     for line in _lines_of_every_shape():
-        assert rank_and_message(line) == (parse_line(line).rank, strip_prefixes(line)), line
+        want = (parse_line(line).rank, strip_prefixes(line))
+        assert rank_and_message(line) == want, line
+        assert rank_and_message(line, reader) == want, line
 
 
 def test_pathological_line_is_bounded_and_reported(tmp_path):
@@ -246,3 +251,27 @@ def test_pathological_line_is_bounded_and_reported(tmp_path):
         assert d.stats.regex_timeouts >= 1
         assert d.to_dict()["stats"]["regex_timeouts"] == d.stats.regex_timeouts
         assert d.root is not None and d.root.id == "oom"
+
+
+def test_a_window_signature_is_gated_by_its_first_lines_literals(tmp_path):
+    """A signature spanning lines is opened only on lines holding the literals of its match's
+    opening (before the first `\\s` that may take the newline), and still finds every match the
+    naive path finds, the wrapped one included."""
+    docs = [
+        rule_doc("wd", "network", {"keywords": ["alpha"], "signatures": [
+            sig("wrapped", r"Alpha failure detected\s+by the beta monitor", 0.6, lines=2)]}, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["wd", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["wd", "other"]),
+    ]  # fmt: skip
+    book = load_rulebook(write_rules(tmp_path, docs))
+    fast, naive = Matcher(book), Matcher(book, prefilter=False)
+    (derived,) = fast._derived["wd"]
+    assert derived == frozenset({"alpha failure detected"})
+    chatter = "[rank1]: alpha phase 3\n" * 50
+    for log in (
+        chatter + "[rank2]: ALPHA failure detected\n[rank2]: by the beta monitor\n",
+        chatter + "[rank2]: Alpha failure detected by the beta monitor\n",
+        chatter + "[rank2]: Alpha failure\n[rank2]: detected by the beta monitor\n",  # no match either way
+    ):
+        assert comparable(fast.diagnose(log)) == comparable(naive.diagnose(log))
+    assert [m.id for m in fast.diagnose(chatter + "[rank2]: Alpha failure detected\n[rank2]: by the beta monitor\n").matches] == ["wd"]
