@@ -271,6 +271,12 @@ class Matcher:
         self._plans[conditions] = plan
         return plan
 
+    def condition_label(self, index: int) -> str:
+        """What the prefilter's condition `index` stands for: `rule/signature` names and
+        `probe:name`s (for a benchmark or a profile that reports which conditions lines meet)."""
+        sigs = [f"{rid}/{self.rulebook.get(rid).signatures[k].name}" for rid, k in self._cond_sigs[index]]
+        return ", ".join(sigs + [f"probe:{p}" for p in sorted(self._cond_probes[index])])
+
     def naive_plan(self, probes: frozenset[str]) -> _Plan:
         plan = self._naive_plans.get(probes)
         if plan is None:
@@ -336,6 +342,13 @@ class Scan:
         # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
         self._sample: Counter[frozenset[int]] | None = Counter() if matcher.use_prefilter else None
+
+    def left_out(self) -> list[str]:
+        """The literals this scan's prefilter database leaves out, as its sample of the log chose
+        (`Prefilter.choose_dropped`); empty before the sample is taken or on the naive path."""
+        if self.variant is None:
+            return []
+        return sorted(self.m.prefilter.words[i] for i in self.variant.dropped)
 
     def feed(self, data: bytes) -> None:
         """Take the next piece of the log; a trailing partial line waits for the next piece."""
