@@ -11,10 +11,12 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import regex
 
 from bot.matcher.dbcache import derived_literals
+from bot.matcher.digit_anchors import DigitContext, anchored_digits, digit_contexts
 from bot.matcher.lines import LineFacts, LineReader, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
 from bot.matcher.prefilter import Condition, Prefilter
@@ -112,7 +114,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) 
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("probes", "rules", "shape", "windows")
+    __slots__ = ("digit_contexts", "probes", "rules", "shape", "windows")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -125,7 +127,11 @@ class _Plan:
         self.windows = tuple((rule, sig) for rule, sigs, _ in rules for sig in sigs if sig.lines > 1)
         # How a line becomes its shape, on which the one-line signatures' verdict is decided
         # once (`Scan._line`): digits they cannot tell apart read as one (see _shape_table).
-        self.shape = _shape_table(sig for _, sigs, _ in rules for sig in sigs if sig.lines == 1)
+        one_line = [sig for _, sigs, _ in rules for sig in sigs if sig.lines == 1]
+        self.shape = _shape_table(one_line)
+        # Where those regexes can tell digits apart (None: anywhere); the shape key keeps the
+        # digits there and reads every other as 0 (`_shape_key`).
+        self.digit_contexts = _digit_contexts(one_line) if self.shape is not None else None
 
 
 _QUANTIFIER = regex.compile(r"\{\d+(?:,\d*)?\}")
@@ -140,7 +146,8 @@ def _digit_features(sig: Signature) -> list[frozenset[str]] | None:
     an escape) and each range like `[1-9]`. `\\d`, `0-9` and `{m,n}` counts treat all digits
     alike and single out none. None when a pattern has a backreference (it compares text)."""
     features: list[frozenset[str]] = []
-    for pattern in (sig.pattern, sig.unless.pattern if sig.unless is not None else ""):
+    # Only the pattern: a line-shape verdict is the patterns'; `unless` is tested on the line.
+    for pattern in (sig.pattern,):
         if _BACKREFERENCE.search(pattern):
             return None
         rest = _QUANTIFIER.sub("", pattern).replace("\\d", "").replace("\\D", "").replace("0-9", "")
@@ -168,6 +175,38 @@ def _shape_table(sigs: Iterable[Signature]) -> bytes | None:
     if len(set(image)) == 10:
         return None
     return bytes.maketrans(b"0123456789", image.encode())
+
+
+def _digit_contexts(sigs: Iterable[Signature]) -> tuple[DigitContext, ...] | None:
+    """Every context in which one of `sigs`' patterns tells digits apart, or None (somewhere
+    without a literal before it)."""
+    found: set[DigitContext] = set()
+    for sig in sigs:
+        contexts = _contexts_of(sig.pattern)
+        if contexts is None:
+            return None
+        found |= contexts
+    return tuple(sorted(found))
+
+
+_contexts_of = lru_cache(maxsize=4096)(digit_contexts)  # plans share signatures
+# Every digit read as 0: the shape of the digits no pattern of the plan tells apart.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _shape_key(plan: _Plan, raw: bytes) -> object:
+    """What decides the one-line signatures of `plan` on the line `raw` (lines with equal keys
+    get the same verdict): the line with digits read as `plan.shape` maps them, or, where the
+    plan's patterns tell digits apart only behind literals (`digit_anchors`) and the line is
+    ASCII (so its bytes are its characters), the line with every digit read as 0 and, beside it,
+    the places and classes of the digits in those contexts."""
+    if plan.shape is None:
+        return raw
+    contexts = plan.digit_contexts
+    if contexts is None or not raw.isascii():
+        return raw.translate(plan.shape)
+    marks = anchored_digits(raw, contexts) if contexts else []
+    return (raw.translate(_DIGITS_AS_ZERO), tuple(marks), bytes(raw[p] for p in marks).translate(plan.shape))
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -433,21 +472,29 @@ class Scan:
             # A flood of one line (a retry loop, a warning per step) pays its regexes once:
             # later lines of the same shape reuse the verdict.
             raw = chunk[start : min(stop, start + MAX_LINE_CHARS * 4)]
-            key = (plan, raw if plan.shape is None else raw.translate(plan.shape))
+            key = (plan, _shape_key(plan, raw))
             matched = self._shapes.get(key)
             if matched is None:
                 if text is None:
                     text = _decode(chunk, start, stop)
                 matched = self._match(plan, text)
                 if matched is not None:
-                    self._shapes_bytes += len(key[1])
+                    self._shapes_bytes += len(raw)
                     if self._shapes_bytes > _SHAPES_BYTES:
                         self._shapes.clear()
-                        self._shapes_bytes = len(key[1])
+                        self._shapes_bytes = len(raw)
                     self._shapes[key] = matched
         for rule, sig in matched or ():
             if text is None:
                 text = _decode(chunk, start, stop)
+            if sig.unless is not None:
+                # Decided on the line itself, not its shape: the shape keeps only the digits
+                # the patterns can tell apart (and a line a pattern matches is rare).
+                found = _unless(sig, text, self.m.regex_timeout_s)
+                if found is None:
+                    self.regex_timeouts += 1
+                if found is not False:
+                    continue
             if facts is None:
                 facts = self._reader.facts(text)
             ts = facts.timestamp
@@ -493,7 +540,7 @@ class Scan:
             for sig in sigs:
                 if sig.lines > 1:
                     continue
-                found = _search(sig, text, timeout)
+                found = _search_pattern(sig, text, timeout)
                 if found is None:
                     self.regex_timeouts += 1
                     timed_out = True
@@ -582,6 +629,27 @@ def _search(sig: Signature, text: str, timeout: float) -> bool | None:
             if found and sig.unless is not None:
                 found = sig.unless.search(text, timeout=timeout) is None
             return found
+        except TimeoutError:
+            continue
+    return None
+
+
+def _search_pattern(sig: Signature, text: str, timeout: float) -> bool | None:
+    """Does `sig`'s pattern (its `unless` aside) match `text`? None when it ran out of time twice."""
+    for _ in range(2):
+        try:
+            return sig.compiled.search(text, timeout=timeout) is not None
+        except TimeoutError:
+            continue
+    return None
+
+
+def _unless(sig: Signature, text: str, timeout: float) -> bool | None:
+    """Does `sig`'s `unless` match `text` (so that a pattern match does not count)? None on timeout."""
+    assert sig.unless is not None
+    for _ in range(2):
+        try:
+            return sig.unless.search(text, timeout=timeout) is not None
         except TimeoutError:
             continue
     return None

@@ -30,15 +30,28 @@ class Char:
 
 @dataclass(frozen=True, slots=True)
 class CharSet:
-    """One character from `chars` (None: from a set too large or negated to list)."""
+    """One character from `chars` (None: from a set too large or negated to list).
+
+    `digits`: the ASCII digits the set matches (a set that matches some digits but not all
+    tells digits apart); `spaces`: it matches whitespace only (`\\s`, `[ \\t]`)."""
 
     chars: frozenset[str] | None
     fold: bool
+    digits: frozenset[str] = frozenset()
+    spaces: bool = False
+    only_digits: bool = False  # `\d`, `[0-9]`: on an ASCII line, digits and nothing else
 
 
 @dataclass(frozen=True, slots=True)
 class Empty:
     """Consumes nothing: an anchor, a word boundary, a lookaround, a comment."""
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """A lookaround: consumes nothing, but its pattern `sub` reads the text around."""
+
+    sub: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +76,11 @@ class Repeat:
     high: int | None  # None: unbounded
 
 
-Node = Char | CharSet | Empty | Opaque | Seq | Alt | Repeat
+Node = Char | CharSet | Empty | Look | Opaque | Seq | Alt | Repeat
 
-# Escapes standing for one character of a class too large to list.
-_CLASS_ESCAPES = frozenset("dDwWsS")
+DIGITS = frozenset("0123456789")
+# Escapes standing for one character of a class too large to list, with the ASCII digits each matches.
+_CLASS_ESCAPES = {"d": DIGITS, "w": DIGITS, "S": DIGITS, "D": frozenset(), "W": frozenset(), "s": frozenset()}
 _ZERO_WIDTH_ESCAPES = frozenset("bBAZ")
 _CONTROL_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a", "e": "\x1b"}
 _FLAGS = frozenset("ism")
@@ -172,7 +186,7 @@ class _Parser:
             raise self.fail("nothing to repeat")
         self.pos += 1
         if ch == ".":
-            return CharSet(None, fold)
+            return CharSet(None, fold, DIGITS)
         if ch in ("^", "$"):
             return Empty()
         if ch == "\\":
@@ -187,7 +201,7 @@ class _Parser:
         self.pos += 1
         fold = "i" in self.flags
         if ch in _CLASS_ESCAPES:
-            return CharSet(None, fold)
+            return CharSet(None, fold, _CLASS_ESCAPES[ch], spaces=ch == "s", only_digits=ch == "d")
         if not in_class and ch in _ZERO_WIDTH_ESCAPES:
             return Empty()
         if not in_class and ch in "123456789":
@@ -261,7 +275,7 @@ class _Parser:
             raise self.fail("a missing ')'")
         self.pos += 1
         self.flags = saved
-        return Empty() if zero_width else sub
+        return Look(sub) if zero_width else sub
 
     def flag_group(self) -> Node:
         """`(?ism)` (global in version 0) or `(?i-s:...)` (scoped); the `(?` is consumed."""
@@ -293,6 +307,8 @@ class _Parser:
         if negated:
             self.pos += 1
         chars: set[str] = set()
+        digits: set[str] = set()
+        spaces = True
         listed = True
         first = True
         while True:
@@ -306,32 +322,41 @@ class _Parser:
             if ch == "[":
                 raise self.fail("a '[' inside a set (POSIX class or nested set)")
             low = self.class_member()
-            if low is None:
+            if isinstance(low, CharSet):  # \\d, \\s ... inside the set
                 listed = False
+                digits |= low.digits
+                spaces = spaces and low.spaces
                 continue
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
                 self.pos += 1
                 high = self.class_member()
-                if high is None or ord(high) < ord(low):
+                if isinstance(high, CharSet) or ord(high) < ord(low):
                     raise self.fail("a bad range in a set")
+                digits |= {d for d in DIGITS if low <= d <= high}
+                spaces = False
                 if ord(high) - ord(low) >= _MAX_LISTED:
                     listed = False
                 else:
                     chars.update(chr(c) for c in range(ord(low), ord(high) + 1))
             else:
                 chars.add(low)
+                digits |= {low} & DIGITS
+                spaces = spaces and low.isspace()
+        matched = frozenset(DIGITS - digits if negated else digits)
         if negated or not listed or len(chars) > _MAX_LISTED:
-            return CharSet(None, fold)
-        return CharSet(frozenset(chars), fold)
+            return CharSet(None, fold, matched, spaces=spaces and not negated)
+        return CharSet(frozenset(chars), fold, matched, spaces=spaces, only_digits=bool(chars) and chars <= DIGITS)
 
-    def class_member(self) -> str | None:
-        """One character of a set, or None for a class escape (`\\d` inside `[...]`)."""
+    def class_member(self) -> str | CharSet:
+        """One character of a set, or the class a class escape (`\\d` inside `[...]`) stands for."""
         ch = self.peek()
         self.pos += 1
         if ch != "\\":
             return ch
         node = self.escape(in_class=True)
-        return node.char if isinstance(node, Char) else None
+        if isinstance(node, Char | CharSet):
+            return node.char if isinstance(node, Char) else node
+        raise self.fail("an escape that is no character inside a set")
 
 
-__all__ = ["Alt", "Char", "CharSet", "Empty", "Node", "Opaque", "Repeat", "Seq", "Unsupported", "parse"]
+__all__ = ["DIGITS", "Alt", "Char", "CharSet", "Empty", "Look", "Node", "Opaque", "Repeat", "Seq", "Unsupported", "parse"]

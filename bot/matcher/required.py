@@ -26,6 +26,7 @@ from bot.matcher.regex_syntax import (
     Char,
     CharSet,
     Empty,
+    Look,
     Node,
     Opaque,
     Repeat,
@@ -130,7 +131,7 @@ class _Walk:
             if None in chars or not 0 < len(chars) <= 4:
                 return _UNKNOWN
             return _Info(frozenset(chars))  # type: ignore[arg-type]
-        if isinstance(node, Empty):
+        if isinstance(node, Empty | Look):
             return _EMPTY  # consumes nothing: literals on either side stay adjacent
         if isinstance(node, Opaque):
             return _UNKNOWN
@@ -231,7 +232,7 @@ def _may_match_newline(node: Node) -> bool:
         return node.char == "\n"
     if isinstance(node, CharSet):
         return node.chars is None or "\n" in node.chars
-    if isinstance(node, Empty):
+    if isinstance(node, Empty | Look):
         return False
     if isinstance(node, Seq):
         return any(_may_match_newline(i) for i in node.items)

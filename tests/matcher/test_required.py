@@ -18,10 +18,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bot.matcher.regex_syntax import (
+    DIGITS,
     Alt,
     Char,
     CharSet,
     Empty,
+    Look,
     Opaque,
     Repeat,
     Seq,
@@ -129,14 +131,16 @@ def test_the_fold_table_is_what_regex_folds_onto_ascii_letters():
         ("(?i)a|b", Alt((Seq((Empty(), Char("a", True))), Char("b", True)))),
         ("a(?i)", Seq((Char("a", True), Empty()))),  # version 0: a flag anywhere is global
         ("[a-c]+?", Repeat(CharSet(frozenset("abc"), False), 1, None)),
-        ("[^a]{2,}", Repeat(CharSet(None, False), 2, None)),
+        ("[^a]{2,}", Repeat(CharSet(None, False, DIGITS), 2, None)),
+        ("[^1-9]\\s", Seq((CharSet(None, False, frozenset("0")), CharSet(None, False, frozenset(), spaces=True)))),
+        ("[ \\t][\\d.]", Seq((CharSet(frozenset(" \t"), False, spaces=True), CharSet(None, False, DIGITS)))),
         ("x{,3}", Repeat(Char("x", False), 0, 3)),
-        ("(?=a)\\b$", Seq((Empty(), Empty(), Empty()))),
+        ("(?=a)\\b$", Seq((Look(Char("a", False)), Empty(), Empty()))),
         ("(a)\\1", Seq((Char("a", False), Opaque()))),
         ("(?i:a)b", Seq((Char("a", True), Char("b", False)))),
         ("\\x41\\.\\t", Seq((Char("A", False), Char(".", False), Char("\t", False)))),
     ],
-    ids=["seq", "global-i", "late-global-i", "lazy-class", "negated-count", "open-count", "zero-width",
+    ids=["seq", "global-i", "late-global-i", "lazy-class", "negated-count", "negated-digits", "space-set", "open-count", "zero-width",
          "backreference", "scoped-i", "escapes"],
 )
 def test_parse_trees(pattern, tree):

@@ -101,3 +101,48 @@ def test_error_kinds_of_a_message_shape_are_those_of_every_message_of_it() -> No
                 salient._ERROR_LINE.search(text) is not None and salient._NOT_ERROR.search(text) is None,
             )
             assert salient._error_kinds(text) == want, text
+
+
+MEGATRON = (
+    " [2025-11-30 01:{m:02d}:{s:02d}] iteration {it:>8d}/  250000 | consumed samples: {cs:>12d} | elapsed time per "
+    "iteration (ms): {ms:.1f} | learning rate: {lr:.6E} | global batch size:  1024 | lm loss: {loss:.6E} | "
+    "loss scale: 1.0 | grad norm: {gn:.3f} | number of skipped iterations: {sk:>3d} | number of nan iterations: {nan:>3d} |\n"
+)
+
+
+def test_a_flood_of_iteration_lines_is_a_few_shapes_and_diagnoses_as_naive() -> None:
+    """Megatron prints every number of its iteration line anew; only the digits behind
+    `skipped iterations:` and `nan iterations:` (and `loss scale: `) are read by a signature as
+    more than a digit, so hundreds of lines are a handful of shapes. One line with a skipped
+    iteration, one with a NaN iteration: both still reach their signatures."""
+    def line(i: int, sk: int = 0, nan: int = 0) -> str:
+        return MEGATRON.format(m=i // 60 % 60, s=i % 60, it=800 + i, cs=(800 + i) * 1024, ms=1400 + (i * 37) % 300,
+                               lr=1.2e-4 + i * 1e-8, loss=2.9 - i * 1e-4, gn=0.8 + (i % 50) / 100, sk=sk, nan=nan)  # fmt: skip
+
+    lines = [line(i) for i in range(600)]
+    lines[400] = line(400, sk=3)
+    lines[500] = line(500, nan=2)
+    log = "".join(lines)
+    scan = MATCHER.scan()
+    scan.feed(log.encode())
+    fast = scan.finish().to_dict()
+    naive = NAIVE.diagnose(log).to_dict()
+    for d in (fast, naive):
+        d["stats"].pop("elapsed_ms")
+    assert fast == naive
+    assert {m["id"] for m in fast["matches"]} >= {"loss-nan", "fp16-loss-scale-min"}
+    assert len(scan._shapes) < 40  # not one per line
+
+
+def test_an_unless_is_decided_on_each_line_not_its_shape() -> None:
+    """`grad_norm: nan` counts unless the loss is finite and non-zero (`unless`): lines of one
+    shape whose loss digits differ get different answers, as on the naive path."""
+    lines = [f"{{'loss': 0.{d}{e}, 'grad_norm': nan, 'learning_rate': 1e-05, 'epoch': 0.{e}}}\n" for d in "0123" for e in "05"]
+    for log in ("".join(lines), "".join(lines[:2]), "".join(lines[2:])):
+        fast, naive = MATCHER.diagnose(log).to_dict(), NAIVE.diagnose(log).to_dict()
+        for d in (fast, naive):
+            d["stats"].pop("elapsed_ms")
+        assert fast == naive, log
+    only_zero = MATCHER.diagnose("".join(lines[:1])).to_dict()["matches"]  # loss 0.00: the nan counts
+    finite = MATCHER.diagnose("".join(lines[1:2])).to_dict()["matches"]  # loss 0.05: it does not
+    assert any(m["id"] == "loss-nan" for m in only_zero) and not any(m["id"] == "loss-nan" for m in finite)
