@@ -123,12 +123,15 @@ class _Walk:
         sub = node.sub
         if _is_spaces(sub):
             return frozenset(DigitContext(c.literal, True, c.digits) for c in at)
-        if isinstance(sub, Char | CharSet) and (_tells_digits(sub) or (isinstance(sub, CharSet) and sub.only_digits)):
+        only_digits = (isinstance(sub, Char) and sub.char in DIGITS) or (isinstance(sub, CharSet) and sub.only_digits)
+        if only_digits:
             # A run of digits: each one stands behind the literal and the run so far.
             run = frozenset(DigitContext(c.literal, c.spaces, True) for c in at)
             if _tells_digits(sub):
                 self.record(run)
             return run
+        if isinstance(sub, Char | CharSet) and _tells_digits(sub):
+            raise _Unanchored  # `[^0]*`: its digits may stand behind any text it took first
         if node.high is not None and node.high <= 1:
             once = self.node(sub, at)
             return once | at if node.low == 0 else once
@@ -162,7 +165,16 @@ def digit_contexts(pattern: str) -> frozenset[DigitContext] | None:
     return frozenset(walk.found)
 
 
+# Every digit read as 0.
+DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPACE_BYTES = frozenset(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ")  # what str.isspace says of ASCII
+
+
+def with_digits_as_zero(contexts: frozenset[DigitContext]) -> tuple[DigitContext, ...]:
+    """`contexts` with every digit of their literals read as 0, for `anchored_digits` on a line
+    whose digits are all read as 0: a literal's every occurrence in the line is one there, so
+    the digits marked are as many or more, and they depend on the line's shape alone."""
+    return tuple(sorted({DigitContext(c.literal.translate(DIGITS_AS_ZERO), c.spaces, c.digits) for c in contexts}))
 
 
 def anchored_digits(line: bytes, contexts: tuple[DigitContext, ...]) -> list[int]:
@@ -192,4 +204,4 @@ def anchored_digits(line: bytes, contexts: tuple[DigitContext, ...]) -> list[int
     return sorted(marks)
 
 
-__all__ = ["DigitContext", "anchored_digits", "digit_contexts"]
+__all__ = ["DIGITS_AS_ZERO", "DigitContext", "anchored_digits", "digit_contexts", "with_digits_as_zero"]

@@ -16,7 +16,13 @@ from functools import lru_cache
 import regex
 
 from bot.matcher.dbcache import derived_literals
-from bot.matcher.digit_anchors import DigitContext, anchored_digits, digit_contexts
+from bot.matcher.digit_anchors import (
+    DIGITS_AS_ZERO,
+    DigitContext,
+    anchored_digits,
+    digit_contexts,
+    with_digits_as_zero,
+)
 from bot.matcher.lines import LineFacts, LineReader, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
 from bot.matcher.prefilter import Condition, Prefilter
@@ -186,27 +192,10 @@ def _digit_contexts(sigs: Iterable[Signature]) -> tuple[DigitContext, ...] | Non
         if contexts is None:
             return None
         found |= contexts
-    return tuple(sorted(found))
+    return with_digits_as_zero(frozenset(found))
 
 
 _contexts_of = lru_cache(maxsize=4096)(digit_contexts)  # plans share signatures
-# Every digit read as 0: the shape of the digits no pattern of the plan tells apart.
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-
-
-def _shape_key(plan: _Plan, raw: bytes) -> object:
-    """What decides the one-line signatures of `plan` on the line `raw` (lines with equal keys
-    get the same verdict): the line with digits read as `plan.shape` maps them, or, where the
-    plan's patterns tell digits apart only behind literals (`digit_anchors`) and the line is
-    ASCII (so its bytes are its characters), the line with every digit read as 0 and, beside it,
-    the places and classes of the digits in those contexts."""
-    if plan.shape is None:
-        return raw
-    contexts = plan.digit_contexts
-    if contexts is None or not raw.isascii():
-        return raw.translate(plan.shape)
-    marks = anchored_digits(raw, contexts) if contexts else []
-    return (raw.translate(_DIGITS_AS_ZERO), tuple(marks), bytes(raw[p] for p in marks).translate(plan.shape))
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -375,6 +364,8 @@ class Scan:
         # (plan, line shape) -> the (rule, signature) pairs that match lines of that shape.
         self._shapes: dict[tuple[_Plan, bytes], tuple[tuple[Rule, Signature], ...]] = {}
         self._shapes_bytes = 0
+        # (plan, line with digits as 0) -> where its digits in the plan's digit contexts are.
+        self._marks: dict[tuple[_Plan, bytes], tuple[int, ...]] = {}
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
@@ -472,7 +463,7 @@ class Scan:
             # A flood of one line (a retry loop, a warning per step) pays its regexes once:
             # later lines of the same shape reuse the verdict.
             raw = chunk[start : min(stop, start + MAX_LINE_CHARS * 4)]
-            key = (plan, _shape_key(plan, raw))
+            key = (plan, self._shape_key(plan, raw))
             matched = self._shapes.get(key)
             if matched is None:
                 if text is None:
@@ -482,6 +473,7 @@ class Scan:
                     self._shapes_bytes += len(raw)
                     if self._shapes_bytes > _SHAPES_BYTES:
                         self._shapes.clear()
+                        self._marks.clear()
                         self._shapes_bytes = len(raw)
                     self._shapes[key] = matched
         for rule, sig in matched or ():
@@ -526,6 +518,24 @@ class Scan:
             else:
                 rank, message_start = self._reader.prefix(text)
             self.facts.observe(line_no, text[message_start:], rank, plan.probes)
+
+    def _shape_key(self, plan: _Plan, raw: bytes) -> object:
+        """What decides the one-line signatures of `plan` on the line `raw` (lines with equal
+        keys get the same verdict): the line with digits read as `plan.shape` maps them, or,
+        where the plan's patterns tell digits apart only behind literals (`digit_anchors`) and
+        the line is ASCII (its bytes are its characters), the line with every digit read as 0
+        and beside it the places and classes of the digits in those contexts. The places depend
+        on the digit-less shape alone, so they are found once per shape."""
+        if plan.shape is None:
+            return raw
+        contexts = plan.digit_contexts
+        if contexts is None or not raw.isascii():
+            return raw.translate(plan.shape)
+        coarse = raw.translate(DIGITS_AS_ZERO)
+        marks = self._marks.get((plan, coarse))
+        if marks is None:
+            marks = self._marks[plan, coarse] = tuple(anchored_digits(coarse, contexts))
+        return (coarse, marks, bytes([raw[p] for p in marks]).translate(plan.shape))
 
     def _match(self, plan: _Plan, text: str) -> tuple[tuple[Rule, Signature], ...] | None:
         """The (rule, signature) pairs of `plan` whose one-line regexes match `text` (window

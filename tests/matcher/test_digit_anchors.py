@@ -14,7 +14,13 @@ import regex
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bot.matcher.digit_anchors import DigitContext, anchored_digits, digit_contexts
+from bot.matcher.digit_anchors import (
+    DIGITS_AS_ZERO,
+    DigitContext,
+    anchored_digits,
+    digit_contexts,
+    with_digits_as_zero,
+)
 
 _TEXT = "ab: x"
 leaf = st.one_of(
@@ -66,13 +72,13 @@ def test_digits_outside_the_contexts_do_not_change_a_match(data):
         core = ""
     line = data.draw(st.text("ab: 019", max_size=4)) + core + data.draw(st.text("ab: 019", max_size=4))
     assume(line.isascii())
-    raw = line.encode()
-    marks = anchored_digits(raw, tuple(sorted(contexts)))
+    # The engine finds the places on the line with every digit read as 0 (its shape).
+    zeroed = with_digits_as_zero(contexts)
+    marks = anchored_digits(line.encode().translate(DIGITS_AS_ZERO), zeroed)
+    assert set(marks) >= set(anchored_digits(line.encode(), tuple(sorted(contexts))))
     # Every other digit replaced, as another line of the same shape would have it.
     digits = data.draw(st.lists(st.sampled_from("0123456789"), min_size=len(line), max_size=len(line)))
     other = "".join(d if c.isdigit() and i not in marks else c for i, (c, d) in enumerate(zip(line, digits, strict=True)))
-    if anchored_digits(other.encode(), tuple(sorted(contexts))) != marks:
-        return  # another shape key: no claim
     assert bool(regex.search(pattern, line)) == bool(regex.search(pattern, other)), (pattern, line, other, contexts)
 
 
