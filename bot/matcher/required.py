@@ -102,7 +102,8 @@ def _concat(left: Strings, right: Strings) -> Strings | None:
     if len(left) * len(right) > _MAX_SET:
         return None
     out = frozenset(a + b for a in left for b in right)
-    if any(len(s) > _MAX_LEN for s in out):
+    # One long literal costs nothing; many long ones are a product growing out of bounds.
+    if len(out) > 1 and any(len(s) > _MAX_LEN for s in out):
         return None
     return out
 
@@ -260,4 +261,14 @@ def unsupported_reason(pattern: str) -> str | None:
     return None
 
 
-__all__ = ["DERIVATION_VERSION", "FOLDS", "MIN_LITERAL", "required_literals", "score", "unsupported_reason"]
+def gate_is_proven(pattern: str, keywords: frozenset[str], *, first_line: bool = False) -> bool:
+    """Does every match of `pattern` hold one of `keywords` (lower-case), as far as the
+    derivation can tell? True when a required set's every literal holds a keyword, so a line
+    the keyword gate turns away cannot match (up to the three non-ASCII case folds of `FOLDS`,
+    which the gate's ASCII-lowered bytes cannot see either)."""
+    sets = required_literals(pattern, min_literal=1, first_line=first_line)
+    return any(all(any(k in w for k in keywords) for w in words if w not in _FOLD_CHARS) for words in sets)
+
+
+__all__ = ["DERIVATION_VERSION", "FOLDS", "MIN_LITERAL", "gate_is_proven", "required_literals", "score",
+           "unsupported_reason"]  # fmt: skip

@@ -157,3 +157,22 @@ def test_syntax_outside_the_subset_is_refused_and_derives_nothing(pattern):
     with pytest.raises(Unsupported):
         parse(pattern)
     assert required_literals(pattern) == ()
+
+
+def test_lint_notes_signatures_whose_keywords_are_not_proven_necessary(tmp_path, capsys):
+    """`denpex rules lint` names the signatures the derivation cannot prove gated by their
+    rule's keywords (a line the prefilter turns away might match them), and still passes."""
+    from bot.cli import main as denpex
+    from tests.matcher.rulefactory import rule_doc, sig, write_rules
+
+    docs = [
+        rule_doc("proven", "memory", {"keywords": ["out of memory"], "signatures": [sig("p", r"CUDA out of memory\. Tried", 0.9)]}, ["loose", "fuzzy"]),
+        rule_doc("loose", "code", {"keywords": ["segfault"], "signatures": [sig("l", r"Segmentation fault \(core dumped\)", 0.9)]}, ["proven", "fuzzy"]),
+        rule_doc("fuzzy", "data", {"keywords": ["checksum"], "signatures": [sig("f", r"(?:checksum mismatch){e<=1}", 0.9)]}, ["proven", "loose"]),
+    ]  # fmt: skip
+    rules = write_rules(tmp_path, docs)
+    assert denpex(["rules", "lint", "--rules-dir", str(rules)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2, err
+    assert err[0].startswith("note: loose/l: no literal its regex requires holds one of the rule's keywords")
+    assert err[1].startswith("note: fuzzy/f: no literals derived (") and "its keywords alone gate it" in err[1]
