@@ -372,6 +372,7 @@ class Scan:
         # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
         self._sample: Counter[frozenset[int]] | None = Counter() if matcher.use_prefilter else None
+        self._reports: Counter[int] = Counter()  # each literal's reports in the sample
 
     def left_out(self) -> list[str]:
         """The literals this scan's prefilter database leaves out, as its sample of the log chose
@@ -416,9 +417,11 @@ class Scan:
             plans = m._plans
             plan_for = m.plan
             sample = self._sample
-            lines, world_hits = m.prefilter.candidate_lines(chunk, end, start=begin, variant=self.variant, seen=sample)
+            lines, world_hits = m.prefilter.candidate_lines(
+                chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
+            )
             if sample is not None and self.bytes >= LEARN_BYTES:
-                self.variant = m.prefilter.variant(m.prefilter.choose_dropped(sample))
+                self.variant = m.prefilter.variant(m.prefilter.choose_dropped(sample, reports=self._reports))
                 self._sample = None
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)

@@ -121,15 +121,23 @@ class Prefilter:
         )
 
     def choose_dropped(
-        self, seen: Counter[frozenset[int]], *, hot_lines: int | None = None, reports_per_test: int | None = None
+        self,
+        seen: Counter[frozenset[int]],
+        *,
+        reports: Counter[int] | None = None,
+        hot_lines: int | None = None,
+        reports_per_test: int | None = None,
     ) -> frozenset[int]:
         """The literals to leave out of the database, given `seen`: how many sampled lines held
-        each set of literals (as `candidate_lines(..., seen=)` counts them).
+        each set of literals (as `candidate_lines(..., seen=)` counts them), and `reports`: how
+        often each literal was reported (`candidate_lines(..., reports=)`; default one a line).
 
-        A literal goes when it is on many lines and every condition it is in keeps its other
+        A literal goes when it is reported often and every condition it is in keeps its other
         side whole in the database, and when the lines on which that other side would then need
-        testing by hand are few against the reports saved. Greedy, most frequent first: a side
-        that stands in for a dropped literal is kept whole from then on.
+        testing by hand are few against the reports saved. Reports, not lines: a tqdm file's
+        megabyte lines say `train_loss=` thousands of times each, every time a call into Python.
+        Greedy, most reported first: a side that stands in for a dropped literal is kept whole
+        from then on.
         """
         hot_lines = max(_HOT_LINES if hot_lines is None else hot_lines, 1)
         reports_per_test = _REPORTS_PER_TEST if reports_per_test is None else reports_per_test
@@ -137,9 +145,10 @@ class Prefilter:
         for lits, n in seen.items():
             for i in lits:
                 on_lines[i] += n
+        saved = on_lines if reports is None else Counter({i: max(reports[i], on_lines[i]) for i in on_lines})
         dropped: set[int] = set()
         kept_whole: set[int] = set(self._pinned)
-        for i, n in sorted(on_lines.items(), key=lambda kv: -kv[1]):
+        for i, n in sorted(saved.items(), key=lambda kv: (-kv[1], kv[0])):
             if n < hot_lines or i in kept_whole:
                 continue
             others: list[tuple[frozenset[int], frozenset[int]]] = []  # (own side, other side)
@@ -174,6 +183,7 @@ class Prefilter:
         start: int = 0,
         variant: Variant | None = None,
         seen: Counter[frozenset[int]] | None = None,
+        reports: Counter[int] | None = None,
     ) -> tuple[list[tuple[int, int, frozenset[int]]], list[tuple[int, int]]]:
         """([(line start, line end, indexes of the conditions the line meets)], [(direct
         literal, start offset)]), both in order of position. Lines meeting none are left out.
@@ -181,14 +191,17 @@ class Prefilter:
         Only `chunk[start:end]` is scanned (`start` just past a newline, or 0); offsets are
         into `chunk`, and `line end` excludes the newline. `variant` (default: every literal)
         is the database to scan with; `seen`, when given, counts each set of literals found on
-        a line, for `choose_dropped`.
+        a line, and `reports` each literal's reports, for `choose_dropped`.
         """
         variant = variant or self.full
         if variant.database is None:
             return [], []
         if end is None:
             end = len(chunk)
-        grouped = _LineGrouper(chunk, start, self._single, self._first_direct, self._direct_at)
+        grouper = _LineGrouper if reports is None else _CountingGrouper
+        grouped = grouper(chunk, start, self._single, self._first_direct, self._direct_at)
+        if reports is not None:
+            grouped.reports = reports
         window = chunk if start == 0 and end == len(chunk) else memoryview(chunk)[start:end]
         variant.database.scan(window, match_event_handler=grouped.hit, scratch=variant.scratch())
         cached, resolve = variant.met.get, variant.resolve
@@ -330,6 +343,18 @@ class _LineGrouper:
             self._out = [(start, stop, lits) for (start, stop), lits in sorted(merged.items())]
             self.direct.sort(key=lambda hit: hit[1])
         return self._out
+
+
+class _CountingGrouper(_LineGrouper):
+    """A `_LineGrouper` that also counts the reports of each literal (for a scan's sample)."""
+
+    __slots__ = ("reports",)
+    reports: Counter[int]
+
+    def hit(self, idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
+        if idx < self._first_direct:
+            self.reports[idx] += 1
+        super().hit(idx, _from, to, _flags, _context)
 
 
 __all__ = ["Condition", "Prefilter", "Variant"]
