@@ -24,15 +24,11 @@ machine may be shared, so compare within one run.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
-import os
-import platform
 import random
 import resource
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -49,6 +45,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 import loggen  # noqa: E402
+from timing import MB, best_of, end_children_on_signals, fmt_rss, mbps, peak_rss_kb, run_timed  # noqa: E402
+from timing import machine as timing_machine  # noqa: E402
 
 from bot.ingest import file_chunks  # noqa: E402
 from bot.matcher import Matcher  # noqa: E402
@@ -61,7 +59,6 @@ from bot.matcher.rulebook import (  # noqa: E402
     rule_files,
 )
 
-MB = 1_000_000
 MODES = ("match", "diagnose", "mask+diagnose", "mask", "naive")
 
 
@@ -134,10 +131,18 @@ def literals_of(book: Rulebook) -> list[str]:
 
 
 def _lines(chunks):
-    """Whole-line pieces, as the service cuts them before masking."""
-    from bot.service import _whole_lines
-
-    return _whole_lines(chunks)
+    """Whole-line pieces, as the service cuts them before masking: a line split between two
+    chunks is joined to the rest of it."""
+    carry = b""
+    for chunk in chunks:
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:
+            carry += chunk
+            continue
+        yield carry + chunk[:cut]
+        carry = chunk[cut:]
+    if carry:
+        yield carry
 
 
 def measure(mode: str, path: str, *, rules: int = 0, budget: float = 0.0) -> dict:
@@ -166,8 +171,7 @@ def measure(mode: str, path: str, *, rules: int = 0, budget: float = 0.0) -> dic
         for chunk in limited(file_chunks(path)):
             scan.feed(chunk)
         d = scan.finish()
-        if scan.variant is not None:
-            out["left_out"] = sorted(matcher.prefilter.words[i] for i in scan.variant.dropped)
+        out["left_out"] = scan.left_out()
     elif mode in ("diagnose", "mask+diagnose"):
         from bot.service import Denpex
 
@@ -211,78 +215,26 @@ def run_child(args: list[str], timeout: float | None = None) -> tuple[dict | Non
     return data, rss, proc.stderr.decode(errors="replace")[-800:]
 
 
-def best_of(cmd: list[str], repeat: int) -> tuple[dict | None, int, str]:
-    """Run a measuring child `repeat` times: the run with the least CPU time (on a shared
-    machine noise only adds), the largest peak RSS of the runs, and an error if one failed."""
-    runs = []
-    for _ in range(max(repeat, 1)):
+def best_child(cmd: list[str], repeat: int) -> tuple[dict | None, int, str]:
+    """Run a measuring child `repeat` times (`timing.best_of`: the least CPU time, as the child
+    measured it past its start-up, and the largest peak RSS); (result or None, RSS, error)."""
+    errors: list[str] = []
+
+    def once() -> dict:
         data, rss, err = run_child(cmd)
         if data is None:
-            return None, rss, err
-        runs.append((data, rss))
-    best = min((d for d, _ in runs), key=lambda d: d["cpu_s"])
-    if len(runs) > 1:
-        best["cpu_runs"] = [round(d["cpu_s"], 3) for d, _ in runs]
-    return best, max(r for _, r in runs), ""
+            errors.append(err)
+            return {"rc": None}
+        return {**data, "rc": 0, "maxrss_kb": rss}
+
+    best = best_of(once, repeat)
+    if best.get("rc") is None:
+        return None, 0, errors[-1] if errors else ""
+    return best, best.pop("maxrss_kb") or 0, ""
 
 
 def child_cmd(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), *args]
-
-
-def peak_rss_kb() -> int | None:
-    """This process's own peak RSS (VmHWM). `ru_maxrss` would not do: Linux carries the
-    parent's peak over a fork into the child's, so every child would report the parent's."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-# Commands running in sessions of their own: a signal that ends this process would leave them
-# running (a stopped benchmark once left rg reading the 1 GB log for minutes), so it ends them.
-_SESSIONS: set[int] = set()
-
-
-def _end_sessions(signum: int, _frame: object) -> None:
-    for pid in list(_SESSIONS):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-    raise SystemExit(128 + signum)
-
-
-def wrapped(cmd: list[str], timeout: float | None = None) -> dict:
-    """Run `cmd`; its wall and CPU time, peak RSS and stdout. Timed by GNU time when
-    /usr/bin/time exists (its child starts small, so `%M` is the command's own peak), else by
-    wait4 (whose peak is an upper bound: it includes this process's, carried over the fork)."""
-    started = time.perf_counter()
-    gnu_time = os.path.exists("/usr/bin/time")
-    full = ["/usr/bin/time", "-f", "DENPEX-TIME %U %S %M", *cmd] if gnu_time else cmd
-    # Its own session, so that a timeout ends the command and not only GNU time.
-    proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    _SESSIONS.add(proc.pid)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        proc.communicate()
-        return {"wall_s": None, "cpu_s": None, "maxrss_kb": None, "rc": None, "stdout": "", "timeout": timeout}
-    finally:
-        _SESSIONS.discard(proc.pid)
-    wall = time.perf_counter() - started
-    if gnu_time:
-        line = next((x for x in err.decode(errors="replace").splitlines() if x.startswith("DENPEX-TIME ")), "")
-        parts = line.split()
-        if len(parts) == 4:
-            return {"wall_s": wall, "cpu_s": float(parts[1]) + float(parts[2]), "maxrss_kb": int(parts[3]),
-                    "rc": proc.returncode, "stdout": out.decode(errors="replace")}  # fmt: skip
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # cumulative: an upper bound
-    return {"wall_s": wall, "cpu_s": None, "maxrss_kb": usage.ru_maxrss, "rc": proc.returncode,
-            "stdout": out.decode(errors="replace")}  # fmt: skip
 
 
 # --- ripgrep -------------------------------------------------------------------------------------
@@ -321,7 +273,7 @@ def rg_patterns(book: Rulebook, rg: str) -> tuple[list[str], int]:
 
 
 def run_rg(rg: str, args: list[str], path: str, timeout: float) -> dict | None:
-    r = wrapped([rg, "-j1", "--no-mmap", "-c", *args, path], timeout=timeout)
+    r = run_timed([rg, "-j1", "--no-mmap", "-c", *args, path], timeout=timeout)
     if r.get("timeout"):
         print(f"   rg {' '.join(args[-2:])}: did not finish in {timeout:.0f} s", flush=True)
         return r
@@ -336,29 +288,15 @@ def run_rg(rg: str, args: list[str], path: str, timeout: float) -> dict | None:
 
 
 def machine() -> dict:
-    info = {"python": platform.python_version(), "platform": platform.platform()}
-    try:
-        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for line in lscpu.splitlines():
-            key, _, val = line.partition(":")
-            if key.strip() in ("Model name", "CPU(s)", "Thread(s) per core", "L2 cache", "L3 cache", "Hypervisor vendor"):
-                info[key.strip()] = val.strip()
-    except OSError:
-        pass
-    try:
-        with open("/proc/meminfo") as fh:
-            info["MemTotal"] = fh.readline().split(":", 1)[1].strip()
-    except OSError:
-        pass
+    """`timing.machine` and the versions of the libraries the matcher and masker run on."""
     from importlib.metadata import PackageNotFoundError, version
 
-    for pkg in ("regex", "hyperscan", "ahocorasick-rs", "pyyaml"):
+    info = timing_machine(rg_binary())
+    for pkg in ("regex", "hyperscan", "pyyaml"):
         try:
             info[pkg] = version(pkg)
         except PackageNotFoundError:
             info[pkg] = "missing"
-    rg = rg_binary()
-    info["ripgrep"] = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.splitlines()[0] if rg else "not installed"
     return info
 
 
@@ -368,10 +306,6 @@ def masker_available() -> bool:
     except Exception:
         return False
     return True
-
-
-def mbps(nbytes: int, seconds: float) -> float:
-    return nbytes / MB / seconds if seconds > 0 else float("inf")
 
 
 def fmt_rate(r: dict | None, key: str = "wall_s") -> str:
@@ -384,10 +318,6 @@ def fmt_rate(r: dict | None, key: str = "wall_s") -> str:
     if r.get("partial"):
         s += f" (first {r['bytes'] / MB:.2g} MB)"
     return s
-
-
-def fmt_rss(kb: int | None) -> str:
-    return f"{kb / 1024:.0f} MB" if kb else "n/a"
 
 
 def hot_conditions(path: str, book: Rulebook, top: int = 10) -> tuple[list[tuple[str, int]], Counter, int]:
@@ -405,14 +335,8 @@ def hot_conditions(path: str, book: Rulebook, top: int = 10) -> tuple[list[tuple
             for rule, _sigs, _any in m.plan(conds).rules:
                 regex_lines[rule.id] += 1
         world += len(direct)
-    rows = [(_condition_label(m, i), n) for i, n in counts.most_common(top)]
+    rows = [(m.condition_label(i), n) for i, n in counts.most_common(top)]
     return rows, regex_lines, world
-
-
-def _condition_label(m: Matcher, i: int) -> str:
-    sigs = [f"{rid}/{m.rulebook.get(rid).signatures[k].name}" for rid, k in m._cond_sigs[i]]
-    probes = [f"probe:{p}" for p in sorted(m._cond_probes[i])]
-    return ", ".join(sigs + probes)
 
 
 def paste_bench(runs: int) -> dict:
@@ -522,8 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(res))
         return 0
 
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, _end_sessions)
+    end_children_on_signals()
     sizes = [float(s) for s in args.sizes.split(",") if s.strip()]
     book, skipped = load_rules()
     info = machine()
@@ -580,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 budget = args.budget if mode == "naive" else args.mask_budget if "mask" in mode else 0
                 cmd = child_cmd("--measure", mode, "--file", str(path), "--budget", str(budget))
-                data, rss, err = best_of(cmd, 1 if mode == "naive" else args.repeat)
+                data, rss, err = best_child(cmd, 1 if mode == "naive" else args.repeat)
                 if data is None:
                     print(f"   {mode}: failed: {err}", flush=True)
                 res[mode] = (data, rss)
@@ -619,8 +542,8 @@ def main(argv: list[str] | None = None) -> int:
         # Rules scaling, on the largest log of at most 100 MB.
         scale = None
         if scale_path:
-            real, rss_real, _ = best_of(child_cmd("--measure", "match", "--file", str(scale_path)), args.repeat)
-            big, rss_big, err = best_of(
+            real, rss_real, _ = best_child(child_cmd("--measure", "match", "--file", str(scale_path)), args.repeat)
+            big, rss_big, err = best_child(
                 child_cmd("--measure", "match", "--file", str(scale_path), "--rules", str(args.scale_rules)), args.repeat
             )
             scale = (real, rss_real, big, rss_big)

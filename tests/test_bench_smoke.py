@@ -102,3 +102,19 @@ def test_family_shape(tmp_path, family):
         head = lines[: len(lines) // 3]
         assert sum(1 for s in head if re.match(r"^[A-Z_]+=", s)) > 0.5 * len(head)
 
+
+
+def test_the_matcher_benchmark_runs_on_public_api_and_reports(tmp_path):
+    """bench_matcher.py (timed through bench/timing.py, the matcher read through its public API)
+    still runs end to end on a tiny log and writes every section of its report."""
+    results = tmp_path / "MATCHER.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_matcher.py"), "--sizes", "0.2", "--repeat", "1", "--paste-runs", "1",
+         "--no-rg", "--scale-rules", "0", "--tmp", str(tmp_path), "--results", str(results)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    text = results.read_text()
+    for section in ("## Machine", "## Throughput and memory", "## 5,000-line paste", "## Lines the prefilter passed on"):
+        assert section in text, section
+    assert "nccl-watchdog-timeout/watchdog-caught" in text  # a condition named by Matcher.condition_label

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from bot.cli import UsageError
-from bot.matcher.rulebook import RuleError, default_rules_dir, load_rulebook
+from bot.matcher.required import gate_is_proven, unsupported_reason
+from bot.matcher.rulebook import Rulebook, RuleError, default_rules_dir, load_rulebook
 from bot.matcher.selftest import run_examples
 
 
@@ -44,8 +45,28 @@ def lint(args: argparse.Namespace) -> int:
     book = _load(args)
     if book is None:
         return 1
+    for note in gate_notes(book):
+        print(f"note: {note}", file=sys.stderr)
     print(f"{len(book)} rules OK")
     return 0
+
+
+def gate_notes(book: Rulebook) -> list[str]:
+    """A line per signature whose rule keywords the literal derivation cannot prove necessary:
+    its regex is outside the syntax the derivation reads, or no literal it requires holds a
+    keyword. The matcher runs a signature only on lines holding a keyword, so such a
+    signature may match a line the prefilter never shows it: worth a keyword, or a look."""
+    notes = []
+    for rule in book:
+        gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
+        for sig in rule.signatures:
+            where = f"{rule.id}/{sig.name}"
+            reason = unsupported_reason(sig.pattern)
+            if reason is not None:
+                notes.append(f"{where}: no literals derived ({reason}); its keywords alone gate it")
+            elif not gate_is_proven(sig.pattern, gate, first_line=sig.lines > 1):
+                notes.append(f"{where}: no literal its regex requires holds one of the rule's keywords")
+    return notes
 
 
 def test(args: argparse.Namespace) -> int:

@@ -1,6 +1,8 @@
-"""The shared matcher: log text in, `Diagnosis` out. Pure: no Slack, no Redis, no masking.
+"""The shared matcher: raw log text in, `Diagnosis` out. Pure: no Slack, no Redis, no masking.
 
-Callers mask before they call (see `bot.service`); the CLI and the Slack bot both come here.
+It reads the raw log, so a rule may read a real address or path; what leaves the process is
+masked afterwards, at the egress (`bot.service.mask_diagnosis`). The CLI and the Slack bot both
+come here.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Compiling the knowledge base's ~500 line conditions takes Hyperscan about 4 s; loading the
 serialized database takes a few milliseconds. Deriving the literals every signature's regex
-requires (prefilter.required_literals) takes 0.4 s more; those are kept too. `denpex diagnose` on a laptop and every bot
+requires (required.required_literals) takes 0.2 s more; those are kept too. `denpex diagnose` on a laptop and every bot
 replica would otherwise pay the 4 s on each start. The cache key is a hash of everything the
 database depends on (expressions, ids, flags, mode, Hyperscan's version, the machine), so an
 edited rule or an upgraded library simply misses; a file that fails to load (another CPU,
@@ -61,29 +61,31 @@ def block_database(expressions: list[tuple[int, str]], flags: int) -> hyperscan.
 
 
 def derived_literals(
-    patterns: Iterable[str], derive: Callable[[str], frozenset[str] | None], version: str
-) -> dict[str, frozenset[str] | None]:
-    """`derive(p)` for every pattern, read from the cache where an earlier run stored it.
+    patterns: Iterable[tuple[str, bool]], derive: Callable[[str, bool], tuple[frozenset[str], ...]], version: str
+) -> dict[tuple[str, bool], tuple[frozenset[str], ...]]:
+    """`derive(pattern, window)` for every (pattern, window) pair, read from the cache where an
+    earlier run stored it (`window`: the literals of a match's first line only).
 
     `version` names the derivation (a hash of its code): another version reads another file,
     so a changed derivation never reuses an old answer.
     """
     path = cache_dir() / f"literals-{version}.json"
+    known: dict[tuple[str, bool], tuple[frozenset[str], ...]] = {}
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        known = {p: (frozenset(v) if v is not None else None) for p, v in stored.items()}
+        for pattern, window, sets in json.loads(path.read_text(encoding="utf-8")):
+            known[pattern, bool(window)] = tuple(frozenset(words) for words in sets)
     except Exception:  # absent, unreadable or not ours: derive everything
         known = {}
-    out: dict[str, frozenset[str] | None] = {}
+    out: dict[tuple[str, bool], tuple[frozenset[str], ...]] = {}
     fresh = False
-    for pattern in patterns:
-        if pattern not in known:
-            known[pattern] = derive(pattern)
+    for key in patterns:
+        if key not in known:
+            known[key] = derive(*key)
             fresh = True
-        out[pattern] = known[pattern]
+        out[key] = known[key]
     if fresh:
-        data = {p: (sorted(v) if v is not None else None) for p, v in known.items()}
-        _store(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+        data = sorted([p, w, [sorted(words) for words in sets]] for (p, w), sets in known.items())
+        _store(path, json.dumps(data).encode("utf-8"))
     return out
 
 

@@ -11,13 +11,22 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import regex
 
 from bot.matcher.dbcache import derived_literals
+from bot.matcher.digit_anchors import (
+    DIGITS_AS_ZERO,
+    DigitContext,
+    anchored_digits,
+    digit_contexts,
+    with_digits_as_zero,
+)
 from bot.matcher.lines import LineFacts, LineReader, parse_line, strip_prefixes
 from bot.matcher.model import Diagnosis, Stats
-from bot.matcher.prefilter import DERIVATION_VERSION, Condition, Prefilter, required_literals
+from bot.matcher.prefilter import Condition, Prefilter
+from bot.matcher.required import DERIVATION_VERSION, required_literals, score
 from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import PROBE_KEYWORDS, WORLD_KEYWORDS, WORLD_SIZE_AT, LogFacts
 from bot.matcher.verdict import decide
@@ -93,14 +102,14 @@ class _Window:
     rank: int | None
 
 
-def _extend(win: _Window, chunk: bytes, pos: int, end: int) -> bool:
+def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) -> bool:
     """Add the whole lines of `chunk[pos:end]` that continue `win` (prefixes stripped; a line
     of another rank ends it). True when the window is complete, False when `end` came first."""
     while len(win.parts) < win.sig.lines:
         if pos >= end:
             return False
         nl = chunk.find(b"\n", pos, end)
-        other, message = rank_and_message(_decode(chunk, pos, nl if nl >= 0 else end))
+        other, message = rank_and_message(_decode(chunk, pos, nl if nl >= 0 else end), reader)
         if other is not None and other != win.rank:
             return True
         win.parts.append(message)
@@ -111,7 +120,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int) -> bool:
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("probes", "rules", "shape", "windows")
+    __slots__ = ("digit_contexts", "probes", "rules", "shape", "windows")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -124,7 +133,11 @@ class _Plan:
         self.windows = tuple((rule, sig) for rule, sigs, _ in rules for sig in sigs if sig.lines > 1)
         # How a line becomes its shape, on which the one-line signatures' verdict is decided
         # once (`Scan._line`): digits they cannot tell apart read as one (see _shape_table).
-        self.shape = _shape_table(sig for _, sigs, _ in rules for sig in sigs if sig.lines == 1)
+        one_line = [sig for _, sigs, _ in rules for sig in sigs if sig.lines == 1]
+        self.shape = _shape_table(one_line)
+        # Where those regexes can tell digits apart (None: anywhere); the shape key keeps the
+        # digits there and reads every other as 0 (`_shape_key`).
+        self.digit_contexts = _digit_contexts(one_line) if self.shape is not None else None
 
 
 _QUANTIFIER = regex.compile(r"\{\d+(?:,\d*)?\}")
@@ -139,7 +152,8 @@ def _digit_features(sig: Signature) -> list[frozenset[str]] | None:
     an escape) and each range like `[1-9]`. `\\d`, `0-9` and `{m,n}` counts treat all digits
     alike and single out none. None when a pattern has a backreference (it compares text)."""
     features: list[frozenset[str]] = []
-    for pattern in (sig.pattern, sig.unless.pattern if sig.unless is not None else ""):
+    # Only the pattern: a line-shape verdict is the patterns'; `unless` is tested on the line.
+    for pattern in (sig.pattern,):
         if _BACKREFERENCE.search(pattern):
             return None
         rest = _QUANTIFIER.sub("", pattern).replace("\\d", "").replace("\\D", "").replace("0-9", "")
@@ -167,6 +181,21 @@ def _shape_table(sigs: Iterable[Signature]) -> bytes | None:
     if len(set(image)) == 10:
         return None
     return bytes.maketrans(b"0123456789", image.encode())
+
+
+def _digit_contexts(sigs: Iterable[Signature]) -> tuple[DigitContext, ...] | None:
+    """Every context in which one of `sigs`' patterns tells digits apart, or None (somewhere
+    without a literal before it)."""
+    found: set[DigitContext] = set()
+    for sig in sigs:
+        contexts = _contexts_of(sig.pattern)
+        if contexts is None:
+            return None
+        found |= contexts
+    return with_digits_as_zero(frozenset(found))
+
+
+_contexts_of = lru_cache(maxsize=4096)(digit_contexts)  # plans share signatures
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -220,15 +249,15 @@ class Matcher:
         owners: dict[Condition, list[tuple[str, int] | str]] = {}
         self._derived: dict[str, tuple[frozenset[str] | None, ...]] = {}
         required = derived_literals(
-            (sig.pattern for rule in rulebook for sig in rule.signatures), required_literals, DERIVATION_VERSION
+            ((sig.pattern, sig.lines > 1) for rule in rulebook for sig in rule.signatures),
+            lambda pattern, window: required_literals(pattern, first_line=window),
+            DERIVATION_VERSION,
         )
         for rule in rulebook:
             gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
-            # A window signature's literals may stand on its continuation lines: its first line
-            # is gated by the keywords alone.
-            derived = tuple(
-                None if sig.lines > 1 else _useful_literals(required[sig.pattern], gate) for sig in rule.signatures
-            )
+            # A window signature is opened on the line its match begins on: only the literals
+            # of the match's opening (before anything that can match a newline) are on it.
+            derived = tuple(_useful_literals(required[sig.pattern, sig.lines > 1], gate) for sig in rule.signatures)
             self._derived[rule.id] = derived
             if not gate:
                 continue  # a rule without keywords has no gate to pass: it never runs
@@ -270,6 +299,12 @@ class Matcher:
         self._plans[conditions] = plan
         return plan
 
+    def condition_label(self, index: int) -> str:
+        """What the prefilter's condition `index` stands for: `rule/signature` names and
+        `probe:name`s (for a benchmark or a profile that reports which conditions lines meet)."""
+        sigs = [f"{rid}/{self.rulebook.get(rid).signatures[k].name}" for rid, k in self._cond_sigs[index]]
+        return ", ".join(sigs + [f"probe:{p}" for p in sorted(self._cond_probes[index])])
+
     def naive_plan(self, probes: frozenset[str]) -> _Plan:
         plan = self._naive_plans.get(probes)
         if plan is None:
@@ -293,16 +328,24 @@ class Matcher:
         return scan.finish()
 
 
-def _useful_literals(req: frozenset[str] | None, gate: frozenset[str]) -> frozenset[str] | None:
-    """A signature's required literals `req`, when they are at least as selective as its rule's
-    keywords (longer literals are rarer); else None, and the keywords alone gate it."""
-    if req is None or _selectivity(req) < _selectivity(gate):
+def _useful_literals(reqs: tuple[frozenset[str], ...], gate: frozenset[str]) -> frozenset[str] | None:
+    """Of a signature's required sets `reqs`, the one to test beside its rule's keywords `gate`,
+    or None (the keywords alone gate it).
+
+    Only a set at least as selective as the keywords (longer literals are rarer); among those,
+    first one that does not merely restate a keyword: in `The client socket has failed to
+    connect to \\S+ \\(errno: (?:110 ...|113 ...))` the keyword is in the first literal, so a
+    flood of `errno: 99` retries would meet it on every line, where `(errno: 110` it never meets.
+    """
+    useful = [r for r in reqs if score(r) >= score(gate)]
+    if not useful:
         return None
-    return req
+    return max(useful, key=lambda r: (not _restates(r, gate), score(r)))
 
 
-def _selectivity(words: frozenset[str]) -> tuple[int, int]:
-    return (min((len(w) for w in words), default=0), -len(words))
+def _restates(req: frozenset[str], gate: frozenset[str]) -> bool:
+    """Does every literal of `req` hold a keyword of `gate` (so a line meeting it meets the gate)?"""
+    return all(any(k in w for k in gate) for w in req if w.isascii())
 
 
 class Scan:
@@ -321,12 +364,22 @@ class Scan:
         # (plan, line shape) -> the (rule, signature) pairs that match lines of that shape.
         self._shapes: dict[tuple[_Plan, bytes], tuple[tuple[Rule, Signature], ...]] = {}
         self._shapes_bytes = 0
+        # (plan, line with digits as 0) -> where its digits in the plan's digit contexts are.
+        self._marks: dict[tuple[_Plan, bytes], tuple[int, ...]] = {}
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
         self._sample: Counter[frozenset[int]] | None = Counter() if matcher.use_prefilter else None
+        self._reports: Counter[int] = Counter()  # each literal's reports in the sample
+
+    def left_out(self) -> list[str]:
+        """The literals this scan's prefilter database leaves out, as its sample of the log chose
+        (`Prefilter.choose_dropped`); empty before the sample is taken or on the naive path."""
+        if self.variant is None:
+            return []
+        return sorted(self.m.prefilter.words[i] for i in self.variant.dropped)
 
     def feed(self, data: bytes) -> None:
         """Take the next piece of the log; a trailing partial line waits for the next piece."""
@@ -364,9 +417,11 @@ class Scan:
             plans = m._plans
             plan_for = m.plan
             sample = self._sample
-            lines, world_hits = m.prefilter.candidate_lines(chunk, end, start=begin, variant=self.variant, seen=sample)
+            lines, world_hits = m.prefilter.candidate_lines(
+                chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
+            )
             if sample is not None and self.bytes >= LEARN_BYTES:
-                self.variant = m.prefilter.variant(m.prefilter.choose_dropped(sample))
+                self.variant = m.prefilter.variant(m.prefilter.choose_dropped(sample, reports=self._reports))
                 self._sample = None
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)
@@ -411,21 +466,30 @@ class Scan:
             # A flood of one line (a retry loop, a warning per step) pays its regexes once:
             # later lines of the same shape reuse the verdict.
             raw = chunk[start : min(stop, start + MAX_LINE_CHARS * 4)]
-            key = (plan, raw if plan.shape is None else raw.translate(plan.shape))
+            key = (plan, self._shape_key(plan, raw))
             matched = self._shapes.get(key)
             if matched is None:
                 if text is None:
                     text = _decode(chunk, start, stop)
                 matched = self._match(plan, text)
                 if matched is not None:
-                    self._shapes_bytes += len(key[1])
+                    self._shapes_bytes += len(raw)
                     if self._shapes_bytes > _SHAPES_BYTES:
                         self._shapes.clear()
-                        self._shapes_bytes = len(key[1])
+                        self._marks.clear()
+                        self._shapes_bytes = len(raw)
                     self._shapes[key] = matched
         for rule, sig in matched or ():
             if text is None:
                 text = _decode(chunk, start, stop)
+            if sig.unless is not None:
+                # Decided on the line itself, not its shape: the shape keeps only the digits
+                # the patterns can tell apart (and a line a pattern matches is rare).
+                found = _unless(sig, text, self.m.regex_timeout_s)
+                if found is None:
+                    self.regex_timeouts += 1
+                if found is not False:
+                    continue
             if facts is None:
                 facts = self._reader.facts(text)
             ts = facts.timestamp
@@ -452,8 +516,29 @@ class Scan:
                 # needs NCCL's own prefix only, not the launcher prefixes or the timestamp.
                 self.facts.observe_nccl_init(text)
                 return
-            facts = facts or self._reader.facts(text)
-            self.facts.observe(line_no, text[facts.message_start :], facts.rank, plan.probes)
+            if facts is not None:
+                rank, message_start = facts.rank, facts.message_start
+            else:
+                rank, message_start = self._reader.prefix(text)
+            self.facts.observe(line_no, text[message_start:], rank, plan.probes)
+
+    def _shape_key(self, plan: _Plan, raw: bytes) -> object:
+        """What decides the one-line signatures of `plan` on the line `raw` (lines with equal
+        keys get the same verdict): the line with digits read as `plan.shape` maps them, or,
+        where the plan's patterns tell digits apart only behind literals (`digit_anchors`) and
+        the line is ASCII (its bytes are its characters), the line with every digit read as 0
+        and beside it the places and classes of the digits in those contexts. The places depend
+        on the digit-less shape alone, so they are found once per shape."""
+        if plan.shape is None:
+            return raw
+        contexts = plan.digit_contexts
+        if contexts is None or not raw.isascii():
+            return raw.translate(plan.shape)
+        coarse = raw.translate(DIGITS_AS_ZERO)
+        marks = self._marks.get((plan, coarse))
+        if marks is None:
+            marks = self._marks[plan, coarse] = tuple(anchored_digits(coarse, contexts))
+        return (coarse, marks, bytes([raw[p] for p in marks]).translate(plan.shape))
 
     def _match(self, plan: _Plan, text: str) -> tuple[tuple[Rule, Signature], ...] | None:
         """The (rule, signature) pairs of `plan` whose one-line regexes match `text` (window
@@ -468,7 +553,7 @@ class Scan:
             for sig in sigs:
                 if sig.lines > 1:
                     continue
-                found = _search(sig, text, timeout)
+                found = _search_pattern(sig, text, timeout)
                 if found is None:
                     self.regex_timeouts += 1
                     timed_out = True
@@ -480,8 +565,8 @@ class Scan:
         """A window signature on its first line: join the lines after it. When the piece of the
         log ends first, the window is finished at the start of the next piece: a diagnosis never
         depends on where the input was cut."""
-        win = _Window(line_no, rule, sig, [text], rank_and_message(text)[0])
-        if _extend(win, chunk, stop + 1, self._end):
+        win = _Window(line_no, rule, sig, [text], rank_and_message(text, self._reader)[0])
+        if _extend(win, chunk, stop + 1, self._end, self._reader):
             self._close_window(win)
         else:
             self._windows.append(win)
@@ -524,7 +609,7 @@ class Scan:
     def _resume_windows(self, chunk: bytes, begin: int, end: int) -> None:
         waiting, self._windows = self._windows, []
         for win in waiting:
-            if _extend(win, chunk, begin, end):
+            if _extend(win, chunk, begin, end, self._reader):
                 self._close_window(win)
             else:
                 self._windows.append(win)
@@ -562,6 +647,27 @@ def _search(sig: Signature, text: str, timeout: float) -> bool | None:
     return None
 
 
+def _search_pattern(sig: Signature, text: str, timeout: float) -> bool | None:
+    """Does `sig`'s pattern (its `unless` aside) match `text`? None when it ran out of time twice."""
+    for _ in range(2):
+        try:
+            return sig.compiled.search(text, timeout=timeout) is not None
+        except TimeoutError:
+            continue
+    return None
+
+
+def _unless(sig: Signature, text: str, timeout: float) -> bool | None:
+    """Does `sig`'s `unless` match `text` (so that a pattern match does not count)? None on timeout."""
+    assert sig.unless is not None
+    for _ in range(2):
+        try:
+            return sig.unless.search(text, timeout=timeout) is not None
+        except TimeoutError:
+            continue
+    return None
+
+
 def _search_any(rx: regex.Pattern[str], text: str, timeout: float) -> bool | None:
     """Does `rx` match `text`? None when it ran out of time twice (the caller then tries each
     signature on its own, so timeouts are counted per signature as ever)."""
@@ -573,7 +679,7 @@ def _search_any(rx: regex.Pattern[str], text: str, timeout: float) -> bool | Non
     return None
 
 
-def rank_and_message(line: str) -> tuple[int | None, str]:
+def rank_and_message(line: str, reader: LineReader | None = None) -> tuple[int | None, str]:
     """`(parse_line(line).rank, strip_prefixes(line))`: what the probes need of a line.
 
     Most lines of a big log open with torchrun's `[rankN]:` (or `[defaultN]:`) and nothing
@@ -593,6 +699,9 @@ def rank_and_message(line: str) -> tuple[int | None, str]:
             rest = line[close + 2 :]
             if digits.isascii() and digits.isdigit() and not (rest[:1] == "[" or rest[:1].isdigit()):
                 return int(digits), rest[1:] if rest[:1] == " " else rest
+    if reader is not None:  # each line shape's layout worked out once
+        rank, message_start = reader.prefix(line)
+        return rank, line[message_start:]
     return parse_line(line).rank, strip_prefixes(line)
 
 

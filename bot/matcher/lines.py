@@ -194,8 +194,9 @@ def parse_line(line: str) -> LineFacts:
     return _read(_layout(line), line)
 
 
-# Every digit read as 0 (see _Layout).
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+# Every digit read as 0 (see _Layout), on the line's UTF-8 (where a byte 0x30-0x39 is only ever
+# an ASCII digit): bytes.translate is several times faster than str.translate.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Characters of line shapes kept per log (a bound on memory whatever the log).
 _LAYOUTS_CHARS = 8 << 20
 
@@ -205,11 +206,21 @@ class LineReader:
     a flood of one line with other numbers (retries, warnings per step) pays its regexes once."""
 
     def __init__(self) -> None:
-        self._layouts: dict[str, _Layout] = {}
+        self._layouts: dict[bytes, _Layout] = {}
         self._chars = 0
 
     def facts(self, line: str) -> LineFacts:
-        shape = line.translate(_DIGITS_AS_ZERO)
+        return _read(self._layout_of(line), line)
+
+    def prefix(self, line: str) -> tuple[int | None, int]:
+        """`(rank, message_start)` of `line`, as `facts` gives them, without reading the
+        timestamp: all the probes need of the lines a flood of error lines brings them."""
+        layout = self._layout_of(line)
+        rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
+        return rank, layout.message_start
+
+    def _layout_of(self, line: str) -> _Layout:
+        shape = line.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)
         if layout is None:
             self._chars += len(shape)
@@ -217,7 +228,7 @@ class LineReader:
                 self._layouts.clear()  # endlessly new shapes: stay bounded
                 self._chars = len(shape)
             layout = self._layouts[shape] = _layout(line)
-        return _read(layout, line)
+        return layout
 
 
 def nccl_origin(line: str) -> tuple[str, int] | None:

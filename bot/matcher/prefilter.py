@@ -3,8 +3,8 @@
 Two kinds of literal decide whether a line is worth a rule's regexes:
 - the rule's **keywords** (`match.keywords`, per-signature `keywords`): the gate. A rule's
   signatures run only on lines holding one of them; that is the contract of `rules/README.md`.
-- **required literals** derived from each signature's regex (`required_literals`): text that
-  every match of the signature contains, such as `got completion from peer` in
+- **required literals** derived from each signature's regex (`bot.matcher.required`): text
+  that every match of the signature contains, such as `got completion from peer` in
   `NET/IB\\s*:\\s*Got completion from peer`. A line without one cannot match that signature.
 
 Each signature becomes one line condition (`Condition`: a gate keyword and, when it has derived
@@ -24,224 +24,15 @@ CPU, where `ahocorasick_rs` over a lowered copy took 0.26 s.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import hyperscan
-import regex
-from regex import _regex_core as _rc
 
 from bot.hyperscan_literal import hyperscan_literal
 from bot.matcher.dbcache import block_database
-
-# What the derivation below is, for the on-disk memo of its answers (dbcache.derived_literals):
-# this file's bytes and the regex package's version, whose parser it walks.
-DERIVATION_VERSION = hashlib.sha256(Path(__file__).read_bytes() + regex.__version__.encode()).hexdigest()[:16]
-# A derived literal shorter than this is too common to be worth it: the keywords gate instead.
-MIN_LITERAL = 4
-# Caps on the sets of strings tracked while deriving (an alternation of 200 model names is fine
-# as a set of 200 required literals; the product of two such sets is not).
-_MAX_SET = 256
-_MAX_LEN = 64
-# Under IGNORECASE these ASCII letters also match a non-ASCII character (K, ſ, İ, ı), which
-# lowercased bytes would not show: a case-insensitive literal is cut at them.
-_FOLDS_OUTSIDE_ASCII = frozenset("iksIKS")
-
-
-class _Info:
-    """What is known about the strings a node matches.
-
-    `exact`: the finite set of strings the node matches, lowercased (None: unknown or too many).
-    `req`: a set of strings one of which every match contains (None: nothing required).
-    """
-
-    __slots__ = ("exact", "req")
-
-    def __init__(self, exact: frozenset[str] | None, req: frozenset[str] | None):
-        self.exact = exact
-        self.req = req
-
-
-_EMPTY = _Info(frozenset({""}), None)
-_UNKNOWN = _Info(None, None)
-
-
-def _score(strings: frozenset[str] | None) -> tuple[int, int]:
-    """How selective a required set is: its shortest string, then fewer strings."""
-    if not strings or "" in strings:
-        return (0, 0)
-    return (min(len(s) for s in strings), -len(strings))
-
-
-def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
-    return a if _score(a) >= _score(b) else b
-
-
-def _as_req(exact: frozenset[str] | None) -> frozenset[str] | None:
-    if not exact or "" in exact:
-        return None
-    return _minimal(exact)
-
-
-def _minimal(words: frozenset[str]) -> frozenset[str]:
-    """Drop a literal that contains another of the set: a line holding it holds the other."""
-    if len(words) < 2:
-        return words
-    return frozenset(w for w in words if not any(o != w and o in w for o in words))
-
-
-def _char(value: int, case_flags: int) -> str | None:
-    """The lowercased literal a single-character node stands for, or None when it is not safe."""
-    if value >= 128:
-        return None  # non-ASCII: decoding with 'replace' and case folding make bytes unreliable
-    ch = chr(value)
-    if case_flags == 0:
-        return ch.lower()
-    if case_flags == _rc.IGNORECASE and ch not in _FOLDS_OUTSIDE_ASCII:
-        return ch.lower()
-    return None  # FULLCASE folds one character to several (ß ~ ss): not a plain literal
-
-
-def _concat(left: frozenset[str], right: frozenset[str]) -> frozenset[str] | None:
-    if len(left) * len(right) > _MAX_SET:
-        return None
-    out = frozenset(a + b for a in left for b in right)
-    if any(len(s) > _MAX_LEN for s in out):
-        return None
-    return out
-
-
-class _Unsupported(Exception):
-    """A construct under which literals prove nothing (fuzzy matching)."""
-
-
-def _walk(node: object) -> _Info:
-    kind = type(node)
-    if kind is _rc.Fuzzy:
-        raise _Unsupported
-    if kind is _rc.Character:
-        if not node.positive or node.zerowidth:
-            return _UNKNOWN if not node.zerowidth else _EMPTY
-        ch = _char(node.value, node.case_flags)
-        return _Info(frozenset({ch}), None) if ch is not None else _UNKNOWN
-    if kind is _rc.Sequence:
-        return _sequence(node.items)
-    if kind is _rc.Branch:
-        infos = [_walk(b) for b in node.branches]
-        exact = None
-        if all(i.exact is not None for i in infos):
-            merged = frozenset().union(*(i.exact for i in infos))
-            exact = merged if len(merged) <= _MAX_SET else None
-        req = None
-        reqs = [_better(i.req, _as_req(i.exact)) for i in infos]
-        if all(r is not None for r in reqs):
-            merged = frozenset().union(*reqs)
-            req = merged if len(merged) <= _MAX_SET else None
-        return _Info(exact, req)
-    if kind in (_rc.Group, _rc.Atomic):
-        return _walk(node.subpattern)
-    if kind in (_rc.GreedyRepeat, _rc.LazyRepeat, _rc.PossessiveRepeat):
-        sub = _walk(node.subpattern)
-        lo, hi = node.min_count, node.max_count
-        if lo == 0:
-            if hi == 1 and sub.exact is not None:
-                return _Info(sub.exact | {""}, None)
-            return _Info(frozenset({""}) if hi == 0 else None, None)
-        exact = None
-        if hi == lo and sub.exact is not None and lo <= 8:
-            exact = frozenset({""})
-            for _ in range(lo):
-                exact = _concat(exact, sub.exact) if exact is not None else None
-        return _Info(exact, _better(sub.req, _as_req(sub.exact)))
-    if kind is _rc.SetUnion and node.positive and not node.zerowidth:
-        chars = set()
-        for item in node.items:
-            if type(item) is not _rc.Character or not item.positive:
-                return _UNKNOWN
-            ch = _char(item.value, node.case_flags | item.case_flags)
-            if ch is None:
-                return _UNKNOWN
-            chars.add(ch)
-        return _Info(frozenset(chars), None) if 0 < len(chars) <= 4 else _UNKNOWN
-    if kind in _ZERO_WIDTH:
-        return _EMPTY  # consumes nothing: literals on either side stay adjacent
-    return _UNKNOWN  # anything else (classes, fuzzy matching, backreferences...) requires nothing
-
-
-_ZERO_WIDTH = tuple(
-    getattr(_rc, name)
-    for name in (
-        "Boundary", "DefaultBoundary", "DefaultEndOfWord", "DefaultStartOfWord", "EndOfLine",
-        "EndOfLineU", "EndOfString", "EndOfStringLine", "EndOfStringLineU", "EndOfWord",
-        "GraphemeBoundary", "LookAround", "SearchAnchor", "StartOfLine", "StartOfLineU",
-        "StartOfString", "StartOfWord", "Keep",
-    )
-    if hasattr(_rc, name)
-)  # fmt: skip
-
-
-def _sequence(items: Iterable[object]) -> _Info:
-    best: frozenset[str] | None = None
-    run: frozenset[str] | None = frozenset({""})  # exact strings of the current contiguous run
-    whole: frozenset[str] | None = frozenset({""})
-    for item in items:
-        info = _walk(item)
-        best = _better(best, info.req)
-        if info.exact is not None and run is not None:
-            joined = _concat(run, info.exact)
-            if joined is not None:
-                run = joined
-                whole = _concat(whole, info.exact) if whole is not None else None
-                continue
-        # The run ends here: what it matched is required.
-        best = _better(best, _as_req(run))
-        run = info.exact if info.exact is not None else frozenset({""})
-        whole = None
-    best = _better(best, _as_req(run))
-    return _Info(whole, best)
-
-
-def _parse(pattern: str):
-    """The `regex` package's own parse tree of a pattern (so no dialect can differ), or None."""
-    flags = 0
-    for _ in range(4):
-        source = _rc.Source(pattern)
-        info = _rc.Info(flags, source.char_type, {})
-        info.guess_encoding = _rc.UNICODE
-        source.ignore_space = bool(info.flags & _rc.VERBOSE)
-        try:
-            tree = _rc._parse_pattern(source, info)
-        except _rc._UnscopedFlagSet:
-            flags = info.global_flags
-            continue
-        if not source.at_end() or info.flags & (_rc.LOCALE | _rc.FULLCASE):
-            return None
-        return tree
-    return None
-
-
-def required_literals(pattern: str) -> frozenset[str] | None:
-    """Lower-case literals one of which every match of `pattern` contains, or None.
-
-    None when nothing useful can be proved (no literal of `MIN_LITERAL` characters or more,
-    or syntax this walk does not follow). Sound by construction: anything not understood
-    requires nothing, so the answer can only be weaker, never wrong.
-    """
-    try:
-        tree = _parse(pattern)
-        if tree is None:
-            return None
-        info = _walk(tree)
-    except Exception:  # fuzzy matching, or the internal parser API changed: derive nothing
-        return None
-    req = _better(info.req, _as_req(info.exact))
-    if _score(req)[0] < MIN_LITERAL:
-        return None
-    return _minimal(req)
 
 
 @dataclass(frozen=True)
@@ -330,15 +121,23 @@ class Prefilter:
         )
 
     def choose_dropped(
-        self, seen: Counter[frozenset[int]], *, hot_lines: int | None = None, reports_per_test: int | None = None
+        self,
+        seen: Counter[frozenset[int]],
+        *,
+        reports: Counter[int] | None = None,
+        hot_lines: int | None = None,
+        reports_per_test: int | None = None,
     ) -> frozenset[int]:
         """The literals to leave out of the database, given `seen`: how many sampled lines held
-        each set of literals (as `candidate_lines(..., seen=)` counts them).
+        each set of literals (as `candidate_lines(..., seen=)` counts them), and `reports`: how
+        often each literal was reported (`candidate_lines(..., reports=)`; default one a line).
 
-        A literal goes when it is on many lines and every condition it is in keeps its other
+        A literal goes when it is reported often and every condition it is in keeps its other
         side whole in the database, and when the lines on which that other side would then need
-        testing by hand are few against the reports saved. Greedy, most frequent first: a side
-        that stands in for a dropped literal is kept whole from then on.
+        testing by hand are few against the reports saved. Reports, not lines: a tqdm file's
+        megabyte lines say `train_loss=` thousands of times each, every time a call into Python.
+        Greedy, most reported first: a side that stands in for a dropped literal is kept whole
+        from then on.
         """
         hot_lines = max(_HOT_LINES if hot_lines is None else hot_lines, 1)
         reports_per_test = _REPORTS_PER_TEST if reports_per_test is None else reports_per_test
@@ -346,9 +145,10 @@ class Prefilter:
         for lits, n in seen.items():
             for i in lits:
                 on_lines[i] += n
+        saved = on_lines if reports is None else Counter({i: max(reports[i], on_lines[i]) for i in on_lines})
         dropped: set[int] = set()
         kept_whole: set[int] = set(self._pinned)
-        for i, n in sorted(on_lines.items(), key=lambda kv: -kv[1]):
+        for i, n in sorted(saved.items(), key=lambda kv: (-kv[1], kv[0])):
             if n < hot_lines or i in kept_whole:
                 continue
             others: list[tuple[frozenset[int], frozenset[int]]] = []  # (own side, other side)
@@ -383,6 +183,7 @@ class Prefilter:
         start: int = 0,
         variant: Variant | None = None,
         seen: Counter[frozenset[int]] | None = None,
+        reports: Counter[int] | None = None,
     ) -> tuple[list[tuple[int, int, frozenset[int]]], list[tuple[int, int]]]:
         """([(line start, line end, indexes of the conditions the line meets)], [(direct
         literal, start offset)]), both in order of position. Lines meeting none are left out.
@@ -390,14 +191,17 @@ class Prefilter:
         Only `chunk[start:end]` is scanned (`start` just past a newline, or 0); offsets are
         into `chunk`, and `line end` excludes the newline. `variant` (default: every literal)
         is the database to scan with; `seen`, when given, counts each set of literals found on
-        a line, for `choose_dropped`.
+        a line, and `reports` each literal's reports, for `choose_dropped`.
         """
         variant = variant or self.full
         if variant.database is None:
             return [], []
         if end is None:
             end = len(chunk)
-        grouped = _LineGrouper(chunk, start, self._single, self._first_direct, self._direct_at)
+        grouper = _LineGrouper if reports is None else _CountingGrouper
+        grouped = grouper(chunk, start, self._single, self._first_direct, self._direct_at)
+        if reports is not None:
+            grouped.reports = reports
         window = chunk if start == 0 and end == len(chunk) else memoryview(chunk)[start:end]
         variant.database.scan(window, match_event_handler=grouped.hit, scratch=variant.scratch())
         cached, resolve = variant.met.get, variant.resolve
@@ -541,4 +345,16 @@ class _LineGrouper:
         return self._out
 
 
-__all__ = ["DERIVATION_VERSION", "MIN_LITERAL", "Condition", "Prefilter", "Variant", "required_literals"]
+class _CountingGrouper(_LineGrouper):
+    """A `_LineGrouper` that also counts the reports of each literal (for a scan's sample)."""
+
+    __slots__ = ("reports",)
+    reports: Counter[int]
+
+    def hit(self, idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
+        if idx < self._first_direct:
+            self.reports[idx] += 1
+        super().hit(idx, _from, to, _flags, _context)
+
+
+__all__ = ["Condition", "Prefilter", "Variant"]

@@ -165,9 +165,10 @@ class LogFacts:
         if "done" in probes and _DONE.search(message):
             self.done_line = line_no
         if "exception" in probes:
-            if _EXC_LINE.match(message) or (_ERROR_LINE.search(message) and not _NOT_ERROR.search(message)):
+            exc_line, error_line = _error_kinds(message)
+            if exc_line or error_line:
                 self.last_error_line = line_no
-            if rank in self._awaiting_exc and _EXC_LINE.match(message):
+            if rank in self._awaiting_exc and exc_line:
                 self._awaiting_exc.pop(rank)
                 text = message.strip()
                 if rank == self._spawn_rank:
@@ -178,11 +179,9 @@ class LogFacts:
                     self.traceback_by_rank[rank] = (line_no, text)
                 if self.first_traceback is None:
                     self.first_traceback = (line_no, rank, text)
-            elif self.first_error is None and (
-                # A pasted exception without its traceback (`IndexError: Target 5 is out of bounds.`) is
-                # what a person quotes too; `\bError\b` alone misses the word inside `IndexError`.
-                _EXC_LINE.match(message) or (_ERROR_LINE.search(message) and not _NOT_ERROR.search(message))
-            ):
+            elif self.first_error is None and (exc_line or error_line):
+                # A pasted exception without its traceback (`IndexError: Target 5 is out of bounds.`)
+                # is what a person quotes too; `\bError\b` alone misses the word inside `IndexError`.
                 self.first_error = (line_no, rank, message.strip())
         if "elastic" in probes:
             self._observe_elastic(line_no, message)
@@ -351,6 +350,29 @@ class LogFacts:
 _SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7,
             "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12, "SIGPIPE": 13,
             "SIGALRM": 14, "SIGTERM": 15}  # fmt: skip
+
+
+# `_error_kinds` per message shape: the three patterns tell no digit from another except 0
+# from the rest (`0 errors`), so a flood of one error line with other numbers (a retry loop
+# with its timestamps) pays them once. Bounded; shared by threads (dict operations are atomic).
+_NONZERO_AS_ONE = bytes.maketrans(b"23456789", b"11111111")  # on UTF-8, faster than str.translate
+_KINDS: dict[bytes, tuple[bool, bool]] = {}
+_KINDS_MAX = 20_000
+
+
+def _error_kinds(message: str) -> tuple[bool, bool]:
+    """(an exception line, an error line that is not a warning or info) for `message`."""
+    key = message.encode("utf-8", "surrogatepass").translate(_NONZERO_AS_ONE)
+    found = _KINDS.get(key)
+    if found is None:
+        if len(_KINDS) >= _KINDS_MAX:
+            _KINDS.clear()
+        found = (
+            _EXC_LINE.match(message) is not None,
+            _ERROR_LINE.search(message) is not None and _NOT_ERROR.search(message) is None,
+        )
+        _KINDS[key] = found
+    return found
 
 
 def _is_traceback_head(message: str) -> bool:

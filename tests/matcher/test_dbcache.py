@@ -71,34 +71,37 @@ def test_default_location_follows_xdg(monkeypatch, tmp_path):
 
 
 def _counting(calls: list[str]):
-    from bot.matcher.prefilter import required_literals
+    from bot.matcher.required import required_literals
 
-    def derive(pattern: str):
+    def derive(pattern: str, window: bool):
         calls.append(pattern)
-        return required_literals(pattern)
+        return required_literals(pattern, first_line=window)
 
     return derive
 
 
 def test_derived_literals_are_kept_per_derivation_version(cache):
-    patterns = [r"Watchdog caught collective operation timeout", r"(?i)got completion from peer", r"\d+"]
+    patterns = [(r"Watchdog caught collective operation timeout", False), (r"(?i)got completion from peer", False),
+                (r"\d+", False), (r"Exception detected\s+by watchdog", True), (r"Exception detected\s+by watchdog", False)]  # fmt: skip
     calls: list[str] = []
     first = dbcache.derived_literals(patterns, _counting(calls), "v1")
-    assert first[patterns[0]] == frozenset({"watchdog caught collective operation timeout"})
-    assert first[patterns[2]] is None
-    assert len(calls) == 3
+    assert first[patterns[0]] == (frozenset({"watchdog caught collective operation timeout"}),)
+    assert first[patterns[2]] == ()
+    assert first[patterns[3]] == (frozenset({"exception detected"}),)  # the first line's part only
+    assert set(first[patterns[4]]) == {frozenset({"exception detected"}), frozenset({"by watchdog"})}
+    assert len(calls) == 5
     again = dbcache.derived_literals(patterns, _counting(calls), "v1")
-    assert again == first and len(calls) == 3  # all read back, none derived
-    dbcache.derived_literals([*patterns, "new literal here"], _counting(calls), "v1")
-    assert calls[3:] == ["new literal here"]  # only the new pattern
+    assert again == first and len(calls) == 5  # all read back, none derived
+    dbcache.derived_literals([*patterns, ("new literal here", False)], _counting(calls), "v1")
+    assert calls[5:] == ["new literal here"]  # only the new pattern
     dbcache.derived_literals(patterns, _counting(calls), "v2")
-    assert len(calls) == 7  # another derivation version shares nothing
+    assert len(calls) == 11  # another derivation version shares nothing
 
 
 def test_derived_literals_survive_a_corrupt_file(cache):
     calls: list[str] = []
-    dbcache.derived_literals(["abcdef"], _counting(calls), "v1")
+    dbcache.derived_literals([("abcdef", False)], _counting(calls), "v1")
     (path,) = cache.glob("literals-*.json")
     path.write_text("{not json")
-    assert dbcache.derived_literals(["abcdef"], _counting(calls), "v1") == {"abcdef": frozenset({"abcdef"})}
+    assert dbcache.derived_literals([("abcdef", False)], _counting(calls), "v1") == {("abcdef", False): (frozenset({"abcdef"}),)}
     assert len(calls) == 2

@@ -18,7 +18,7 @@ import pytest
 from bot.matcher import Matcher, load_rulebook
 from bot.matcher.engine import rank_and_message
 from bot.matcher.lines import parse_line, strip_prefixes
-from bot.matcher.prefilter import required_literals
+from bot.matcher.required import required_literals
 from bot.matcher.rulebook import RuleError, default_rules_dir, rule_files
 from tests.matcher.rulefactory import rule_doc, sig, write_rules
 
@@ -144,18 +144,17 @@ def test_service_stream_and_gzip_match_whole():
 
 
 def test_derived_literals_are_on_every_matching_line():
-    """A line a signature matches holds one of the literals derived from its regex."""
+    """A line a signature matches holds one literal of each set derived from its regex."""
     checked = 0
     for rule in BOOK:
         for s in rule.signatures:
-            lits = required_literals(s.pattern)
-            if not lits:
-                continue
+            sets = required_literals(s.pattern)
             for ex in rule.examples:
                 for line in ex.log.splitlines():
-                    if s.compiled.search(line):
+                    if sets and s.compiled.search(line):
                         low = line.encode("utf-8", "surrogatepass").lower()
-                        assert any(w.encode() in low for w in lits), (rule.id, s.name, line)
+                        for lits in sets:
+                            assert any(w.encode() in low for w in lits), (rule.id, s.name, line, lits)
                         checked += 1
     assert checked > 0
 
@@ -169,34 +168,40 @@ def test_derived_literals_are_on_every_matching_line():
         (r"(?:torch\.)?OutOfMemoryError", {"outofmemoryerror"}, None),
         (r"foo\d+bar|bazqux", None, None),  # `foo`/`bar` are too short to prove anything
         (r"(?:abcdef){e<=1}", None, None),  # fuzzy matching: literals prove nothing
-        (r"(?i)fallen off the bus", None, {"fallen off the bus"}),  # (?i)s also matches ſ
-        (r"(?fi)strasse kaputt", None, None),  # full case folding: ss ~ ß
+        (r"(?i)fallen off the bus", {"fallen off the bus", "\u017f"}, None),  # (?i)s also matches \u017f
+        (r"(?fi)strasse kaputt", None, None),  # full case folding: ss ~ \u00df
         (r"\w+ \d+", None, None),
+        (r"(?P<t>\d) then (?P=t) again and again", {" again and again"}, None),  # backreference: opaque
+        (r"(?i:loss) is NaN(?=!)", {"loss is nan", "\u017f"}, {"loss is nan!"}),  # a lookahead consumes nothing
     ],
+    ids=["net-ib", "alternation", "class", "optional-group", "too-short", "fuzzy", "ignorecase-folds",
+         "fullcase", "classes-only", "named-backreference", "scoped-flag-lookahead"],
 )
 def test_required_literals(pattern, must, never):
     got = required_literals(pattern)
     if must is None and never is None:
-        assert got is None
+        assert got == ()
     if must is not None:
-        assert got == frozenset(must)
+        assert frozenset(must) in got
     if never is not None:
-        assert got is None or not (got & never)
+        assert not any(s & never for s in got)
 
 
 def test_case_insensitive_literals_stay_sound():
-    """Characters that fold onto ASCII (K Kelvin, ſ, İ, ı) still match after the cut."""
+    """Characters that fold onto ASCII (K Kelvin, \u017f, \u0130) still meet the derived sets."""
     import regex
 
     for pattern, text in [
-        (r"(?i)fallen off the bus", "GPU has fallen off the buſ"),
+        (r"(?i)fallen off the bus", "GPU has fallen off the bu\u017f"),
         (r"(?i)link down", "LINK DOWN"),
         (r"(?i)kill process", "\u212aILL PROCESS"),
+        (r"(?i)dist init", "D\u0130ST INIT"),
     ]:
         assert regex.search(pattern, text)
-        lits = required_literals(pattern)
-        if lits:
-            low = text.encode().lower()
+        low = text.encode().lower()
+        sets = required_literals(pattern)
+        assert sets
+        for lits in sets:
             assert any(w.encode() in low for w in lits), (pattern, lits)
 
 
@@ -218,8 +223,13 @@ def _lines_of_every_shape():
 
 
 def test_rank_shortcut_agrees_with_parse_line():
+    from bot.matcher.lines import LineReader
+
+    reader = LineReader()
     for line in _lines_of_every_shape():
-        assert rank_and_message(line) == (parse_line(line).rank, strip_prefixes(line)), line
+        want = (parse_line(line).rank, strip_prefixes(line))
+        assert rank_and_message(line) == want, line
+        assert rank_and_message(line, reader) == want, line
 
 
 def test_pathological_line_is_bounded_and_reported(tmp_path):
@@ -241,3 +251,27 @@ def test_pathological_line_is_bounded_and_reported(tmp_path):
         assert d.stats.regex_timeouts >= 1
         assert d.to_dict()["stats"]["regex_timeouts"] == d.stats.regex_timeouts
         assert d.root is not None and d.root.id == "oom"
+
+
+def test_a_window_signature_is_gated_by_its_first_lines_literals(tmp_path):
+    """A signature spanning lines is opened only on lines holding the literals of its match's
+    opening (before the first `\\s` that may take the newline), and still finds every match the
+    naive path finds, the wrapped one included."""
+    docs = [
+        rule_doc("wd", "network", {"keywords": ["alpha"], "signatures": [
+            sig("wrapped", r"Alpha failure detected\s+by the beta monitor", 0.6, lines=2)]}, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["wd", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["wd", "other"]),
+    ]  # fmt: skip
+    book = load_rulebook(write_rules(tmp_path, docs))
+    fast, naive = Matcher(book), Matcher(book, prefilter=False)
+    (derived,) = fast._derived["wd"]
+    assert derived == frozenset({"alpha failure detected"})
+    chatter = "[rank1]: alpha phase 3\n" * 50
+    for log in (
+        chatter + "[rank2]: ALPHA failure detected\n[rank2]: by the beta monitor\n",
+        chatter + "[rank2]: Alpha failure detected by the beta monitor\n",
+        chatter + "[rank2]: Alpha failure\n[rank2]: detected by the beta monitor\n",  # no match either way
+    ):
+        assert comparable(fast.diagnose(log)) == comparable(naive.diagnose(log))
+    assert [m.id for m in fast.diagnose(chatter + "[rank2]: Alpha failure detected\n[rank2]: by the beta monitor\n").matches] == ["wd"]

@@ -115,3 +115,6 @@ def test_line_reader_reads_every_line_of_a_shape_as_parse_line_does() -> None:
             other = "".join(rng.choice("0123456789") if c.isdigit() else c for c in line)
             assert reader.facts(other) == parse_line(other), other
             assert other[reader.facts(other).message_start :] == strip_prefixes(other)
+            # What the probes take instead of the facts: the same rank and message start.
+            facts = parse_line(other)
+            assert reader.prefix(other) == (facts.rank, facts.message_start), other

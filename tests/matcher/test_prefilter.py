@@ -230,3 +230,25 @@ def test_hyperscan_is_given_no_regex_syntax_from_literals():
     # Literals are escaped byte by byte: regex metacharacters in a keyword are plain text.
     prefilter = Prefilter([Condition(frozenset({"a.b(c)*[d]|e"}))])
     assert _conditions_by_line(prefilter, "a.b(c)*[d]|e\naxb(c)[d]\n") == {0: frozenset({0})}
+
+
+def test_a_literal_reported_thousands_of_times_on_few_lines_leaves_the_database():
+    """A tqdm file is a few megabyte lines, each saying `train_loss=` at every update: few lines,
+    many reports (each a call into Python). Counted by reports, that literal goes; counted by
+    lines, it would stay. The lines met are the same either way."""
+    loss = Condition(frozenset({"nan"}), frozenset({"loss"}))
+    oom = Condition(frozenset({"out of memory"}))
+    prefilter = Prefilter([loss, oom])
+    bars = "".join("Epoch 0: " + "".join(f"\r{i}/900 [00:01, train_loss={i / 7:.3f}]" for i in range(900)) + "\n" for _ in range(3))
+    seen: Counter = Counter()
+    reports: Counter = Counter()
+    prefilter.candidate_lines(bars.encode(), seen=seen, reports=reports)
+    assert reports[prefilter.words.index("loss")] == 2_700 and sum(seen.values()) == 3
+    assert prefilter.choose_dropped(seen) == frozenset()  # 3 lines: not hot
+    dropped = prefilter.choose_dropped(seen, reports=reports)
+    assert {prefilter.words[i] for i in dropped} == {"loss"}
+    log = bars + "loss: nan\nCUDA out of memory\n"
+    assert _conditions_by_line(prefilter, log, prefilter.variant(dropped)) == _conditions_by_line(prefilter, log) == {
+        3: frozenset({0}),
+        4: frozenset({1}),
+    }

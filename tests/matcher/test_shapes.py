@@ -51,3 +51,98 @@ def test_ranks_in_a_flood_of_one_shape_are_all_recorded() -> None:
     fast, naive = MATCHER.diagnose(log), NAIVE.diagnose(log)
     assert fast.matches[0].ranks == naive.matches[0].ranks == list(range(8))
     assert fast.to_dict()["matches"] == naive.to_dict()["matches"]
+
+
+RETRY = (
+    "[rank{r}]:[W1130 01:07:{s:02d}.{us:09d} socket.cpp:697] [c10d] The client socket has failed to connect to "
+    "[localhost]:29500 (errno: 99 - Cannot assign requested address).\n"
+)
+
+
+def test_a_retry_flood_line_arms_no_signature() -> None:
+    """The c10d timeout signature requires `(errno: 110 ...` as well as its opening words: the
+    engine tests the required set that does not restate a keyword, so an `errno: 99` retry
+    meets no rule's condition and costs no regex, only the probes its `failed` feeds."""
+    data = RETRY.format(r=3, s=13, us=230395101).encode()
+    (line,), _ = MATCHER.prefilter.candidate_lines(data)
+    plan = MATCHER.plan(line[2])
+    assert plan.rules == ()
+    assert "exception" in plan.probes
+
+
+def test_a_retry_flood_diagnoses_as_the_naive_path() -> None:
+    """Thousands of retries with their timestamps, ranks and an error every few hundred lines."""
+    lines = [RETRY.format(r=i % 64, s=i % 60, us=(i * 7919) % 10**9) for i in range(1_200)]
+    lines.insert(700, "[rank5]:[W1130 01:07:13.2 socket.cpp:697] [c10d] The client socket has failed to connect to [node-7]:29500 (errno: 110 - Connection timed out).\n")
+    lines.insert(900, "[rank9]:RuntimeError: 0 errors were expected\n")
+    lines.insert(1_000, "[rank9]:RuntimeError: 10 errors were found\n")
+    log = "".join(lines)
+    fast, naive = MATCHER.diagnose(log).to_dict(), NAIVE.diagnose(log).to_dict()
+    for d in (fast, naive):
+        d["stats"].pop("elapsed_ms")
+    assert fast == naive
+
+
+def test_error_kinds_of_a_message_shape_are_those_of_every_message_of_it() -> None:
+    """The probes' error classification, decided once per shape (digits 1-9 alike, 0 apart),
+    is what the patterns say of each message: `0 errors` is no error, `10 errors` is one."""
+    from bot.matcher import salient
+
+    messages = [
+        "RuntimeError: 10 errors were found", "RuntimeError: 0 errors were found", "step 3: 0 errors",
+        "errors=0 in 12 steps", "errors=10 in 12 steps", "[W1130 01:07:13.2] The client socket has failed",
+        "ValueError: bad value 7", "warning: 3 failed", "INFO 5 failed", "torch.OutOfMemoryError: CUDA out of memory",
+    ]  # fmt: skip
+    for message in messages:
+        for digit in "0123456789":
+            text = "".join(digit if c.isdigit() and i % 2 else c for i, c in enumerate(message))
+            want = (
+                salient._EXC_LINE.match(text) is not None,
+                salient._ERROR_LINE.search(text) is not None and salient._NOT_ERROR.search(text) is None,
+            )
+            assert salient._error_kinds(text) == want, text
+
+
+MEGATRON = (
+    " [2025-11-30 01:{m:02d}:{s:02d}] iteration {it:>8d}/  250000 | consumed samples: {cs:>12d} | elapsed time per "
+    "iteration (ms): {ms:.1f} | learning rate: {lr:.6E} | global batch size:  1024 | lm loss: {loss:.6E} | "
+    "loss scale: 1.0 | grad norm: {gn:.3f} | number of skipped iterations: {sk:>3d} | number of nan iterations: {nan:>3d} |\n"
+)
+
+
+def test_a_flood_of_iteration_lines_is_a_few_shapes_and_diagnoses_as_naive() -> None:
+    """Megatron prints every number of its iteration line anew; only the digits behind
+    `skipped iterations:` and `nan iterations:` (and `loss scale: `) are read by a signature as
+    more than a digit, so hundreds of lines are a handful of shapes. One line with a skipped
+    iteration, one with a NaN iteration: both still reach their signatures."""
+    def line(i: int, sk: int = 0, nan: int = 0) -> str:
+        return MEGATRON.format(m=i // 60 % 60, s=i % 60, it=800 + i, cs=(800 + i) * 1024, ms=1400 + (i * 37) % 300,
+                               lr=1.2e-4 + i * 1e-8, loss=2.9 - i * 1e-4, gn=0.8 + (i % 50) / 100, sk=sk, nan=nan)  # fmt: skip
+
+    lines = [line(i) for i in range(600)]
+    lines[400] = line(400, sk=3)
+    lines[500] = line(500, nan=2)
+    log = "".join(lines)
+    scan = MATCHER.scan()
+    scan.feed(log.encode())
+    fast = scan.finish().to_dict()
+    naive = NAIVE.diagnose(log).to_dict()
+    for d in (fast, naive):
+        d["stats"].pop("elapsed_ms")
+    assert fast == naive
+    assert {m["id"] for m in fast["matches"]} >= {"loss-nan", "fp16-loss-scale-min"}
+    assert len(scan._shapes) < 40  # not one per line
+
+
+def test_an_unless_is_decided_on_each_line_not_its_shape() -> None:
+    """`grad_norm: nan` counts unless the loss is finite and non-zero (`unless`): lines of one
+    shape whose loss digits differ get different answers, as on the naive path."""
+    lines = [f"{{'loss': 0.{d}{e}, 'grad_norm': nan, 'learning_rate': 1e-05, 'epoch': 0.{e}}}\n" for d in "0123" for e in "05"]
+    for log in ("".join(lines), "".join(lines[:2]), "".join(lines[2:])):
+        fast, naive = MATCHER.diagnose(log).to_dict(), NAIVE.diagnose(log).to_dict()
+        for d in (fast, naive):
+            d["stats"].pop("elapsed_ms")
+        assert fast == naive, log
+    only_zero = MATCHER.diagnose("".join(lines[:1])).to_dict()["matches"]  # loss 0.00: the nan counts
+    finite = MATCHER.diagnose("".join(lines[1:2])).to_dict()["matches"]  # loss 0.05: it does not
+    assert any(m["id"] == "loss-nan" for m in only_zero) and not any(m["id"] == "loss-nan" for m in finite)
