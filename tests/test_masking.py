@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import gzip
+import json
 import random
 import re
 import subprocess
@@ -198,6 +200,15 @@ PERSONAL = [
     ("vf 0 link/infiniband brd 00:ff, node guid 0c:42:a1:03:00:12:34:56, port guid 0c:42:a1:03:00:12:34:57", "0c:42:a1:03:00:12:34:57", "MAC"),
     ("$ ibstat -p\n0x0c42a10300123458", "0c42a10300123458", "MAC"),
     ("GET /v1/projects/p/serviceAccounts/trainer%40proj-1.iam.gserviceaccount.com:signBlob", "trainer%40proj-1.iam.gserviceaccount.com", "EMAIL"),
+    # git blame (default and `-f`), git shortlog (default and `-sn`), as git 2.x prints them.
+    ("^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch", "Hannah Fischer", "NAME"),
+    ("6d316bd2 train.py (Jonas Weber    2024-01-15 09:22:45 +0100 101)     x = 1", "Jonas Weber", "NAME"),
+    ("Jonas Weber (2):\n      Fix NCCL timeout\n      Add y\n", "Jonas Weber", "NAME"),
+    ("     2\tJonas Weber\n     1\tHannah Fischer", "Hannah Fischer", "NAME"),
+    ("     2\tJonas Weber <jonas@acme.io>", "Jonas Weber", "NAME"),
+    # One-word chat mentions in a pasted Slack thread.
+    ("@hfischer can you check the NCCL error?", "hfischer", "USER"),
+    ("cc @mkowalski @bob.smith thanks!", "bob.smith", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -261,6 +272,13 @@ DECOYS = [
     "weights: AAAAAAAAAD8AAIA/AADAPwAAAEAAACBAAABAQAAAYEAAAIBAAACQQAAAoEAAALBAAADAQAAA0EAAAOBAAADwQA==",
     "sbatch --account=proj-llm-42 --partition=gpu train.sh; gcloud config set project ml-research-123456",
     "  WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false",
+    # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
+    'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
+    "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",
+    "@here the job died again; npm i @types/node; pip install git+https://github.com/x/y@main",
+    '{"@timestamp": "2024-05-06T10:42:01Z", "level": "error"} and $@ and a @ b',
+    "00000000 (Not Committed Yet 2026-12-04 03:05:28 +0000 4) z = 3",
+    "cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMF19 --master_addr=127.0.0.1",
 ]
 
 
@@ -383,6 +401,37 @@ def test_names_mac_and_accounts_keep_the_line_structure() -> None:
         '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'
         "later <NAME-1> said\n"
     )
+
+
+def test_deepspeed_world_info_hosts_are_masked_inside_the_base64() -> None:
+    """`--world_info=` is urlsafe base64 of JSON: decoded, its host keys become the log's own
+    placeholders, and the argument is valid base64 of the same JSON again."""
+    world = base64.urlsafe_b64encode(json.dumps({"trn1-07": [0, 1], "trn1-08": [0, 1]}).encode()).decode()
+    text = f"cmd = pdsh -S -f 1024 -w trn1-07,trn1-08 export NCCL_DEBUG=INFO; cd /x; python -u -m deepspeed.launcher.launch --world_info={world} --node_rank=%n train.py\nssh trn1-08 uptime\n"
+    masked = mask(text).text
+    encoded = re.search(r"--world_info=(\S+)", masked).group(1)
+    assert json.loads(base64.urlsafe_b64decode(encoded)) == {"<HOST-1>": [0, 1], "<HOST-2>": [0, 1]}
+    assert "trn1-0" not in masked
+    assert masked.endswith("ssh <HOST-2> uptime\n")
+    assert mask(masked).text == masked
+
+
+def test_kubectl_table_split_across_chunks_keeps_its_columns() -> None:
+    """Rows after the chunk holding the header are still read by the header's columns."""
+    masker = Masker()
+    header = "NAME               READY   STATUS      RESTARTS     AGE   IP            NODE           NOMINATED NODE   READINESS GATES\n"
+    row = "trainer-worker-{0}   1/1     Running     2 (3m ago)   5m    10.244.1.{0}   a100-pool-0{0}   <none>           <none>\n"
+    first = masker.mask("$ kubectl get pods -o wide\n" + header + row.format(1))
+    second = masker.mask(row.format(2) + "\nTraceback (most recent call last):\n  a100-pool-02 is named here too\n")
+    assert "a100-pool" not in first + second
+    assert "<IP-2>   <HOST-2>   <none>" in second.splitlines()[0]
+    assert second.splitlines()[-1] == "  <HOST-2> is named here too"
+
+
+def test_long_tables_are_masked_to_their_last_row() -> None:
+    rows = "".join(f"trainer-{i}   1/1   Running   0   5m   10.1.{i // 250}.{i % 250}   a100-{i}   <none>   <none>\n" for i in range(12_000))
+    masked = mask("NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n" + rows).text
+    assert "a100-" not in masked
 
 
 def test_hostlist_teaches_every_node_it_names() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 from collections import Counter
 
@@ -188,7 +191,7 @@ _LINE_POSITIONS: list[LinePattern] = [
     ),
     LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))"),
 ]
-HOST_WORDS = tuple(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS))
+HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=")
 
 
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -219,6 +222,40 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
             if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value) and not value.startswith(("rank", "default")):
                 edits.append((m.start("h"), m.start("h") + len(value), "host", value))
                 state.learn_host(value)
+
+
+# DeepSpeed's runner hands each node the world as base64 of JSON (`--world_info=eyJ3b3Jr...`,
+# `{"worker-0": [0, 1], "worker-1": [0, 1]}`): the hosts hide inside the encoding.
+_WORLD_INFO_RX = re.compile(r"world_info=(?P<q>[\"']?)(?P<b>[A-Za-z0-9+/_-]{4,65536}={0,2})(?P=q)")
+
+
+def find_world_info(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the hosts inside `--world_info=`: decoded, masked and encoded again, so the
+    argument stays valid base64 of the same JSON with `<HOST-n>` keys; localhost stays."""
+    if "world_info=" not in text:
+        return
+    for m in _WORLD_INFO_RX.finditer(text):
+        encoded = m.group("b")
+        urlsafe = "-" in encoded or "_" in encoded
+        try:
+            raw = base64.b64decode(encoded + "=" * (-len(encoded) % 4), altchars=b"-_" if urlsafe else None, validate=True)
+            world = json.loads(raw)
+        except (binascii.Error, ValueError):
+            continue  # not DeepSpeed's encoding: nothing to read hosts from
+        if not isinstance(world, dict):
+            continue
+        masked: dict[str, object] = {}
+        changed = False
+        for host, slots in world.items():
+            if isinstance(host, str) and host_value_ok(host):
+                state.learn_host(host)
+                host = state.table.put("host", host)
+                changed = True
+            masked[host] = slots
+        if changed:
+            again = json.dumps(masked).encode()
+            value = (base64.urlsafe_b64encode(again) if urlsafe or encoded.endswith("=") else base64.b64encode(again)).decode()
+            edits.append((m.start("b"), m.end("b"), "", value))
 
 
 # NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
@@ -365,8 +402,6 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
 _TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID")
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
-_MAX_ROWS = 10_000
-
 
 def _expand_hostlist(head: str, body: str, tail: str) -> list[str]:
     names: list[str] = []
@@ -456,7 +491,15 @@ def find_etc_hosts(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask the host and user columns of kubectl, squeue, sinfo and ps tables, and learn them."""
+    """Mask the host and user columns of kubectl, squeue, sinfo and ps tables, and learn them.
+
+    A table that runs to the end of the text stays open in `state`: its rows go on at the
+    start of the next piece (`denpex mask` cuts a long `kubectl get pods -o wide` in two).
+    """
+    if state.open_table is not None:
+        cells, columns, width = state.open_table
+        state.open_table = None
+        _table_rows(text, 0, cells, columns, width, edits, state)
     if not any(word in text for word in _TABLE_WORDS):
         return
     for header_rx, cells, wanted in _TABLES:
@@ -470,8 +513,9 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
 def _table_rows(
     text: str, pos: int, cells: re.Pattern[str], columns: dict[int, str], width: int, edits: list[Edit], state: LogState
 ) -> None:
-    for _ in range(_MAX_ROWS):
+    while True:
         if pos >= len(text):
+            state.open_table = (cells, columns, width)
             return
         end = text.find("\n", pos)
         end = len(text) if end == -1 else end

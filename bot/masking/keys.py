@@ -45,7 +45,9 @@ _USER_LAST = frozenset(("user", "username", "login", "logname", "uname"))
 _USER_EXACT = frozenset(
     (
         # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.
-        "wandb_entity", "user_name", "pbs_o_logname", "hf_username",
+        # WANDB_ENTITY is often a team (`acme-ml`): a personal entity is the user name,
+        # masked wherever it recurs once a home path or login banner teaches it.
+        "user_name", "pbs_o_logname", "hf_username",
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))

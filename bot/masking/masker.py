@@ -32,6 +32,7 @@ from bot.masking.hosts import (
     find_nccl_leftovers,
     find_node_names,
     find_tables,
+    find_world_info,
     learn_nccl_hosts,
     learn_nccl_hosts_bytes,
 )
@@ -39,7 +40,13 @@ from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
 from bot.masking.names import find_names
 from bot.masking.pairs import find_pairs
-from bot.masking.people import find_emails, find_home_users, find_named_users, find_user_at_host
+from bot.masking.people import (
+    find_emails,
+    find_home_users,
+    find_mentions,
+    find_named_users,
+    find_user_at_host,
+)
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials
 from bot.masking.vendor import find_contextual_keys, find_vendor_tokens
@@ -115,7 +122,7 @@ class Masker:
             text = b"\n".join(lines).decode("utf-8", "replace")
             learning = self._learning
             _mask_all(text, learning)
-            learning.pem_open, learning.data_indent = False, None
+            learning.pem_open, learning.data_indent, learning.open_table = False, None, None
             for value, kind in learning.table.secrets():
                 if len(value) >= _MIN_LEARNED_SECRET:
                     self._state.secrets.setdefault(value, kind)
@@ -167,6 +174,7 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     find_user_at_host(text, edits, state)
     find_home_users(text, present, edits, state)
     find_named_users(text, present, edits, state)
+    find_mentions(text, edits, state)
     text = apply_edits(text, edits, table)
 
     # Names after e-mails: `Hannah Fischer <<EMAIL-1>>` is found from its masked address.
@@ -190,6 +198,7 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     find_node_names(text, edits, state)
     find_etc_hosts(text, edits, state)
     find_tables(text, edits, state)
+    find_world_info(text, edits, state)
     return apply_edits(text, edits, table)
 
 

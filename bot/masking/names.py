@@ -31,6 +31,7 @@ _NOT_PEOPLE = frozenset(
         "github", "gitlab", "github actions", "dependabot", "renovate", "jenkins", "slurm", "root",
         "noreply", "no-reply", "mailer-daemon", "cron daemon", "cron", "admin", "bot", "ci",
         "buildkite", "the", "support", "hpc support", "weights & biases", "hugging face",
+        "not committed yet", "dependabot[bot]", "github-actions[bot]", "renovate[bot]",
     )
 )
 
@@ -60,6 +61,15 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
     (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
+    # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
+    # `-f` the file before the parenthesis; names are padded to the widest author.
+    ((":",), LinePattern(
+        r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<name>[^\W\d_][^()\n]{0,127}?) {1,128}"
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)"
+    )),
+    # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
+    (("):",), LinePattern(r"(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),
+    (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
     (_CHAT_LITERALS, LinePattern(
         r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
         r"(?:[ \t]+\([^()\n]{1,20}\))?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",

@@ -9,7 +9,7 @@ import regex
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.lines import LinePattern, line_start
+from bot.masking.lines import LinePattern, line_end, line_start
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -229,3 +229,51 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 state.learn_user(name)
 
 
+
+
+# One-word chat mentions in a pasted thread: `@hannah can you look`, `cc @hfischer @bob.smith`.
+# Not after a word, quote or path character (`pkg@1.2`, `user@host`, `"@timestamp"`,
+# `$@`), not before `(`, `/` or `:` (`@torch.no_grad()`, `npm i @types/node`, `@app.route(`).
+_MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+:$%&=\\<-]@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
+# Slack's broadcasts, doc-comment tags and decorators named in prose are nobody.
+_NOT_MENTIONS = frozenset(
+    (
+        "here", "channel", "everyone", "all", "param", "return", "returns", "raise", "raises",
+        "throws", "type", "rtype", "see", "since", "deprecated", "override", "author", "version",
+        "example", "note", "todo", "property", "staticmethod", "classmethod", "dataclass",
+        "abstractmethod", "overload", "cache", "cached_property", "lru_cache", "wraps", "jit",
+        "njit", "echo", "timestamp", "import", "media", "latest", "next", "types", "main",
+        "master", "dev", "stable", "nightly", "beta", "head", "none", "null", "fixture",
+        "contextmanager", "final", "remote", "compile", "no_grad", "inference_mode",
+    )
+)
+# `@torch.compile` in prose is a decorator; a dotted Slack handle is `first.last`.
+_MODULE_HEADS = frozenset(
+    ("torch", "tf", "jax", "nn", "functools", "pytest", "app", "router", "dataclasses", "typing", "abc", "contextlib",
+     "click", "ray", "hydra", "triton", "numba", "cuda", "mark", "unittest", "mock", "patch", "staticmethod", "self", "np")
+)  # fmt: skip
+
+
+_FULL_NAME_AFTER = re.compile(r"[ \t][A-Z][\w'’-]{1,40}(?![\w'’-])")
+
+
+def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask one-word `@handle` mentions of people, and learn the handle as a user name."""
+    if "@" not in text:
+        return
+    for m in _MENTION_RX.finditer(text):
+        user = m.group("user")
+        lowered = user.lower()
+        if lowered in _NOT_MENTIONS or lowered in TECHNICAL_USERS or lowered.split(".", 1)[0] in _MODULE_HEADS:
+            continue
+        if user[0].isupper() and _FULL_NAME_AFTER.match(text, m.end()):
+            continue  # `@Hannah Fischer`: the names pass masks the whole name
+        start = m.start()
+        lead = line_start(text, start, 256)
+        if not text[lead:start].strip():
+            # First on its line: a decorator when nothing (or a comment) follows it.
+            rest = text[m.end() : line_end(text, m.end(), 256)].strip()
+            if not rest or rest.startswith("#"):
+                continue
+        edits.append((m.start("user"), m.end("user"), "user", user))
+        state.learn_user(user)
