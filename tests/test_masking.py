@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gc
 import gzip
 import json
 import random
@@ -604,6 +605,11 @@ ADVERSARIAL = {
     "zsh-prompt-words": lambda n: "a@b " + "c " * (n // 2),
     "cluster-node-dashes": lambda n: "a-" * (n // 2) + "node-1",
     "slots-lines": lambda n: "a slots=\n" * (n // 9),
+    # Issue 16's second round: blame and shortlog rows, mentions, world_info, long tables.
+    "blame-rows": lambda n: "^025441e (A" + " a" * (n // 2) + " 2026-12-04 03:05:28 +0000 1)\n",
+    "shortlog-tabs": lambda n: "     2\tA" + " a" * (n // 2) + "\n",
+    "mention-runs": lambda n: "@a.b " * (n // 5),
+    "world-info-runs": lambda n: "--world_info=" + "eyJ" * (n // 3),
     "encoded-emails": lambda n: "a%40" * (n // 4),
     "syslog-words": lambda n: ("May  6 10:42:01 " + "a" * 300 + " k" * 300 + "\n") * (n // 920),
     "pdsh-w-list": lambda n: "pdsh -w " + "a-1," * (n // 4),
@@ -631,9 +637,16 @@ def test_adversarial_input_is_linear(name: str) -> None:
 
     def cpu(size: int) -> float:
         text = ADVERSARIAL[name](size)
-        start = time.process_time()
-        result = mask(text)
-        spent = time.process_time() - start
+        # A collection of earlier tests' garbage landing in one run is not the detector's cost
+        # (wandb-hex once read 0.02 s vs 0.36 s that way; profiled, it scales 4x per 4x).
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.process_time()
+            result = mask(text)
+            spent = time.process_time() - start
+        finally:
+            gc.enable()
         assert result.text.count("\n") == text.count("\n")
         return spent
 
