@@ -207,6 +207,13 @@ PERSONAL = [
     ("Jonas Weber (2):\n      Fix NCCL timeout\n      Add y\n", "Jonas Weber", "NAME"),
     ("     2\tJonas Weber\n     1\tHannah Fischer", "Hannah Fischer", "NAME"),
     ("     2\tJonas Weber <jonas@acme.io>", "Jonas Weber", "NAME"),
+    # Found by an independent log generator: sacct's ruled table, a bare node in a URL, GPU-named
+    # nodes, `az account show`, an unencoded `#` in a URL password.
+    ("       JobID    JobName      User      State ExitCode        NodeList \n------------ ---------- --------- ---------- -------- --------------- \n     9923491   pretrain  mkowalsk     FAILED      1:0   a100-[07-08] \n9923491.bat+      batch                FAILED      1:0        a100-07 ", "mkowalsk", "USER"),
+    ("[I 2024-05-06 10:42:01.124 ServerApp] http://trn-052:8888/lab?token=3f2a", "trn-052", "HOST"),
+    ('{"level": "error", "error": "CUDA error: an illegal memory access was encountered", "node": "h100-168", "gpu": 3}', "h100-168", "HOST"),
+    ("srun: error: hpc-gpu-072: task 9: Out Of Memory", "hpc-gpu-072", "HOST"),
+    ('  "id": "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab",\n  "isDefault": true,\n  "tenantId": "2c3d4e5f-aaaa-bbbb-cccc-1234567890ab",', "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab", "ACCOUNT"),
     # One-word chat mentions in a pasted Slack thread.
     ("@hfischer can you check the NCCL error?", "hfischer", "USER"),
     ("cc @mkowalski @bob.smith thanks!", "bob.smith", "USER"),
@@ -279,6 +286,8 @@ DECOYS = [
     "@here the job died again; npm i @types/node; pip install git+https://github.com/x/y@main",
     '{"@timestamp": "2024-05-06T10:42:01Z", "level": "error"} and $@ and a @ b',
     "00000000 (Not Committed Yet 2026-12-04 03:05:28 +0000 4) z = 3",
+    "scp: /scratch/ckpt: No space left on device; GPU gpu0 of an a100-80gb, A100-SXM4-80GB, http://mlflow:5000/#/experiments/1",
+    "       JobID    JobName      User      State ExitCode \n------------ ---------- --------- ---------- -------- \n     9923491   pretrain      root     FAILED      1:0 ",
     "cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMF19 --master_addr=127.0.0.1",
 ]
 
@@ -402,6 +411,11 @@ def test_names_mac_and_accounts_keep_the_line_structure() -> None:
         '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'
         "later <NAME-1> said\n"
     )
+
+
+def test_url_password_with_a_hash_is_masked_whole() -> None:
+    masked = mask("REDIS_URL=redis://:Tundra2024#Xk9@10.2.3.4:6379/0").text
+    assert masked == "REDIS_URL=redis://:<SECRET:password-1>@<IP-1>:6379/0"
 
 
 def test_deepspeed_world_info_hosts_are_masked_inside_the_base64() -> None:

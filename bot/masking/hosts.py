@@ -7,6 +7,7 @@ import binascii
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 import regex
 
@@ -360,10 +361,18 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # dgx-a100-03, hgx-12 (a mail subject, free text).
     # Found from the word (a literal scan), then checked whole from the start of its token.
     ("cluster", regex.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)")),
+    # GPU-model and accelerator prefixes need the dash and two digits (`a100-044`, `trn-191`,
+    # `gpu-018`): `gpu0` and `a100-80gb` are a device and a product. Matched only where
+    # str.find puts one of _ACCEL_WORDS: an alternation of them would cost a scan per log.
+    ("accel", re.compile(r"[a-z0-9]{2,7}-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}(?![\w-]|\.\d)")),
 ]  # fmt: skip
-_CLUSTER_WHOLE = re.compile(r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}\Z")
+_ACCEL_WORDS = ("gpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn-", "trn1-", "trn2-", "sxm-", "compute-")
+_CLUSTER_WHOLE = re.compile(
+    r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}"
+    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5})\Z"
+)
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
-_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": ""}
+_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": "", "accel": ""}
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -438,6 +447,16 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
             state.learn_host(name)
 
 
+def _accel_matches(text: str, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    for word in _ACCEL_WORDS:
+        pos = text.find(word)
+        while pos != -1:
+            m = rx.match(text, pos)
+            if m is not None:
+                yield m
+            pos = text.find(word, pos + 1)
+
+
 def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
     known = state.hosts  # masked by the learned-names pass anyway (NCCL prefixes: every line)
@@ -447,9 +466,9 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if name == "cluster" and not any(w in text for w in _CLUSTER_WORDS):
             continue
-        for m in rx.finditer(text):
+        for m in _accel_matches(text, rx) if name == "accel" else rx.finditer(text):
             start, end = m.span()
-            if name == "cluster":
+            if name in ("cluster", "accel"):
                 lo = max(0, start - 64)
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
@@ -497,31 +516,97 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
     start of the next piece (`denpex mask` cuts a long `kubectl get pods -o wide` in two).
     """
     if state.open_table is not None:
-        cells, columns, width = state.open_table
+        cells, layout = state.open_table
         state.open_table = None
-        _table_rows(text, 0, cells, columns, width, edits, state)
+        _table_rows(text, 0, cells, layout, edits, state)
     if not any(word in text for word in _TABLE_WORDS):
         return
     for header_rx, cells, wanted in _TABLES:
         for header in header_rx.finditer(text):
             names = [c.group() for c in cells.finditer(header.group().lstrip("\n"))]
             columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}
+            checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
+            if "READY" not in names and "STATUS" in names:
+                checks[names.index("STATUS")] = _NODE_STATUS  # kubectl get nodes
             if columns:
-                _table_rows(text, header.end() + 1, cells, columns, len(names), edits, state)
+                _table_rows(text, header.end() + 1, cells, (columns, checks, len(names)), edits, state)
 
 
-def _table_rows(
-    text: str, pos: int, cells: re.Pattern[str], columns: dict[int, str], width: int, edits: list[Edit], state: LogState
-) -> None:
+# sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
+# cell blank where a step has no value (`.batch` rows have no User): the runs give the columns.
+_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*\n[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+_RULED_COLUMNS = {"User": "user", "NodeList": "host", "BatchHost": "host"}
+_DASH_RUN = re.compile(r"-+")
+
+
+def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the User and NodeList columns of sacct tables, cut by their dash ruler."""
+    if "JobID" not in text or "---" not in text:
+        return
+    for m in _RULED_HEADER.finditer(text):
+        block = m.group().lstrip("\n")
+        header, ruler = block.split("\n", 1)
+        spans = [(r.start(), r.end()) for r in _DASH_RUN.finditer(ruler)]
+        columns = [(lo, hi, _RULED_COLUMNS[name]) for lo, hi in spans if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
+        if not columns:
+            continue
+        pos = m.end() + 1
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            row = text[pos:end]
+            if not _ruled_row(row, spans):
+                break  # the table ended: the next line is not laid out by this ruler
+            for lo, hi, kind in columns:
+                cell = row[lo:hi]
+                value = cell.strip()
+                if not value or " " in value or value.lower() in _TECHNICAL_ACCOUNTS or (kind == "host" and not host_value_ok(value.rstrip("+"))):
+                    continue
+                start = pos + lo + cell.index(value)
+                edits.append((start, start + len(value), kind, value))
+                if not value.endswith("+"):  # sacct cuts a long value to `hannah.f+`
+                    (state.learn_user if kind == "user" else state.learn_host)(value)
+            pos = end + 1
+
+
+_JOB_ID_CELL = re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")
+
+
+def _ruled_row(row: str, spans: list[tuple[int, int]]) -> bool:
+    """A row of the ruled table: a job id first, and every cell within its column."""
+    if not _JOB_ID_CELL.match(row[spans[0][0] : spans[0][1]]):
+        return False
+    return all(row[lo - 1 : lo] in ("", " ") and row[hi : hi + 1] in ("", " ", "\r") for lo, hi in spans)
+
+
+# Columns whose every cell has a known shape: a line of prose or another tool's output after
+# the table fails them, and ends the table before its words are taken for hosts or users.
+_CELL_CHECKS = {
+    "READY": re.compile(r"\d{1,4}/\d{1,4}\Z"),
+    "PID": re.compile(r"\d{1,10}\Z"),
+    "PPID": re.compile(r"\d{1,10}\Z"),
+    "JOBID": re.compile(r"\d[\w\[\]%,-]{0,40}\Z"),
+    "NODES": re.compile(r"\d{1,7}\Z"),
+    "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
+}
+_NODE_STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\Z")
+# ({column index: kind}, {column index: cell shape}, number of header cells)
+TableLayout = tuple[dict[int, str], dict[int, re.Pattern[str]], int]
+
+
+def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout, edits: list[Edit], state: LogState) -> None:
+    columns, checks, width = layout
     while True:
         if pos >= len(text):
-            state.open_table = (cells, columns, width)
+            state.open_table = (cells, layout)
             return
         end = text.find("\n", pos)
         end = len(text) if end == -1 else end
         row = list(cells.finditer(text, pos, end))
         if len(row) < width or all(_HEADER_CELL.match(c.group()) for c in row):
             return  # a short line (blank, a prompt, prose) or the next table's header ends it
+        if any(not rx.match(row[i].group()) for i, rx in checks.items() if i < len(row)):
+            return  # not a row of this table
         for index, kind in columns.items():
             if index >= len(row):
                 continue

@@ -31,6 +31,7 @@ from bot.masking.hosts import (
     find_hostlists,
     find_nccl_leftovers,
     find_node_names,
+    find_ruled_tables,
     find_tables,
     find_world_info,
     learn_nccl_hosts,
@@ -38,7 +39,7 @@ from bot.masking.hosts import (
 )
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
-from bot.masking.names import find_names
+from bot.masking.names import SHORTLOG_WORDS, find_names
 from bot.masking.pairs import find_pairs
 from bot.masking.people import (
     find_emails,
@@ -48,13 +49,13 @@ from bot.masking.people import (
     find_user_at_host,
 )
 from bot.masking.state import LogState
-from bot.masking.urls import find_url_credentials
+from bot.masking.urls import find_url_credentials, find_url_hosts
 from bot.masking.vendor import find_contextual_keys, find_vendor_tokens
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
 _TEACHING = ac.BytesAhoCorasick(
-    [w.encode() for w in (*WORDS, "@") if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+    [w.encode() for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
 )
 
 
@@ -197,7 +198,9 @@ def _mask_line_passes(text: str, state: LogState) -> str:
     find_hostlists(text, edits, state)
     find_node_names(text, edits, state)
     find_etc_hosts(text, edits, state)
+    find_url_hosts(text, edits, state)
     find_tables(text, edits, state)
+    find_ruled_tables(text, edits, state)
     find_world_info(text, edits, state)
     return apply_edits(text, edits, table)
 

@@ -63,13 +63,15 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
     # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
     # `-f` the file before the parenthesis; names are padded to the widest author.
+    # These rows hold nothing but the name where it stands (`(?P<whole>)`): a name that is not
+    # a name whole (`Hannah Fischer torch.OutOfMemoryError ... GiB`) is not taken in part.
     ((":",), LinePattern(
-        r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<name>[^\W\d_][^()\n]{0,127}?) {1,128}"
+        r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<whole>)(?P<name>[^\W\d_][^()\n]{0,127}?) {1,128}"
         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)"
     )),
     # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
-    (("):",), LinePattern(r"(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),
-    (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
+    (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),
+    (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
     (_CHAT_LITERALS, LinePattern(
         r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
         r"(?:[ \t]+\([^()\n]{1,20}\))?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
@@ -77,6 +79,9 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
 ]  # fmt: skip
 # Learning sees the lines that can teach a name: these words, and `@`.
+# Learning also reads `git shortlog -s` rows (`    42\tHannah Fischer`), by teaching-only words
+# (bot/masking/masker.py) that the per-piece anchor scan does not pay for.
+SHORTLOG_WORDS = tuple(f"{d}\t" for d in range(10))
 NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
 
 
@@ -134,6 +139,8 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
             if groups.get("uid") is not None and not _personal_account(m):
                 continue
             raw = m.group("name").strip()
+            if "whole" in groups and _plausible(raw) != raw:
+                continue
             name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue

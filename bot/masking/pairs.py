@@ -222,8 +222,12 @@ class _PairScanner:
 
     def _whitespace_pair(self, start: int, key: str, core: str) -> bool:
         """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`."""
-        if key.startswith("-"):
+        if key.startswith("--"):
             return True
+        if key.startswith("-"):
+            # `-password x`, but not `-pS3cretPass`: a short option with its value glued on
+            # (mysql) is no key, and the word after it is the database name.
+            return _ONE_CASE_FLAG.match(core) is not None
         text = self.text
         if core in _NETRC_KEYS:
             # .netrc: `machine h login u password p` on one line, or `login`/`password` lines
@@ -342,6 +346,7 @@ class _PairScanner:
         self.edits.append((pos, pos + len(cred), kind, cred))
 
 
+_ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
 
 

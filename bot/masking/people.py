@@ -117,7 +117,8 @@ _HOME_SKIP = frozenset(
         "cache", "slurm", "job", "jobs", "projects", "project", "group", "groups", "scratch",
         "home", "models", "checkpoints", "logs", "bin", "lib", "share", "src", "nobody",
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
-        "experiments", "runs", "run", "venv", "envs", "conda", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
+        "experiments", "runs", "run", "venv", "envs", "conda", "ckpt", "ckpts", "weights", "cache_dir",
+        "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
     )
 )
 _LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users"))
@@ -234,7 +235,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
 # One-word chat mentions in a pasted thread: `@hannah can you look`, `cc @hfischer @bob.smith`.
 # Not after a word, quote or path character (`pkg@1.2`, `user@host`, `"@timestamp"`,
 # `$@`), not before `(`, `/` or `:` (`@torch.no_grad()`, `npm i @types/node`, `@app.route(`).
-_MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+:$%&=\\<-]@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
+_MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+:$%&=\\<>-]@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
 # Slack's broadcasts, doc-comment tags and decorators named in prose are nobody.
 _NOT_MENTIONS = frozenset(
     (
