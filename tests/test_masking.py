@@ -214,6 +214,9 @@ PERSONAL = [
     ('{"level": "error", "error": "CUDA error: an illegal memory access was encountered", "node": "h100-168", "gpu": 3}', "h100-168", "HOST"),
     ("srun: error: hpc-gpu-072: task 9: Out Of Memory", "hpc-gpu-072", "HOST"),
     ('  "id": "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab",\n  "isDefault": true,\n  "tenantId": "2c3d4e5f-aaaa-bbbb-cccc-1234567890ab",', "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab", "ACCOUNT"),
+    ("[sudo] password for hfischer: ", "hfischer", "USER"),
+    ("Host gpu-cluster\n    HostName login01.hpc.acme.io\n    User hfischer\n    IdentityFile ~/.ssh/id_ed25519", "hfischer", "USER"),
+    ("       JobID    JobName      User      State        NodeList \n------------ ---------- --------- ---------- --------------- \n     4788690   pretrain  mkowalsk     FAILED hpc-gpu-[022-023]", "mkowalsk", "USER"),
     # One-word chat mentions in a pasted Slack thread.
     ("@hfischer can you check the NCCL error?", "hfischer", "USER"),
     ("cc @mkowalski @bob.smith thanks!", "bob.smith", "USER"),
@@ -286,6 +289,7 @@ DECOYS = [
     "@here the job died again; npm i @types/node; pip install git+https://github.com/x/y@main",
     '{"@timestamp": "2024-05-06T10:42:01Z", "level": "error"} and $@ and a @ b',
     "00000000 (Not Committed Yet 2026-12-04 03:05:28 +0000 4) z = 3",
+    "COMET INFO: Experiment is live on comet.com https://www.comet.com/acme-ml/llama-ft/3k2j1h9x",
     "scp: /scratch/ckpt: No space left on device; GPU gpu0 of an a100-80gb, A100-SXM4-80GB, http://mlflow:5000/#/experiments/1",
     "       JobID    JobName      User      State ExitCode \n------------ ---------- --------- ---------- -------- \n     9923491   pretrain      root     FAILED      1:0 ",
     "cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMF19 --master_addr=127.0.0.1",
@@ -411,6 +415,10 @@ def test_names_mac_and_accounts_keep_the_line_structure() -> None:
         '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'
         "later <NAME-1> said\n"
     )
+
+
+def test_a_system_sender_is_no_person() -> None:
+    assert mask("From: Slurm Workload Manager <slurm@login01.acme.io>").text == "From: Slurm Workload Manager <<EMAIL-1>>"
 
 
 def test_url_password_with_a_hash_is_masked_whole() -> None:

@@ -31,7 +31,7 @@ PUBLIC_HOSTS = frozenset(
         "npmjs.org", "npmjs.com", "rust-lang.org", "golang.org", "kernel.org", "archive.org",
         "wikipedia.org", "example.org", "cloudflare.com", "fastly.net", "akamaihd.net", "jfrog.io",
         "sentry.io", "modal.com", "replicate.com", "cohere.ai", "mistral.ai", "groq.com",
-        "together.ai",
+        "together.ai", "comet.com", "comet.ml", "neptune.ai", "clear.ml", "mlflow.org",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
@@ -576,7 +576,9 @@ def _ruled_row(row: str, spans: list[tuple[int, int]]) -> bool:
     """A row of the ruled table: a job id first, and every cell within its column."""
     if not _JOB_ID_CELL.match(row[spans[0][0] : spans[0][1]]):
         return False
-    return all(row[lo - 1 : lo] in ("", " ") and row[hi : hi + 1] in ("", " ", "\r") for lo, hi in spans)
+    # The last column may run past its ruler: nothing stands after it to be misread.
+    last = len(spans) - 1
+    return all(row[lo - 1 : lo] in ("", " ") and (i == last or row[hi : hi + 1] in ("", " ", "\r")) for i, (lo, hi) in enumerate(spans))
 
 
 # Columns whose every cell has a known shape: a line of prose or another tool's output after

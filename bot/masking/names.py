@@ -85,6 +85,13 @@ SHORTLOG_WORDS = tuple(f"{d}\t" for d in range(10))
 NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
 
 
+# A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
+_SYSTEM_WORDS = frozenset(
+    ("manager", "workload", "daemon", "service", "system", "notifications", "notification", "alerts", "alert",
+     "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer")
+)  # fmt: skip
+
+
 def _plausible(name: str) -> str:
     """The name with leading prose words dropped, or "" when nothing name-like is left."""
     words = name.split()
@@ -101,6 +108,8 @@ def _plausible(name: str) -> str:
         words = words[i + 1 :]
     full = " ".join(words)
     if not words or full.lower() in _NOT_PEOPLE or full.lower() in TECHNICAL_USERS:
+        return ""
+    if len(words) > 1 and any(w.lower() in _SYSTEM_WORDS for w in words):
         return ""
     return full
 

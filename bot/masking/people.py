@@ -178,8 +178,12 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    # sudo's prompt: `[sudo] password for hfischer: `.
+    ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     ("", LinePattern(r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d")),
 ]
+# ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
+_SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
 
@@ -220,6 +224,12 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         for m in rx.finditer(text):
             name = m.group("user")
             if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
+                edits.append((m.start("user"), m.end("user"), "user", name))
+                state.learn_user(name)
+    if "IdentityFile" in text or "HostName" in text:
+        for m in _SSH_CONFIG_USER.finditer(text):
+            name = m.group("user")
+            if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if any(w in present for w in _SSHD_WORDS):
