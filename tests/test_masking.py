@@ -289,6 +289,9 @@ DECOYS = [
     "@here the job died again; npm i @types/node; pip install git+https://github.com/x/y@main",
     '{"@timestamp": "2024-05-06T10:42:01Z", "level": "error"} and $@ and a @ b',
     "00000000 (Not Committed Yet 2026-12-04 03:05:28 +0000 4) z = 3",
+    "wandb: ⭐️ View project at https://wandb.ai/acme-ml/llama-ft",
+    "api_key=None token=None password= --password-stdin",
+    "deepspeed.runtime.zero.stage3: [INFO] [stage3.py:1850:step] overflow in step 120, skipping",
     "COMET INFO: Experiment is live on comet.com https://www.comet.com/acme-ml/llama-ft/3k2j1h9x",
     "scp: /scratch/ckpt: No space left on device; GPU gpu0 of an a100-80gb, A100-SXM4-80GB, http://mlflow:5000/#/experiments/1",
     "       JobID    JobName      User      State ExitCode \n------------ ---------- --------- ---------- -------- \n     9923491   pretrain      root     FAILED      1:0 ",
@@ -544,7 +547,7 @@ def test_chunked_masker_matches_whole_text() -> None:
 
 def test_crlf_and_non_ascii_are_preserved() -> None:
     """Windows line ends and emoji-bearing wandb lines keep every character not masked."""
-    text = "wandb: 🚀 View run at https://wandb.ai/acme-llm/p/runs/x\r\nİstanbul host 10.0.0.1\r\n"
+    text = "wandb: 🚀 View run at https://wandb.ai/hfischer/p/runs/x\r\nİstanbul host 10.0.0.1\r\n"
     masked = mask(text).text
     assert masked == "wandb: 🚀 View run at https://wandb.ai/<USER-1>/p/runs/x\r\nİstanbul host <IP-1>\r\n"
 

@@ -65,6 +65,7 @@ _PRIVATE_SURE = frozenset(("internal", "localdomain", "lan", "corp", "intranet")
 # are Python attribute chains, not hosts. File extensions (py, sh, pt, md, so) and language
 # codes (`newstest2014.en-de.de`, `train.tok.fr`) are left out on purpose.
 _PUBLIC_TLDS = "com|net|org|edu|gov|mil|io|ai|dev|app|co|us|uk|eu|info|biz|tech|xyz|me"
+_TLDS = frozenset((*_PRIVATE_TLDS.split("|"), *_PUBLIC_TLDS.split("|")))
 _TLD_RX = re.compile(
     r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r"))"
     r"(?![\w-]|\.[A-Za-z0-9])"
@@ -221,6 +222,8 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
             if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value) and not value.startswith(("rank", "default")):
+                if "." in value and value.rsplit(".", 1)[1].lower() not in _TLDS:
+                    continue  # `deepspeed.runtime.zero.stage3: [INFO]`: a logger's name
                 edits.append((m.start("h"), m.start("h") + len(value), "host", value))
                 state.learn_host(value)
 

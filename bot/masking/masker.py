@@ -59,6 +59,13 @@ _TEACHING = ac.BytesAhoCorasick(
 )
 
 
+# Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
+# the header line and up to _TABLE_ROWS lines after it.
+_TABLE_TEACHING = ac.BytesAhoCorasick(
+    [b"jobid ", b"nodelist", b"nominated node", b" pid "], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+)
+_TABLE_ROWS = 64
+
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
 _MIN_LEARNED_SECRET = 6
@@ -107,8 +114,21 @@ class Masker:
         shapes = dict(zip(data.translate(_DIGITS_AS_ZERO).split(b"\n"), data.split(b"\n"), strict=True))
         data = b"\n".join(shapes.values())
         lines: dict[bytes, None] = {}
+        lowered = data.lower()
         end = -1
-        for _, start, _ in _TEACHING.find_matches_as_indexes(data.lower()):
+        for _, start, _ in _TABLE_TEACHING.find_matches_as_indexes(lowered):
+            if start <= end:
+                continue
+            begin = data.rfind(b"\n", 0, start) + 1
+            end = begin
+            for _ in range(_TABLE_ROWS + 1):
+                end = data.find(b"\n", end + 1)
+                if end < 0:
+                    end = len(data)
+                    break
+            lines.setdefault(data[begin:end], None)
+        end = -1
+        for _, start, _ in _TEACHING.find_matches_as_indexes(lowered):
             if start <= end:
                 continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1

@@ -258,6 +258,8 @@ class _PairScanner:
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return
+        if value.startswith("--"):
+            return  # `password= --password-stdin`: an empty value, then the next option
         if value in ("{", "[", "(", "{}", "[]"):
             return  # `"Credentials": {`: the key opens an object, its values are parsed on their own
         lowered_value = value.lower()

@@ -158,6 +158,19 @@ _WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
 _WANDB_PATHS = frozenset(
     ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
 )
+# Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
+_TEAM_WORDS = frozenset(
+    ("ml", "ai", "team", "teams", "lab", "labs", "research", "org", "group", "inc", "corp", "nlp", "cv", "llm",
+     "vision", "platform", "infra", "core", "eng", "dev", "prod", "staging", "public", "shared", "project", "projects")
+)  # fmt: skip
+_ENTITY_PARTS = re.compile(r"[-_.]")
+
+
+def _team_like(entity: str) -> bool:
+    """An entity named for a team (`acme-ml`); a personal entity is the user's name."""
+    return any(part in _TEAM_WORDS for part in _ENTITY_PARTS.split(entity.lower()))
+
+
 # Database errors name the account: FATAL: password authentication failed for user "alice";
 # PAM, Slurm and sudo leave it bare: `session opened for user bob(uid=1000)`,
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
@@ -207,7 +220,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     if "wandb.ai/" in present:
         for m in _WANDB_URL_RX.finditer(text):
             name = m.group("user")
-            if name.lower() not in _WANDB_PATHS and name not in state.teams:
+            if name.lower() not in _WANDB_PATHS and name not in state.teams and not _team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if "for user " in present:
