@@ -442,6 +442,15 @@ def test_deepspeed_world_info_hosts_are_masked_inside_the_base64() -> None:
     assert mask(masked).text == masked
 
 
+def test_world_info_of_nodes_named_by_address_gets_the_logs_ip_placeholders() -> None:
+    """A pdsh run over `-w 192.168.100.101` encodes `{"192.168.100.101": [0, 1]}`."""
+    world = base64.urlsafe_b64encode(json.dumps({"192.168.100.101": [0, 1]}).encode()).decode()
+    masked = mask(f"cmd = pdsh -f 1024 -w 192.168.100.101 cd /src; python -u -m deepspeed.launcher.launch --world_info={world} --node_rank=%n").text
+    encoded = re.search(r"--world_info=(\S+)", masked).group(1)
+    assert "-w <IP-1> " in masked
+    assert json.loads(base64.urlsafe_b64decode(encoded)) == {"<IP-1>": [0, 1]}
+
+
 def test_kubectl_table_split_across_chunks_keeps_its_columns() -> None:
     """Rows after the chunk holding the header are still read by the header's columns."""
     masker = Masker()

@@ -251,7 +251,10 @@ def find_world_info(text: str, edits: list[Edit], state: LogState) -> None:
         masked: dict[str, object] = {}
         changed = False
         for host, slots in world.items():
-            if isinstance(host, str) and host_value_ok(host):
+            if isinstance(host, str) and IPV4ISH.match(host) and not host.startswith(("127.", "0.")):
+                host = state.table.put("ip", host)  # `pdsh -w 192.168.100.101`: nodes by address
+                changed = True
+            elif isinstance(host, str) and host_value_ok(host):
                 state.learn_host(host)
                 host = state.table.put("host", host)
                 changed = True
