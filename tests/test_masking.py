@@ -215,6 +215,9 @@ PERSONAL = [
     ("srun: error: hpc-gpu-072: task 9: Out Of Memory", "hpc-gpu-072", "HOST"),
     ('  "id": "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab",\n  "isDefault": true,\n  "tenantId": "2c3d4e5f-aaaa-bbbb-cccc-1234567890ab",', "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab", "ACCOUNT"),
     ("[sudo] password for hfischer: ", "hfischer", "USER"),
+    # Shapes from NCCL and Kubernetes issue threads: c10d's IPv6 attempt, uname -a.
+    ("[I socket.cpp:622] [c10d - debug] The client socket will attempt to connect to an IPv6 address of (train-4509-master-0, 23456).", "train-4509-master-0", "HOST"),
+    ("Linux kubernetes-minion-group-4vzp 4.4.86+ #1 SMP Thu Dec 7 20:11:11 PST 2017 x86_64 GNU/Linux", "kubernetes-minion-group-4vzp", "HOST"),
     ("Host gpu-cluster\n    HostName login01.hpc.acme.io\n    User hfischer\n    IdentityFile ~/.ssh/id_ed25519", "hfischer", "USER"),
     ("       JobID    JobName      User      State        NodeList \n------------ ---------- --------- ---------- --------------- \n     4788690   pretrain  mkowalsk     FAILED hpc-gpu-[022-023]", "mkowalsk", "USER"),
     # One-word chat mentions in a pasted Slack thread.

@@ -141,6 +141,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("to host ", re.compile(r"to host " + _H + r" port")),
     ("resolve host: ", re.compile(r"resolve host: " + _H)),
     ("connect to (", re.compile(r"connect to \(" + _H + r", ?\d")),
+    # c10d: `The client socket will attempt to connect to an IPv6 address of (host, 23456).`
+    ("address of (", re.compile(r"address of \(" + _H + r", ?\d")),
+    # `uname -a`: `Linux gpu-node-07 5.15.0-91-generic #101-Ubuntu SMP ...`.
+    ("linux ", LinePattern(r"[ \t]*Linux " + _H + r" \d{1,2}\.\d{1,3}\.\d{1,4}[\w.+~-]{0,64} #\d")),
     # ssh, pdsh and Slurm name the node they are talking about.
     ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
