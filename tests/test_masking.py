@@ -213,6 +213,7 @@ PERSONAL = [
     ("[I 2024-05-06 10:42:01.124 ServerApp] http://trn-052:8888/lab?token=3f2a", "trn-052", "HOST"),
     ('{"level": "error", "error": "CUDA error: an illegal memory access was encountered", "node": "h100-168", "gpu": 3}', "h100-168", "HOST"),
     ("srun: error: hpc-gpu-072: task 9: Out Of Memory", "hpc-gpu-072", "HOST"),
+    ("I black listed the following worker nodes: `gpu-1-7` and compute-0-12", "gpu-1-7", "HOST"),
     ('  "id": "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab",\n  "isDefault": true,\n  "tenantId": "2c3d4e5f-aaaa-bbbb-cccc-1234567890ab",', "1b2c3d4e-aaaa-bbbb-cccc-1234567890ab", "ACCOUNT"),
     ("[sudo] password for hfischer: ", "hfischer", "USER"),
     # Shapes from NCCL and Kubernetes issue threads: c10d's IPv6 attempt, uname -a.

@@ -374,12 +374,14 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # GPU-model and accelerator prefixes need the dash and two digits (`a100-044`, `trn-191`,
     # `gpu-018`): `gpu0` and `a100-80gb` are a device and a product. Matched only where
     # str.find puts one of _ACCEL_WORDS: an alternation of them would cost a scan per log.
-    ("accel", re.compile(r"[a-z0-9]{2,7}-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}(?![\w-]|\.\d)")),
+    # Rocks clusters number rack and slot: `compute-0-12`, `gpu-1-7`.
+    ("accel", re.compile(r"[a-z0-9]{2,7}-(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4})(?![\w-]|\.\d)")),
 ]  # fmt: skip
-_ACCEL_WORDS = ("gpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn-", "trn1-", "trn2-", "sxm-", "compute-")
+_ACCEL_WORDS = ("gpu-", "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn-", "trn1-", "trn2-", "sxm-", "compute-")
 _CLUSTER_WHOLE = re.compile(
     r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}"
-    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5})\Z"
+    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}"
+    r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 _SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": "", "accel": ""}
