@@ -142,6 +142,16 @@ def _key_kind(words: set[str]) -> str:
     return "api-key" if "api" in words or "apikey" in words else "key"
 
 
+# Every kind classify_key can name (the detectors table declares them for the pairs pass).
+KEY_KINDS = (
+    "password", "secret", "aws-secret-key", "client-secret", "azure-client-secret", "credential",
+    "aws-credential", "gcs-credential", "signature", "aws-signature", "gcs-signature", "sas-signature",
+    "aws-access-key", "private-key-id", "private-key", "hf-token", "github-token", "slack-token",
+    "wandb-key", "ngc-key", "aws-session-token", "token", "azure-storage-key", "openai-key",
+    "anthropic-key", "google-api-key", "api-key", "key", "auth", "user", "host",
+)  # fmt: skip
+
+
 def classify_key(key: str) -> KeyInfo | None:
     """How a value under `key` is treated, or None when the key says nothing sensitive."""
     words = split_words(key)
