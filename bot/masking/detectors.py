@@ -101,7 +101,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
-    Detector("people-names", "names", lambda s: find_names(s.text, s.edits, s.state), ("name", "user"), NAME_WORDS),
+    Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),

@@ -82,7 +82,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
 # Learning also reads `git shortlog -s` rows (`    42\tHannah Fischer`), by teaching-only words
 # (bot/masking/masker.py) that the per-piece anchor scan does not pay for.
 SHORTLOG_WORDS = tuple(f"{d}\t" for d in range(10))
-NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
+_CLOCK_WORDS = (" am\n", " pm\n", " am\r", " pm\r", " am]", " pm]")
+NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", *_CLOCK_WORDS)
 
 
 # A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
@@ -119,8 +120,12 @@ def _take(text: str, start: int, name: str, edits: list[Edit], state: LogState) 
     state.learn_name(name)
 
 
-def find_names(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask people's names and learn them."""
+def find_names(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask people's names and learn them.
+
+    `present` holds the anchor words seen in this chunk (anchors.find_anchors): the chat
+    header's clock (` am\n`, ` pm]`, any case) is one of them.
+    """
     if "<" in text:
         for m in _ADDRESS.finditer(text):
             lo = max(0, m.start() - 200)
@@ -139,9 +144,11 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
             if name:
                 _take(text, back.start("name") + raw.rindex(name), name, edits, state)
     for literals, rx in _SHAPES:
-        # The chat header can also be the text's last line, with no newline after it.
-        last_line_clock = literals is _CHAT_LITERALS and text.rstrip(" \t]")[-2:].upper() in ("AM", "PM")
-        if not last_line_clock and not any(literal in text for literal in literals):
+        if literals is _CHAT_LITERALS:
+            # The chat header can also be the text's last line, with no newline after it.
+            if not any(w in present for w in _CLOCK_WORDS) and text.rstrip(" \t]")[-2:].upper() not in ("AM", "PM"):
+                continue
+        elif not any(literal in text for literal in literals):
             continue
         for m in rx.finditer(text):
             groups = m.groupdict()
