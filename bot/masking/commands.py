@@ -51,6 +51,8 @@ _PG_USER = re.compile(r"(?<=\s)-U[ \t]*" + _ARG)
 _USER_RULES = {
     "login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER, "mysql": _LOGIN_USER,
     "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
+    # Slurm's per-user views and sudo's target account: `squeue -u hfischer`, `sudo -u hfischer`.
+    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _LOGIN_USER,
 }  # fmt: skip
 COMMAND_WORDS = tuple(dict.fromkeys((*_RULES, *_USER_RULES)))
 

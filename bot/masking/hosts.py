@@ -418,6 +418,8 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
     (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
     (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
+    # top: `    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND`
+    (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
     (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M), _BLANKS, {"USER": "user", "UID": "user"}),
 ]  # fmt: skip

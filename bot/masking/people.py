@@ -107,7 +107,7 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
-PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
@@ -176,7 +176,7 @@ def _team_like(entity: str) -> bool:
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
 _FOR_USER_RX = re.compile(
     r"""for user (?:["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']"""
-    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid=|\s+from\s|[,;]|\s*$))""",
+    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|\s*$))""",
     re.MULTILINE,
 )
 # sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
@@ -189,6 +189,12 @@ _SSHD_USER_RX = re.compile(
 # owner columns. (literal or "" for any text, pattern with a `user` group)
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
+    # An LDAP DN: `uid=hfischer,ou=people,dc=acme,dc=io`.
+    ("uid=", re.compile(r"\buid=(?P<user>[^\W\d][\w.-]{0,31}),(?:ou|cn|dc)=")),
+    # who / last / w: `hfischer pts/0        2024-05-06 10:42 (10.1.2.3)`.
+    ("pts/", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}pts/\d{1,4} ")),
+    # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`.
+    (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
     # sudo's prompt: `[sudo] password for hfischer: `.
