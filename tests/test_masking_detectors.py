@@ -50,6 +50,14 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
         "https://d111111abcdef8.cloudfront.net/ckpt.pt?Expires=1700000000&Signature=Nq8ZpT3vB7nR1mW4sY6dXk29fLhJ2~q8ZpT3vB7nR1mW4sY6dX__&Key-Pair-Id=K2JCJMDEHXQW5F",
         "Nq8ZpT3vB7nR1mW4sY6dXk29fLhJ2~q8ZpT3vB7nR1mW4sY6dX__",
     ),
+    # A private conda channel in an environment.yml; Discord and Telegram bots posting alerts.
+    "anaconda-token": ("  - https://conda.anaconda.org/t/ab-3f2a1b9d-8c7e-4d6f-a5b4-3c2d1e0f9a8b/acme-private", "ab-3f2a1b9d-8c7e-4d6f-a5b4-3c2d1e0f9a8b"),
+    "discord-webhook": (
+        'requests.post("https://discord.com/api/webhooks/1234567890123456789/aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA", json=p)',
+        "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA",
+    ),
+    "telegram-token": ('curl -s "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage"', "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
+    "cookie": ("Cookie: session=eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ; theme=dark", "eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ"),
     "stripe-key": ("STRIPE_KEY=sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8", "sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8"),
 }
 

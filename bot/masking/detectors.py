@@ -57,6 +57,7 @@ from bot.masking.people import (
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
 from bot.masking.vendor import CONTEXT_WORDS, VENDOR_KINDS, find_contextual_keys, find_vendor_tokens
+from bot.masking.web import WEB_KINDS, WEB_WORDS, find_web_credentials
 
 # (word, start, end) in the lowered text, as anchors.find_anchors reports them.
 Hit = tuple[str, int, int]
@@ -95,6 +96,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
+    Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits), _ACCOUNT_KINDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
