@@ -438,6 +438,13 @@ def test_a_system_sender_is_no_person() -> None:
     assert mask("From: Slurm Workload Manager <slurm@login01.acme.io>").text == "From: Slurm Workload Manager <<EMAIL-1>>"
 
 
+def test_password_piped_to_password_stdin_and_pw_keys() -> None:
+    text = 'PGPASSWORD=Quasar2024 psql -h db\necho "Quasar2024x" | docker login --username trainer --password-stdin registry.acme.io\nldap_bind_pw: Marble2024z\n'
+    masked = mask(text).text
+    assert "Quasar2024" not in masked and "Marble2024z" not in masked
+    assert 'echo "<SECRET:password-2>" | docker login' in masked  # whole, not the learned prefix + `x`
+
+
 def test_url_password_with_a_hash_is_masked_whole() -> None:
     masked = mask("REDIS_URL=redis://:Tundra2024#Xk9@10.2.3.4:6379/0").text
     assert masked == "REDIS_URL=redis://:<SECRET:password-1>@<IP-1>:6379/0"

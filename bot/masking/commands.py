@@ -22,6 +22,11 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
     "redis-cli": (re.compile(r"(?<=\s)-a[ \t]+" + _ARG), "password"),
     # docker/podman/helm/nerdctl/oras login -u user -p secret
     "login": (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password"),
+    # `echo "S3cret" | docker login -u x --password-stdin registry`
+    "password-stdin": (
+        re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[^\n]{0,256}--password-stdin"""),
+        "password",
+    ),
     # wandb login <key>
     "wandb login": (
         re.compile(

@@ -40,6 +40,7 @@ from bot.masking.vendor import kind_of_value
 KEY_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
     "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
+    "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
 )
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
