@@ -300,6 +300,7 @@ DECOYS = [
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",
     "@here the job died again; npm i @types/node; pip install git+https://github.com/x/y@main",
+    "    @Test public void trainsOneStep() { @Autowired Trainer t; uses: actions/checkout@v4 }",
     '{"@timestamp": "2024-05-06T10:42:01Z", "level": "error"} and $@ and a @ b',
     "00000000 (Not Committed Yet 2026-12-04 03:05:28 +0000 4) z = 3",
     "wandb: ⭐️ View project at https://wandb.ai/acme-ml/llama-ft",

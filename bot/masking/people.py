@@ -275,6 +275,9 @@ _NOT_MENTIONS = frozenset(
         "njit", "echo", "timestamp", "import", "media", "latest", "next", "types", "main",
         "master", "dev", "stable", "nightly", "beta", "head", "none", "null", "fixture",
         "contextmanager", "final", "remote", "compile", "no_grad", "inference_mode",
+        # Java and Kotlin annotations in pasted stack traces and sources.
+        "test", "before", "after", "beforeeach", "aftereach", "autowired", "inject", "component",
+        "bean", "entity", "nullable", "nonnull", "suppresswarnings", "functionalinterface", "jvmstatic",
     )
 )
 # `@torch.compile` in prose is a decorator; a dotted Slack handle is `first.last`.
