@@ -18,6 +18,7 @@ import regex
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import LinePattern
+from bot.masking.people import NOT_MENTIONS
 from bot.masking.state import LogState
 
 # One word of a name: a letter, then letters, apostrophes, dots and hyphens (O'Brien, J.,
@@ -157,6 +158,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             raw = m.group("name").strip()
             if "whole" in groups and _plausible(raw) != raw:
                 continue
+            if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
+                continue  # `@Autowired Trainer t`: an annotation before a type
             name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue

@@ -266,7 +266,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
 # `$@`), not before `(`, `/` or `:` (`@torch.no_grad()`, `npm i @types/node`, `@app.route(`).
 _MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+:$%&=\\<>-]@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
 # Slack's broadcasts, doc-comment tags and decorators named in prose are nobody.
-_NOT_MENTIONS = frozenset(
+NOT_MENTIONS = frozenset(
     (
         "here", "channel", "everyone", "all", "param", "return", "returns", "raise", "raises",
         "throws", "type", "rtype", "see", "since", "deprecated", "override", "author", "version",
@@ -297,7 +297,7 @@ def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
     for m in _MENTION_RX.finditer(text):
         user = m.group("user")
         lowered = user.lower()
-        if lowered in _NOT_MENTIONS or lowered in TECHNICAL_USERS or lowered.split(".", 1)[0] in _MODULE_HEADS:
+        if lowered in NOT_MENTIONS or lowered in TECHNICAL_USERS or lowered.split(".", 1)[0] in _MODULE_HEADS:
             continue
         if user[0].isupper() and _FULL_NAME_AFTER.match(text, m.end()):
             continue  # `@Hannah Fischer`: the names pass masks the whole name
