@@ -375,7 +375,8 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # rack and slot: `compute-0-12`, `gpu-1-7`. (`re`, not `regex`: its first-character scan
     # of an alternation of literals is several times faster here.)
     ("accel", re.compile(
-        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-"
+        # `gpu-node-017` is the cluster shape's, found there once.
+        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?!node|dgx|hgx)"
         r"(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4})(?![\w-]|\.\d)"
     )),
 ]  # fmt: skip
@@ -387,6 +388,7 @@ _CLUSTER_WHOLE = re.compile(
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 _SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": "", "accel": ""}
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
+_CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
@@ -473,8 +475,8 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         for m in rx.finditer(text):
             start, end = m.span()
-            if name == "accel" and m.group() in known:
-                continue  # `gpu-node-07` of every NCCL prefix: learned, masked anyway
+            if name == "accel" and (m.group() in known or text.endswith(_CLUSTER_HEADS, max(0, start - 5), start)):
+                continue  # learned (masked anyway), or inside `dgx-h100-027`: the cluster shape's
             if name in ("cluster", "accel"):
                 lo = max(0, start - 64)
                 run = text[lo:start]
