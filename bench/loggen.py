@@ -44,6 +44,7 @@ vary as they do in real logs; a seed makes a log reproducible.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import io
 import json
 import random
@@ -442,6 +443,7 @@ def launch_header(rng: random.Random, job: Job, user: str = "alice", launcher: s
 
     hf = "hf_" + rand(34, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
     master = job.fqdn(0)
+    digest = hashlib.sha1(hf.encode()).hexdigest()
     return [
         f"+ export HF_TOKEN={hf}",
         f"+ export WANDB_API_KEY={rand(40, '0123456789abcdef')}",
@@ -455,6 +457,13 @@ def launch_header(rng: random.Random, job: Job, user: str = "alice", launcher: s
         f"--rdzv_endpoint={master}:29400 /home/{user}/llm/train.py --hf_token {hf}",
         f"git clone https://{user}:ghp_{rand(36)}@github.com/acme/llm.git /home/{user}/llm",
         f"redis://:{rand(16)}@{job.ips[min(1, job.nodes - 1)]}:6379/0",
+        # Issue 16's kinds, as the script's diagnostics print them: the checkout's author
+        # (`git log -1 --format='%H %an <%ae>'`), the interface's MAC (`ip link`), the role.
+        # Derived from the token, not drawn from `rng`: the rest of the log stays as it was.
+        "+ git log -1 --format='%H %an <%ae>'",
+        f"{digest} Alice Smith <alice.smith@acme.io>",
+        f"    link/ether 0c:42:a1:{digest[:2]}:{digest[2:4]}:2c brd ff:ff:ff:ff:ff:ff",
+        f'    "Arn": "arn:aws:iam::{int(digest, 16) % 10**12:012d}:role/SageMakerExecutionRole"',
     ]
 
 

@@ -9,7 +9,8 @@
     line = masker.mask(evidence)     # MaskedText, with the log's learned names and numbering
     require_masked(line, "store")    # what every egress asks for; a plain str is refused
 
-Policy: /work/shared/MASKING.md. Placeholders are typed and numbered per log (`<IP-1>`,
+Policy: docs/MASKING.md (the kinds and what is kept); the detectors are declared in one
+table, bot/masking/detectors.py, which the masker, the anchor gate and the tests read. Placeholders are typed and numbered per log (`<IP-1>`,
 `<IPV6-1>`, `<HOST-2>`, `<EMAIL-1>`, `<USER-1>`, `<MAC-1>` for MAC addresses and port GUIDs,
 `<NAME-1>` for people's names, `<ACCOUNT-1>` for cloud account ids, `<SECRET:hf-token-1>`);
 the same value always gets the same placeholder within one log and different values never

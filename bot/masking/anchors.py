@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import ahocorasick_rs as ac
 
-from bot.masking.addresses import MAC_WORDS
-from bot.masking.commands import COMMAND_WORDS
-from bot.masking.hosts import HOST_WORDS
-from bot.masking.names import NAME_WORDS
-from bot.masking.pairs import KEY_WORDS
-from bot.masking.people import PEOPLE_WORDS
-from bot.masking.vendor import CONTEXT_WORDS
+from bot.masking.detectors import ANCHOR_WORDS, Hit
 
-# Words found after the first stage also gate later stages: replacing values with
-# placeholders never creates one of these words, so "absent" stays true.
-WORDS: tuple[str, ...] = tuple(
-    dict.fromkeys(w.lower() for w in (*KEY_WORDS, *COMMAND_WORDS, *CONTEXT_WORDS, *PEOPLE_WORDS, *HOST_WORDS, *NAME_WORDS, *MAC_WORDS))
-)
+# The anchor words of every row of the detectors table. Words found after the first stage
+# also gate later stages: replacing values with placeholders never creates one of these
+# words, so "absent" stays true.
+WORDS: tuple[str, ...] = ANCHOR_WORDS
 
 # Words only ever used as a chunk-level gate (`word in present`), never by position. `]:`
 # closes every torchrun `[rank8]:` line prefix, so as a hit it would cost a tuple per line;
@@ -34,8 +27,6 @@ _AC = ac.BytesAhoCorasick(
     [w.encode() for w in _SCANNED], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
 )
 
-# (word, start, end) in the lowered text; overlapping words are reported once (longest).
-Hit = tuple[str, int, int]
 
 
 def find_anchors(text: str) -> list[Hit]:

@@ -39,6 +39,8 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     )),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
     ("azure-path", "/subscriptions/", re.compile(r"/subscriptions/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
+    # `az account show`: the subscription is the object's bare "id" beside its "tenantId".
+    ("az-account", '"tenantId"', re.compile(r'"id": "(?P<id>' + _GUID + r')"')),
     ("azure-key", "", re.compile(
         r"(?i)(?:subscription|tenant)[_-]?id[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>" + _GUID + r")(?![\w-])"
     )),

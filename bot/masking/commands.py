@@ -22,6 +22,11 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
     "redis-cli": (re.compile(r"(?<=\s)-a[ \t]+" + _ARG), "password"),
     # docker/podman/helm/nerdctl/oras login -u user -p secret
     "login": (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password"),
+    # `echo "S3cret" | docker login -u x --password-stdin registry`
+    "password-stdin": (
+        re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[^\n]{0,256}--password-stdin"""),
+        "password",
+    ),
     # wandb login <key>
     "wandb login": (
         re.compile(
@@ -51,6 +56,8 @@ _PG_USER = re.compile(r"(?<=\s)-U[ \t]*" + _ARG)
 _USER_RULES = {
     "login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER, "mysql": _LOGIN_USER,
     "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
+    # Slurm's per-user views and sudo's target account: `squeue -u hfischer`, `sudo -u hfischer`.
+    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _LOGIN_USER,
 }  # fmt: skip
 COMMAND_WORDS = tuple(dict.fromkeys((*_RULES, *_USER_RULES)))
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 from collections import Counter
 
@@ -27,7 +30,7 @@ PUBLIC_HOSTS = frozenset(
         "npmjs.org", "npmjs.com", "rust-lang.org", "golang.org", "kernel.org", "archive.org",
         "wikipedia.org", "example.org", "cloudflare.com", "fastly.net", "akamaihd.net", "jfrog.io",
         "sentry.io", "modal.com", "replicate.com", "cohere.ai", "mistral.ai", "groq.com",
-        "together.ai",
+        "together.ai", "comet.com", "comet.ml", "neptune.ai", "clear.ml", "mlflow.org",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
@@ -61,6 +64,7 @@ _PRIVATE_SURE = frozenset(("internal", "localdomain", "lan", "corp", "intranet")
 # are Python attribute chains, not hosts. File extensions (py, sh, pt, md, so) and language
 # codes (`newstest2014.en-de.de`, `train.tok.fr`) are left out on purpose.
 _PUBLIC_TLDS = "com|net|org|edu|gov|mil|io|ai|dev|app|co|us|uk|eu|info|biz|tech|xyz|me"
+_TLDS = frozenset((*_PRIVATE_TLDS.split("|"), *_PUBLIC_TLDS.split("|")))
 _TLD_RX = re.compile(
     r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r"))"
     r"(?![\w-]|\.[A-Za-z0-9])"
@@ -136,6 +140,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("to host ", re.compile(r"to host " + _H + r" port")),
     ("resolve host: ", re.compile(r"resolve host: " + _H)),
     ("connect to (", re.compile(r"connect to \(" + _H + r", ?\d")),
+    # c10d: `The client socket will attempt to connect to an IPv6 address of (host, 23456).`
+    ("address of (", re.compile(r"address of \(" + _H + r", ?\d")),
+    # `uname -a`: `Linux gpu-node-07 5.15.0-91-generic #101-Ubuntu SMP ...`.
+    ("linux ", LinePattern(r"[ \t]*Linux " + _H + r" \d{1,2}\.\d{1,3}\.\d{1,4}[\w.+~-]{0,64} #\d")),
     # ssh, pdsh and Slurm name the node they are talking about.
     ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
@@ -188,7 +196,7 @@ _LINE_POSITIONS: list[LinePattern] = [
     ),
     LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))"),
 ]
-HOST_WORDS = tuple(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS))
+HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=")
 
 
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -217,8 +225,47 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
             if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value) and not value.startswith(("rank", "default")):
+                if "." in value and value.rsplit(".", 1)[1].lower() not in _TLDS:
+                    continue  # `deepspeed.runtime.zero.stage3: [INFO]`: a logger's name
                 edits.append((m.start("h"), m.start("h") + len(value), "host", value))
                 state.learn_host(value)
+
+
+# DeepSpeed's runner hands each node the world as base64 of JSON (`--world_info=eyJ3b3Jr...`,
+# `{"worker-0": [0, 1], "worker-1": [0, 1]}`): the hosts hide inside the encoding.
+_WORLD_INFO_RX = re.compile(r"world_info=(?P<q>[\"']?)(?P<b>[A-Za-z0-9+/_-]{4,65536}={0,2})(?P=q)")
+
+
+def find_world_info(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the hosts inside `--world_info=`: decoded, masked and encoded again, so the
+    argument stays valid base64 of the same JSON with `<HOST-n>` keys; localhost stays."""
+    if "world_info=" not in text:
+        return
+    for m in _WORLD_INFO_RX.finditer(text):
+        encoded = m.group("b")
+        urlsafe = "-" in encoded or "_" in encoded
+        try:
+            raw = base64.b64decode(encoded + "=" * (-len(encoded) % 4), altchars=b"-_" if urlsafe else None, validate=True)
+            world = json.loads(raw)
+        except (binascii.Error, ValueError):
+            continue  # not DeepSpeed's encoding: nothing to read hosts from
+        if not isinstance(world, dict):
+            continue
+        masked: dict[str, object] = {}
+        changed = False
+        for host, slots in world.items():
+            if isinstance(host, str) and IPV4ISH.match(host) and not host.startswith(("127.", "0.")):
+                host = state.table.put("ip", host)  # `pdsh -w 192.168.100.101`: nodes by address
+                changed = True
+            elif isinstance(host, str) and host_value_ok(host):
+                state.learn_host(host)
+                host = state.table.put("host", host)
+                changed = True
+            masked[host] = slots
+        if changed:
+            again = json.dumps(masked).encode()
+            value = (base64.urlsafe_b64encode(again) if urlsafe or encoded.endswith("=") else base64.b64encode(again)).decode()
+            edits.append((m.start("b"), m.end("b"), "", value))
 
 
 # NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
@@ -323,11 +370,25 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # dgx-a100-03, hgx-12 (a mail subject, free text).
     # Found from the word (a literal scan), then checked whole from the start of its token.
     ("cluster", regex.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)")),
+    # GPU-model and accelerator prefixes need the dash and two digits (`a100-044`, `trn-191`,
+    # `gpu-018`): `gpu0` and `a100-80gb` are a device and a product. Rocks clusters number
+    # rack and slot: `compute-0-12`, `gpu-1-7`. (`re`, not `regex`: its first-character scan
+    # of an alternation of literals is several times faster here.)
+    ("accel", re.compile(
+        # `gpu-node-017` is the cluster shape's, found there once.
+        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?!node|dgx|hgx)"
+        r"(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4})(?![\w-]|\.\d)"
+    )),
 ]  # fmt: skip
-_CLUSTER_WHOLE = re.compile(r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}\Z")
+_CLUSTER_WHOLE = re.compile(
+    r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}"
+    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}"
+    r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
+)
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
-_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": ""}
+_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": "", "accel": ""}
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
+_CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
@@ -359,14 +420,14 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
     (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
     (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
+    # top: `    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND`
+    (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
     (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M), _BLANKS, {"USER": "user", "UID": "user"}),
 ]  # fmt: skip
 _TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID")
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
-_MAX_ROWS = 10_000
-
 
 def _expand_hostlist(head: str, body: str, tail: str) -> list[str]:
     names: list[str] = []
@@ -414,7 +475,9 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         for m in rx.finditer(text):
             start, end = m.span()
-            if name == "cluster":
+            if name == "accel" and (m.group() in known or text.endswith(_CLUSTER_HEADS, max(0, start - 5), start)):
+                continue  # learned (masked anyway), or inside `dgx-h100-027`: the cluster shape's
+            if name in ("cluster", "accel"):
                 lo = max(0, start - 64)
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
@@ -456,28 +519,105 @@ def find_etc_hosts(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask the host and user columns of kubectl, squeue, sinfo and ps tables, and learn them."""
+    """Mask the host and user columns of kubectl, squeue, sinfo and ps tables, and learn them.
+
+    A table that runs to the end of the text stays open in `state`: its rows go on at the
+    start of the next piece (`denpex mask` cuts a long `kubectl get pods -o wide` in two).
+    """
+    if state.open_table is not None:
+        cells, layout = state.open_table
+        state.open_table = None
+        _table_rows(text, 0, cells, layout, edits, state)
     if not any(word in text for word in _TABLE_WORDS):
         return
     for header_rx, cells, wanted in _TABLES:
         for header in header_rx.finditer(text):
             names = [c.group() for c in cells.finditer(header.group().lstrip("\n"))]
             columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}
+            checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
+            if "READY" not in names and "STATUS" in names:
+                checks[names.index("STATUS")] = _NODE_STATUS  # kubectl get nodes
             if columns:
-                _table_rows(text, header.end() + 1, cells, columns, len(names), edits, state)
+                _table_rows(text, header.end() + 1, cells, (columns, checks, len(names)), edits, state)
 
 
-def _table_rows(
-    text: str, pos: int, cells: re.Pattern[str], columns: dict[int, str], width: int, edits: list[Edit], state: LogState
-) -> None:
-    for _ in range(_MAX_ROWS):
+# sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
+# cell blank where a step has no value (`.batch` rows have no User): the runs give the columns.
+_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*\n[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+_RULED_COLUMNS = {"User": "user", "NodeList": "host", "BatchHost": "host"}
+_DASH_RUN = re.compile(r"-+")
+
+
+def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the User and NodeList columns of sacct tables, cut by their dash ruler."""
+    if "JobID" not in text or "---" not in text:
+        return
+    for m in _RULED_HEADER.finditer(text):
+        block = m.group().lstrip("\n")
+        header, ruler = block.split("\n", 1)
+        spans = [(r.start(), r.end()) for r in _DASH_RUN.finditer(ruler)]
+        columns = [(lo, hi, _RULED_COLUMNS[name]) for lo, hi in spans if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
+        if not columns:
+            continue
+        pos = m.end() + 1
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            row = text[pos:end]
+            if not _ruled_row(row, spans):
+                break  # the table ended: the next line is not laid out by this ruler
+            for lo, hi, kind in columns:
+                cell = row[lo:hi]
+                value = cell.strip()
+                if not value or " " in value or value.lower() in _TECHNICAL_ACCOUNTS or (kind == "host" and not host_value_ok(value.rstrip("+"))):
+                    continue
+                start = pos + lo + cell.index(value)
+                edits.append((start, start + len(value), kind, value))
+                if not value.endswith("+"):  # sacct cuts a long value to `hannah.f+`
+                    (state.learn_user if kind == "user" else state.learn_host)(value)
+            pos = end + 1
+
+
+_JOB_ID_CELL = re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")
+
+
+def _ruled_row(row: str, spans: list[tuple[int, int]]) -> bool:
+    """A row of the ruled table: a job id first, and every cell within its column."""
+    if not _JOB_ID_CELL.match(row[spans[0][0] : spans[0][1]]):
+        return False
+    # The last column may run past its ruler: nothing stands after it to be misread.
+    last = len(spans) - 1
+    return all(row[lo - 1 : lo] in ("", " ") and (i == last or row[hi : hi + 1] in ("", " ", "\r")) for i, (lo, hi) in enumerate(spans))
+
+
+# Columns whose every cell has a known shape: a line of prose or another tool's output after
+# the table fails them, and ends the table before its words are taken for hosts or users.
+_CELL_CHECKS = {
+    "READY": re.compile(r"\d{1,4}/\d{1,4}\Z"),
+    "PID": re.compile(r"\d{1,10}\Z"),
+    "PPID": re.compile(r"\d{1,10}\Z"),
+    "JOBID": re.compile(r"\d[\w\[\]%,-]{0,40}\Z"),
+    "NODES": re.compile(r"\d{1,7}\Z"),
+    "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
+}
+_NODE_STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\Z")
+# ({column index: kind}, {column index: cell shape}, number of header cells)
+TableLayout = tuple[dict[int, str], dict[int, re.Pattern[str]], int]
+
+
+def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout, edits: list[Edit], state: LogState) -> None:
+    columns, checks, width = layout
+    while True:
         if pos >= len(text):
+            state.open_table = (cells, layout)
             return
         end = text.find("\n", pos)
         end = len(text) if end == -1 else end
         row = list(cells.finditer(text, pos, end))
         if len(row) < width or all(_HEADER_CELL.match(c.group()) for c in row):
             return  # a short line (blank, a prompt, prose) or the next table's header ends it
+        if any(not rx.match(row[i].group()) for i, rx in checks.items() if i < len(row)):
+            return  # not a row of this table
         for index, kind in columns.items():
             if index >= len(row):
                 continue

@@ -45,7 +45,9 @@ _USER_LAST = frozenset(("user", "username", "login", "logname", "uname"))
 _USER_EXACT = frozenset(
     (
         # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.
-        "wandb_entity", "user_name", "pbs_o_logname", "hf_username",
+        # WANDB_ENTITY is often a team (`acme-ml`): a personal entity is the user name,
+        # masked wherever it recurs once a home path or login banner teaches it.
+        "user_name", "pbs_o_logname", "hf_username",
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
@@ -138,6 +140,16 @@ def _key_kind(words: set[str]) -> str:
         if vendor in words:
             return kind
     return "api-key" if "api" in words or "apikey" in words else "key"
+
+
+# Every kind classify_key can name (the detectors table declares them for the pairs pass).
+KEY_KINDS = (
+    "password", "secret", "aws-secret-key", "client-secret", "azure-client-secret", "credential",
+    "aws-credential", "gcs-credential", "signature", "aws-signature", "gcs-signature", "sas-signature",
+    "aws-access-key", "private-key-id", "private-key", "hf-token", "github-token", "slack-token",
+    "wandb-key", "ngc-key", "aws-session-token", "token", "azure-storage-key", "openai-key",
+    "anthropic-key", "google-api-key", "api-key", "key", "auth", "user", "host",
+)  # fmt: skip
 
 
 def classify_key(key: str) -> KeyInfo | None:

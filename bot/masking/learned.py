@@ -61,7 +61,9 @@ def mask_learned_secrets(text: str, state: LogState) -> str:
     if state.secrets_rx is None or state.secrets_size != len(state.secrets):
         values = sorted(state.secrets, key=len, reverse=True)
         # Not in the regex module's cache either: the pattern spells out the secrets.
-        state.secrets_rx = regex.compile("|".join(re.escape(v) for v in values), cache_pattern=False)
+        # Not inside a longer token: `Quasar2024` learned must not cut `Quasar2024x` (its own
+        # detector masks that whole). The left side stays open: `%3AQuasar2024` in a DSN.
+        state.secrets_rx = regex.compile("(?:" + "|".join(re.escape(v) for v in values) + ")(?![A-Za-z0-9])", cache_pattern=False)
         state.secrets_size = len(state.secrets)
     put, kinds = state.table.put, state.secrets
     return state.secrets_rx.sub(lambda m: put(kinds[m.group(0)], m.group(0)), text)

@@ -18,38 +18,28 @@ from dataclasses import dataclass
 
 import ahocorasick_rs as ac
 
-from bot.masking.addresses import find_ipv4, find_ipv6, find_macs
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
-from bot.masking.blocks import find_pem_blocks, find_secret_data
-from bot.masking.cloud import find_accounts
-from bot.masking.commands import find_command_credentials
-from bot.masking.edits import Edit, apply_edits
-from bot.masking.hosts import (
-    find_etc_hosts,
-    find_fqdns,
-    find_host_positions,
-    find_hostlists,
-    find_nccl_leftovers,
-    find_node_names,
-    find_tables,
-    learn_nccl_hosts,
-    learn_nccl_hosts_bytes,
-)
+from bot.masking.detectors import BY_STAGE, Scan
+from bot.masking.edits import apply_edits
+from bot.masking.hosts import learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
-from bot.masking.names import find_names
-from bot.masking.pairs import find_pairs
-from bot.masking.people import find_emails, find_home_users, find_named_users, find_user_at_host
+from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.state import LogState
-from bot.masking.urls import find_url_credentials
-from bot.masking.vendor import find_contextual_keys, find_vendor_tokens
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
 _TEACHING = ac.BytesAhoCorasick(
-    [w.encode() for w in (*WORDS, "@") if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+    [w.encode() for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
 )
 
+
+# Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
+# the header line and up to _TABLE_ROWS lines after it.
+_TABLE_TEACHING = ac.BytesAhoCorasick(
+    [b"jobid ", b"nodelist", b"nominated node", b" pid "], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+)
+_TABLE_ROWS = 64
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
@@ -99,8 +89,21 @@ class Masker:
         shapes = dict(zip(data.translate(_DIGITS_AS_ZERO).split(b"\n"), data.split(b"\n"), strict=True))
         data = b"\n".join(shapes.values())
         lines: dict[bytes, None] = {}
+        lowered = data.lower()
         end = -1
-        for _, start, _ in _TEACHING.find_matches_as_indexes(data.lower()):
+        for _, start, _ in _TABLE_TEACHING.find_matches_as_indexes(lowered):
+            if start <= end:
+                continue
+            begin = data.rfind(b"\n", 0, start) + 1
+            end = begin
+            for _ in range(_TABLE_ROWS + 1):
+                end = data.find(b"\n", end + 1)
+                if end < 0:
+                    end = len(data)
+                    break
+            lines.setdefault(data[begin:end], None)
+        end = -1
+        for _, start, _ in _TEACHING.find_matches_as_indexes(lowered):
             if start <= end:
                 continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1
@@ -115,7 +118,7 @@ class Masker:
             text = b"\n".join(lines).decode("utf-8", "replace")
             learning = self._learning
             _mask_all(text, learning)
-            learning.pem_open, learning.data_indent = False, None
+            learning.pem_open, learning.data_indent, learning.open_table = False, None, None
             for value, kind in learning.table.secrets():
                 if len(value) >= _MIN_LEARNED_SECRET:
                     self._state.secrets.setdefault(value, kind)
@@ -132,65 +135,21 @@ class Masker:
 
 
 def _mask_all(text: str, state: LogState) -> str:
-    text = _mask_blocks(text, state)
-    text = _mask_line_passes(text, state)
-    edits: list[Edit] = []
-    find_nccl_leftovers(text, edits, state)
-    text = apply_edits(text, edits, state.table)
+    """Run the detectors table's stages in order (bot/masking/detectors.py), then the
+    learned names and secrets wherever they recur."""
+    hits: list[tuple[str, int, int]] = []
+    present: set[str] = set()
+    for stage, detectors in BY_STAGE:
+        if stage == "secrets":
+            # Anchor words after the blocks stage; their positions hold for this stage only,
+            # and which words are present stays true after it (placeholders add none).
+            hits = find_anchors(text)
+            present = present_words(text, hits)
+        scan = Scan(text, hits, present, [], state)
+        for detector in detectors:
+            detector.find(scan)
+        text = apply_edits(text, scan.edits, state.table)
     return mask_learned_names(mask_learned_secrets(text, state), state)
-
-
-def _mask_blocks(text: str, state: LogState) -> str:
-    """Stage 1: multi-line blocks (PEM keys, Kubernetes Secret data), on the whole piece."""
-    edits: list[Edit] = []
-    find_pem_blocks(text, edits, state)
-    find_secret_data(text, edits, state)
-    return apply_edits(text, edits, state.table)
-
-
-def _mask_line_passes(text: str, state: LogState) -> str:
-    """Stages 2-5: secrets, people, addresses, hosts."""
-    table = state.table
-    edits: list[Edit] = []
-    hits = find_anchors(text)
-    present = present_words(text, hits)
-    find_vendor_tokens(text, edits)
-    find_contextual_keys(text, hits, edits)
-    find_url_credentials(text, edits, state)
-    find_pairs(text, hits, edits, state)
-    find_command_credentials(text, hits, edits, state)
-    find_accounts(text, edits)
-    text = apply_edits(text, edits, table)
-
-    edits = []
-    find_emails(text, edits, state)
-    find_user_at_host(text, edits, state)
-    find_home_users(text, present, edits, state)
-    find_named_users(text, present, edits, state)
-    text = apply_edits(text, edits, table)
-
-    # Names after e-mails: `Hannah Fischer <<EMAIL-1>>` is found from its masked address.
-    edits = []
-    find_names(text, edits, state)
-    text = apply_edits(text, edits, table)
-
-    edits = []
-    find_macs(text, edits)
-    find_ipv6(text, edits)
-    find_ipv4(text, edits)
-    text = apply_edits(text, edits, table)
-
-    # Hosts after addresses: a host name running into an address (`...:7334-node3.local`)
-    # is judged on the same text on every pass.
-    edits = []
-    learn_nccl_hosts(text, state)
-    find_fqdns(text, edits)
-    find_host_positions(text, present, edits, state)
-    find_hostlists(text, edits, state)
-    find_node_names(text, edits, state)
-    find_etc_hosts(text, edits, state)
-    find_tables(text, edits, state)
-    return apply_edits(text, edits, table)
 
 
 def mask(text: str) -> MaskResult:

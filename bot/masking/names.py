@@ -18,6 +18,7 @@ import regex
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import LinePattern
+from bot.masking.people import NOT_MENTIONS
 from bot.masking.state import LogState
 
 # One word of a name: a letter, then letters, apostrophes, dots and hyphens (O'Brien, J.,
@@ -31,6 +32,7 @@ _NOT_PEOPLE = frozenset(
         "github", "gitlab", "github actions", "dependabot", "renovate", "jenkins", "slurm", "root",
         "noreply", "no-reply", "mailer-daemon", "cron daemon", "cron", "admin", "bot", "ci",
         "buildkite", "the", "support", "hpc support", "weights & biases", "hugging face",
+        "not committed yet", "dependabot[bot]", "github-actions[bot]", "renovate[bot]",
     )
 )
 
@@ -60,6 +62,17 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
     (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
+    # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
+    # `-f` the file before the parenthesis; names are padded to the widest author.
+    # These rows hold nothing but the name where it stands (`(?P<whole>)`): a name that is not
+    # a name whole (`Hannah Fischer torch.OutOfMemoryError ... GiB`) is not taken in part.
+    ((":",), LinePattern(
+        r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<whole>)(?P<name>[^\W\d_][^()\n]{0,127}?) {1,128}"
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)"
+    )),
+    # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
+    (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),
+    (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
     (_CHAT_LITERALS, LinePattern(
         r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
         r"(?:[ \t]+\([^()\n]{1,20}\))?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
@@ -67,7 +80,18 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
 ]  # fmt: skip
 # Learning sees the lines that can teach a name: these words, and `@`.
-NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", " am\n", " pm\n", " am\r", " pm\r")
+# Learning also reads `git shortlog -s` rows (`    42\tHannah Fischer`), by teaching-only words
+# (bot/masking/masker.py) that the per-piece anchor scan does not pay for.
+SHORTLOG_WORDS = tuple(f"{d}\t" for d in range(10))
+_CLOCK_WORDS = (" am\n", " pm\n", " am\r", " pm\r", " am]", " pm]")
+NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", *_CLOCK_WORDS)
+
+
+# A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
+_SYSTEM_WORDS = frozenset(
+    ("manager", "workload", "daemon", "service", "system", "notifications", "notification", "alerts", "alert",
+     "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer")
+)  # fmt: skip
 
 
 def _plausible(name: str) -> str:
@@ -87,6 +111,8 @@ def _plausible(name: str) -> str:
     full = " ".join(words)
     if not words or full.lower() in _NOT_PEOPLE or full.lower() in TECHNICAL_USERS:
         return ""
+    if len(words) > 1 and any(w.lower() in _SYSTEM_WORDS for w in words):
+        return ""
     return full
 
 
@@ -95,8 +121,12 @@ def _take(text: str, start: int, name: str, edits: list[Edit], state: LogState) 
     state.learn_name(name)
 
 
-def find_names(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask people's names and learn them."""
+def find_names(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask people's names and learn them.
+
+    `present` holds the anchor words seen in this chunk (anchors.find_anchors): the chat
+    header's clock (` am\n`, ` pm]`, any case) is one of them.
+    """
     if "<" in text:
         for m in _ADDRESS.finditer(text):
             lo = max(0, m.start() - 200)
@@ -115,15 +145,21 @@ def find_names(text: str, edits: list[Edit], state: LogState) -> None:
             if name:
                 _take(text, back.start("name") + raw.rindex(name), name, edits, state)
     for literals, rx in _SHAPES:
-        # The chat header can also be the text's last line, with no newline after it.
-        last_line_clock = literals is _CHAT_LITERALS and text.rstrip(" \t]")[-2:].upper() in ("AM", "PM")
-        if not last_line_clock and not any(literal in text for literal in literals):
+        if literals is _CHAT_LITERALS:
+            # The chat header can also be the text's last line, with no newline after it.
+            if not any(w in present for w in _CLOCK_WORDS) and text.rstrip(" \t]")[-2:].upper() not in ("AM", "PM"):
+                continue
+        elif not any(literal in text for literal in literals):
             continue
         for m in rx.finditer(text):
             groups = m.groupdict()
             if groups.get("uid") is not None and not _personal_account(m):
                 continue
             raw = m.group("name").strip()
+            if "whole" in groups and _plausible(raw) != raw:
+                continue
+            if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
+                continue  # `@Autowired Trainer t`: an annotation before a type
             name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue

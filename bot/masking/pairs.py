@@ -40,6 +40,7 @@ from bot.masking.vendor import kind_of_value
 KEY_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
     "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
+    "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
 )
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
@@ -222,8 +223,12 @@ class _PairScanner:
 
     def _whitespace_pair(self, start: int, key: str, core: str) -> bool:
         """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`."""
-        if key.startswith("-"):
+        if key.startswith("--"):
             return True
+        if key.startswith("-"):
+            # `-password x`, but not `-pS3cretPass`: a short option with its value glued on
+            # (mysql) is no key, and the word after it is the database name.
+            return _ONE_CASE_FLAG.match(core) is not None
         text = self.text
         if core in _NETRC_KEYS:
             # .netrc: `machine h login u password p` on one line, or `login`/`password` lines
@@ -254,6 +259,8 @@ class _PairScanner:
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return
+        if value.startswith("--"):
+            return  # `password= --password-stdin`: an empty value, then the next option
         if value in ("{", "[", "(", "{}", "[]"):
             return  # `"Credentials": {`: the key opens an object, its values are parsed on their own
         lowered_value = value.lower()
@@ -342,6 +349,7 @@ class _PairScanner:
         self.edits.append((pos, pos + len(cred), kind, cred))
 
 
+_ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
 
 

@@ -9,7 +9,7 @@ import regex
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.lines import LinePattern, line_start
+from bot.masking.lines import LinePattern, line_end, line_start
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -107,7 +107,7 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
-PEOPLE_WORDS = (*_HOME_RXS, "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
@@ -117,7 +117,8 @@ _HOME_SKIP = frozenset(
         "cache", "slurm", "job", "jobs", "projects", "project", "group", "groups", "scratch",
         "home", "models", "checkpoints", "logs", "bin", "lib", "share", "src", "nobody",
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
-        "experiments", "runs", "run", "venv", "envs", "conda", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
+        "experiments", "runs", "run", "venv", "envs", "conda", "ckpt", "ckpts", "weights", "cache_dir",
+        "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
     )
 )
 _LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users"))
@@ -157,12 +158,25 @@ _WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
 _WANDB_PATHS = frozenset(
     ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
 )
+# Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
+_TEAM_WORDS = frozenset(
+    ("ml", "ai", "team", "teams", "lab", "labs", "research", "org", "group", "inc", "corp", "nlp", "cv", "llm",
+     "vision", "platform", "infra", "core", "eng", "dev", "prod", "staging", "public", "shared", "project", "projects")
+)  # fmt: skip
+_ENTITY_PARTS = re.compile(r"[-_.]")
+
+
+def _team_like(entity: str) -> bool:
+    """An entity named for a team (`acme-ml`); a personal entity is the user's name."""
+    return any(part in _TEAM_WORDS for part in _ENTITY_PARTS.split(entity.lower()))
+
+
 # Database errors name the account: FATAL: password authentication failed for user "alice";
 # PAM, Slurm and sudo leave it bare: `session opened for user bob(uid=1000)`,
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
 _FOR_USER_RX = re.compile(
     r"""for user (?:["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']"""
-    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid=|\s+from\s|[,;]|\s*$))""",
+    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|\s*$))""",
     re.MULTILINE,
 )
 # sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
@@ -175,10 +189,20 @@ _SSHD_USER_RX = re.compile(
 # owner columns. (literal or "" for any text, pattern with a `user` group)
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
+    # An LDAP DN: `uid=hfischer,ou=people,dc=acme,dc=io`.
+    ("uid=", re.compile(r"\buid=(?P<user>[^\W\d][\w.-]{0,31}),(?:ou|cn|dc)=")),
+    # who / last / w: `hfischer pts/0        2024-05-06 10:42 (10.1.2.3)`.
+    ("pts/", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}pts/\d{1,4} ")),
+    # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`.
+    (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    # sudo's prompt: `[sudo] password for hfischer: `.
+    ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     ("", LinePattern(r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d")),
 ]
+# ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
+_SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
 
@@ -202,7 +226,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     if "wandb.ai/" in present:
         for m in _WANDB_URL_RX.finditer(text):
             name = m.group("user")
-            if name.lower() not in _WANDB_PATHS and name not in state.teams:
+            if name.lower() not in _WANDB_PATHS and name not in state.teams and not _team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if "for user " in present:
@@ -221,6 +245,12 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if "IdentityFile" in text or "HostName" in text:
+        for m in _SSH_CONFIG_USER.finditer(text):
+            name = m.group("user")
+            if name.lower() not in TECHNICAL_USERS:
+                edits.append((m.start("user"), m.end("user"), "user", name))
+                state.learn_user(name)
     if any(w in present for w in _SSHD_WORDS):
         for m in _SSHD_USER_RX.finditer(text):
             name = m.group("user")
@@ -229,3 +259,54 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 state.learn_user(name)
 
 
+
+
+# One-word chat mentions in a pasted thread: `@hannah can you look`, `cc @hfischer @bob.smith`.
+# Not after a word, quote or path character (`pkg@1.2`, `user@host`, `"@timestamp"`,
+# `$@`), not before `(`, `/` or `:` (`@torch.no_grad()`, `npm i @types/node`, `@app.route(`).
+_MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+:$%&=\\<>-]@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
+# Slack's broadcasts, doc-comment tags and decorators named in prose are nobody.
+NOT_MENTIONS = frozenset(
+    (
+        "here", "channel", "everyone", "all", "param", "return", "returns", "raise", "raises",
+        "throws", "type", "rtype", "see", "since", "deprecated", "override", "author", "version",
+        "example", "note", "todo", "property", "staticmethod", "classmethod", "dataclass",
+        "abstractmethod", "overload", "cache", "cached_property", "lru_cache", "wraps", "jit",
+        "njit", "echo", "timestamp", "import", "media", "latest", "next", "types", "main",
+        "master", "dev", "stable", "nightly", "beta", "head", "none", "null", "fixture",
+        "contextmanager", "final", "remote", "compile", "no_grad", "inference_mode",
+        # Java and Kotlin annotations in pasted stack traces and sources.
+        "test", "before", "after", "beforeeach", "aftereach", "autowired", "inject", "component",
+        "bean", "entity", "nullable", "nonnull", "suppresswarnings", "functionalinterface", "jvmstatic",
+    )
+)
+# `@torch.compile` in prose is a decorator; a dotted Slack handle is `first.last`.
+_MODULE_HEADS = frozenset(
+    ("torch", "tf", "jax", "nn", "functools", "pytest", "app", "router", "dataclasses", "typing", "abc", "contextlib",
+     "click", "ray", "hydra", "triton", "numba", "cuda", "mark", "unittest", "mock", "patch", "staticmethod", "self", "np")
+)  # fmt: skip
+
+
+_FULL_NAME_AFTER = re.compile(r"[ \t][A-Z][\w'’-]{1,40}(?![\w'’-])")
+
+
+def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask one-word `@handle` mentions of people, and learn the handle as a user name."""
+    if "@" not in text:
+        return
+    for m in _MENTION_RX.finditer(text):
+        user = m.group("user")
+        lowered = user.lower()
+        if lowered in NOT_MENTIONS or lowered in TECHNICAL_USERS or lowered.split(".", 1)[0] in _MODULE_HEADS:
+            continue
+        if user[0].isupper() and _FULL_NAME_AFTER.match(text, m.end()):
+            continue  # `@Hannah Fischer`: the names pass masks the whole name
+        start = m.start()
+        lead = line_start(text, start, 256)
+        if not text[lead:start].strip():
+            # First on its line: a decorator when nothing (or a comment) follows it.
+            rest = text[m.end() : line_end(text, m.end(), 256)].strip()
+            if not rest or rest.startswith("#"):
+                continue
+        edits.append((m.start("user"), m.end("user"), "user", user))
+        state.learn_user(user)

@@ -63,6 +63,9 @@ class LogState:
     pem_lines: int = 0
     # Indent of a Kubernetes Secret `data:` block still open at the end of the previous chunk.
     data_indent: int | None = None
+    # A host/user table (kubectl, squeue, ps) whose rows ran to the end of the previous chunk:
+    # (cell pattern, hosts.TableLayout).
+    open_table: tuple[re.Pattern[str], tuple[dict[int, str], dict[int, re.Pattern[str]], int]] | None = None
     # Key name -> how its value is treated. Per log, not a process-wide cache: a "key" cut
     # out around an anchor word can be a piece of a secret (`...Xk9TOKENq...`).
     key_infos: dict[str, KeyInfo | None] = field(default_factory=dict)

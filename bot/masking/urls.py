@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 
 from bot.masking.edits import Edit
+from bot.masking.hosts import host_value_ok
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
 from bot.masking.state import LogState
 from bot.masking.vendor import char_classes, entropy, kind_of_value
 
 # The authority after `://`, up to the path, query, fragment or the end of the token. Matched
 # in a look-ahead so that an authority running into the next `://` does not hide that one.
-_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/?#\"'<>\\`]{1,512}))")
+# `#` is kept inside: a password pasted unencoded can hold one (`redis://:Tundra#9@host`),
+# and without an `@` after it nothing is taken.
+_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/?\"'<>\\`]{1,512}))")
 
 
 def _looks_like_token(value: str) -> bool:
@@ -33,6 +36,8 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
         at = auth.rfind("@")  # passwords pasted unencoded may contain '@': take the last
         if at <= 0:
             continue
+        if "#" in auth[:at] and auth.find("#") < auth.find(":"):
+            continue  # `http://host#frag@x`: a fragment, no userinfo
         base = m.start("auth")
         userinfo = auth[:at]
         user, colon, password = userinfo.partition(":")
@@ -47,3 +52,26 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
         if colon and password and not exempt_value(password) and password.lower() not in TECHNICAL_USERS:
             pstart = base + len(user) + 1
             edits.append((pstart, pstart + len(password), kind_of_value(password) or "password", password))
+
+
+# A URL's host that is one bare label with a digit (`http://trn-052:8888/lab?token=...`) names
+# a machine of the organisation; dotted hosts are left to the FQDN and address passes.
+_URL_AUTH = re.compile(r"://(?P<auth>[^\s/?#\"'`\\]{1,512})")
+_BARE_HOST = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,62}")
+
+
+def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask a bare machine name in a URL's host position, and learn it."""
+    if "://" not in text:
+        return
+    for m in _URL_AUTH.finditer(text):
+        auth = m.group("auth")
+        start = auth.rfind("@") + 1  # after the userinfo (masked or not)
+        host = _BARE_HOST.match(auth, start)
+        if host is None or (host.end() != len(auth) and auth[host.end()] not in ":>)],;"):
+            continue
+        name = host.group()
+        if any(c.isdigit() for c in name) and host_value_ok(name):
+            begin = m.start("auth") + start
+            edits.append((begin, begin + len(name), "host", name))
+            state.learn_host(name)

@@ -71,6 +71,7 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
 ]
 
 _KIND = {name: kind for name, kind, _, _, _ in _BRANCHES}
+VENDOR_KINDS = tuple(dict.fromkeys(kind for _, kind, _, _, _ in _BRANCHES))
 _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
@@ -200,6 +201,11 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("gitlab-token", re.compile(r"glpat-[\w-]{20,50}\Z")),
     ("google-oauth-token", re.compile(r"ya29\.[\w-]{20,}\Z")),
     ("private-key", re.compile(r"(?:-----BEGIN|LS0tLS1CRUdJTi)")),
+    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}\Z")),
+    ("replicate-token", re.compile(r"r8_[A-Za-z0-9]{36,40}\Z")),
+    ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,56}\Z")),
+    ("stripe-key", re.compile(r"[sr]k_live_[A-Za-z0-9]{20,250}\Z")),
+    ("google-client-secret", re.compile(r"GOCSPX-[\w-]{20,40}\Z")),
 ]
 
 

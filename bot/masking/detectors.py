@@ -1,0 +1,128 @@
+"""The declared table of detectors: one row per detector, read by the one masker.
+
+A row says what it finds (the kinds its edits carry, hence the placeholders it emits), the
+literal anchor words it starts from, the stage it runs in and the function that finds. The
+masker (masker.py) runs the stages in order, each row of a stage over the same text, then
+applies the stage's edits at once; the anchor automaton (anchors.py) is built from the
+rows' anchor words, so a new row's words cannot be left out of the gate. The tests read this
+table: every kind a row declares must have examples as real tools print them
+(tests/test_masking_detectors.py), so a new kind cannot skip the per-kind tests.
+
+Stages, and why in this order:
+  blocks     multi-line blocks (PEM, Kubernetes Secret `data:`) on the whole piece, first
+  secrets    credentials; later patterns cannot match inside their placeholders
+  people     e-mails and account names (learned for the rest of the log)
+  names      people's names, after e-mails: `Hannah Fischer <<EMAIL-1>>` is found from it
+  addresses  MACs, IPv6, IPv4
+  hosts      host names, after addresses: a name running into an address is judged on the
+             same text on every pass
+  leftovers  NCCL prefix hosts behind wrappers no line-start pattern saw
+Learned names and secrets (learned.py) are masked last, wherever they recur.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.masking.addresses import MAC_WORDS, find_ipv4, find_ipv6, find_macs
+from bot.masking.blocks import find_pem_blocks, find_secret_data
+from bot.masking.cloud import find_accounts
+from bot.masking.commands import COMMAND_WORDS, find_command_credentials
+from bot.masking.edits import Edit
+from bot.masking.hosts import (
+    HOST_WORDS,
+    find_etc_hosts,
+    find_fqdns,
+    find_host_positions,
+    find_hostlists,
+    find_nccl_leftovers,
+    find_node_names,
+    find_ruled_tables,
+    find_tables,
+    find_world_info,
+    learn_nccl_hosts,
+)
+from bot.masking.keys import KEY_KINDS
+from bot.masking.names import NAME_WORDS, find_names
+from bot.masking.pairs import KEY_WORDS, find_pairs
+from bot.masking.people import (
+    PEOPLE_WORDS,
+    find_emails,
+    find_home_users,
+    find_mentions,
+    find_named_users,
+    find_user_at_host,
+)
+from bot.masking.state import LogState
+from bot.masking.urls import find_url_credentials, find_url_hosts
+from bot.masking.vendor import CONTEXT_WORDS, VENDOR_KINDS, find_contextual_keys, find_vendor_tokens
+from bot.masking.web import WEB_KINDS, WEB_WORDS, find_web_credentials
+
+# (word, start, end) in the lowered text, as anchors.find_anchors reports them.
+Hit = tuple[str, int, int]
+
+STAGES = ("blocks", "secrets", "people", "names", "addresses", "hosts", "leftovers")
+
+
+@dataclass
+class Scan:
+    """One stage's view of a piece: its text, the anchor words found, the edits collected."""
+
+    text: str
+    hits: list[Hit]  # anchor hits by position (valid in the secrets stage, on its text)
+    present: set[str]  # anchor words present in the piece (any stage)
+    edits: list[Edit]
+    state: LogState
+
+
+@dataclass(frozen=True)
+class Detector:
+    name: str
+    stage: str  # one of STAGES
+    find: Callable[[Scan], None]
+    kinds: tuple[str, ...]  # the kinds of the values it masks (placeholder types)
+    anchors: tuple[str, ...] = ()  # literal words it starts from, lowercase; () = its own literal scan
+
+
+_ACCOUNT_KINDS = ("account", "user")
+_PAIR_KINDS = (*KEY_KINDS, "user", "host", "docker-auth", "basic-auth", "token", "wandb-key", *VENDOR_KINDS)
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector("pem-blocks", "blocks", lambda s: find_pem_blocks(s.text, s.edits, s.state), ("private-key",)),
+    Detector("kubernetes-secret-data", "blocks", lambda s: find_secret_data(s.text, s.edits, s.state), ("k8s-secret",)),
+    Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS),
+    Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key"), CONTEXT_WORDS),
+    Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
+    Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
+    Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
+    Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
+    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits), _ACCOUNT_KINDS),
+    Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
+    Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
+    Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
+    Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
+    Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
+    Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
+    Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
+    Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
+    Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
+    # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
+    Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
+    Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
+    Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
+    Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",)),
+    Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",)),
+    Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",)),
+    Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host",)),
+    Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
+    Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),
+    Detector("world-info", "hosts", lambda s: find_world_info(s.text, s.edits, s.state), ("host", "ip")),
+    Detector("nccl-leftovers", "leftovers", lambda s: find_nccl_leftovers(s.text, s.edits, s.state), ("host",)),
+)  # fmt: skip
+
+BY_STAGE: tuple[tuple[str, tuple[Detector, ...]], ...] = tuple(
+    (stage, tuple(d for d in DETECTORS if d.stage == stage)) for stage in STAGES
+)
+ANCHOR_WORDS: tuple[str, ...] = tuple(dict.fromkeys(w.lower() for d in DETECTORS for w in d.anchors))
+DECLARED_KINDS: frozenset[str] = frozenset(k for d in DETECTORS for k in d.kinds)

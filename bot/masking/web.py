@@ -1,0 +1,52 @@
+"""Credentials the web carries outside `key=value` syntax: tokens in URL paths and cookies.
+
+`https://conda.anaconda.org/t/<token>/channel`, `https://discord.com/api/webhooks/<id>/<token>`,
+`https://api.telegram.org/bot<id>:<token>/sendMessage` put the secret in the path; a `Cookie:`
+or `Set-Cookie:` header carries session values under names that say nothing (`session=`,
+`sid=`). The host, the path around the token and the cookie names stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.keys import looks_like_secret
+from bot.masking.vendor import char_classes, entropy
+
+# (literal the text must hold, pattern with a `v` group, kind)
+_PATH_TOKENS: list[tuple[str, re.Pattern[str], str]] = [
+    ("anaconda", re.compile(r"anaconda\.(?:org|cloud|com)/t/(?P<v>[A-Za-z0-9_-]{8,128})/"), "anaconda-token"),
+    ("/webhooks/", re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,25}/(?P<v>[A-Za-z0-9_-]{40,100})"), "discord-webhook"),
+    ("telegram", re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<v>\d{5,12}:[A-Za-z0-9_-]{30,50})"), "telegram-token"),
+]
+_COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie:[ \t]*")
+_COOKIE_ATTRS = re.compile(r"(?i)(?:path|domain|expires|max-age|samesite)\Z")
+_COOKIE = re.compile(r"(?P<name>[^\s=;,]{1,64})=(?P<v>[^\s;,]{1,4096})")
+WEB_KINDS = (*(kind for _, _, kind in _PATH_TOKENS), "cookie")
+WEB_WORDS = ("cookie:",)
+
+
+def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> None:
+    """Mask tokens in URL paths and the values of session cookies."""
+    for literal, rx, kind in _PATH_TOKENS:
+        if literal in text:
+            for m in rx.finditer(text):
+                edits.append((m.start("v"), m.end("v"), kind, m.group("v")))
+    if "cookie:" not in present:
+        return
+    for header in _COOKIE_HEADER.finditer(text):
+        end = text.find("\n", header.end())
+        end = len(text) if end == -1 else end
+        for m in _COOKIE.finditer(text, header.end(), end):
+            if _COOKIE_ATTRS.match(m.group("name")):
+                continue  # `Set-Cookie: sid=x; Path=/; Expires=...`: attributes hold no secret
+            value = m.group("v").strip("\"'")
+            if value and (looks_like_secret(value) or _session_like(value)):
+                start = m.start("v") + m.group("v").index(value)
+                edits.append((start, start + len(value), "cookie", value))
+
+
+def _session_like(value: str) -> bool:
+    """A signed session value (`eyJ1c2Vy...ZQ.Zm...`): long and random, dots or not."""
+    return len(value) >= 16 and char_classes(value) >= 2 and entropy(value) >= 3.5

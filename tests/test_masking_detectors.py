@@ -1,0 +1,159 @@
+"""The detectors table (bot/masking/detectors.py) is what the per-kind tests iterate over.
+
+Every kind a row declares needs an example as the real tool prints it (tests/test_masking.py's
+SECRETS and PERSONAL rows, or KIND_EXAMPLES below); each example is masked with its kind's
+placeholder on its own and when planted in a 2,000-line NCCL log read the way `denpex mask`
+reads it (learned first, masked in 1 MB pieces). A new row, or a new kind in a row, fails
+here until it has an example that passes.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from bot.masking import Masker, mask
+from bot.masking.anchors import WORDS, find_anchors, present_words
+from bot.masking.detectors import DECLARED_KINDS, DETECTORS, STAGES, Scan
+from bot.masking.placeholders import PERSONAL_LABELS
+from bot.masking.state import LogState
+from tests.test_masking import PERSONAL, SECRETS, _nccl_chatter
+
+# Kinds the SECRETS and PERSONAL tables do not show: (line, value) as the tools print them.
+KIND_EXAMPLES: dict[str, tuple[str, str]] = {
+    "api-key": ("COMET_API_KEY=Xk29fLq8ZpT3vB7nR1mW4sY6d", "Xk29fLq8ZpT3vB7nR1mW4sY6d"),
+    "auth": ('{"auth": "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"}', "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"),
+    "azure-client-secret": ("AZURE_CLIENT_SECRET=Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe"),
+    "credential": ("--credential Zq8pT3vB7nR1mW4sY6dXk29f", "Zq8pT3vB7nR1mW4sY6dXk29f"),
+    # A GCS V4 signed URL.
+    "gcs-credential": (
+        "https://storage.googleapis.com/llm-data/ckpt.pt?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential="
+        "trainer%40proj-1.iam.gserviceaccount.com%2F20240506%2Fauto%2Fstorage%2Fgoog4_request&X-Goog-Date=20240506T104201Z",
+        "trainer%40proj-1.iam.gserviceaccount.com%2F20240506%2Fauto%2Fstorage%2Fgoog4_request",
+    ),
+    "gitlab-token": ("git clone https://oauth2:glpat-xY7kP2mQ9rT4vW8zB3nC@gitlab.acme.io/ml/llm.git", "glpat-xY7kP2mQ9rT4vW8zB3nC"),
+    "google-client-secret": ('"client_secret": "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"', "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"),
+    "groq-key": ("GROQ_API_KEY=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", "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"),
+    "k8s-secret": ("kind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: UzNjcmV0UGFzczIwMjQh\n", "UzNjcmV0UGFzczIwMjQh"),
+    "key": ("DJANGO_SECRET_KEY=q8ZpT3vB7nR1mW4sY6dXk29fLhJ2", "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"),
+    # ~/.npmrc
+    "npm-token": ("//registry.npmjs.org/:_authToken=npm_aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5", "npm_aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5"),
+    "pypi-token": (
+        "TWINE_PASSWORD=pypi-AgEIcHlwaS5vcmcCJDNhZDk0YmZhLTIyOGMtNDJiNi1hNzQ2LTcxYjJlNzM0ZjQ2ZAACKlszLCJlYjQ",
+        "pypi-AgEIcHlwaS5vcmcCJDNhZDk0YmZhLTIyOGMtNDJiNi1hNzQ2LTcxYjJlNzM0ZjQ2ZAACKlszLCJlYjQ",
+    ),
+    "replicate-token": ("export REPLICATE_API_TOKEN=r8_aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5b", "r8_aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5b"),
+    # A CloudFront signed URL.
+    "signature": (
+        "https://d111111abcdef8.cloudfront.net/ckpt.pt?Expires=1700000000&Signature=Nq8ZpT3vB7nR1mW4sY6dXk29fLhJ2~q8ZpT3vB7nR1mW4sY6dX__&Key-Pair-Id=K2JCJMDEHXQW5F",
+        "Nq8ZpT3vB7nR1mW4sY6dXk29fLhJ2~q8ZpT3vB7nR1mW4sY6dX__",
+    ),
+    # A private conda channel in an environment.yml; Discord and Telegram bots posting alerts.
+    "anaconda-token": ("  - https://conda.anaconda.org/t/ab-3f2a1b9d-8c7e-4d6f-a5b4-3c2d1e0f9a8b/acme-private", "ab-3f2a1b9d-8c7e-4d6f-a5b4-3c2d1e0f9a8b"),
+    "discord-webhook": (
+        'requests.post("https://discord.com/api/webhooks/1234567890123456789/aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA", json=p)',
+        "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA",
+    ),
+    "telegram-token": ('curl -s "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage"', "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
+    "cookie": ("Cookie: session=eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ; theme=dark", "eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ"),
+    "stripe-key": ("STRIPE_KEY=sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8", "sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8"),
+}
+
+
+def _label(kind: str) -> str:
+    """The placeholder prefix a kind prints as: `IP`, `SECRET:hf-token`."""
+    return PERSONAL_LABELS.get(kind, f"SECRET:{kind}")
+
+
+def _examples_by_kind() -> dict[str, tuple[str, str]]:
+    """One example per kind: the first row of the test tables whose placeholder is the kind's."""
+    found: dict[str, tuple[str, str]] = {}
+    labels = {_label(kind): kind for kind in DECLARED_KINDS}
+    for line, value, label in (*SECRETS, *PERSONAL):
+        kind = labels.get(label)
+        if kind is not None:
+            found.setdefault(kind, (line, value))
+    for kind, example in KIND_EXAMPLES.items():
+        found.setdefault(kind, example)
+    return found
+
+
+EXAMPLES = _examples_by_kind()
+# Sorted: the same ids in every process (pytest-xdist).
+KINDS = sorted(DECLARED_KINDS)
+
+
+def _gone(value: str, masked: str) -> bool:
+    return re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", masked) is None
+
+
+def test_rows_are_well_formed() -> None:
+    """Unique names, known stages, anchors the lowered-text automaton can hit."""
+    names = [d.name for d in DETECTORS]
+    assert len(names) == len(set(names))
+    for detector in DETECTORS:
+        assert detector.stage in STAGES, detector.name
+        for word in detector.anchors:
+            assert word == word.lower(), (detector.name, word)  # the automaton reads lowered text
+            assert word in WORDS, (detector.name, word)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_declared_kind_has_an_example_that_masks_to_it(kind: str) -> None:
+    """A kind with no example is a detector nobody tested: add one as the tool prints it."""
+    assert kind in EXAMPLES, f"{kind}: add an example to KIND_EXAMPLES (what the real tool prints)"
+    line, value = EXAMPLES[kind]
+    masked = mask(line).text
+    assert _gone(value, masked), masked
+    assert f"<{_label(kind)}-" in masked, masked
+
+
+ALL_LINES = [line for line, _, _ in (*SECRETS, *PERSONAL)] + [line for line, _ in KIND_EXAMPLES.values()]
+
+
+def test_every_kind_masked_in_the_examples_is_declared() -> None:
+    """Whatever the masker emits on the examples is a kind some row declares."""
+    emitted: set[str] = set()
+    for line in ALL_LINES:
+        emitted.update(mask(line).counts)
+    assert emitted <= DECLARED_KINDS, sorted(emitted - DECLARED_KINDS)
+
+
+@pytest.mark.parametrize("name", [d.name for d in DETECTORS])
+def test_each_row_emits_only_the_kinds_it_declares(name: str) -> None:
+    """Each row run alone over every example: its edits carry only its declared kinds."""
+    detector = next(d for d in DETECTORS if d.name == name)
+    emitted: set[str] = set()
+    for line in ALL_LINES:
+        hits = find_anchors(line)
+        scan = Scan(line, hits, present_words(line, hits), [], LogState())
+        detector.find(scan)
+        emitted.update(kind for _, _, kind, _ in scan.edits if kind)
+    assert emitted <= set(detector.kinds), sorted(emitted - set(detector.kinds))
+
+
+def test_every_kind_is_masked_on_the_production_path_of_a_big_log() -> None:
+    """All kinds' examples planted in a 2,000-line NCCL log, learned and masked in 1 MB
+    pieces as `denpex mask` does: none survives."""
+    rng = random.Random(15)
+    body = _nccl_chatter(rng, 2000)
+    for kind in KINDS:
+        body.insert(rng.randrange(len(body) + 1), EXAMPLES[kind][0])
+    text = "\n".join(body) + "\n"
+    masker = Masker()
+    masker.learn(text.encode())
+    pieces, piece = [], []
+    size = 0
+    for line in text.splitlines(keepends=True):
+        piece.append(line)
+        size += len(line)
+        if size >= 1 << 20:
+            pieces.append("".join(piece))
+            piece, size = [], 0
+    pieces.append("".join(piece))
+    masked = "".join(masker.mask(p) for p in pieces)
+    assert masked.count("\n") == text.count("\n")
+    leaked = [kind for kind in KINDS if not _gone(EXAMPLES[kind][1], masked)]
+    assert not leaked
