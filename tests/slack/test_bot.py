@@ -167,6 +167,8 @@ def test_follow_up_questions_are_answered_from_the_entry(bot, fake_slack):
     """In a diagnosis thread: the confirm question gets the checklist, an unknown one the list."""
     bot.event(message(SAMPLE, "1700000600.000100"))
     fake_slack.wait_for("chat.postMessage")
+    # The thread's context is kept once the reply is out: ask after the bot is done with it.
+    wait_handled(bot, "1700000600.000100")
     bot.event(message("how do I confirm this?", "1700000601.000100", thread_ts="1700000600.000100"))
     answer = fake_slack.wait_for("chat.postMessage", count=2)[1]
     assert answer.params["thread_ts"] == "1700000600.000100"
