@@ -145,12 +145,16 @@ def test_slow_redis_times_out(private_redis: PrivateRedis) -> None:
     """A Redis that stops answering costs a caller about timeout_s, then StoreUnavailable."""
     store = Store(StoreConfig(url=private_redis.url, timeout_s=0.3))
     assert store.ping()
+    # Paused far longer than the call may take, so a slow machine cannot see it answered.
+    pause_s = 3
     with private_redis.client() as admin:
-        admin.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+        admin.execute_command("CLIENT", "PAUSE", pause_s * 1000, "ALL")
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match="Timeout"):
         store.quotas.consume("T1")
     assert time.monotonic() - started < 1.0
-    time.sleep(1.5)
+    deadline = started + pause_s + 10
+    while not store.ping():  # each try costs timeout_s until the pause ends
+        assert time.monotonic() < deadline, "not answering again after the pause"
     assert store.quotas.status("T1").used in (0, 1)  # recovered; the timed-out call may have run
     store.close()

@@ -218,11 +218,14 @@ def test_wrong_credentials_or_tls_are_store_unavailable(secure_redis: SecureRedi
 
 def test_a_wrong_password_on_a_cluster_fails_at_once(secure_cluster: SecureRedis) -> None:
     """A refused login is not retried through the failover window: it cannot heal."""
-    store = Store(StoreConfig(url=secure_cluster.url(cluster=True, password="not-it"), retry_window_s=5))
+    window = 10
+    store = Store(StoreConfig(url=secure_cluster.url(cluster=True, password="not-it"), retry_window_s=window))
     t0 = time.monotonic()
     with pytest.raises(StoreUnavailable, match="invalid username-password"):
         store.quotas.consume("T1")
-    assert time.monotonic() - t0 < 1.5
+    # A retried login would take the whole window; half of it leaves a loaded machine room
+    # for the TLS handshakes.
+    assert time.monotonic() - t0 < window / 2
 
 
 def test_the_password_never_appears_in_a_log_line(
