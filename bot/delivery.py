@@ -12,6 +12,8 @@ told once and charged once.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,11 +22,16 @@ from typing import Any, Protocol
 
 from bot.ingest import InputError
 from bot.masking.masked import MaskedText
-from bot.service import Outcome, QuotaExceeded, deliver_charged
+from bot.service import Outcome
 from bot.store.errors import StoreUnavailable
 from bot.store.threads import KeptLine, KeptMatch, ThreadContext, clock_time
 
 log = logging.getLogger("denpex.delivery")
+
+# A refund that cannot land (the store is away) is retried in the background for this long,
+# so a diagnosis that was not delivered costs nothing once the store is back.
+REFUND_RETRY_S = 900.0
+REFUND_BACKOFF_MAX_S = 5.0
 
 
 class QuotaStore(Protocol):
@@ -57,6 +64,56 @@ class DiagnosisStore(Protocol):
     def history(self) -> HistoryStore: ...
     @property
     def unmatched(self) -> UnmatchedStore: ...
+
+
+class QuotaExceeded(Exception):
+    """The workspace has no diagnoses left today; `status` says when it resets."""
+
+    def __init__(self, status: object):
+        super().__init__("daily quota exhausted")
+        self.status = status
+
+
+def deliver_charged(store: DiagnosisStore, team_id: str, post: Callable[[], object]) -> object:
+    """Charge one diagnosis to the workspace and post it; refund when posting fails.
+
+    The charge is atomic in the store (check-and-consume), so concurrent deliveries never
+    overspend; a diagnosis that was not delivered costs nothing.
+    """
+    result = store.quotas.consume(team_id)
+    if not result.allowed:
+        raise QuotaExceeded(result.status)
+    try:
+        return post()
+    except BaseException:
+        # Refund the day that was charged, even if midnight passed while posting.
+        try:
+            store.quotas.refund(team_id, result.day)
+        except Exception:
+            _refund_later(store, team_id, result.day)
+        raise
+
+
+def _refund_later(store: DiagnosisStore, team_id: str, day: date, give_up_after_s: float = REFUND_RETRY_S) -> threading.Thread:
+    """Keep trying a refund the store refused (Redis down mid-delivery), in the background."""
+
+    def retry() -> None:
+        deadline = time.monotonic() + give_up_after_s
+        delay = 0.25
+        while time.monotonic() < deadline:
+            time.sleep(delay)
+            try:
+                store.quotas.refund(team_id, day)
+                log.info("refund for team=%s landed after the store came back", team_id)
+                return
+            except Exception:
+                delay = min(delay * 2, REFUND_BACKOFF_MAX_S)
+        log.warning("refund for team=%s given up after %.0f s: the store stayed away", team_id, give_up_after_s)
+
+    log.warning("refund for team=%s failed (store unavailable); retrying in the background", team_id)
+    thread = threading.Thread(target=retry, name="denpex-refund", daemon=True)
+    thread.start()
+    return thread
 
 
 class NotDelivered(Exception):

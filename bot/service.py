@@ -10,7 +10,6 @@ neither Slack nor Redis: the Slack edge adds quotas and threads around these cal
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -32,11 +31,6 @@ if TYPE_CHECKING:
     from bot.store.threads import ThreadContext
 
 log = logging.getLogger("denpex")
-
-# A refund that cannot land (the store is away) is retried in the background for this long,
-# so a diagnosis that was not delivered costs nothing once the store is back.
-REFUND_RETRY_S = 900.0
-REFUND_BACKOFF_MAX_S = 5.0
 
 # A line longer than this is cut for matching: the head carries the error text, and one
 # newline-free gigabyte must not be held in memory.
@@ -219,53 +213,3 @@ def mask_diagnosis(diagnosis: Diagnosis, masker: Masker) -> Diagnosis:
     matches = [replace(m, evidence=[evidence(e) for e in m.evidence]) for m in diagnosis.matches]
     unmatched = masker.mask(diagnosis.unmatched) if diagnosis.unmatched is not None else None
     return replace(diagnosis, matches=matches, unmatched=unmatched)
-
-
-class QuotaExceeded(Exception):
-    """The workspace has no diagnoses left today; `status` says when it resets."""
-
-    def __init__(self, status: object):
-        super().__init__("daily quota exhausted")
-        self.status = status
-
-
-def deliver_charged(store: object, team_id: str, post: Callable[[], object]) -> object:
-    """Charge one diagnosis to the workspace and post it; refund when posting fails.
-
-    The charge is atomic in the store (check-and-consume), so concurrent deliveries never
-    overspend; a diagnosis that was not delivered costs nothing.
-    """
-    result = store.quotas.consume(team_id)  # type: ignore[attr-defined]
-    if not result.allowed:
-        raise QuotaExceeded(result.status)
-    try:
-        return post()
-    except BaseException:
-        # Refund the day that was charged, even if midnight passed while posting.
-        try:
-            store.quotas.refund(team_id, result.day)  # type: ignore[attr-defined]
-        except Exception:
-            _refund_later(store, team_id, result.day)
-        raise
-
-
-def _refund_later(store: object, team_id: str, day: object, give_up_after_s: float = REFUND_RETRY_S) -> threading.Thread:
-    """Keep trying a refund the store refused (Redis down mid-delivery), in the background."""
-
-    def retry() -> None:
-        deadline = time.monotonic() + give_up_after_s
-        delay = 0.25
-        while time.monotonic() < deadline:
-            time.sleep(delay)
-            try:
-                store.quotas.refund(team_id, day)  # type: ignore[attr-defined]
-                log.info("refund for team=%s landed after the store came back", team_id)
-                return
-            except Exception:
-                delay = min(delay * 2, REFUND_BACKOFF_MAX_S)
-        log.warning("refund for team=%s given up after %.0f s: the store stayed away", team_id, give_up_after_s)
-
-    log.warning("refund for team=%s failed (store unavailable); retrying in the background", team_id)
-    thread = threading.Thread(target=retry, name="denpex-refund", daemon=True)
-    thread.start()
-    return thread
