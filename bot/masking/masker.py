@@ -21,6 +21,7 @@ import ahocorasick_rs as ac
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.detectors import BY_STAGE, Scan
 from bot.masking.edits import apply_edits
+from bot.masking.gate import LineGate, gated_text, remap
 from bot.masking.hosts import learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
@@ -134,6 +135,14 @@ class Masker:
         return self.mask(name)
 
 
+# Per stage: its gated detectors and one automaton over their line anchors (gate.py).
+_GATES: dict[str, tuple[list[str], LineGate]] = {
+    stage: ([d.name for d in gated], LineGate([d.line_anchors for d in gated]))
+    for stage, detectors in BY_STAGE
+    for gated in [[d for d in detectors if d.line_anchors]]
+}
+
+
 def _mask_all(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
     learned names and secrets wherever they recur."""
@@ -146,8 +155,18 @@ def _mask_all(text: str, state: LogState) -> str:
             hits = find_anchors(text)
             present = present_words(text, hits)
         scan = Scan(text, hits, present, [], state)
+        gated = _GATES[stage]
+        spans = gated[1].spans(text) if gated[0] else []
         for detector in detectors:
-            detector.find(scan)
+            if not detector.line_anchors:
+                detector.find(scan)
+                continue
+            lines = spans[gated[0].index(detector.name)]
+            if lines:
+                joined, joined_starts, text_starts = gated_text(text, lines)
+                sub = Scan(joined, [], present, [], state)
+                detector.find(sub)
+                scan.edits.extend(remap(sub.edits, joined_starts, text_starts))
         text = apply_edits(text, scan.edits, state.table)
     return mask_learned_names(mask_learned_secrets(text, state), state)
 
