@@ -30,7 +30,7 @@ def _run(detector: Detector, text: str, gate: bool) -> tuple[list, dict, dict]:
     state = LogState()
     present = present_words(text, find_anchors(text))
     if gate:
-        lines = LineGate([detector.line_anchors]).spans(text)[0]
+        lines = LineGate(detector.line_anchors).spans(text)
         joined, joined_starts, text_starts = gated_text(text, lines)
         scan = Scan(joined, [], present, [], state)
         detector.find(scan)

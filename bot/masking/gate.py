@@ -5,7 +5,7 @@ lies within one line holding one of its anchor words, that it reads nothing beyo
 and that every literal its own whole-text checks test (`"dgx" in text`) is an anchor too. Then
 running it on those lines alone, joined in order, finds the same edits in the same order (so
 the same placeholders and learned names), at a fraction of the cost: most lines of a log hold
-no `dgx`, `arn:` or `account`. One automaton pass finds every gated detector's lines at once.
+no `dgx`, `arn:` or `account`. One automaton pass per gated row finds its lines.
 """
 
 from __future__ import annotations
@@ -19,32 +19,29 @@ from bot.masking.edits import Edit
 
 
 class LineGate:
-    """The lines of a text that hold an anchor word of each gated detector (case-insensitive)."""
+    """The lines of a text that hold one of a gated detector's anchor words (case-insensitive)."""
 
-    def __init__(self, anchors: Sequence[tuple[str, ...]]) -> None:
-        words = sorted({w.lower() for group in anchors for w in group})
-        self._owners: list[list[int]] = [[i for i, group in enumerate(anchors) if w in {a.lower() for a in group}] for w in words]
-        self._count = len(anchors)
-        # Overlapping matches: `dgx` inside `ec2-dgx` must not hide `ec2-` for another detector.
-        self._ac = ac.BytesAhoCorasick([w.encode() for w in words], implementation=ac.Implementation.DFA)
+    def __init__(self, words: Sequence[str]) -> None:
+        # Leftmost-longest, not overlapping: one hit per line is all the gate needs, and no
+        # anchor spans a newline, so a line holding any anchor yields at least one hit.
+        self._ac = ac.BytesAhoCorasick(
+            sorted({w.lower().encode() for w in words}), matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
+        )
 
-    def spans(self, text: str) -> list[list[tuple[int, int]]]:
-        """For each gated detector, the (start, end) of its candidate lines, newline included."""
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The (start, end) of the lines holding an anchor, newline included, in text order."""
         # One byte per character (non-ASCII becomes `?`, in no anchor), so offsets are
         # character offsets; ASCII-only lowering of bytes keeps them so.
         data = text.encode("ascii", errors="replace").lower()
-        last: list[int] = [-1] * self._count
-        spans: list[list[tuple[int, int]]] = [[] for _ in range(self._count)]
-        for word, start, _ in self._ac.find_matches_as_indexes(data, overlapping=True):
+        spans: list[tuple[int, int]] = []
+        end = -1
+        for _, start, _ in self._ac.find_matches_as_indexes(data):
+            if start < end:
+                continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1
-            for owner in self._owners[word]:
-                if last[owner] >= begin:
-                    continue  # this line is already a candidate of that detector
-                end = data.find(b"\n", start)
-                end = len(data) if end < 0 else end + 1
-                spans[owner].append((begin, end))
-                last[owner] = end - 1
-        return [sorted(set(group)) for group in spans]
+            end = data.find(b"\n", start) + 1 or len(data)
+            spans.append((begin, end))
+        return spans
 
 
 def gated_text(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[int], list[int]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import ahocorasick_rs as ac
 
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
-from bot.masking.detectors import BY_STAGE, Scan
+from bot.masking.detectors import BY_STAGE, DETECTORS, Scan
 from bot.masking.edits import apply_edits
 from bot.masking.gate import LineGate, gated_text, remap
 from bot.masking.hosts import learn_nccl_hosts_bytes
@@ -135,12 +135,8 @@ class Masker:
         return self.mask(name)
 
 
-# Per stage: its gated detectors and one automaton over their line anchors (gate.py).
-_GATES: dict[str, tuple[list[str], LineGate]] = {
-    stage: ([d.name for d in gated], LineGate([d.line_anchors for d in gated]))
-    for stage, detectors in BY_STAGE
-    for gated in [[d for d in detectors if d.line_anchors]]
-}
+# One automaton over each gated row's line anchors (gate.py), by row name.
+_GATES: dict[str, LineGate] = {d.name: LineGate(d.line_anchors) for d in DETECTORS if d.line_anchors}
 
 
 def _mask_all(text: str, state: LogState) -> str:
@@ -155,13 +151,11 @@ def _mask_all(text: str, state: LogState) -> str:
             hits = find_anchors(text)
             present = present_words(text, hits)
         scan = Scan(text, hits, present, [], state)
-        gated = _GATES[stage]
-        spans = gated[1].spans(text) if gated[0] else []
         for detector in detectors:
             if not detector.line_anchors:
                 detector.find(scan)
                 continue
-            lines = spans[gated[0].index(detector.name)]
+            lines = _GATES[detector.name].spans(text)
             if lines:
                 joined, joined_starts, text_starts = gated_text(text, lines)
                 sub = Scan(joined, [], present, [], state)
