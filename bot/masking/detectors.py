@@ -4,7 +4,9 @@ A row says what it finds (the kinds its edits carry, hence the placeholders it e
 literal anchor words it starts from, the stage it runs in and the function that finds. The
 masker (masker.py) runs the stages in order, each row of a stage over the same text, then
 applies the stage's edits at once; the anchor automaton (anchors.py) is built from the
-rows' anchor words, so a new row's words cannot be left out of the gate. The tests read this
+rows' anchor words, so a new row's words cannot be left out of the gate. A row with
+`line_anchors` runs only on the lines that hold one of them (gate.py says what it promises;
+tests/test_masking_gate.py checks the promise row by row); a row without runs on every line. The tests read this
 table: every kind a row declares must have examples as real tools print them
 (tests/test_masking_detectors.py), so a new kind cannot skip the per-kind tests.
 
