@@ -15,6 +15,9 @@ from bot.masking.keys import TECHNICAL_USERS
 
 _GUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
+# IAM unique id prefixes after the `A`: AIDA (user), AROA (role), ...
+_IAM_PREFIXES = ("IDA", "ROA", "GPA", "IPA", "NPA", "NVA", "PKA")
+
 # (name, literal the text must hold, pattern with an `id` group; optional `user` group)
 _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     # arn:aws:iam::123456789012:role/Name, arn:aws:sts::123456789012:assumed-role/Role/session,
@@ -34,7 +37,7 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("sagemaker", "sagemaker-", re.compile(r"sagemaker-[a-z]{2}(?:-gov)?-[a-z]{4,9}-\d-(?P<id>\d{12})(?![\d\w])")),
     # IAM unique ids: "UserId": "AIDA...", "AROA...:session" (role id and session name).
     ("iam-id", "", re.compile(
-        r"(?P<id>A(?<![A-Za-z0-9]A)(?:IDA|ROA|GPA|IPA|NPA|NVA|PKA)[A-Z0-9]{12,20})(?![A-Za-z0-9])"
+        r"(?P<id>A(?<![A-Za-z0-9]A)(?:" + "|".join(_IAM_PREFIXES) + r")[A-Z0-9]{12,20})(?![A-Za-z0-9])"
         r"(?::(?P<user>[\w+=,.@-]{2,64}))?"
     )),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
@@ -50,6 +53,14 @@ _KEY_SHAPES = {
     "key": ("ccount", "CCOUNT", "wner", "WNER"),
     "azure-key": ("ubscription", "UBSCRIPTION", "enant", "ENANT"),
 }
+# Every match lies on one line holding one of these, case aside (the gate, gate.py): each
+# shape's literal, the words of the key shapes, the IAM prefixes, and az-account's `"id": "`.
+ACCOUNT_LINE_WORDS: tuple[str, ...] = (
+    *(literal for _, literal, _ in _ACCOUNT_SHAPES if literal),
+    *(w for words in _KEY_SHAPES.values() for w in words),
+    *(f"A{p}" for p in _IAM_PREFIXES),
+    '"id": "',
+)
 # Session names that identify a process or a machine, not a person.
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
 

@@ -4,7 +4,9 @@ A row says what it finds (the kinds its edits carry, hence the placeholders it e
 literal anchor words it starts from, the stage it runs in and the function that finds. The
 masker (masker.py) runs the stages in order, each row of a stage over the same text, then
 applies the stage's edits at once; the anchor automaton (anchors.py) is built from the
-rows' anchor words, so a new row's words cannot be left out of the gate. The tests read this
+rows' anchor words, so a new row's words cannot be left out of the gate. A row with
+`line_anchors` runs only on the lines that hold one of them (gate.py says what it promises;
+tests/test_masking_gate.py checks the promise row by row); a row without runs on every line. The tests read this
 table: every kind a row declares must have examples as real tools print them
 (tests/test_masking_detectors.py), so a new kind cannot skip the per-kind tests.
 
@@ -27,11 +29,12 @@ from dataclasses import dataclass
 
 from bot.masking.addresses import MAC_WORDS, find_ipv4, find_ipv6, find_macs
 from bot.masking.blocks import find_pem_blocks, find_secret_data
-from bot.masking.cloud import find_accounts
+from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, find_command_credentials
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
     HOST_WORDS,
+    NODE_LINE_WORDS,
     find_etc_hosts,
     find_fqdns,
     find_host_positions,
@@ -83,6 +86,9 @@ class Detector:
     find: Callable[[Scan], None]
     kinds: tuple[str, ...]  # the kinds of the values it masks (placeholder types)
     anchors: tuple[str, ...] = ()  # literal words it starts from, lowercase; () = its own literal scan
+    # Runs only on the lines holding one of these (gate.py states what a row promises by them);
+    # () = on the whole text.
+    line_anchors: tuple[str, ...] = ()
 
 
 _ACCOUNT_KINDS = ("account", "user")
@@ -97,7 +103,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
-    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits), _ACCOUNT_KINDS),
+    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
@@ -112,7 +118,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",)),
-    Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",)),
+    Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),
     Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),

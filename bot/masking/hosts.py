@@ -389,6 +389,13 @@ _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 _SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": "", "accel": ""}
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
+# Every match lies on one line holding one of these, case aside (the gate, gate.py): the
+# shapes' literals (`p-`, which the ec2 shape's check reads, and `ec2-`), the cluster words and
+# the accelerator heads (`trn` for trn-, trn1-, trn2-).
+NODE_LINE_WORDS: tuple[str, ...] = (
+    *(w for w in _SHAPE_LITERALS.values() if w), "ec2-", *_CLUSTER_WORDS,
+    "gpu-", "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
+)  # fmt: skip
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
@@ -475,6 +482,8 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         for m in rx.finditer(text):
             start, end = m.span()
+            if (not start or text[start - 1] not in _TOKEN_CHARS) and m.group() in known:
+                continue  # a learned host standing whole (every NCCL prefix): masked anyway
             if name == "accel" and (m.group() in known or text.endswith(_CLUSTER_HEADS, max(0, start - 5), start)):
                 continue  # learned (masked anyway), or inside `dgx-h100-027`: the cluster shape's
             if name in ("cluster", "accel"):

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import ahocorasick_rs as ac
 
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
-from bot.masking.detectors import BY_STAGE, Scan
+from bot.masking.detectors import BY_STAGE, DETECTORS, Scan
 from bot.masking.edits import apply_edits
+from bot.masking.gate import LineGate, gated_text, remap
 from bot.masking.hosts import learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
@@ -134,6 +135,10 @@ class Masker:
         return self.mask(name)
 
 
+# One automaton over each gated row's line anchors (gate.py), by row name.
+_GATES: dict[str, LineGate] = {d.name: LineGate(d.line_anchors) for d in DETECTORS if d.line_anchors}
+
+
 def _mask_all(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
     learned names and secrets wherever they recur."""
@@ -147,7 +152,15 @@ def _mask_all(text: str, state: LogState) -> str:
             present = present_words(text, hits)
         scan = Scan(text, hits, present, [], state)
         for detector in detectors:
-            detector.find(scan)
+            if not detector.line_anchors:
+                detector.find(scan)
+                continue
+            lines = _GATES[detector.name].spans(text)
+            if lines:
+                joined, joined_starts, text_starts = gated_text(text, lines)
+                sub = Scan(joined, [], present, [], state)
+                detector.find(sub)
+                scan.edits.extend(remap(sub.edits, joined_starts, text_starts))
         text = apply_edits(text, scan.edits, state.table)
     return mask_learned_names(mask_learned_secrets(text, state), state)
 

@@ -1,0 +1,98 @@
+"""The line gate (bot/masking/gate.py) never changes what a gated detector finds.
+
+A detector with `line_anchors` runs on the masker's path only over the lines holding one of
+them. These tests run each gated row of the detectors table both ways, over the whole text and
+over its gated lines, on the masking corpora, the families generator and random texts built
+from the shapes the detectors look for, and check the edits and what it learns are the same;
+and that every edit it makes over the whole text lies on a line holding one of its anchors.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.masking.anchors import find_anchors, present_words
+from bot.masking.detectors import DETECTORS, Detector, Scan
+from bot.masking.gate import LineGate, gated_text, remap
+from bot.masking.state import LogState
+from tests.data.masking import families
+
+GATED = [d for d in DETECTORS if d.line_anchors]
+DATA = Path(__file__).parent / "data" / "masking"
+
+
+def _run(detector: Detector, text: str, gate: bool) -> tuple[list, dict, dict]:
+    state = LogState()
+    present = present_words(text, find_anchors(text))
+    if gate:
+        lines = LineGate(detector.line_anchors).spans(text)
+        joined, joined_starts, text_starts = gated_text(text, lines)
+        scan = Scan(joined, [], present, [], state)
+        detector.find(scan)
+        edits = remap(scan.edits, joined_starts, text_starts)
+    else:
+        scan = Scan(text, find_anchors(text), present, [], state)
+        detector.find(scan)
+        edits = scan.edits
+    return edits, dict(state.hosts), dict(state.users)
+
+
+def _check(detector: Detector, text: str) -> None:
+    whole = _run(detector, text, gate=False)
+    assert _run(detector, text, gate=True) == whole
+    words = [w.lower() for w in detector.line_anchors]
+    for start, end, _, _ in whole[0]:
+        line = text[text.rfind("\n", 0, start) + 1 : (text.find("\n", end) + 1 or len(text) + 1) - 1].lower()
+        assert "\n" not in text[start:end] and any(w in line for w in words), (detector.name, text[start:end])
+
+
+def test_some_rows_are_gated() -> None:
+    """The gate is in force: the rows the masker skips most lines for are declared gated."""
+    assert {"cloud-accounts", "node-names"} <= {d.name for d in GATED}
+
+
+def _corpora() -> list[str]:
+    texts = [p.read_text(encoding="utf-8") for p in sorted(DATA.glob("*.log"))]
+    for name, family in families.FAMILIES.items():
+        texts.append("\n".join(family(families.P(random.Random(name)))) + "\n")
+    return texts
+
+
+@pytest.mark.parametrize("detector", GATED, ids=lambda d: d.name)
+def test_gate_finds_what_the_whole_text_pass_finds_on_the_corpora(detector: Detector) -> None:
+    """On every masking corpus and generated family, the gated lines give the same edits."""
+    for text in _corpora():
+        _check(detector, text)
+
+
+def test_the_corpora_exercise_every_gated_row() -> None:
+    """Each gated row finds something in the corpora, so the equality above is not vacuous."""
+    for detector in GATED:
+        assert any(_run(detector, text, gate=False)[0] for text in _corpora()), detector.name
+
+
+# Pieces of the shapes the gated rows look for, and near misses, run together at random.
+FRAGMENTS = [
+    "dgx-h100-026", "gpu-node-17", "node017", "a100-044", "trn1-191", "compute-0-12", "ec2-10-0-1-23",
+    "ip-10-0-1-23", "aks-nodepool1-12345678-vmss000001", "gke-prod-pool-1a2b3c4d-xyz1", "hgx-12", "cpu-3-7",
+    "arn:aws:iam::123456789012:user/hannah.fischer", "arn:aws:sts::123456789012:assumed-role/R/alice",
+    '"Account": "123456789012"', "AWS_ACCOUNT_ID=123456789012", "owner_id: 123456789012",
+    "123456789012.dkr.ecr.us-east-1.amazonaws.com/repo", "s3://sagemaker-us-east-1-123456789012/",
+    "AIDAABCDEFGHIJKLMNOP", "AROAABCDEFGHIJKLMNOP:alice", "/subscriptions/0123abcd-0123-4567-89ab-0123456789ab/",
+    '"id": "0123abcd-0123-4567-89ab-0123456789ab"', '"tenantId"', "tenant_id=0123abcd-0123-4567-89ab-0123456789ab",
+    "step-", "x", "-", ":", "[0]", "NCCL INFO", "ACCOUNT", "é", "\t", "  ", "12", "\r",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="abdgx-:.0123456789 A\"", max_size=6), max_size=8), max_size=12))
+def test_gate_finds_what_the_whole_text_pass_finds_on_random_texts(lines: list[list[str]]) -> None:
+    """Random lines of detector shapes and near misses: the gate changes no edit."""
+    text = "\n".join("".join(parts) for parts in lines)
+    for detector in GATED:
+        _check(detector, text)
