@@ -130,7 +130,8 @@ def test_evidence_carries_line_numbers_and_ranks(matcher):
 def test_json_contract_fields(matcher):
     """The JSON has exactly the fields of DESIGN.md."""
     out = json.loads(json.dumps(matcher.diagnose("[rank1]:CUDA out of memory\n").to_dict()))
-    assert set(out) == {"matches", "initiating_rank", "collateral", "unmatched", "stats"}
+    assert set(out) == {"matches", "initiating_rank", "rank_basis", "collateral", "unmatched", "stats"}
+    assert (out["initiating_rank"], out["rank_basis"]) == (1, "root_only_rank")
     assert set(out["matches"][0]) == {"id", "title", "category", "confidence", "score", "role", "ranks", "evidence"}
     assert set(out["matches"][0]["evidence"][0]) == {"line", "rank", "text"}
     assert {"bytes", "lines", "elapsed_ms"} <= set(out["stats"])
