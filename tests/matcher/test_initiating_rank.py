@@ -176,7 +176,8 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
         "node-b:2712:2824 [0] NCCL INFO transport/net_ib.cc:371 -> 2\n"
     )
     # The rank in the widest communicator is the global one (rank 0 of a 2-rank subgroup is not).
-    assert m.diagnose(log).initiating_rank == 2
+    d = m.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (2, "nccl_init_pid")
 
 
 def test_first_rank_with_its_own_error_when_nothing_matched(matcher):
