@@ -164,6 +164,7 @@ class LogFacts:
     host_failed: dict[str, list[int]] = field(default_factory=dict)
     host_tracebacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     _awaiting_host: dict[str, int] = field(default_factory=dict)
+    pdsh_prefixed: bool = False  # a line carried the pdsh prefix of a placed host
     # How `noderanks.to_global` made local ranks global: "" (it did not), "launcher" (launcher
     # ranks only), "all" (the lines' ranks too). The verdict names it in its rank basis.
     node_shift: str = ""
@@ -180,6 +181,7 @@ class LogFacts:
             m = _PDSH_HOST.match(message)
             if m and self.host_offset(m[1]) is not None:
                 host, message = m[1], message[m.end() :]
+                self.pdsh_prefixed = True
                 if rank is None:
                     self._observe_host_traceback(line_no, message, host, probes)
         if "spawn" in probes:
@@ -320,9 +322,10 @@ class LogFacts:
 
     def node_offset(self) -> int | None:
         """The global rank of this node's local rank 0, where the log says it one way only:
-        a log that holds several nodes' summaries has no single offset, nor one of several
-        hosts (pdsh), whose offsets are per host."""
-        if self.host_mapping or self.host_node_rank:
+        a log that holds several nodes' summaries has no single offset, nor one whose lines
+        carry several hosts' pdsh prefixes (their offsets are per host). One host's part of a
+        pdsh run without the prefixes (`dshbak`, a per-node log) has its `node_rank` line's."""
+        if self.pdsh_prefixed:
             return None
         offsets = set(self.node_offsets)
         if self.group_rank is not None and self.local_world_size:

@@ -575,3 +575,13 @@ def test_pdsh_ranks_same_on_the_naive_path(tmp_path, prefilter):
     m = standard_book(tmp_path, prefilter=prefilter)
     d = m.diagnose(_pdsh_log(_KEYERROR_TRACEBACK))
     assert (d.initiating_rank, d.rank_basis, d.unmatched) == (6, "first_own_error+host_offset", None)
+
+
+def test_one_hosts_part_of_a_pdsh_run_without_the_prefixes_uses_its_node_rank(matcher):
+    """`dshbak` (or a per-node log) drops pdsh's `worker-1: `: the whole log is worker-1's, and its
+    `node_rank=1` x `num_local_procs=4` puts `--local_rank=2` at global rank 6, though the mapping
+    names both hosts."""
+    part = _ds_launch("worker-1", 1) + _OOM_TRACEBACK + _sigkill("worker-1", 2).replace("pdsh@worker-0: ", "")
+    log = "".join(line.removeprefix("worker-1: ") + "\n" for line in part.splitlines())
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+node_offset")
