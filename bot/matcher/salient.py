@@ -77,8 +77,9 @@ WORLD_SIZE_AT = re.compile(
 _DS_RANK_MAPPING = regex.compile(r"\bglobal_rank_mapping=(?:defaultdict\(<class 'list'>, )?\{(.{1,100000}?)\}\)?\s*$")
 _DS_MAPPING_ENTRY = regex.compile(r"'(?:[^'@]{1,64}@)?([^'@]{1,253})': \[(\d{1,7})\b")
 _DS_NODE_RANK = regex.compile(r"\bnnodes=\d{1,5}, num_local_procs=(\d{1,4}), node_rank=(\d{1,5})\b")
-# pdsh's own prefix: the host name as the hostfile gave it, then `: `.
-_PDSH_HOST = regex.compile(r"([A-Za-z0-9][\w.-]{0,252}): ")
+# pdsh's own prefix: the host name as the hostfile gave it, then `: `; or the masker's
+# placeholder for it (`<HOST-2>: `), so that a masked log is diagnosed the same.
+_PDSH_HOST = regex.compile(r"(<[A-Z]{1,12}-\d{1,6}>|[A-Za-z0-9][\w.-]{0,252}): ")
 _SEQ = regex.compile(r"SeqNum=(\d+)|last completed NCCL work:\s*(\d+)")
 # torchelastic's agent line, one per failed local worker (torch >= 1.9):
 # `failed (exitcode: -9) local_rank: 3 (pid: 812917) of binary: /usr/bin/python`

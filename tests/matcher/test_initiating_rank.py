@@ -585,3 +585,14 @@ def test_one_hosts_part_of_a_pdsh_run_without_the_prefixes_uses_its_node_rank(ma
     log = "".join(line.removeprefix("worker-1: ") + "\n" for line in part.splitlines())
     d = matcher.diagnose(log)
     assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+node_offset")
+
+
+def test_a_masked_pdsh_log_gives_the_same_rank(matcher):
+    """The masker writes `<HOST-2>: ` for `worker-1: `, in the prefix and in the mapping alike."""
+    from bot.masking import mask
+
+    log = _pdsh_log(_OOM_TRACEBACK)
+    masked = mask(log).text
+    assert "worker-1" not in masked
+    d = matcher.diagnose(masked)
+    assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+host_offset")
