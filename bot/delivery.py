@@ -231,6 +231,7 @@ def thread_context(outcome: Outcome, place: Place) -> ThreadContext:
         ],
         lines=d.stats.lines,
         elapsed_ms=d.stats.elapsed_ms,
+        rank_basis=d.rank_basis,
     )
 
 

@@ -62,7 +62,73 @@ def initiating_rank(ctx: ThreadContext, book: Rulebook) -> Answer:
 
 
 def _rank_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str:
-    """How the rank was told, as far as the kept diagnosis shows it."""
+    """How the rank was told: what the matcher recorded (`rank_basis`), else, for records kept
+    before it did, as far as the kept diagnosis shows it."""
+    if ctx.rank_basis:
+        told = _recorded_basis(ctx, rank, book)
+        if told is not None:
+            return told
+    return _reconstructed_basis(ctx, rank, book)
+
+
+def _waiting(ctx: ThreadContext, book: Rulebook) -> list[int]:
+    """Ranks that only show consequences: the root's own when it is a consequence, else collateral's."""
+    root = _root(ctx)
+    rule = book.get(root.id) if root else None
+    if root is not None and rule is not None and rule.role == "consequence":
+        return list(root.ranks)
+    return sorted({r for m in ctx.matches[1:] if m.role == "collateral" for r in m.ranks} | set(ctx.collateral_ranks))
+
+
+_OFFSET_TEXT = {
+    "host_offset": (" The log names it by its local rank on its host (the pdsh prefix before each line); "
+                    "DeepSpeed's launcher lines there (`global_rank_mapping`, `node_rank`) give where that "
+                    "host's ranks start, added to make it global rank {rank}."),
+    "node_offset": (" The log names it by its local rank on its node; the node's first global rank, which the "
+                    "log states (torchrun's rendezvous lines, `group_rank`, `node_rank`), was added to make it "
+                    "global rank {rank}."),
+}  # fmt: skip
+
+
+def _recorded_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str | None:
+    """The matcher's own reason (`bot.matcher.model.RANK_BASES`) in words; None for one it does not know."""
+    basis, _, offset = (ctx.rank_basis or "").partition("+")
+    root = _root(ctx)
+    title = root.title if root else "the error"
+    shown = f" (ranks {ranks_text(root.ranks)})" if root and root.ranks else ""
+    waiting = [r for r in _waiting(ctx, book) if r != rank]
+    others = f"; ranks {ranks_text(waiting)} only show the consequences (collateral)" if waiting else ""
+    texts = {
+        "root_only_rank": f"It is the only rank whose lines show {title}{others}.",
+        "root_first_timestamp": f"Several ranks show {title}{shown}; by timestamp, rank {rank}'s line is the earliest.",
+        "root_first_line": (f"Several ranks show {title}{shown}; rank {rank}'s came first in the log (the lines carry "
+                            "no timestamps that compare)."),
+        "elastic_first_failure": ("torchelastic's failure summary names it as the root cause (\"first observed "
+                                  f"failure\"){others}."),
+        "ray_pid": "The cause's line came from a Ray actor whose pid Ray Train's process-group line gave this rank.",
+        "nccl_init_pid": ("The cause's line carries NCCL's `host:pid` prefix, and NCCL's init line for that process "
+                          "(`Init COMPLETE`) gave it this rank."),
+        "spawn_process": "torch.multiprocessing.spawn reported this process as the one that terminated with the error.",
+        "silent_rank": (f"It is not among the ranks that timed out waiting in a collective"
+                        f"{f' ({ranks_text(waiting)})' if waiting else ''}, the one rank missing from an otherwise "
+                        "complete set: they were waiting for a rank that had already stopped."),
+        "launcher_first_failure": ("The launcher reported it as the first worker that failed (torchelastic's agent "
+                                   f"line, or `--local_rank=N` in the launcher's exit line){others}."),
+        "gpu_index": ("The cause's lines carry no rank, but the CUDA out-of-memory message names its GPU; with one "
+                      "process per GPU the device index is the rank."),
+        "first_own_error": f"It is the first rank with its own traceback (not a launcher's){others}.",
+        "first_error_line": "No traceback names a rank; the first error line, the one quoted, is this rank's own.",
+        "lowest_seq": ("Its collective sequence number is behind the other ranks': it stopped issuing collectives "
+                       "first, and the others waited for it."),
+    }  # fmt: skip
+    text = texts.get(basis)
+    if text is None or (offset and offset not in _OFFSET_TEXT):
+        return None
+    return text + (_OFFSET_TEXT[offset].format(rank=rank) if offset else "")
+
+
+def _reconstructed_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str:
+    """How the rank was told, as far as the kept matches show it (records without `rank_basis`)."""
     root = _root(ctx)
     if root is None:
         return "(how it was told is not kept for this thread)."

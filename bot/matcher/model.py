@@ -53,6 +53,25 @@ class Stats:
     truncated: bool = False
 
 
+# How the verdict (bot/matcher/verdict.py) tells the initiating rank, one per way it decides.
+RANK_BASES = (
+    "root_only_rank",  # the root cause's lines come from one rank only
+    "root_first_timestamp",  # of several ranks with the root cause, the earliest by timestamp
+    "elastic_first_failure",  # torchelastic's "Root Cause (first observed failure)" rank
+    "root_first_line",  # of several ranks with the root cause, the first in the log
+    "ray_pid",  # Ray Train's process-group line gave the actor's pid that rank
+    "nccl_init_pid",  # NCCL's init line gave the `host:pid` that rank
+    "spawn_process",  # torch.multiprocessing.spawn's `-- Process N terminated`
+    "silent_rank",  # the one rank missing from an otherwise complete set of timeouts
+    "launcher_first_failure",  # the first worker a launcher reports failed (agent, `--local_rank=N`)
+    "gpu_index",  # the device index of a CUDA OOM, one process per GPU
+    "first_own_error",  # the first rank with its own traceback (not a launcher's)
+    "first_error_line",  # the rank of the first error line quoted
+    "lowest_seq",  # the rank behind the others in collective sequence numbers
+)
+RANK_OFFSETS = ("host_offset", "node_offset")
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     """The answer for one log. `matches[0]` is the root cause; an empty list means healthy."""
@@ -62,6 +81,10 @@ class Diagnosis:
     collateral: list[Collateral]
     unmatched: str | None
     stats: Stats
+    # Why `initiating_rank` is that rank, machine-readable (None when it is None), one of
+    # RANK_BASES, with `+host_offset` / `+node_offset` when the rank was read as a local one
+    # and made global with its host's (pdsh) or node's first global rank.
+    rank_basis: str | None = None
 
     @property
     def root(self) -> Match | None:
@@ -88,6 +111,7 @@ class Diagnosis:
         return {
             "matches": matches,
             "initiating_rank": self.initiating_rank,
+            "rank_basis": self.rank_basis,
             "collateral": [asdict(c) for c in self.collateral],
             "unmatched": self.unmatched,
             "stats": {

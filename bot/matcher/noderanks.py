@@ -33,6 +33,7 @@ def line_ranks_are_local(rule_hits: list[RuleHits], facts: LogFacts, offset: int
 
 def to_global(rule_hits: list[RuleHits], facts: LogFacts) -> tuple[list[RuleHits], LogFacts]:
     """The hits and facts with every local rank made global; unchanged when no offset is known."""
+    facts = _host_tracebacks_placed(facts)
     offset = facts.node_offset()
     if not offset:
         return rule_hits, facts
@@ -56,10 +57,29 @@ def to_global(rule_hits: list[RuleHits], facts: LogFacts) -> tuple[list[RuleHits
         traceback_by_rank={line(r): v for r, v in facts.traceback_by_rank.items()},
         first_traceback=_shift(facts.first_traceback, line),
         first_error=_shift(facts.first_error, line),
+        node_shift="all" if lines_local else "launcher",
     )
     if not lines_local:
         return rule_hits, facts
     return [_hits_shifted(rh, line) for rh in rule_hits], facts
+
+
+def _host_tracebacks_placed(facts: LogFacts) -> LogFacts:
+    """pdsh: a host's traceback carries no rank; the host's launcher names the local rank that
+    failed (`'--local_rank=2' ... exits with return code = 1`), already made global with the
+    host's offset. The traceback is that rank's, where the log held it under no rank."""
+    placed = facts.host_traceback_ranks()
+    if not placed:
+        return facts
+    lines = {line for line, _ in placed.values()}
+    by_rank = {r: v for r, v in facts.traceback_by_rank.items() if not (r is None and v[0] in lines)}
+    for rank, entry in placed.items():
+        by_rank.setdefault(rank, entry)
+    first = facts.first_traceback
+    if first is not None and first[1] is None:
+        rank = next((r for r, (line, _) in placed.items() if line == first[0]), None)
+        first = (first[0], rank, first[2])
+    return replace(facts, traceback_by_rank=by_rank, first_traceback=first)
 
 
 def _shift(entry: tuple[int, int | None, str] | None, line) -> tuple[int, int | None, str] | None:

@@ -31,7 +31,7 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "ray": ("setting up process group for", ") world_rank="),
     # Where one node's local ranks sit among the global ones (multi-node torchrun).
     "node": ("group_rank=", "global_ranks=", "local_ranks=", "global_world_sizes=", "node_rank", "node-rank",
-             "nproc_per_node", "nproc-per-node", "local_world_size"),
+             "nproc_per_node", "nproc-per-node", "local_world_size", "global_rank_mapping="),
     # The run finished: whatever it printed before was survived (a retry, a fallback, a warning).
     "done": ("worker group successfully finished", "local worker group finished", "training completed. do not",
              "`trainer.fit` stopped:", "'train_runtime':"),
@@ -70,6 +70,16 @@ WORLD_KEYWORDS = ("world_size", "world size", "nranks")
 WORLD_SIZE_AT = re.compile(
     rb"(?i:world[_ ]size)[^\S\n]*[=:]?[^\S\n]*(\d{1,6})\b|\bnranks[^\S\n]+(\d{1,6})\b|\bnRanks[^\S\n]+(\d{1,6})\b"
 )
+# DeepSpeed's launcher on each host of a pdsh run (every line behind pdsh's `host: `) states
+# where each host's ranks start, and which node it is:
+# `[launch.py:246:main] global_rank_mapping=defaultdict(<class 'list'>, {'worker-0': [0, 1], 'worker-1': [2, 3]})`
+# `[launch.py:235:main] nnodes=2, num_local_procs=8, node_rank=1`. Hostfile names may carry `user@`.
+_DS_RANK_MAPPING = regex.compile(r"\bglobal_rank_mapping=(?:defaultdict\(<class 'list'>, )?\{(.{1,100000}?)\}\)?\s*$")
+_DS_MAPPING_ENTRY = regex.compile(r"'(?:[^'@]{1,64}@)?([^'@]{1,253})': \[(\d{1,7})\b")
+_DS_NODE_RANK = regex.compile(r"\bnnodes=\d{1,5}, num_local_procs=(\d{1,4}), node_rank=(\d{1,5})\b")
+# pdsh's own prefix: the host name as the hostfile gave it, then `: `; or the masker's
+# placeholder for it (`<HOST-2>: `), so that a masked log is diagnosed the same.
+_PDSH_HOST = regex.compile(r"(<[A-Z]{1,12}-\d{1,6}>|[A-Za-z0-9][\w.-]{0,252}): ")
 _SEQ = regex.compile(r"SeqNum=(\d+)|last completed NCCL work:\s*(\d+)")
 # torchelastic's agent line, one per failed local worker (torch >= 1.9):
 # `failed (exitcode: -9) local_rank: 3 (pid: 812917) of binary: /usr/bin/python`
@@ -146,12 +156,35 @@ class LogFacts:
     local_world_size: int | None = None
     _elastic_after: int | None = None
     _spawn_rank: int | None = None  # inside a `-- Process N terminated` block
+    # pdsh multi-host runs (DeepSpeed's launcher): the first global rank of each host, from
+    # `global_rank_mapping` (exact) or the host's `node_rank` line (node_rank x procs per node).
+    host_mapping: dict[str, int] = field(default_factory=dict)
+    host_node_rank: dict[str, int] = field(default_factory=dict)
+    # Global ranks a host's launcher reported failed (its `--local_rank=N` plus the host's
+    # offset), and each host's first traceback exception (line, text): pdsh tracebacks carry no rank.
+    host_failed: dict[str, list[int]] = field(default_factory=dict)
+    host_tracebacks: dict[str, tuple[int, str]] = field(default_factory=dict)
+    _awaiting_host: dict[str, int] = field(default_factory=dict)
+    pdsh_prefixed: bool = False  # a line carried the pdsh prefix of a placed host
+    # How `noderanks.to_global` made local ranks global: "" (it did not), "launcher" (launcher
+    # ranks only), "all" (the lines' ranks too). The verdict names it in its rank basis.
+    node_shift: str = ""
 
     def observe(self, line_no: int, message: str, rank: int | None, probes: frozenset[str] | set[str]) -> None:
         """Feed one candidate line: `message` has launcher prefixes stripped, `rank` is the
         line's rank as `parse_line` finds it."""
         if message[:1] == "(":
             message, rank = self._strip_ray(message, rank)
+        host = None
+        if "node" in probes:
+            self._observe_hosts(message)
+        if self.host_mapping or self.host_node_rank:
+            m = _PDSH_HOST.match(message)
+            if m and self.host_offset(m[1]) is not None:
+                host, message = m[1], message[m.end() :]
+                self.pdsh_prefixed = True
+                if rank is None:
+                    self._observe_host_traceback(line_no, message, host, probes)
         if "spawn" in probes:
             self._observe_spawn(message)
         if rank is None and self._spawn_rank is not None:
@@ -184,7 +217,7 @@ class LogFacts:
                 # is what a person quotes too; `\bError\b` alone misses the word inside `IndexError`.
                 self.first_error = (line_no, rank, message.strip())
         if "elastic" in probes:
-            self._observe_elastic(line_no, message)
+            self._observe_elastic(line_no, message, host)
         if "seq" in probes and rank is not None:
             m = _SEQ.search(message)
             if m:
@@ -244,15 +277,63 @@ class LogFacts:
         if m and int(m[1]) > 0:
             self.local_world_size = int(m[1])
 
+    def _observe_hosts(self, message: str) -> None:
+        """DeepSpeed's launcher lines that place a host's ranks (see _DS_RANK_MAPPING)."""
+        m = _DS_RANK_MAPPING.search(message)
+        if m:
+            for host, first in _DS_MAPPING_ENTRY.findall(m[1]):
+                self.host_mapping.setdefault(host, int(first))
+            return
+        m = _DS_NODE_RANK.search(message)
+        if m:
+            host = _PDSH_HOST.match(message)
+            offset = int(m[1]) * int(m[2])
+            if host is not None and host.end() <= m.start():
+                self.host_node_rank.setdefault(host[1], offset)
+            else:
+                # One node's own log (no pdsh prefix): its offset holds for the whole log.
+                self.node_offsets.add(offset)
+
+    def host_offset(self, host: str) -> int | None:
+        """The first global rank of `host` in a pdsh run, where the log states it."""
+        found = self.host_mapping.get(host)
+        return found if found is not None else self.host_node_rank.get(host)
+
+    def line_host_offset(self, line: str) -> int | None:
+        """The offset of the host whose pdsh prefix `line` carries, where the log placed it."""
+        m = _PDSH_HOST.match(line)
+        return self.host_offset(m[1]) if m else None
+
+    def _observe_host_traceback(self, line_no: int, message: str, host: str, probes: frozenset[str] | set[str]) -> None:
+        """A host's first traceback exception: its rank is told later, by the host's launcher."""
+        if "traceback" in probes and _is_traceback_head(message):
+            self._awaiting_host.setdefault(host, line_no)
+        elif "exception" in probes and host in self._awaiting_host and _error_kinds(message)[0]:
+            self._awaiting_host.pop(host)
+            text = message.strip()
+            held = self.host_tracebacks.get(host)
+            if held is None or (LAUNCHER_EXCEPTION.search(held[1]) and not LAUNCHER_EXCEPTION.search(text)):
+                self.host_tracebacks[host] = (line_no, text)
+
+    def host_traceback_ranks(self) -> dict[int, tuple[int, str]]:
+        """Each host's traceback under the global rank its launcher named first as failed."""
+        return {
+            self.host_failed[host][0]: entry for host, entry in self.host_tracebacks.items() if self.host_failed.get(host)
+        }
+
     def node_offset(self) -> int | None:
         """The global rank of this node's local rank 0, where the log says it one way only:
-        a log that holds several nodes' summaries has no single offset."""
+        a log that holds several nodes' summaries has no single offset, nor one whose lines
+        carry several hosts' pdsh prefixes (their offsets are per host). One host's part of a
+        pdsh run without the prefixes (`dshbak`, a per-node log) has its `node_rank` line's."""
+        if self.pdsh_prefixed:
+            return None
         offsets = set(self.node_offsets)
         if self.group_rank is not None and self.local_world_size:
             offsets.add(self.group_rank * self.local_world_size)
         return offsets.pop() if len(offsets) == 1 else None
 
-    def _observe_elastic(self, line_no: int, message: str) -> None:
+    def _observe_elastic(self, line_no: int, message: str, host: str | None = None) -> None:
         m = _ELASTIC_RANK_PAIR.match(message)
         if m and int(m[1]) >= int(m[2]):
             self.node_offsets.add(int(m[1]) - int(m[2]))
@@ -282,9 +363,13 @@ class LogFacts:
         if "sigkill_handler]" in message:
             code, arg = _DS_RETURN_CODE.search(message), _DS_LOCAL_RANK_ARG.search(message)
             if code and arg:
-                local = int(arg[1])
-                self._launcher_failed(local)
-                self.exitcode_by_rank.setdefault(local, int(code[1]))
+                rank = int(arg[1])
+                if host is not None:
+                    # pdsh: the launcher of this host counts from the host's first global rank.
+                    rank += self.host_offset(host) or 0
+                    self.host_failed.setdefault(host, []).append(rank)
+                self._launcher_failed(rank)
+                self.exitcode_by_rank.setdefault(rank, int(code[1]))
 
     def _observe_spawn(self, message: str) -> None:
         m = _SPAWN_BLOCK.search(message)

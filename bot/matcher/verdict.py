@@ -54,7 +54,12 @@ def _first_rank(rh: RuleHits) -> int | None:
     return _first(firsts).rank if firsts else None
 
 
-def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) -> int | None:
+# Why the verdict chose the initiating rank (`Diagnosis.rank_basis`), one per way it decides.
+Ranked = tuple[int | None, str | None]
+_NONE: Ranked = (None, None)
+
+
+def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) -> Ranked:
     ranks = set(root.first_by_rank)
     firsts = list(root.first_by_rank.values())
     timed = len({h.ts_kind for h in firsts}) == 1 and firsts[0].ts_kind is not None
@@ -65,35 +70,40 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
     if root.rule.role == "root":
         if not ranks:
             return _indirect_rank(root, facts, timeout_ranks)
-        if timed or len(ranks) == 1:
-            return _first_rank(root)
+        if len(ranks) == 1:
+            return _first_rank(root), "root_only_rank"
+        if timed:
+            return _first_rank(root), "root_first_timestamp"
         if facts.elastic_rank in ranks:
-            return facts.elastic_rank
-        return _first_rank(root)
+            return facts.elastic_rank, "elastic_first_failure"
+        return _first_rank(root), "root_first_line"
     if root.rule.role == "wrapper":
-        return _launcher_rank(facts) if _launcher_rank(facts) is not None else _first_own_error_rank(facts, set())
+        found = _launcher_rank(facts)
+        return found if found[0] is not None else _first_own_error_rank(facts, set())
     # The root is a consequence: look for the rank that behaved differently.
     silent = _silent_rank(timeout_ranks, facts)
     if silent is not None:
-        return silent
+        return silent, "silent_rank"
     # A rank that raised its own error while the others timed out waiting for it.
     own = _first_own_error_rank(facts, timeout_ranks)
-    if own is not None:
+    if own[0] is not None:
         return own
     # torchelastic's "first observed failure" is per node and often just the lowest rank: a rank
     # that timed out like the others is a victim, whatever the launcher says.
-    for rank in (facts.elastic_rank, *facts.launcher_ranks):
-        if rank is not None and rank not in timeout_ranks:
-            return rank
+    if facts.elastic_rank is not None and facts.elastic_rank not in timeout_ranks:
+        return facts.elastic_rank, "elastic_first_failure"
+    for rank in facts.launcher_ranks:
+        if rank not in timeout_ranks:
+            return rank, "launcher_first_failure"
     seqs = facts.seq_by_rank
     if len(seqs) >= 2:
         low = min(seqs.values())
         lowest = [r for r, s in seqs.items() if s == low]
         if len(lowest) == 1 and len(set(seqs.values())) > 1:
-            return lowest[0]
+            return lowest[0], "lowest_seq"
     # Every rank that shows up timed out (or was torn down) alike: the one that began it left no
     # trace here. The first such line in the log is a victim, not the initiator.
-    return None
+    return _NONE
 
 
 def _silent_rank(timeout_ranks: set[int], facts: LogFacts) -> int | None:
@@ -130,75 +140,102 @@ def _silent_rank(timeout_ranks: set[int], facts: LogFacts) -> int | None:
     return missing.pop() if len(missing) == 1 else None
 
 
-def _launcher_rank(facts: LogFacts) -> int | None:
+def _launcher_rank(facts: LogFacts) -> Ranked:
     """The rank a launcher reports as the failed one: torchelastic's first observed failure,
     else the first worker it reports (agent line, `--local_rank=N`, spawn's `Process N`)."""
     if facts.elastic_rank is not None:
-        return facts.elastic_rank
-    return facts.launcher_ranks[0] if facts.launcher_ranks else None
+        return facts.elastic_rank, "elastic_first_failure"
+    return (facts.launcher_ranks[0], "launcher_first_failure") if facts.launcher_ranks else _NONE
 
 
-def _first_own_error_rank(facts: LogFacts, exclude: set[int]) -> int | None:
+def _first_own_error_rank(facts: LogFacts, exclude: set[int]) -> Ranked:
     for _, rank, _text in facts.own_errors():
         if rank is not None and rank not in exclude:
-            return rank
-    return None
+            return rank, "first_own_error"
+    return _NONE
 
 
 def _multi_rank(facts: LogFacts) -> bool:
     return (facts.world_size or 0) > 1 or len(facts.known_ranks() | set(facts.launcher_ranks)) > 1
 
 
-def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> int | None:
+def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> Ranked:
     """The rank of a cause whose lines carry no rank prefix, from what names it indirectly."""
     hits = sorted(root.hits, key=lambda h: h.line)
     for h in hits:
         # `(RayTrainWorker pid=2893, ...) ...`: Ray Train's process-group line told that pid's rank.
         rank = facts.ray_rank(h.text)
         if rank is not None:
-            return rank
+            return rank, "ray_pid"
     for h in hits:
         # `host:pid:tid [dev] ... NCCL WARN`: the init lines told which rank that process is.
         origin = nccl_origin(h.text)
         if origin is not None:
             rank = facts.nccl_rank(*origin)
             if rank is not None:
-                return rank
+                return rank, "nccl_init_pid"
     if facts.spawn_ranks:
-        return facts.spawn_ranks[0]
+        return facts.spawn_ranks[0], "spawn_process"
     # Every other rank timed out waiting: the one missing from them is where the cause struck.
     rank = _silent_rank(timeout_ranks, facts)
     if rank is not None:
-        return rank
-    rank = _launcher_rank(facts)
-    if rank is not None:
-        return rank
+        return rank, "silent_rank"
+    found = _launcher_rank(facts)
+    if found[0] is not None:
+        return found
     if _multi_rank(facts):
         for h in hits:
             # CUDA OOM names the device: `(GPU 3; 23.65 GiB total capacity` / `GPU 3 has a total capacity`;
-            # one process per GPU, so on a multi-rank node the device index is the local rank.
+            # one process per GPU, so on a multi-rank node the device index is the local rank
+            # (on a pdsh line, of the host whose prefix it carries).
             m = _GPU_IN_OOM.search(h.text)
             if m:
-                return int(m[1] or m[2]) + (facts.node_offset() or 0)
+                host = facts.line_host_offset(h.text)
+                if host is not None:
+                    return int(m[1] or m[2]) + host, "gpu_index+host_offset"
+                offset = facts.node_offset()
+                return int(m[1] or m[2]) + (offset or 0), "gpu_index+node_offset" if offset else "gpu_index"
     return _first_own_error_rank(facts, set())
 
 
 _GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capacity")
 
 
-def _unmatched_rank(facts: LogFacts) -> int | None:
+def _unmatched_rank(facts: LogFacts) -> Ranked:
     """No rule matched: the rank of the first rank's own error, else the one a launcher names."""
     errors = facts.own_errors()
     if errors and errors[0][1] is not None:
-        return errors[0][1]
-    rank = _launcher_rank(facts)
-    if rank is not None:
-        return rank
+        return errors[0][1], "first_own_error"
+    found = _launcher_rank(facts)
+    if found[0] is not None:
+        return found
     # No traceback, no launcher line: the rank whose own line is the error quoted
     # (`[rank7]: torch.distributed.DistBackendError: NCCL error ...`).
     if facts.first_error is not None and facts.first_error[1] is not None:
-        return facts.first_error[1]
+        return facts.first_error[1], "first_error_line"
     return _first_own_error_rank(facts, set())
+
+
+# Bases whose rank was read as a local one and made global (noderanks.to_global): by the kind
+# of source, as to_global shifts them ("launcher": launcher ranks only; "all": line ranks too).
+_LAUNCHER_BASES = frozenset({"launcher_first_failure", "spawn_process"})
+_LINE_BASES = frozenset({"root_only_rank", "root_first_timestamp", "root_first_line", "first_own_error",
+                         "first_error_line", "lowest_seq"})  # fmt: skip
+
+
+def _with_offset(found: Ranked, facts: LogFacts) -> Ranked:
+    """The basis, with `+host_offset` / `+node_offset` when the rank it read was local."""
+    rank, basis = found
+    if rank is None or basis is None or "+" in basis:
+        return found
+    if basis in ("launcher_first_failure", "first_own_error") and any(
+        rank in ranks for ranks in facts.host_failed.values()
+    ):
+        return rank, basis + "+host_offset"
+    shift = facts.node_shift
+    if (shift and basis in _LAUNCHER_BASES) or (shift == "all" and basis in _LINE_BASES):
+        return rank, basis + "+node_offset"
+    return found
 
 
 def _own_error(facts: LogFacts, rank: int | None, fired: list[RuleHits]) -> tuple[int, int | None, str] | None:
@@ -264,10 +301,10 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
         # a loud warning) was survived, and a survived warning is not a cause.
         return Diagnosis(matches=[], initiating_rank=None, collateral=[], unmatched=None, stats=stats)
     if not fired:
-        rank = _unmatched_rank(facts)
+        rank, basis = _with_offset(_unmatched_rank(facts), facts)
         return Diagnosis(
             matches=[], initiating_rank=rank, collateral=[],
-            unmatched=facts.salient_line(rank), stats=stats,
+            unmatched=facts.salient_line(rank), stats=stats, rank_basis=basis,
         )  # fmt: skip
     fired_ids = {rh.rule.id for rh in fired}
     collateral = {rh.rule.id for rh in fired if fired_ids.intersection(rh.rule.collateral_of)}
@@ -294,7 +331,7 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
 
     candidates.sort(key=rank_key)
     root = candidates[0]
-    init_rank = _initiating_rank(root, facts, fired)
+    init_rank, basis = _with_offset(_initiating_rank(root, facts, fired), facts)
     if root.rule.role == "wrapper":
         own = _own_error(facts, init_rank, fired)
         if own is not None:
@@ -302,6 +339,8 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
             # cause (no entry knows it), the wrapper and whatever else fired are collateral.
             _, own_rank, text = own
             rank = init_rank if init_rank is not None else own_rank
+            if init_rank is None and own_rank is not None:
+                basis = "first_own_error"
             coll = sorted(fired, key=lambda rh: _first(rh.hits).line)
             return Diagnosis(
                 matches=[],
@@ -309,6 +348,7 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
                 collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
                 unmatched=text,
                 stats=stats,
+                rank_basis=basis,
             )
     root_conf = confidence_of(root.score)
     if root.rule.role != "root" and root_conf == "high":
@@ -330,4 +370,5 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
         collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
         unmatched=None,
         stats=stats,
+        rank_basis=basis,
     )

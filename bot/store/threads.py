@@ -84,6 +84,9 @@ class ThreadContext:
     matches: list[KeptMatch] = field(default_factory=list)  # best first, as diagnosed
     lines: int | None = None  # lines in the log
     elapsed_ms: int | None = None  # how long the diagnosis took
+    # Why the matcher chose initiating_rank (`Diagnosis.rank_basis`); None in records saved
+    # before it was kept, and then the follow-up reconstructs it from the kept matches.
+    rank_basis: str | None = None
 
 
 class Threads:
@@ -114,6 +117,7 @@ class Threads:
         data = asdict(ctx)
         data["evidence"] = [line[:MAX_EVIDENCE_CHARS] for line in ctx.evidence][:MAX_EVIDENCE_LINES]
         data["matches"] = [_match_record(m) for m in ctx.matches[:MAX_MATCHES]]
+        data["rank_basis"] = _basis(ctx.rank_basis)
         self._client.redis.set(
             keys.thread(team_id, channel, thread_ts),
             json.dumps(data, separators=(",", ":"), ensure_ascii=False),
@@ -133,10 +137,20 @@ class Threads:
             values = {k: v for k, v in data.items() if k in known}
             values["evidence"] = [MaskedText.restored(line) for line in values.get("evidence", [])]
             values["matches"] = [_match_from(m) for m in values.get("matches") or []]
+            values["rank_basis"] = _basis(values.get("rank_basis"))
             return ThreadContext(**values)
         except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("unreadable thread context for %s %s; ignoring it", team_id, channel)
             return None
+
+
+# A rank basis is the matcher's own vocabulary (`bot.matcher.model.RANK_BASES`), never log
+# text: anything else is not kept.
+_BASIS = re.compile(r"[a-z_]{1,40}(?:\+[a-z_]{1,40})?")
+
+
+def _basis(value: object) -> str | None:
+    return value if isinstance(value, str) and _BASIS.fullmatch(value) else None
 
 
 def _match_record(m: KeptMatch) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -284,3 +285,49 @@ def test_named_evidence_and_collateral_order(store, denpex, kb):
     assert lines.title == "The lines that matched nccl-watchdog-timeout" and "Watchdog caught" in lines.text
     coll = ask_(store, denpex, kb, ctx, "why isn't it the watchdog timeout?").answer
     assert "from line 20 (after the cause's line 19)" in coll.text
+
+
+# DeepSpeed over pdsh, 2 hosts x 4 GPUs; worker-1's local rank 2 (global 6) runs out of memory and
+# its launcher names it by `--local_rank=2`; worker-0's ranks time out waiting (deepspeed/launcher/launch.py
+# and torch 2.0 ProcessGroupNCCL formats).
+PDSH_LOG = "".join(
+    f"{host}: [2024-03-12 09:14:02,511] [INFO] [launch.py:151:main] nnodes=2, num_local_procs=4, node_rank={n}\n"
+    f"{host}: [2024-03-12 09:14:02,512] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, "
+    "{'worker-0': [0, 1, 2, 3], 'worker-1': [4, 5, 6, 7]})\n"
+    for n, host in enumerate(("worker-0", "worker-1"))
+) + (
+    "worker-1: Traceback (most recent call last):\n"
+    'worker-1:   File "/home/user/train.py", line 190, in main\n'
+    "worker-1:     model_engine.backward(loss)\n"
+    "worker-1: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 2; 79.15 GiB total "
+    "capacity; 75.02 GiB already allocated; 1.21 GiB free; 76.80 GiB reserved in total by PyTorch)\n"
+    "worker-1: [2024-03-12 09:31:41,402] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', "
+    "'train.py', '--local_rank=2', '--deepspeed', 'ds_config.json'] exits with return code = 1\n"
+) + "".join(
+    f"worker-0: [E ProcessGroupNCCL.cpp:828] [Rank {r}] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=5123, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800374 milliseconds before timing out.\n"
+    for r in range(4)
+)  # fmt: skip
+
+
+def test_the_rank_answer_names_the_launcher_and_the_hosts_offset(store, denpex, kb):
+    """The kept basis says how rank 6 was told: worker-1's launcher named local rank 2, and the
+    host's ranks start at 4 (not a guess from the kept lines)."""
+    ctx = kept(store, denpex, PDSH_LOG)
+    assert (ctx.initiating_rank, ctx.rank_basis) == (6, "launcher_first_failure+host_offset")
+    ans = ask_(store, denpex, kb, ctx, "how did you decide the initiating rank?").answer
+    assert ans.title == "Initiating rank: 6"
+    assert "launcher reported it as the first worker that failed" in ans.text
+    assert "global_rank_mapping" in ans.text and "global rank 6" in ans.text
+
+
+def test_the_rank_answer_follows_the_kept_basis_not_the_lines(store, denpex, kb):
+    """The same kept lines with another recorded basis give that basis's explanation."""
+    ctx = kept(store, denpex)
+    assert ctx.rank_basis is not None
+    by_time = replace(ctx, rank_basis="root_first_timestamp")
+    text = ask_(store, denpex, kb, by_time, "which rank failed first?").answer.text
+    assert "by timestamp" in text and "only rank" not in text
+    unknown = replace(ctx, rank_basis="a_basis_of_a_later_release")
+    assert ask_(store, denpex, kb, unknown, "which rank failed first?").answer.text == ask_(
+        store, denpex, kb, replace(ctx, rank_basis=None), "which rank failed first?").answer.text  # fmt: skip

@@ -176,7 +176,8 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
         "node-b:2712:2824 [0] NCCL INFO transport/net_ib.cc:371 -> 2\n"
     )
     # The rank in the widest communicator is the global one (rank 0 of a 2-rank subgroup is not).
-    assert m.diagnose(log).initiating_rank == 2
+    d = m.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (2, "nccl_init_pid")
 
 
 def test_first_rank_with_its_own_error_when_nothing_matched(matcher):
@@ -448,3 +449,150 @@ def test_a_rule_hit_on_a_ray_worker_takes_that_workers_rank(matcher):
     d = matcher.diagnose(log)
     assert d.matches[0].id == "oom" and d.initiating_rank == 3
     assert matcher.diagnose(RAY_SETUP).matches == []
+
+
+# DeepSpeed's launcher over pdsh, 2 hosts x 4 GPUs: pdsh puts the hostfile's name before every
+# line; each host's launch.py prints the lines below (format of deepspeed/launcher/launch.py,
+# 0.9-0.14), and its sigkill_handler names the failed worker by its LOCAL rank.
+def _ds_launch(host: str, node_rank: int, mapping: bool = True, user: str = "") -> str:
+    lines = [
+        f"[2024-03-12 09:14:02,511] [INFO] [launch.py:145:main] WORLD INFO DICT: "
+        f"{{'{user}worker-0': [0, 1, 2, 3], '{user}worker-1': [0, 1, 2, 3]}}",
+        f"[2024-03-12 09:14:02,511] [INFO] [launch.py:151:main] nnodes=2, num_local_procs=4, node_rank={node_rank}",
+    ]
+    if mapping:
+        lines.append(
+            "[2024-03-12 09:14:02,512] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, "
+            f"{{'{user}worker-0': [0, 1, 2, 3], '{user}worker-1': [4, 5, 6, 7]}})"
+        )
+    lines += [
+        "[2024-03-12 09:14:02,512] [INFO] [launch.py:163:main] dist_world_size=8",
+        "[2024-03-12 09:14:02,512] [INFO] [launch.py:165:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3",
+    ]
+    return "".join(f"{host}: {line}\n" for line in lines)
+
+
+_OOM_TRACEBACK = """Traceback (most recent call last):
+  File "/home/user/train.py", line 212, in <module>
+    main()
+  File "/home/user/train.py", line 190, in main
+    model_engine.backward(loss)
+torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 2; 79.15 GiB total capacity; 75.02 GiB already allocated; 1.21 GiB free; 76.80 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+"""
+_KEYERROR_TRACEBACK = """Traceback (most recent call last):
+  File "/home/user/train.py", line 212, in <module>
+    main()
+  File "/home/user/train.py", line 88, in main
+    betas = cfg["optimizer"]["betas"]
+KeyError: 'betas'
+"""
+
+
+def _sigkill(host: str, local_rank: int) -> str:
+    return "".join(
+        f"{host}: {line}\n"
+        for line in (
+            *(f"[2024-03-12 09:31:40,118] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {pid}"
+              for pid in (48209, 48210, 48211, 48212)),
+            f"[2024-03-12 09:31:41,402] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', "
+            f"'train.py', '--local_rank={local_rank}', '--deepspeed', 'ds_config.json'] exits with return code = 1",
+        )
+    ) + f"pdsh@worker-0: {host}: ssh exited with exit code 1\n"  # fmt: skip
+
+
+def _old_timeout(host: str, rank: int) -> str:
+    # torch 1.13-2.1 ProcessGroupNCCL: `[Rank N]` is the rank in the default group, a global one.
+    return (
+        f"{host}: [E ProcessGroupNCCL.cpp:828] [Rank {rank}] Watchdog caught collective operation timeout: "
+        f"WorkNCCL(SeqNum=5123, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800374 milliseconds before timing out.\n"
+    )
+
+
+def _pdsh_log(failure: str, *, sigkill: bool = True, mapping: bool = True, timeouts=(0, 1, 2, 3), user="") -> str:
+    head = _ds_launch("worker-0", 0, mapping, user) + _ds_launch("worker-1", 1, mapping, user)
+    body = "".join(f"worker-1: {line}\n" for line in failure.splitlines())
+    tail = _sigkill("worker-1", 2) if sigkill else ""
+    hosts = {r: "worker-0" if r < 4 else "worker-1" for r in range(8)}
+    return head + body + tail + "".join(_old_timeout(hosts[r], r) for r in timeouts)
+
+
+def test_pdsh_oom_on_second_host_is_its_global_rank(matcher):
+    """worker-1's launcher names `--local_rank=2`: worker-1's ranks start at 4, so rank 6.
+    worker-0's ranks 0-3 timed out waiting for it."""
+    d = matcher.diagnose(_pdsh_log(_OOM_TRACEBACK))
+    assert d.matches[0].id == "oom"
+    assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+host_offset")
+
+
+def test_pdsh_oom_told_by_gpu_index_on_its_host(matcher):
+    """No launcher line (the paste ends at the OOM): `GPU 2` on a worker-1 line is rank 6."""
+    d = matcher.diagnose(_pdsh_log(_OOM_TRACEBACK, sigkill=False))
+    assert (d.initiating_rank, d.rank_basis) == (6, "gpu_index+host_offset")
+
+
+def test_pdsh_offset_from_node_rank_when_no_mapping_is_printed(matcher):
+    """Without `global_rank_mapping`, each host's `nnodes=2, num_local_procs=4, node_rank=1` places it."""
+    d = matcher.diagnose(_pdsh_log(_OOM_TRACEBACK, mapping=False))
+    assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+host_offset")
+
+
+def test_pdsh_hostfile_user_and_every_other_rank_timing_out(matcher):
+    """`user@worker-1` in the hostfile is `worker-1: ` in pdsh's prefix; with ranks 0-5 and 7
+    timing out, the silent rank and the launcher agree on 6."""
+    d = matcher.diagnose(_pdsh_log(_OOM_TRACEBACK, user="ubuntu@", timeouts=(0, 1, 2, 3, 4, 5, 7)))
+    assert (d.initiating_rank, d.rank_basis) == (6, "silent_rank")
+
+
+def test_pdsh_traceback_of_an_error_no_entry_knows_is_the_hosts_failed_rank(matcher):
+    """The traceback carries no rank; worker-1's launcher says it was local rank 2: rank 6's own error."""
+    d = matcher.diagnose(_pdsh_log(_KEYERROR_TRACEBACK))
+    assert d.matches[0].id == "timeout"
+    assert (d.initiating_rank, d.rank_basis) == (6, "first_own_error+host_offset")
+
+
+def test_pdsh_failure_on_first_host_keeps_its_rank(matcher):
+    log = (_ds_launch("worker-0", 0) + _ds_launch("worker-1", 1)
+           + "".join(f"worker-0: {line}\n" for line in _OOM_TRACEBACK.splitlines())
+           + _sigkill("worker-0", 1) + "".join(_old_timeout("worker-1", r) for r in (4, 5, 6, 7)))  # fmt: skip
+    assert (matcher.diagnose(log).initiating_rank, matcher.diagnose(log).rank_basis) == (
+        1, "launcher_first_failure+host_offset")  # fmt: skip
+
+
+def test_single_host_deepspeed_log_keeps_the_local_rank(matcher):
+    """No pdsh prefix, one node: `--local_rank=2` is rank 2, as before."""
+    log = (
+        "[2024-03-12 09:14:02,511] [INFO] [launch.py:151:main] nnodes=1, num_local_procs=4, node_rank=0\n"
+        + _OOM_TRACEBACK
+        + "[2024-03-12 09:31:41,402] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', "
+        "'train.py', '--local_rank=2'] exits with return code = 1\n"
+    )
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (2, "launcher_first_failure")
+
+
+@pytest.mark.parametrize("prefilter", [True, False])
+def test_pdsh_ranks_same_on_the_naive_path(tmp_path, prefilter):
+    m = standard_book(tmp_path, prefilter=prefilter)
+    d = m.diagnose(_pdsh_log(_KEYERROR_TRACEBACK))
+    assert (d.initiating_rank, d.rank_basis, d.unmatched) == (6, "first_own_error+host_offset", None)
+
+
+def test_one_hosts_part_of_a_pdsh_run_without_the_prefixes_uses_its_node_rank(matcher):
+    """`dshbak` (or a per-node log) drops pdsh's `worker-1: `: the whole log is worker-1's, and its
+    `node_rank=1` x `num_local_procs=4` puts `--local_rank=2` at global rank 6, though the mapping
+    names both hosts."""
+    part = _ds_launch("worker-1", 1) + _OOM_TRACEBACK + _sigkill("worker-1", 2).replace("pdsh@worker-0: ", "")
+    log = "".join(line.removeprefix("worker-1: ") + "\n" for line in part.splitlines())
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+node_offset")
+
+
+def test_a_masked_pdsh_log_gives_the_same_rank(matcher):
+    """The masker writes `<HOST-2>: ` for `worker-1: `, in the prefix and in the mapping alike."""
+    from bot.masking import mask
+
+    log = _pdsh_log(_OOM_TRACEBACK)
+    masked = mask(log).text
+    assert "worker-1" not in masked
+    d = matcher.diagnose(masked)
+    assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+host_offset")

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from bot.matcher import Matcher, RuleError, load_rulebook
+from bot.matcher.model import RANK_BASES, RANK_OFFSETS
 from tests.matcher.rulefactory import rule_doc, sig, standard_book, write_rules
 
 
@@ -130,7 +131,8 @@ def test_evidence_carries_line_numbers_and_ranks(matcher):
 def test_json_contract_fields(matcher):
     """The JSON has exactly the fields of DESIGN.md."""
     out = json.loads(json.dumps(matcher.diagnose("[rank1]:CUDA out of memory\n").to_dict()))
-    assert set(out) == {"matches", "initiating_rank", "collateral", "unmatched", "stats"}
+    assert set(out) == {"matches", "initiating_rank", "rank_basis", "collateral", "unmatched", "stats"}
+    assert (out["initiating_rank"], out["rank_basis"]) == (1, "root_only_rank")
     assert set(out["matches"][0]) == {"id", "title", "category", "confidence", "score", "role", "ranks", "evidence"}
     assert set(out["matches"][0]["evidence"][0]) == {"line", "rank", "text"}
     assert {"bytes", "lines", "elapsed_ms"} <= set(out["stats"])
@@ -221,3 +223,62 @@ def test_unmatched_quotes_an_exception_pasted_without_its_traceback(matcher):
     assert matcher.diagnose(log).unmatched == "ValueError: Target modules {'c_proj'} not found in the base model"
     # A warning class is not an exception.
     assert matcher.diagnose("FutureWarning: `resume_download` is deprecated\nstep 1\n").unmatched is None
+
+
+# One log per way the verdict tells the initiating rank, and the basis it records for it.
+def _basis_logs() -> list[tuple[str, str, int]]:
+    from tests.matcher import test_initiating_rank as t
+
+    wd = t._timeout
+    world8 = "NCCL INFO comm 0x1 rank 0 nranks 8 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+    oom_elastic = (
+        "Traceback (most recent call last):\n  File \"/work/train.py\", line 120, in <module>\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 132.00 MiB. GPU 0 has a total capacity of 79.10 GiB\n"
+        "E0217 16:43:29.165000 355419 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+        "local_rank: 2 (pid: 355716) of binary: /usr/bin/python3.11\n"
+    )  # fmt: skip
+    return [
+        ("root_only_rank", "[rank1]:CUDA out of memory\n" + "".join(wd(r) for r in (0, 2, 3)), 1),
+        ("root_first_timestamp", "2024-06-26 06:25:11,000 [rank1]:CUDA out of memory\n"
+                                 "2024-06-26 06:25:10,000 [rank3]:CUDA out of memory\n", 3),
+        ("root_first_line", "[rank1]:CUDA out of memory\n[rank3]:CUDA out of memory\n", 1),
+        ("elastic_first_failure", "[rank3]:CUDA out of memory\n[rank1]:CUDA out of memory\n" + t.ELASTIC_TAIL, 1),
+        ("spawn_process", t.SPAWN_OOM, 3),
+        ("silent_rank", "".join(wd(r) for r in (2, 1, 3)) + t.ELASTIC_TAIL, 0),
+        ("launcher_first_failure", oom_elastic, 2),
+        ("gpu_index", "global_rank = 0 local_rank = 0 world_size = 4\nRuntimeError: CUDA out of memory. Tried to "
+                      "allocate 824.00 MiB (GPU 2; 7.93 GiB total capacity; 4.71 GiB already allocated)\n", 2),
+        ("first_own_error", world8 + "[rank2]:Traceback (most recent call last):\n[rank2]:KeyError: 'rougeL'\n"
+                            + "".join(wd(r) for r in (0, 1)), 2),
+        ("first_error_line", "[rank7]: torch.distributed.DistBackendError: NCCL error in: x, unhandled cuda error\n", 7),
+        ("lowest_seq", wd(0, 808) + wd(1, 807) + wd(2, 808), 1),
+        ("ray_pid", t.RAY_SETUP + "(RayTrainWorker pid=2894, ip=10.0.0.1) torch.cuda.OutOfMemoryError: CUDA out of memory.\n", 3),
+        ("spawn_process+node_offset", "+ python main.py --nnodes=2 --node_rank=1 --nproc_per_node=4 --master_addr=n0\n"
+                                      + t.SPAWN_OOM.replace("Process 3", "Process 2"), 6),
+        ("root_only_rank+node_offset", t.RDZV_NODE1 + "[default3]:torch.cuda.OutOfMemoryError: CUDA out of memory.\n", 11),
+        ("launcher_first_failure+host_offset", t._pdsh_log(t._OOM_TRACEBACK), 6),
+        ("gpu_index+host_offset", t._pdsh_log(t._OOM_TRACEBACK, sigkill=False), 6),
+        ("first_own_error+host_offset", t._pdsh_log(t._KEYERROR_TRACEBACK), 6),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("basis,log,rank", _basis_logs(), ids=[b for b, _, _ in _basis_logs()])
+def test_each_way_of_telling_the_rank_records_its_basis(matcher, basis, log, rank):
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (rank, basis)
+    assert d.to_dict()["rank_basis"] == basis
+
+
+def test_every_recorded_basis_is_in_the_documented_vocabulary():
+    for basis, _, _ in _basis_logs():
+        head, _, offset = basis.partition("+")
+        assert head in RANK_BASES and (not offset or offset in RANK_OFFSETS)
+
+
+def test_no_rank_no_basis(matcher):
+    """Healthy, or every rank timed out alike: neither a rank nor a reason."""
+    from tests.matcher.test_initiating_rank import _timeout
+
+    for log in ("all good\n", "".join(_timeout(r) for r in (0, 1, 2))):
+        d = matcher.diagnose(log)
+        assert (d.initiating_rank, d.rank_basis) == (None, None)

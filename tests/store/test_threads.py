@@ -87,3 +87,27 @@ def test_unreadable_context_loads_as_none(store: Store, redis_url: str) -> None:
     """A corrupt value is treated as no context, not as a crash."""
     redis.Redis.from_url(redis_url).set(keys.thread("T1", "C1", "1.1"), "{not json")
     assert store.threads.load("T1", "C1", "1.1") is None
+
+
+def test_rank_basis_is_kept(store: Store) -> None:
+    """The matcher's reason for the initiating rank loads back as saved."""
+    ctx = context(rank_basis="launcher_first_failure+host_offset")
+    store.threads.save("T1", "C1", "1.1", ctx)
+    loaded = store.threads.load("T1", "C1", "1.1")
+    assert loaded is not None and loaded.rank_basis == "launcher_first_failure+host_offset"
+
+
+def test_a_record_saved_before_rank_basis_loads_without_it(store: Store, redis_url: str) -> None:
+    data = {k: v for k, v in context().__dict__.items() if k != "rank_basis"}
+    redis.Redis.from_url(redis_url).set(keys.thread("T1", "C1", "1.1"), json.dumps(data))
+    loaded = store.threads.load("T1", "C1", "1.1")
+    assert loaded == context() and loaded.rank_basis is None
+
+
+def test_a_rank_basis_that_is_not_the_matchers_word_is_not_kept(store: Store, redis_url: str) -> None:
+    """Only the matcher's vocabulary is kept: text from anywhere else (a log's) is dropped."""
+    store.threads.save("T1", "C1", "1.1", context(rank_basis="rank 3 on node gpu-a100-17"))
+    assert json.loads(redis.Redis.from_url(redis_url).get(keys.thread("T1", "C1", "1.1")))["rank_basis"] is None
+    data = {**context().__dict__, "rank_basis": "host alice-laptop: 3"}
+    redis.Redis.from_url(redis_url).set(keys.thread("T1", "C1", "1.2"), json.dumps(data))
+    assert store.threads.load("T1", "C1", "1.2").rank_basis is None
