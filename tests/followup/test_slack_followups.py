@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from bot.store.followup_quota import FREE_FOLLOWUPS_PER_DAY
+from tests.slack.conftest import wait_handled
 from tests.slack.fake_slack import TEAM_ID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +26,8 @@ def all_text(call) -> str:
 def diagnosed(bot, fake_slack, thread: str) -> None:
     bot.event(message(SAMPLE, thread))
     fake_slack.wait_for("chat.postMessage", thread_ts=thread)
+    # The thread's context is kept once the reply is out: questions come after the bot is done.
+    wait_handled(bot, thread, channel=CHANNEL)
 
 
 def next_post(fake_slack, thread: str, send):
@@ -32,7 +35,8 @@ def next_post(fake_slack, thread: str, send):
     late post of an earlier test cannot be read as this one's."""
     before = len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == thread])
     send()
-    return fake_slack.wait_for("chat.postMessage", count=before + 1, thread_ts=thread)[before]
+    # Generous: a loaded CI machine can take seconds; a pass returns as soon as the post is in.
+    return fake_slack.wait_for("chat.postMessage", count=before + 1, thread_ts=thread, timeout=30)[before]
 
 
 def ask(bot, fake_slack, thread: str, text: str, n: int):
