@@ -369,14 +369,14 @@ class Scan:
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
-        # which ones it prints on line after line (`Prefilter.choose_dropped`). None: naive.
+        # which ones it prints on line after line (`Prefilter.choose`). None: naive.
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
         self._sample: Counter[frozenset[int]] | None = Counter() if matcher.use_prefilter else None
         self._reports: Counter[int] = Counter()  # each literal's reports in the sample
 
     def left_out(self) -> list[str]:
         """The literals this scan's prefilter database leaves out, as its sample of the log chose
-        (`Prefilter.choose_dropped`); empty before the sample is taken or on the naive path."""
+        (`Prefilter.choose`); empty before the sample is taken or on the naive path."""
         if self.variant is None:
             return []
         return sorted(self.m.prefilter.words[i] for i in self.variant.dropped)
@@ -421,7 +421,7 @@ class Scan:
                 chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
             )
             if sample is not None and self.bytes >= LEARN_BYTES:
-                self.variant = m.prefilter.variant(m.prefilter.choose_dropped(sample, reports=self._reports))
+                self.variant = m.prefilter.choose(sample, reports=self._reports)
                 self._sample = None
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)

@@ -90,27 +90,84 @@ class Prefilter:
             for first, second in self._sides
             for i in (first if second is None else first & second)
         )
+        # Literals on no condition's first side (the rule's keywords): only ever a derived
+        # literal, which a variant may leave out untested (`choose_relaxed`).
+        on_first = {i for first, _ in self._sides for i in first}
+        self._second_only = frozenset(i for i in range(len(self.words)) if i not in on_first)
         self._single = [frozenset((i,)) for i in range(len(self.words))]
         self._direct_at = tuple(len(w.encode("utf-8")) for w in self.direct)
         self._first_direct = len(self.words)
-        self._variants: dict[frozenset[int], Variant] = {}
+        self._variants: dict[tuple[frozenset[int], frozenset[int]], Variant] = {}
         self._lock = threading.Lock()
         self.full = self.variant(frozenset())
 
-    def variant(self, dropped: frozenset[int]) -> Variant:
-        """The database without the literals `dropped` (indexes into `words`), built once."""
-        found = self._variants.get(dropped)
+    def variant(self, dropped: frozenset[int], relaxed: frozenset[int] = frozenset()) -> Variant:
+        """The database without the literals `dropped` (indexes into `words`), built once.
+        Those also in `relaxed` are not looked for at all: a condition whose derived side holds
+        one is met wherever its keywords are (a superset of its lines, so a regex decides)."""
+        key = (dropped, relaxed)
+        found = self._variants.get(key)
         if found is not None:
             return found
         if not self.allows(dropped):
             raise ValueError("leaving out these literals would leave a condition with no side whole")
+        if not relaxed <= dropped & self._second_only:
+            raise ValueError("only derived literals left out of the database may go untested")
         with self._lock:
-            found = self._variants.get(dropped)
+            found = self._variants.get(key)
             if found is None:
                 if len(self._variants) >= _VARIANTS_MAX:
-                    self._variants = {frozenset(): self._variants[frozenset()]}
-                found = self._variants[dropped] = Variant(self, dropped)
+                    whole = (frozenset(), frozenset())
+                    self._variants = {whole: self._variants[whole]}
+                found = self._variants[key] = Variant(self, dropped, relaxed)
             return found
+
+    def choose(self, seen: Counter[frozenset[int]], *, reports: Counter[int] | None = None) -> Variant:
+        """The database for the rest of a log, from its sample: first the derived literals to
+        stop looking for (`choose_relaxed`), then those to look for by hand (`choose_dropped`)."""
+        relaxed = self.choose_relaxed(seen, reports=reports)
+        return self.variant(self.choose_dropped(seen, reports=reports, relaxed=relaxed), relaxed)
+
+    def choose_relaxed(
+        self,
+        seen: Counter[frozenset[int]],
+        *,
+        reports: Counter[int] | None = None,
+        hot_lines: int | None = None,
+        reports_per_line: int | None = None,
+    ) -> frozenset[int]:
+        """The derived literals not worth looking for, given the sample (as `choose_dropped`).
+
+        A derived literal only narrows its condition below the rule's keywords; without it the
+        condition is met on every line holding a keyword, and the signature's regex (once per
+        line shape) decides. A Megatron iteration line holds seven literals of the `loss-nan`
+        and `fp16-loss-scale-min` conditions and meets them all anyway: five of those reports
+        are saved, every line. Worth it when the literal is reported far more often than the
+        sample holds lines that would newly meet a condition (each then a candidate line).
+        Greedy, most reported first; a condition already met on its keywords costs nothing more.
+        """
+        hot_lines = max(_HOT_LINES if hot_lines is None else hot_lines, 1)
+        per_line = _REPORTS_PER_CANDIDATE if reports_per_line is None else reports_per_line
+        on_lines: Counter[int] = Counter()
+        for lits, n in seen.items():
+            for i in lits:
+                on_lines[i] += n
+        saved = on_lines if reports is None else Counter({i: max(reports[i], on_lines[i]) for i in on_lines})
+        relaxed: set[int] = set()
+        opened: set[int] = set()  # conditions met on their keywords alone
+        for i, n in sorted(saved.items(), key=lambda kv: (-kv[1], kv[0])):
+            if n < hot_lines or i not in self._second_only:
+                continue
+            new = [self._sides[ci] for ci in self._touches[i] if ci not in opened]
+            newly_met = sum(
+                n_lines
+                for lits, n_lines in seen.items()
+                if any(lits & first and not lits & second for first, second in new)  # type: ignore[operator]
+            )
+            if n >= per_line * newly_met:
+                relaxed.add(i)
+                opened |= self._touches[i]
+        return frozenset(relaxed)
 
     def allows(self, dropped: frozenset[int]) -> bool:
         """Whether a database without `dropped` still finds every line: each condition keeps a
@@ -127,6 +184,7 @@ class Prefilter:
         reports: Counter[int] | None = None,
         hot_lines: int | None = None,
         reports_per_test: int | None = None,
+        relaxed: frozenset[int] = frozenset(),
     ) -> frozenset[int]:
         """The literals to leave out of the database, given `seen`: how many sampled lines held
         each set of literals (as `candidate_lines(..., seen=)` counts them), and `reports`: how
@@ -137,7 +195,8 @@ class Prefilter:
         testing by hand are few against the reports saved. Reports, not lines: a tqdm file's
         megabyte lines say `train_loss=` thousands of times each, every time a call into Python.
         Greedy, most reported first: a side that stands in for a dropped literal is kept whole
-        from then on.
+        from then on. `relaxed` (from `choose_relaxed`) are left out already, untested: the
+        keywords of their conditions stay whole, and those conditions need no test.
         """
         hot_lines = max(_HOT_LINES if hot_lines is None else hot_lines, 1)
         reports_per_test = _REPORTS_PER_TEST if reports_per_test is None else reports_per_test
@@ -146,14 +205,19 @@ class Prefilter:
             for i in lits:
                 on_lines[i] += n
         saved = on_lines if reports is None else Counter({i: max(reports[i], on_lines[i]) for i in on_lines})
-        dropped: set[int] = set()
+        dropped: set[int] = set(relaxed)
         kept_whole: set[int] = set(self._pinned)
+        opened = {ci for i in relaxed for ci in self._touches[i]}  # met on their keywords alone
+        for ci in opened:
+            kept_whole |= self._sides[ci][0]
         for i, n in sorted(saved.items(), key=lambda kv: (-kv[1], kv[0])):
-            if n < hot_lines or i in kept_whole:
+            if n < hot_lines or i in kept_whole or i in dropped:
                 continue
             others: list[tuple[frozenset[int], frozenset[int]]] = []  # (own side, other side)
             ok = True
             for ci in self._touches[i]:
+                if ci in opened:
+                    continue  # `i` is on its derived side, which nothing tests any more
                 first, second = self._sides[ci]
                 assert second is not None  # one-sided conditions' literals are pinned
                 own, other = (first, second) if i in first else (second, first)
@@ -228,8 +292,11 @@ class Variant:
     database reports on a line means under it: conditions met for sure, and conditions whose
     other side must be looked for on the line (it holds a literal left out)."""
 
-    def __init__(self, prefilter: Prefilter, dropped: frozenset[int]):
+    def __init__(self, prefilter: Prefilter, dropped: frozenset[int], relaxed: frozenset[int] = frozenset()):
         self.dropped = dropped
+        self.relaxed = relaxed
+        # Conditions met on their keywords alone: their derived side holds a relaxed literal.
+        self._opened = frozenset(ci for i in relaxed for ci in prefilter._touches[i])
         self._p = prefilter
         words = prefilter.words
         n = len(words)
@@ -262,7 +329,7 @@ class Variant:
                 if has_first:
                     met.append(ci)
                 continue
-            has_second = not lits.isdisjoint(second)
+            has_second = ci in self._opened or not lits.isdisjoint(second)
             if has_first and has_second:
                 met.append(ci)
             elif has_first or has_second:
@@ -287,6 +354,10 @@ _VARIANTS_MAX = 8
 # costs about a third of lowering a line and testing a few substrings on it).
 _HOT_LINES = 64
 _REPORTS_PER_TEST = 4
+# A derived literal is worth no longer looking for when it is reported at least this many times
+# as often as the sample holds lines that would then newly meet a condition: each such line
+# becomes a candidate (its shape looked up, once per shape a regex), about eight reports' work.
+_REPORTS_PER_CANDIDATE = 8
 
 
 class _LineGrouper:

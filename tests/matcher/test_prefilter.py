@@ -2,7 +2,8 @@
 
 - a line meets a condition (one of some words, and one of some others) exactly as substring
   tests on the lowered line say, overlapping occurrences included, whichever literals the
-  database leaves out (as long as every condition keeps a side whole);
+  database leaves out (as long as every condition keeps a side whole); a derived literal left
+  out untested only adds the lines holding its condition's keywords;
 - the world size is read at every `nRanks` / `world_size` wherever it stands, never across lines;
 - one regex per rule ("any of its signatures") finds a match exactly where a signature does;
 - scans from many threads at once (each Slack diagnosis runs in its own) agree with one alone.
@@ -95,6 +96,64 @@ def test_the_chosen_literals_always_leave_every_condition_a_whole_side(conds, li
     dropped = prefilter.choose_dropped(seen, hot_lines=1, reports_per_test=ratio)
     assert prefilter.allows(dropped)
     prefilter.variant(dropped)  # refuses a choice that is not allowed
+
+
+@settings(max_examples=300, deadline=None)
+@given(conditions, st.lists(line, min_size=1, max_size=6), st.lists(words, max_size=6), st.lists(words, max_size=4))
+def test_derived_literals_left_untested_only_add_lines_that_hold_the_keywords(conds, lines, wanted, untested):
+    """A relaxed literal is not looked for: its conditions are met wherever their keywords are
+    (a superset, the regex decides); every other condition is met exactly as before."""
+    prefilter = Prefilter(conds)
+    index = {w: i for i, w in enumerate(prefilter.words)}
+    relaxed = frozenset(index[w] for w in untested if w in index and index[w] in prefilter._second_only)
+    dropped = frozenset(relaxed)
+    if not prefilter.allows(dropped):
+        return
+    for w in wanted:
+        if w in index and prefilter.allows(dropped | {index[w]}):
+            dropped |= {index[w]}
+    variant = prefilter.variant(dropped, relaxed)
+    opened = {ci for ci, c in enumerate(conds) if c.and_any_of and {index[w] for w in c.and_any_of if w in index} & relaxed}
+    got = _conditions_by_line(prefilter, "\n".join(lines) + "\n", variant)
+    for n, text in enumerate(lines):
+        want = frozenset(i for i, c in enumerate(conds) if _meets(text, c))
+        keywords_on_line = frozenset(i for i in opened if _meets(text, Condition(conds[i].any_of)))
+        assert got.get(n, frozenset()) == want | keywords_on_line, (text, conds, dropped, relaxed)
+
+
+def test_only_derived_literals_may_go_untested():
+    prefilter = Prefilter([Condition(frozenset({"nan"}), frozenset({"loss"})), Condition(frozenset({"oom"}))])
+    nan, loss = prefilter.words.index("nan"), prefilter.words.index("loss")
+    with pytest.raises(ValueError):
+        prefilter.variant(frozenset({nan}), frozenset({nan}))  # a keyword: the rule's contract
+    with pytest.raises(ValueError):
+        prefilter.variant(frozenset(), frozenset({loss}))  # untested yet still in the database
+
+
+def test_a_derived_literal_every_hot_line_holds_is_no_longer_looked_for():
+    """Megatron's iteration line holds `nan` (a keyword of loss-nan) and its derived literals
+    `loss` and `number of nan iterations:`: the line meets those conditions either way, so the
+    literals' reports are saved; a rare line holding the keyword alone is what it costs."""
+    value = Condition(frozenset({"nan"}), frozenset({"loss"}))
+    iters = Condition(frozenset({"nan"}), frozenset({"number of nan iterations:"}))
+    oom = Condition(frozenset({"out of memory"}))
+    prefilter = Prefilter([value, iters, oom])
+    megatron = "".join(
+        f" iteration {i}/ 5000 | lm loss: 2.1 | loss scale: 1.0 | number of nan iterations:   0 |\n" for i in range(400)
+    )
+    seen: Counter = Counter()
+    reports: Counter = Counter()
+    prefilter.candidate_lines((megatron + "nan seen\n").encode(), seen=seen, reports=reports)
+    variant = prefilter.choose(seen, reports=reports)
+    assert {prefilter.words[i] for i in variant.relaxed} == {"loss", "number of nan iterations:"}
+    assert variant.dropped == variant.relaxed
+    log = megatron + "nan seen\nCUDA out of memory\n"
+    got = _conditions_by_line(prefilter, log, variant)
+    assert got == {**_conditions_by_line(prefilter, log), 400: frozenset({0, 1})}
+    # Keyword-only lines are the cost: with many of them in the sample, the literal stays.
+    seen, reports = Counter(), Counter()
+    prefilter.candidate_lines((megatron + "nan seen\n" * 200).encode(), seen=seen, reports=reports)
+    assert prefilter.choose_relaxed(seen, reports=reports) == frozenset()
 
 
 def test_a_healthy_line_printed_over_and_over_leaves_the_database():
