@@ -59,7 +59,10 @@ def _compiles(pattern: str) -> bool:
     return True
 
 
-@settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+# Derandomized: random patterns can nest quantifiers badly; a fixed sequence of examples cannot
+# turn a CI run into a hang, and the searches are timed besides.
+@settings(max_examples=700, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.data())
 def test_digits_outside_the_contexts_do_not_change_a_match(data):
     pattern = data.draw(patterns)
@@ -79,7 +82,11 @@ def test_digits_outside_the_contexts_do_not_change_a_match(data):
     # Every other digit replaced, as another line of the same shape would have it.
     digits = data.draw(st.lists(st.sampled_from("0123456789"), min_size=len(line), max_size=len(line)))
     other = "".join(d if c.isdigit() and i not in marks else c for i, (c, d) in enumerate(zip(line, digits, strict=True)))
-    assert bool(regex.search(pattern, line)) == bool(regex.search(pattern, other)), (pattern, line, other, contexts)
+    try:
+        found, found_other = regex.search(pattern, line, timeout=1), regex.search(pattern, other, timeout=1)
+    except TimeoutError:
+        assume(False)  # a pattern that backtracks past a second says nothing about digits
+    assert bool(found) == bool(found_other), (pattern, line, other, contexts)
 
 
 @pytest.mark.parametrize(
