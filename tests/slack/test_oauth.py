@@ -123,6 +123,8 @@ def redis_text(url: str) -> str:
     parts = []
     for key in r.scan_iter(count=1000):
         kind = r.type(key)
+        if kind == "none":  # gone between SCAN and TYPE (the bot deletes or expires keys meanwhile)
+            continue
         value = {"string": r.get, "hash": r.hgetall, "set": r.smembers, "list": lambda k: r.lrange(k, 0, -1),
                  "zset": lambda k: r.zrange(k, 0, -1)}[kind](key)
         parts.append(f"{key}={value}")
