@@ -8,39 +8,19 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import redis
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import Bot, fresh_state, slack_redis_url, start_bot, stop_bot
-from tests.slack.fake_slack import TEAM_ID, FakeSlack
+
+# The Slack suite's bot and stand-in, as they are: one bot process per session, a clean
+# database and call record per test, the test's trailing work finished before the next.
+from tests.slack.conftest import Bot, bot, bot_process, fake_slack  # noqa: F401
+from tests.slack.fake_slack import TEAM_ID
 
 TOKEN = re.compile(r"dpx1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 
 
-@pytest.fixture(scope="session")
-def fake_slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture(scope="session")
-def bot_process(fake_slack: FakeSlack) -> Iterator[Bot]:
-    url = slack_redis_url()
-    redis.Redis.from_url(url, socket_connect_timeout=1).flushdb()
-    bot = start_bot(fake_slack, url)
-    yield bot
-    stop_bot(bot)
-
-
 @pytest.fixture
-def bot(bot_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
-    with fresh_state(bot_process, fake_slack):
-        yield bot_process
-
-
-@pytest.fixture
-def store(bot: Bot) -> Iterator[Store]:
+def store(bot: Bot) -> Iterator[Store]:  # noqa: F811
     with Store(StoreConfig(url=bot.redis_url)) as s:
         yield s
 
@@ -49,7 +29,7 @@ def make_scale(store: Store, team: str = TEAM_ID) -> None:
     store.plans.grant(team, "scale", datetime.now(UTC) + timedelta(days=14))
 
 
-def connect(bot: Bot, team: str = TEAM_ID) -> str:
+def connect(bot: Bot, team: str = TEAM_ID) -> str:  # noqa: F811
     """The ingest token `/denpex alerts connect` shows (once) in the command's channel, C0LOGS."""
     reply = bot.command("alerts connect", team=team)
     assert reply.status == 200, reply.body
@@ -59,6 +39,6 @@ def connect(bot: Bot, team: str = TEAM_ID) -> str:
 
 
 @pytest.fixture
-def token(bot: Bot, store: Store) -> str:
+def token(bot: Bot, store: Store) -> str:  # noqa: F811
     make_scale(store)
     return connect(bot)
