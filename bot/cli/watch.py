@@ -13,8 +13,14 @@ import contextlib
 import os
 import secrets
 import shutil
+from typing import TYPE_CHECKING
 
 from bot.cli import UsageError
+
+if TYPE_CHECKING:
+    from bot.watch.child import StderrGate
+    from bot.watch.client import AlertClient
+    from bot.watch.session import WatchSession
 
 ENV_URL = "DENPEX_ALERT_URL"
 ENV_TOKEN = "DENPEX_ALERT_TOKEN"
@@ -76,22 +82,25 @@ def run(args: argparse.Namespace) -> int:
             status = run_child(target, gate, session.take, env=env, forwarded=forwarded)
         except (FileNotFoundError, PermissionError) as exc:
             raise UsageError(f"cannot run {target[0]!r}: {exc.strerror}") from None
-        session.end(status, stopped=bool(forwarded))
-        gate.close()
-        if client:
-            client.close(args.flush_wait)
-            gate.close()
+        _finish(session, gate, client, args.flush_wait, status, stopped=bool(forwarded))
         return exit_like(status)
     from bot.watch.follow import follow_files
 
     with contextlib.suppress(KeyboardInterrupt):
         follow_files(target, session, gate, idle_exit_s=args.exit_after_idle)
-    session.end(None)
+    _finish(session, gate, client, args.flush_wait, None)
+    return 0
+
+
+def _finish(session: WatchSession, gate: StderrGate, client: AlertClient | None, flush_wait: float,
+            status: int | None, stopped: bool = False) -> None:
+    """The job is over: its final alert, what stderr still holds, then the delivery's last
+    words (the client may report undelivered alerts, which go out through the gate again)."""
+    session.end(status, stopped=stopped)
     gate.close()
     if client:
-        client.close(args.flush_wait)
+        client.close(flush_wait)
         gate.close()
-    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
