@@ -98,48 +98,38 @@ def test_streamed_in_random_pieces_matches_whole(name, log):
         assert comparable(FAST.diagnose_chunks(pieces(data, random.Random(seed)))) == whole, seed
 
 
-def test_every_literal_that_can_leave_the_database_leaves_and_the_diagnosis_stands(monkeypatch):
+@pytest.mark.parametrize(
+    ("threshold", "seed", "chosen"),
+    [
+        # Every literal that may leave the database leaves (`Prefilter.choose_dropped`): each
+        # condition is decided from one side in the database and the other tested on the line.
+        ("_REPORTS_PER_TEST", 11, "dropped"),
+        # Every derived literal is left untested (`Prefilter.choose_relaxed`): conditions are met
+        # on the rules' keywords alone, and the regexes (once per line shape) decide.
+        ("_REPORTS_PER_CANDIDATE", 12, "relaxed"),
+    ],
+    ids=["dropped", "relaxed"],
+)
+def test_every_literal_the_sample_lets_go_goes_and_the_diagnosis_stands(monkeypatch, threshold, seed, chosen):
     """After its sample a scan settles on a database without the literals the log repeats;
-    here the sample is the first piece and every literal that may go goes, so each condition
-    is decided from one side in the database and the other tested on the line."""
+    here the sample is the first piece and every literal that may go goes, and the diagnosis
+    is still the naive path's."""
     from bot.matcher import engine, prefilter
 
     monkeypatch.setattr(engine, "LEARN_BYTES", 1)
     monkeypatch.setattr(prefilter, "_HOT_LINES", 1)
-    monkeypatch.setattr(prefilter, "_REPORTS_PER_TEST", 0)
-    rng = random.Random(11)
-    dropped_somewhere = set()
+    monkeypatch.setattr(prefilter, threshold, 0)
+    rng = random.Random(seed)
+    chosen_somewhere = set()
     for name, log in LOGS:
         data = log.encode("utf-8", "surrogatepass")
         scan = FAST.scan()
         for piece in pieces(data, rng):
             scan.feed(piece)
         got = scan.finish()
-        dropped_somewhere |= scan.variant.dropped
+        chosen_somewhere |= getattr(scan.variant, chosen)
         assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False), name
-    assert len(dropped_somewhere) > 50  # the path under test really ran
-
-
-def test_every_derived_literal_left_untested_and_the_diagnosis_stands(monkeypatch):
-    """The same, with every derived literal relaxed (`Prefilter.choose_relaxed`): conditions
-    are met on the rules' keywords alone, wherever the derived literal would have narrowed
-    them, and the regexes (once per line shape) still give the naive diagnosis."""
-    from bot.matcher import engine, prefilter
-
-    monkeypatch.setattr(engine, "LEARN_BYTES", 1)
-    monkeypatch.setattr(prefilter, "_HOT_LINES", 1)
-    monkeypatch.setattr(prefilter, "_REPORTS_PER_CANDIDATE", 0)
-    rng = random.Random(12)
-    relaxed_somewhere = set()
-    for name, log in LOGS:
-        data = log.encode("utf-8", "surrogatepass")
-        scan = FAST.scan()
-        for piece in pieces(data, rng):
-            scan.feed(piece)
-        got = scan.finish()
-        relaxed_somewhere |= scan.variant.relaxed
-        assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False), name
-    assert len(relaxed_somewhere) > 50  # the path under test really ran
+    assert len(chosen_somewhere) > 50  # the path under test really ran
 
 
 def test_byte_by_byte_matches_whole():
