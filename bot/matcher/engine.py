@@ -485,7 +485,7 @@ class Scan:
             if sig.unless is not None:
                 # Decided on the line itself, not its shape: the shape keeps only the digits
                 # the patterns can tell apart (and a line a pattern matches is rare).
-                found = _unless(sig, text, self.m.regex_timeout_s)
+                found = _timed_search(sig.unless, text, self.m.regex_timeout_s)
                 if found is None:
                     self.regex_timeouts += 1
                 if found is not False:
@@ -548,12 +548,12 @@ class Scan:
         matched: list[tuple[Rule, Signature]] = []
         timed_out = False
         for rule, sigs, any_rx in plan.rules:
-            if any_rx is not None and _search_any(any_rx, text, timeout) is False:
+            if any_rx is not None and _timed_search(any_rx, text, timeout) is False:
                 continue
             for sig in sigs:
                 if sig.lines > 1:
                     continue
-                found = _search_pattern(sig, text, timeout)
+                found = _timed_search(sig.compiled, text, timeout)
                 if found is None:
                     self.regex_timeouts += 1
                     timed_out = True
@@ -629,48 +629,22 @@ class Scan:
 
 
 def _search(sig: Signature, text: str, timeout: float) -> bool | None:
-    """Does `sig` match `text` (and not its `unless`)? None when the regex ran out of time.
+    """Does `sig` match `text` (and not its `unless`)? None when a regex ran out of time."""
+    found = _timed_search(sig.compiled, text, timeout)
+    if not found or sig.unless is None:
+        return found
+    barred = _timed_search(sig.unless, text, timeout)
+    return None if barred is None else not barred
+
+
+def _timed_search(rx: regex.Pattern[str], text: str, timeout: float) -> bool | None:
+    """Does `rx` match `text`? None when it ran out of time twice.
 
     The regex module measures the timeout in the process's CPU time (CLOCK_PROCESS_CPUTIME_ID),
     every thread's: with other diagnoses running in the bot's threads, a normal search can see
     its budget spent by them, so a timed-out search gets one more try; a pathological one times
     out twice (bounded). Reading that clock is a system call, about 0.8 us, twice per search.
     """
-    for _ in range(2):
-        try:
-            found = sig.compiled.search(text, timeout=timeout) is not None
-            if found and sig.unless is not None:
-                found = sig.unless.search(text, timeout=timeout) is None
-            return found
-        except TimeoutError:
-            continue
-    return None
-
-
-def _search_pattern(sig: Signature, text: str, timeout: float) -> bool | None:
-    """Does `sig`'s pattern (its `unless` aside) match `text`? None when it ran out of time twice."""
-    for _ in range(2):
-        try:
-            return sig.compiled.search(text, timeout=timeout) is not None
-        except TimeoutError:
-            continue
-    return None
-
-
-def _unless(sig: Signature, text: str, timeout: float) -> bool | None:
-    """Does `sig`'s `unless` match `text` (so that a pattern match does not count)? None on timeout."""
-    assert sig.unless is not None
-    for _ in range(2):
-        try:
-            return sig.unless.search(text, timeout=timeout) is not None
-        except TimeoutError:
-            continue
-    return None
-
-
-def _search_any(rx: regex.Pattern[str], text: str, timeout: float) -> bool | None:
-    """Does `rx` match `text`? None when it ran out of time twice (the caller then tries each
-    signature on its own, so timeouts are counted per signature as ever)."""
     for _ in range(2):
         try:
             return rx.search(text, timeout=timeout) is not None
