@@ -15,6 +15,7 @@ from bot.store import keys
 from bot.store.client import RedisClient, guarded
 from bot.store.clock import UtcClock, day_end, day_of, to_epoch
 from bot.store.config import Plan
+from bot.store.quotas import REFUND_LUA
 
 FREE_FOLLOWUPS_PER_DAY = 5
 UNLIMITED_PLANS = (Plan.SCALE.value,)
@@ -44,15 +45,6 @@ return {1, used, 'free'}
 """
 
 
-# Gives back one follow-up of the day it was taken, never below zero.
-# KEYS[1]  the follow-up counter of that day. Returns the counter after the refund.
-_REFUND_LUA = """
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used > 0 then
-  return redis.call('DECR', KEYS[1])
-end
-return 0
-"""
 
 
 @dataclass(frozen=True)
@@ -74,7 +66,7 @@ class FollowupQuota:
         self._clock = clock
         self._free_limit = free_limit
         self._take = client.script(_TAKE_LUA)
-        self._refund = client.script(_REFUND_LUA)
+        self._refund = client.script(REFUND_LUA)
 
     @staticmethod
     def _key(team_id: str, day: date) -> str:

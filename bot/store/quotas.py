@@ -69,10 +69,10 @@ end
 return {allowed, used, limit, plan, expires_at}
 """
 
-# Gives back one diagnosis, never going below zero (a refund without a consume is a no-op).
-# KEYS[1]  the usage counter of the day that was charged
+# Gives back one use of a daily counter (a diagnosis, a follow-up), never going below zero (a
+# refund without a consume is a no-op). KEYS[1]  the counter of the day that was charged.
 # Returns the counter after the refund.
-_REFUND_LUA = """
+REFUND_LUA = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if used > 0 then
   return redis.call('DECR', KEYS[1])
@@ -89,7 +89,7 @@ class Quotas:
         self._config = config
         self._clock = clock
         self._quota = client.script(_QUOTA_LUA)
-        self._refund = client.script(_REFUND_LUA)
+        self._refund = client.script(REFUND_LUA)
 
     @guarded
     def status(self, team_id: str) -> QuotaStatus:
