@@ -7,7 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.slack.conftest import Bot, fake_slack, fresh_state, slack_redis_url, start_bot, stop_bot  # noqa: F401
+from tests.slack.conftest import (  # noqa: F401
+    Bot,
+    fake_slack,
+    fresh_state,
+    quiesce,
+    slack_redis_url,
+    start_bot,
+    stop_bot,
+)
 from tests.slack.fake_slack import FakeSlack
 from tests.store.conftest import clock, config, redis_dump, redis_url, store  # noqa: F401
 
@@ -23,6 +31,8 @@ def unhurried_bot(fake_slack: FakeSlack) -> Iterator[Bot]:  # noqa: F811
 
 @pytest.fixture
 def bot(unhurried_bot: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:  # noqa: F811
-    """That bot, with a clean Redis database and an empty call record."""
+    """That bot, with a clean Redis database and an empty call record; afterwards, the bot has
+    finished the test's work, so none of it lands in the next test's record."""
     with fresh_state(unhurried_bot, fake_slack):
         yield unhurried_bot
+        quiesce(unhurried_bot, fake_slack)

@@ -33,6 +33,7 @@ from tests.slack.conftest import (
     Bot,
     free_port,
     fresh_state,
+    quiesce,
     sign,
     slack_redis_url,
     start_bot,
@@ -157,6 +158,7 @@ def multi(multi_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
     with fresh_state(multi_process, fake_slack):
         known = dict(fake_slack.tokens)
         yield multi_process
+        quiesce(multi_process, fake_slack)  # the test's trailing work stays in its own record
     fake_slack.tokens.clear()
     fake_slack.tokens.update(known)
     fake_slack.oauth_codes.clear()
