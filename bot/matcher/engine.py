@@ -588,6 +588,9 @@ class Scan:
             return
         if first is None or first.start() > len(win.parts[0]):
             return
+        # The evidence is the lines the match spans: a message whole on its first line does
+        # not take the unrelated line after it (a progress bar) along.
+        spanned = win.parts[: subject.count("\n", 0, first.end()) + 1]
         facts = parse_line(win.parts[0])
         ts = facts.timestamp
         hits = self.by_rule.get(win.rule.id)
@@ -598,7 +601,7 @@ class Scan:
                 line=win.line,
                 rank=facts.rank,
                 host=facts.host,
-                text=subject.replace("\n", " "),
+                text=" ".join(spanned),
                 signature=win.sig.name,
                 ts_kind=ts.kind if ts else None,
                 ts_value=ts.value if ts else None,

@@ -8,10 +8,6 @@ from bot.service import Denpex
 from bot.slack.config import SlackConfig
 from bot.store import Store
 
-# Per-user limits on uncharged actions, so a loop or a script cannot hammer the bot.
-LOOKUPS_PER_MINUTE = 30
-FOLLOWUPS_PER_MINUTE = 30
-
 
 @dataclass
 class BotDeps:

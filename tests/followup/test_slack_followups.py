@@ -109,3 +109,25 @@ def test_an_answer_slack_refused_is_not_counted(bot, fake_slack):
         while store.followup_quota.used(TEAM_ID) != 1 and time.monotonic() < deadline:
             time.sleep(0.05)  # the refund lands once the first handler has given up on its post
         assert store.followup_quota.used(TEAM_ID) == 1, "the refused answer was refunded, the posted one counted"
+
+
+def test_one_person_asking_past_the_per_minute_limit_gets_nothing_more(bot, fake_slack):
+    """On scale (no daily cap), 30 questions a minute by one person are answered; the 31st gets no post; another person's is answered."""
+    from bot.slack.user_limits import FOLLOWUP
+    from bot.store import Store, StoreConfig
+
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        (code,) = store.codes.create("scale", 14)
+    assert "plan is on" in bot.command(f"redeem {code}").json()["text"]
+    thread = "170009150.000100"
+    diagnosed(bot, fake_slack, thread)
+    for n in range(1, FOLLOWUP.per_minute + 1):
+        assert "How to confirm" in all_text(ask(bot, fake_slack, thread, "how do I confirm this?", n))
+    over = f"170009150.{FOLLOWUP.per_minute + 1:06d}"
+    bot.event(message("how do I confirm this?", over, thread_ts=thread))
+    wait_handled(bot, over, channel=CHANNEL)
+    answered = len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == thread])
+    assert answered == 1 + FOLLOWUP.per_minute
+    bob = next_post(fake_slack, thread, lambda: bot.event({**message("how do I confirm this?", "170009150.999999",
+                                                                     thread_ts=thread), "user": "U0BOB"}))
+    assert "How to confirm" in all_text(bob)

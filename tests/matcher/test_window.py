@@ -86,3 +86,15 @@ def test_a_window_starts_matching_on_its_own_first_line(tmp_path):
     lines = {(e.line, tuple(d.matches[0].signatures)) for e in d.matches[0].evidence}
     wrapped = [e for e in d.matches[0].evidence if "detected by watchdog" in e.text]
     assert [e.line for e in wrapped] == [2], lines
+
+
+def test_a_message_whole_on_its_first_line_is_not_joined_to_the_next(tmp_path):
+    """The window's evidence is the lines its match spans: an unwrapped message does not take the progress bar after it along."""
+    whole = WRAPPED.replace("detected\nby", "detected by")
+    bar = "Epoch 3: 100%|##########| 250/250 [00:41<00:00,  6.02it/s]\n"
+    m = _book(tmp_path, 2)
+    (alone,) = m.diagnose(whole).matches[0].evidence
+    (followed,) = m.diagnose(whole + bar).matches[0].evidence
+    assert followed.text == alone.text and "Epoch" not in followed.text
+    # A wrapped message still reads as its two lines joined.
+    assert "detected by watchdog at work: 2070" in m.diagnose(WRAPPED + bar).matches[0].evidence[0].text

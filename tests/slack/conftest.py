@@ -120,6 +120,11 @@ class Bot:
         return self.post(json.dumps(body).encode(), "application/json", headers)
 
     def command(self, text: str, team: str = TEAM_ID, user: str = "U0ALICE", response_url: str = "") -> Reply:
+        return self.post(self.command_body(text, team, user, response_url), "application/x-www-form-urlencoded")
+
+    @staticmethod
+    def command_body(text: str, team: str = TEAM_ID, user: str = "U0ALICE", response_url: str = "") -> bytes:
+        """A `/denpex` request's form body, as Slack sends it (signed by `post`, or by the test)."""
         form = {
             "token": "legacy", "team_id": team, "team_domain": "test", "channel_id": "C0LOGS",
             "channel_name": "training", "user_id": user, "user_name": "alice", "command": "/denpex",
@@ -127,7 +132,7 @@ class Bot:
             # Unique per invocation, as Slack's are (two identical signed bodies are a replay).
             "trigger_id": f"{time.time_ns()}.738474920.8088930838d88f008e0",
         }  # fmt: skip
-        return self.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+        return urllib.parse.urlencode(form).encode()
 
     def action(self, action_id: str, value: str, channel: str = "C0LOGS", thread_ts: str = "1700000000.000100",
                team: str = TEAM_ID, user: str = "U0ALICE") -> Reply:

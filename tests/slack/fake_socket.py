@@ -1,8 +1,9 @@
 """A local stand-in for Slack's Socket Mode WebSocket endpoint (RFC 6455, plain ws://).
 
 `apps.connections.open` on the Web API stand-in hands out `url`; each client that connects
-gets a `hello`, answers pings, and acknowledges envelopes by their `envelope_id`. Tests send
-Events API envelopes on a chosen connection and drop connections to force a reconnect.
+gets a `hello`, answers pings, and acknowledges envelopes by their `envelope_id` (a slash
+command's answer rides in the acknowledgement's `payload`, which is kept). Tests send Events
+API and slash-command envelopes on a chosen connection and drop connections to force a reconnect.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class FakeSocketMode:
         self.server = socket.create_server(("127.0.0.1", 0))
         self.connections: list[Connection] = []
         self.acks: list[str] = []
+        self.payloads: dict[str, dict[str, Any]] = {}
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -91,12 +93,21 @@ class FakeSocketMode:
         }))
         return envelope_id
 
-    def wait_ack(self, envelope_id: str, timeout: float = 10.0) -> None:
+    def send_command(self, conn: Connection, body: dict[str, Any]) -> str:
+        """A slash command, as Socket Mode sends it: its fields as a JSON payload, the answer
+        expected in the acknowledgement's own `payload`."""
+        envelope_id = str(uuid.uuid4())
+        conn.send_text(json.dumps({"envelope_id": envelope_id, "type": "slash_commands", "payload": body,
+                                   "accepts_response_payload": True}))
+        return envelope_id
+
+    def wait_ack(self, envelope_id: str, timeout: float = 10.0) -> dict[str, Any] | None:
+        """Wait for the envelope's acknowledgement; the `payload` it carried, if any."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
                 if envelope_id in self.acks:
-                    return
+                    return self.payloads.get(envelope_id)
             time.sleep(0.02)
         raise AssertionError(f"envelope {envelope_id} was not acknowledged")
 
@@ -165,4 +176,6 @@ class FakeSocketMode:
                     continue
                 if isinstance(msg, dict) and msg.get("envelope_id"):
                     with self.lock:
+                        if isinstance(msg.get("payload"), dict):
+                            self.payloads[msg["envelope_id"]] = msg["payload"]
                         self.acks.append(msg["envelope_id"])

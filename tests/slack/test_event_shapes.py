@@ -1,7 +1,8 @@
 """Shapes of real Slack requests the bot must take in stride, through the real bot over signed
 HTTP: shared channels and Enterprise Grid (whose workspace is in `authorizations`, not the
 envelope), thread broadcasts, join and topic messages, a retry whose original never arrived,
-ssl_check, shortcuts and clicks the bot has no listener for, and Block Kit's size limits."""
+ssl_check, shortcuts and clicks the bot has no listener for, Block Kit's size limits, questions
+in a diagnosis thread as a mention or a broadcast, and a file share with no text."""
 
 from __future__ import annotations
 
@@ -213,3 +214,48 @@ def test_a_button_on_an_ephemeral_lookup_answers_ephemerally(bot, fake_slack):
     assert answer["response_type"] == "ephemeral" and answer["replace_original"] is False
     assert "CUDA Out of Memory" in json.dumps(answer)
     assert fake_slack.of("chat.postMessage") == []
+
+
+def _diagnosed(bot: Bot, fake_slack: FakeSlack, sample: str, ts: str) -> None:
+    """A log at `ts`, answered and done with: its thread holds a diagnosis to ask about."""
+    bot.event(message(sample, ts))
+    wait_handled(bot, ts)
+    fake_slack.wait_for("chat.postMessage", thread_ts=ts)
+
+
+def _thread_posts(fake_slack: FakeSlack, parent: str) -> list:
+    return [c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == parent]
+
+
+def test_a_mention_asking_in_a_diagnosis_thread_is_answered_once(bot, fake_slack, sample):
+    """"@denpex how do I confirm this?" in the thread arrives as `message` and `app_mention` (with parent_user_id): one answer."""
+    parent, ts = "1700005100.000100", "1700005100.000200"
+    _diagnosed(bot, fake_slack, sample, parent)
+    asked = message("<@UBOT0001> how do I confirm this?", ts, thread_ts=parent, parent_user_id="U0ALICE")
+    bot.event(asked)
+    bot.event({**asked, "type": "app_mention"})
+    wait_handled(bot, ts)
+    _diagnosis, answer = _thread_posts(fake_slack, parent)
+    assert "How to confirm" in all_text(answer)
+
+
+def test_a_follow_up_sent_to_the_channel_too_is_answered_in_its_thread(bot, fake_slack, sample):
+    """A question in a diagnosis thread with "Also send to channel" (thread_broadcast): answered in that thread."""
+    parent, ts = "1700005101.000100", "1700005101.000200"
+    _diagnosed(bot, fake_slack, sample, parent)
+    bot.event(message("how do I confirm this?", ts, subtype="thread_broadcast", thread_ts=parent,
+                      root={"ts": parent, "thread_ts": parent, "user": "U0ALICE", "reply_count": 1}))
+    wait_handled(bot, ts)
+    _diagnosis, answer = _thread_posts(fake_slack, parent)
+    assert "How to confirm" in all_text(answer)
+
+
+def test_a_file_share_with_no_text_and_no_team_is_read(bot, fake_slack, sample):
+    """A file_share event without `text` or `team` (Slack omits `team` on file shares): the upload is diagnosed."""
+    f = fake_slack.add_file(FakeFile(id="F0NOTEXT01", name="rank3.log", content=sample.encode()))
+    ts = "1700005102.000100"
+    shared = {k: v for k, v in message("", ts, subtype="file_share", files=[f], upload=True).items() if k not in ("text", "team")}
+    bot.event(shared)
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post)

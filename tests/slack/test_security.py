@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
-import urllib.parse
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import sign
+from tests.slack.conftest import Bot, sign
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeFile
 
 SAMPLE_OOM = (
@@ -203,11 +201,7 @@ def test_a_flood_of_wrong_codes_does_not_lock_out_the_real_one(bot):
 
 
 def _signed_command(text: str) -> tuple[bytes, dict[str, str]]:
-    form = {"token": "legacy", "team_id": TEAM_ID, "team_domain": "test", "channel_id": CHANNEL,
-            "channel_name": "training", "user_id": "U0ALICE", "user_name": "alice", "command": "/denpex",
-            "text": text, "api_app_id": "A0DENPEX", "response_url": "http://127.0.0.1:9/unused",
-            "trigger_id": f"{time.time_ns()}.738474920.8088930838d88f008e0"}
-    body = urllib.parse.urlencode(form).encode()
+    body = Bot.command_body(text)
     return body, sign(body)
 
 

@@ -117,3 +117,30 @@ def test_two_socket_mode_connections_share_events_and_reconnect(fake_slack, sock
     finally:
         for b in bots:
             b.stop()
+
+
+def command_body(text: str, user: str = "U0ALICE") -> dict:
+    return {
+        "token": "legacy", "team_id": TEAM_ID, "team_domain": "test", "channel_id": "C0LOGS",
+        "channel_name": "training", "user_id": user, "user_name": "alice", "command": "/denpex", "text": text,
+        "api_app_id": "A0DENPEX", "response_url": "http://127.0.0.1:9/unused", "trigger_id": f"{time.time_ns()}.1.socket",
+    }  # fmt: skip
+
+
+def test_slash_commands_over_socket_mode_answer_in_the_ack_and_hold_the_lookup_limit(fake_slack, socket_mode):
+    """/denpex over Socket Mode: the answer rides in the ack's payload; past 30 lookups a minute, the limit message does."""
+    bot = SocketBot(fake_slack, slack_redis_url())
+    try:
+        (conn,) = socket_mode.wait_connections(1)
+        quota = socket_mode.wait_ack(socket_mode.send_command(conn, command_body("quota")))
+        assert quota is not None and "0 of 3" in quota["text"] and quota["response_type"] == "ephemeral"
+        for _ in range(30):
+            answer = socket_mode.wait_ack(socket_mode.send_command(conn, command_body("CUDA out of memory")))
+            assert answer is not None and "cuda-oom" in json.dumps(answer["blocks"])
+        over = socket_mode.wait_ack(socket_mode.send_command(conn, command_body("CUDA out of memory")))
+        assert over is not None and over["response_type"] == "ephemeral"
+        assert over["text"] == ":warning: Too many lookups in a minute: wait a moment."
+        other = socket_mode.wait_ack(socket_mode.send_command(conn, command_body("CUDA out of memory", user="U0BOB")))
+        assert other is not None and "cuda-oom" in json.dumps(other["blocks"])
+    finally:
+        bot.stop()

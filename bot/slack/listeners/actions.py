@@ -1,4 +1,6 @@
-"""Buttons on a diagnosis: related entries and the full entry (posted in the thread), feedback."""
+"""Buttons on a diagnosis: related entries and the full entry (posted in the thread), feedback.
+
+Entry buttons are held to a per-user limit by their middleware (bot.slack.user_limits)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
-from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
+from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import Where, tell
+from bot.slack.user_limits import ENTRY, limited
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -41,11 +44,6 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
     user = (body.get("user") or {}).get("id")
     if rule is None or not channel:
         return
-    try:
-        if user and not deps.store.ratelimit.allow(team, user, "entry", FOLLOWUPS_PER_MINUTE, 60):
-            return
-    except StoreUnavailable:
-        pass  # viewing an entry needs no state: degrade to no rate limit
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
     if (body.get("container") or {}).get("is_ephemeral") and respond is not None and body.get("response_url"):
@@ -119,9 +117,10 @@ def register(app: App, deps: BotDeps) -> None:
     def on_feedback_wrong(body: dict[str, Any], client: WebClient, context: Any) -> None:
         record_feedback(deps, client, body, context["workspace_id"], right=False)
 
-    app.action(re.compile(r"^denpex_related_\d+$"))(ack=ack_now, lazy=[on_related])
-    app.action(re.compile(r"^denpex_show_"))(ack=ack_now, lazy=[on_related])
-    app.action("denpex_full_entry")(ack=ack_now, lazy=[on_full_entry])
+    per_user = [limited(deps, ENTRY)]
+    app.action(re.compile(r"^denpex_related_\d+$"), middleware=per_user)(ack=ack_now, lazy=[on_related])
+    app.action(re.compile(r"^denpex_show_"), middleware=per_user)(ack=ack_now, lazy=[on_related])
+    app.action("denpex_full_entry", middleware=per_user)(ack=ack_now, lazy=[on_full_entry])
     app.action(re.compile(rf"^{ui.FOLLOWUP_ACTION}\w+$"))(ack=ack_now, lazy=[lambda body, client, context: answer_topic(deps, client, body, context["workspace_id"])])
     app.action("denpex_feedback_right")(ack=ack_now, lazy=[on_feedback_right])
     app.action("denpex_feedback_wrong")(ack=ack_now, lazy=[on_feedback_wrong])

@@ -1,8 +1,14 @@
-"""`/denpex`: lookups, entries, quota, evaluation codes, help. Answers are ephemeral."""
+"""`/denpex`: lookups, entries, quota, evaluation codes, help. Answers are ephemeral.
+
+Two listeners: a lookup (error text to search for), held to a per-user limit by its
+middleware (bot.slack.user_limits), and a subcommand (or help), which is not limited. Which
+one a text is for is decided once, by `is_lookup`, from the subcommand table."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import regex
@@ -10,59 +16,108 @@ from slack_bolt import Ack, App
 
 from bot.slack import blocks as ui
 from bot.slack import logdetect
-from bot.slack.deps import LOOKUPS_PER_MINUTE, BotDeps
+from bot.slack.deps import BotDeps
+from bot.slack.user_limits import LOOKUP, limited
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
-_SUBCOMMAND = regex.compile(r"[a-z][a-z-]{0,30}")
+_BARE_WORD = regex.compile(r"[a-z][a-z-]{0,30}")
 _REDEEM_REASONS = {
     "unknown": "That code is not valid (or has expired). Check it and try again.",
     "already_used": "That code has already been used.",
     "rate_limited": "Too many attempts: wait a few minutes before trying another code.",
 }
+Answer = tuple[str, list[dict[str, Any]]]
 
 
-def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> tuple[str, list[dict[str, Any]]]:
-    """The ephemeral answer to one `/denpex` invocation in workspace `team` (Bolt's context)."""
-    # Slack escapes &, < and > in a command's text: undo exactly that (replies escape again).
-    text = logdetect.unescape(body.get("text") or "").strip()
-    user = body.get("user_id") or "unknown"
-    word, _, rest = text.partition(" ")
-    word, rest = word.lower(), rest.strip()
-    if not text or word == "help":
-        return ui.help_message()
-    if word == "show":
-        rule = deps.denpex.entry(rest) if rest else None
-        if rule is None:
-            if not rest:
-                return ui.error_message("Usage: `/denpex show <id>`")
-            return ui.error_message(f"No entry with id `{deps.denpex.mask_query(rest)[:100]}`. `/denpex <error text>` searches by text.")
-        related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
-        return ui.entry_message(rule, related, full=False)
-    if word == "alerts":
-        from bot.slack.alerts_command import respond_alerts
+@dataclass(frozen=True)
+class Invocation:
+    """One `/denpex <word> <rest>`, in workspace `team` (Bolt's context)."""
 
-        return respond_alerts(deps, team, user, body.get("channel_id"), rest)
-    if word == "quota":
-        status = deps.store.quotas.status(team)
-        return ui.quota_text(status), [ui.section(ui.quota_text(status))]
-    if word == "redeem":
-        if not rest:
-            return ui.error_message("Usage: `/denpex redeem <code>`")
-        result = deps.store.codes.redeem(team, user, rest)
-        if result.ok:
-            msg = f":tada: The *{result.plan}* plan is on for this workspace until {result.expires_at:%Y-%m-%d %H:%M} UTC."
-            return msg, [ui.section(msg)]
-        return ui.error_message(_REDEEM_REASONS.get(result.reason, "That code could not be redeemed."))
-    if _SUBCOMMAND.fullmatch(text):
-        # One bare word that is not a subcommand: a typo, not an error string.
-        return ui.help_message()
-    if not deps.store.ratelimit.allow(team, user, "lookup", LOOKUPS_PER_MINUTE, 60):
-        return ui.error_message("Too many lookups in a minute: wait a moment.")
+    team: str
+    user: str
+    channel: str | None
+    rest: str
+
+
+def typed(body: dict[str, Any]) -> str:
+    """The command's text as the person typed it: Slack escapes &, < and > in it, and exactly
+    that is undone (replies escape again)."""
+    return logdetect.unescape(body.get("text") or "").strip()
+
+
+def _show(deps: BotDeps, call: Invocation) -> Answer:
+    rule = deps.denpex.entry(call.rest) if call.rest else None
+    if rule is None:
+        if not call.rest:
+            return ui.error_message("Usage: `/denpex show <id>`")
+        return ui.error_message(f"No entry with id `{deps.denpex.mask_query(call.rest)[:100]}`. `/denpex <error text>` searches by text.")
+    related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
+    return ui.entry_message(rule, related, full=False)
+
+
+def _alerts(deps: BotDeps, call: Invocation) -> Answer:
+    from bot.slack.alerts_command import respond_alerts
+
+    return respond_alerts(deps, call.team, call.user, call.channel, call.rest)
+
+
+def _quota(deps: BotDeps, call: Invocation) -> Answer:
+    text = ui.quota_text(deps.store.quotas.status(call.team))
+    return text, [ui.section(text)]
+
+
+def _redeem(deps: BotDeps, call: Invocation) -> Answer:
+    if not call.rest:
+        return ui.error_message("Usage: `/denpex redeem <code>`")
+    result = deps.store.codes.redeem(call.team, call.user, call.rest)
+    if result.ok:
+        msg = f":tada: The *{result.plan}* plan is on for this workspace until {result.expires_at:%Y-%m-%d %H:%M} UTC."
+        return msg, [ui.section(msg)]
+    return ui.error_message(_REDEEM_REASONS.get(result.reason, "That code could not be redeemed."))
+
+
+SUBCOMMANDS: dict[str, Callable[[BotDeps, Invocation], Answer]] = {
+    "help": lambda deps, call: ui.help_message(),
+    "show": _show,
+    "alerts": _alerts,
+    "quota": _quota,
+    "redeem": _redeem,
+}
+
+
+def is_lookup(body: dict[str, Any]) -> bool:
+    """Error text to look up: not empty, not a subcommand, and not one bare word (a typo of one)."""
+    text = typed(body)
+    return bool(text) and text.partition(" ")[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
+
+
+def is_subcommand(body: dict[str, Any]) -> bool:
+    """Anything that is not a lookup: a subcommand, or something that gets help."""
+    return not is_lookup(body)
+
+
+def lookup(deps: BotDeps, body: dict[str, Any]) -> Answer:
+    """The entries matching the error text, echoing it masked."""
+    text = typed(body)
     return ui.lookup_message(deps.denpex.mask_query(text), deps.denpex.lookup(text))
 
 
+def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> Answer:
+    """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
+    word, _, rest = typed(body).partition(" ")
+    handler = SUBCOMMANDS.get(word.lower())
+    if handler is None:
+        # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
+        return ui.help_message()
+    return handler(deps, Invocation(team, body.get("user_id") or "unknown", body.get("channel_id"), rest.strip()))
+
+
 def register(app: App, deps: BotDeps) -> None:
+    def on_lookup(ack: Ack, body: dict[str, Any]) -> None:
+        text, blocks = lookup(deps, body)
+        ack(text=text, blocks=blocks, response_type="ephemeral")
+
     def on_denpex(ack: Ack, body: dict[str, Any], context: Any) -> None:
         try:
             text, blocks = respond_to(deps, body, context["workspace_id"])
@@ -70,4 +125,5 @@ def register(app: App, deps: BotDeps) -> None:
             text, blocks = ui.unavailable_message()
         ack(text=text, blocks=blocks, response_type="ephemeral")
 
-    app.command("/denpex")(on_denpex)
+    app.command("/denpex", matchers=[is_lookup], middleware=[limited(deps, LOOKUP)])(on_lookup)
+    app.command("/denpex", matchers=[is_subcommand])(on_denpex)

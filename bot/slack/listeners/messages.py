@@ -16,9 +16,10 @@ from bot.delivery import diagnose
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery, timers
-from bot.slack.deps import FOLLOWUPS_PER_MINUTE, BotDeps
+from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
 from bot.slack.outage import unavailable_in_thread
+from bot.slack.user_limits import FOLLOWUP
 from bot.store import StoreUnavailable
 from bot.store.bursts import Part
 from bot.store.claims import Claim
@@ -66,8 +67,11 @@ def _ack(ack: Ack) -> None:
 def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ctx: ThreadContext,
               topic: str | None = None) -> None:
     """Answer a question in a diagnosis thread, from the run kept for it, the entry, the
-    knowledge base or the history (bot.followup); an unrecognised one gets topic buttons."""
-    if where.user and not deps.store.ratelimit.allow(where.team_id, where.user, "followup", FOLLOWUPS_PER_MINUTE, 60):
+    knowledge base or the history (bot.followup); an unrecognised one gets topic buttons.
+
+    The per-user limit is checked here, not in middleware: a message is a follow-up only once
+    it has been claimed and its thread's kept context found (`_act`), which no middleware knows."""
+    if where.user and not FOLLOWUP.allows(deps.store, where.team_id, where.user):
         return
     reply = deps.denpex.follow_up(deps.store, where.team_id, ctx, question, topic)
     if reply is None:
