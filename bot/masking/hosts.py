@@ -164,7 +164,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("runner name: '", re.compile(r"Runner name: '" + _H + r"'")),
     ("machine name: '", re.compile(r"Machine name: '" + _H + r"'")),
     ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
-    (" via ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
+    # Gated on `running on `, not ` via `: NCCL prints ` via P2P/IPC` on line after line.
+    ("running on ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
     ("  on ", LinePattern(r"[ \t]{1,8}on " + _H + r" [0-9a-zA-Z_-]{8,}(?:, system ID|$)", re.M)),
     # DeepSpeed `Using IP address of 10.0.0.1 for node worker-0`; Open MPI `... with PID 4242
     # on node a100-04 exited on signal 9`; ssh `Connection to a100-04 closed.`; `PING a100-04 (`.

@@ -14,6 +14,7 @@ on line 3, is masked in an evidence line on line 90,000 that names her bare.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import ahocorasick_rs as ac
@@ -43,8 +44,12 @@ _TABLE_TEACHING = ac.BytesAhoCorasick(
 _TABLE_ROWS = 64
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# Pointers and ids (`comm 0x7f3a9c0b2e10` in NCCL's init lines): numbers, not names.
+_HEX_NUMBER = re.compile(rb"0[xX][0-9a-fA-F]{1,16}(?![0-9a-fA-F])")
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
 _MIN_LEARNED_SECRET = 6
+# Teaching-line shapes remembered across pieces (about 100 bytes each).
+_TAUGHT_MAX = 50_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,11 @@ class Masker:
         self._learning = LogState(
             users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams
         )
+        # The digit shapes of the teaching lines already read: a log prints the same few
+        # teaching lines (NCCL's `... via P2P/IPC`, a node list) in every piece, with other
+        # numbers, and those teach nothing new (as within a piece, where lines that differ
+        # only in digits are read once). Bounded: a log of endlessly new shapes forgets.
+        self._taught: set[bytes] = set()
 
     def mask(self, text: str) -> MaskedText:
         """Mask one piece of text (whole lines) and return it."""
@@ -115,8 +125,20 @@ class Masker:
             # next (`- name: DB_PASSWORD` / `value: ...`).
             after = data.find(b"\n", end + 1)
             lines.setdefault(data[begin : len(data) if after < 0 else after], None)
-        if lines:
-            text = b"\n".join(lines).decode("utf-8", "replace")
+        taught = self._taught
+        if len(taught) > _TAUGHT_MAX:
+            taught.clear()
+        new = []
+        for snippet in lines:
+            # A snippet of lines all read before (a key line and its value line, a table
+            # header and its rows) teaches nothing new; a new line, key or value, is read with
+            # the lines around it, which give it its meaning.
+            shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(_DIGITS_AS_ZERO)).split(b"\n")
+            if not taught.issuperset(shapes):
+                taught.update(shapes)
+                new.append(snippet)
+        if new:
+            text = b"\n".join(new).decode("utf-8", "replace")
             learning = self._learning
             _mask_all(text, learning)
             learning.pem_open, learning.data_indent, learning.open_table = False, None, None
