@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import ahocorasick_rs as ac
-
+from bot.literals import Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.detectors import BY_STAGE, DETECTORS, Scan
 from bot.masking.edits import apply_edits
@@ -30,17 +29,13 @@ from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.state import LogState
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
-# (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
-_TEACHING = ac.BytesAhoCorasick(
-    [w.encode() for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
-)
+# (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
+_TEACHING = Words(w for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY)
 
 
 # Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
 # the header line and up to _TABLE_ROWS lines after it.
-_TABLE_TEACHING = ac.BytesAhoCorasick(
-    [b"jobid ", b"nodelist", b"nominated node", b" pid "], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
-)
+_TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid "])
 _TABLE_ROWS = 64
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -100,9 +95,8 @@ class Masker:
         shapes = dict(zip(data.translate(_DIGITS_AS_ZERO).split(b"\n"), data.split(b"\n"), strict=True))
         data = b"\n".join(shapes.values())
         lines: dict[bytes, None] = {}
-        lowered = data.lower()
         end = -1
-        for _, start, _ in _TABLE_TEACHING.find_matches_as_indexes(lowered):
+        for _, start, _ in _TABLE_TEACHING.find(data):
             if start <= end:
                 continue
             begin = data.rfind(b"\n", 0, start) + 1
@@ -114,7 +108,7 @@ class Masker:
                     break
             lines.setdefault(data[begin:end], None)
         end = -1
-        for _, start, _ in _TEACHING.find_matches_as_indexes(lowered):
+        for _, start, _ in _TEACHING.find(data):
             if start <= end:
                 continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1
