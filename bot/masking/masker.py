@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from bot.literals import Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
+from bot.masking.containerlog import mask_entries
 from bot.masking.detectors import BY_STAGE, DETECTORS, Scan
 from bot.masking.edits import apply_edits
 from bot.masking.gate import LineGate, gated_text, remap
@@ -30,7 +31,10 @@ from bot.masking.state import LogState
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
-_TEACHING = Words(w for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY)
+_TEACHING_WORDS = [w for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY]
+# A container log's entries hold their line ends JSON-escaped (`10:42 AM\\n"`): the words
+# that end a line are looked for that way too (bot/masking/containerlog.py).
+_TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]))
 
 
 # Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
@@ -156,6 +160,12 @@ _GATES: dict[str, LineGate] = {d.name: LineGate(d.line_anchors) for d in DETECTO
 
 
 def _mask_all(text: str, state: LogState) -> str:
+    """Mask `text`; container log entries (bot/masking/containerlog.py) as the lines they hold."""
+    entries = mask_entries(text, lambda plain: _mask_text(plain, state))
+    return _mask_text(text, state) if entries is None else entries
+
+
+def _mask_text(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
     learned names and secrets wherever they recur."""
     hits: list[tuple[str, int, int]] = []
