@@ -33,12 +33,13 @@ def test_an_entry_masking_leaves_alone_is_kept_byte_for_byte() -> None:
 
 
 def test_a_rewritten_entry_is_valid_json_in_the_style_it_came_in() -> None:
-    """A masked entry is still one JSON object; Go-escaped input gets Go-escaped output."""
+    """A masked entry is still one JSON object; Go-escaped input keeps Go escapes for what the
+    process printed, and the placeholders read as they do everywhere (`<USER-1>`)."""
     line = _entry("[rank3]: Traceback at /home/hfischer7/run/train.py <frozen>")
     out = mask(line + "\n").text.rstrip("\n")
     obj = json.loads(out)
     assert "hfischer7" not in obj["log"] and "<USER-1>" in obj["log"]
-    assert "\\u003cUSER-1\\u003e" in out and "<USER-1>" not in out
+    assert "<USER-1>" in out and "\\u003cfrozen\\u003e" in out
     assert obj["stream"] == "stderr" and obj["log"].endswith("<frozen>\n")
 
 

@@ -15,9 +15,12 @@ import json
 import re
 from collections.abc import Callable
 
+from bot.masking.placeholders import PLACEHOLDER_RX
+
 # The entry's `log` string at the start of the line, and the rest of the object.
 _ENTRY = re.compile(r'\{"log":"(?P<log>(?:[^"\\\n]|\\.){0,65536})"(?P<rest>[^\n]*)')
-_GO_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+_GO_STYLE = re.compile("(?P<keep>" + PLACEHOLDER_RX.pattern + ")|[<>&]")
 
 
 def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
@@ -59,7 +62,8 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
             continue
         encoded = json.dumps(log + ending, ensure_ascii=False)
         if not any(c in entry["log"] for c in "<>&"):
-            for char, escape in _GO_ESCAPES:
-                encoded = encoded.replace(char, escape)
+            # Go's escapes for what the process printed; placeholders stay as they read
+            # everywhere else (`<HOST-3>`), still valid JSON.
+            encoded = _GO_STYLE.sub(lambda m: m[0] if m.lastgroup == "keep" else _GO_ESCAPES[m[0]], encoded)
         out.append('{"log":' + encoded + rest)
     return "\n".join(out)
