@@ -114,6 +114,40 @@ def test_secret_value_learned_under_its_key_is_masked_where_it_recurs() -> None:
     assert "Falcon2024" not in out.matches[0].evidence[0].text
 
 
+def test_learning_reads_a_new_value_under_a_key_it_has_seen_in_an_earlier_piece() -> None:
+    """Teaching lines read in one piece are not read again in the next, but a new value under
+    the same key is: both passwords are masked where they recur bare."""
+    masker = Masker()
+    steps = "\n".join(_trainer_steps(50)) + "\n"
+    masker.learn(("  - name: DB_PASSWORD\n    value: Falcon2024!xyz\n" + steps).encode())
+    masker.learn(("  - name: DB_PASSWORD\n    value: Heron2031?abc\n" + steps).encode())
+    out = masker.mask("login Falcon2024!xyz refused\nlogin Heron2031?abc refused\n")
+    assert "Falcon2024" not in out and "Heron2031" not in out, out
+
+
+def test_learning_across_pieces_still_learns_a_new_user() -> None:
+    """A teaching line of a shape seen before (`/home/<name>/`) with another name is new text:
+    the name in it is learned, whichever piece it is in."""
+    masker = Masker()
+    masker.learn(b"+ cd /home/hfischer7/runs/exp42\n")
+    masker.learn(b"+ cd /home/mkowalski/runs/exp42\n")
+    out = masker.mask("mkowalski and hfischer7 own the job\n")
+    assert "mkowalski" not in out and "hfischer7" not in out, out
+
+
+def test_gitlab_runner_line_teaches_the_runner_host() -> None:
+    """GitLab's `Running on <runner> via <host>...` names the machine: learned from the raw log,
+    masked where it recurs bare (NCCL's ` via P2P/IPC` lines teach nothing)."""
+    masker = Masker()
+    masker.learn(
+        b"Running on runner-aqxkpm3na-project-1-concurrent-0 via ubuntest...\n"
+        + "\n".join(_torchrun_nccl(200)).encode()
+        + b"\n"
+    )
+    out = masker.mask("artifacts upload from ubuntest failed\n")
+    assert "ubuntest" not in out and "<HOST-" in out, out
+
+
 @pytest.mark.parametrize(
     "log",
     [

@@ -1,14 +1,14 @@
-"""One Aho-Corasick scan for every literal word the secret passes start from.
+"""One literal scan for every word the secret passes start from.
 
 The key/value, command-line and context passes each start from words (`token`, `pass`,
-`mysql`, `wandb`, ...). Finding them with one automaton over the lowered text costs one
-linear pass (hundreds of MB/s) instead of one `str.find` sweep per word.
+`mysql`, `wandb`, ...). Finding them with one Hyperscan database (`bot.literals.Words`, the
+engine the matcher's prefilter uses too) costs one linear pass instead of one `str.find`
+sweep per word.
 """
 
 from __future__ import annotations
 
-import ahocorasick_rs as ac
-
+from bot.literals import Words
 from bot.masking.detectors import ANCHOR_WORDS, Hit
 
 # The anchor words of every row of the detectors table. Words found after the first stage
@@ -23,19 +23,17 @@ WORDS: tuple[str, ...] = ANCHOR_WORDS
 GATE_ONLY = ("]:",)
 _SCANNED = tuple(w for w in WORDS if w not in GATE_ONLY)
 
-_AC = ac.BytesAhoCorasick(
-    [w.encode() for w in _SCANNED], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
-)
+_WORDS = Words(_SCANNED)
 
 
 
 def find_anchors(text: str) -> list[Hit]:
     """Every anchor word in `text` but the GATE_ONLY ones, case-insensitively, in text order."""
     # One byte per character: non-ASCII characters become `?`, which no anchor word contains,
-    # so byte offsets are character offsets. ASCII-only lowering of bytes keeps that true
-    # (str.lower can turn one character into two) and runs at GB/s.
-    data = text.encode("ascii", errors="replace").lower()
-    return [(_SCANNED[i], start, end) for i, start, end in _AC.find_matches_as_indexes(data)]
+    # so byte offsets are character offsets (str.lower could turn one character into two;
+    # the engine folds ASCII case itself).
+    data = text.encode("ascii", errors="replace")
+    return [(_SCANNED[i], start, end) for i, start, end in _WORDS.find(data)]
 
 
 def present_words(text: str, hits: list[Hit]) -> set[str]:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-import ahocorasick_rs as ac
-
+from bot.literals import Words
 from bot.masking.edits import Edit
 
 
@@ -24,18 +23,16 @@ class LineGate:
     def __init__(self, words: Sequence[str]) -> None:
         # Leftmost-longest, not overlapping: one hit per line is all the gate needs, and no
         # anchor spans a newline, so a line holding any anchor yields at least one hit.
-        self._ac = ac.BytesAhoCorasick(
-            sorted({w.lower().encode() for w in words}), matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
-        )
+        self._words = Words(sorted({w.lower() for w in words}))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """The (start, end) of the lines holding an anchor, newline included, in text order."""
         # One byte per character (non-ASCII becomes `?`, in no anchor), so offsets are
-        # character offsets; ASCII-only lowering of bytes keeps them so.
-        data = text.encode("ascii", errors="replace").lower()
+        # character offsets.
+        data = text.encode("ascii", errors="replace")
         spans: list[tuple[int, int]] = []
         end = -1
-        for _, start, _ in self._ac.find_matches_as_indexes(data):
+        for _, start, _ in self._words.find(data):
             if start < end:
                 continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1

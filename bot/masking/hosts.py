@@ -10,8 +10,9 @@ from collections import Counter
 
 import regex
 
+from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
-from bot.masking.lines import LinePattern
+from bot.masking.lines import LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
@@ -164,7 +165,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("runner name: '", re.compile(r"Runner name: '" + _H + r"'")),
     ("machine name: '", re.compile(r"Machine name: '" + _H + r"'")),
     ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
-    (" via ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
+    # Gated on `running on `, not ` via `: NCCL prints ` via P2P/IPC` on line after line.
+    ("running on ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
     ("  on ", LinePattern(r"[ \t]{1,8}on " + _H + r" [0-9a-zA-Z_-]{8,}(?:, system ID|$)", re.M)),
     # DeepSpeed `Using IP address of 10.0.0.1 for node worker-0`; Open MPI `... with PID 4242
     # on node a100-04 exited on signal 9`; ssh `Connection to a100-04 closed.`; `PING a100-04 (`.
@@ -194,7 +196,7 @@ _LINE_POSITIONS: list[LinePattern] = [
         r"[ \t]*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
         + _H + r" [\w./()-]{1,64}(?:\[\d{1,10}\])?: "
     ),
-    LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))"),
+    LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))", behind_prefix=False),
 ]
 HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=")
 
@@ -541,7 +543,7 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
         return
     for header_rx, cells, wanted in _TABLES:
         for header in header_rx.finditer(text):
-            names = [c.group() for c in cells.finditer(header.group().lstrip("\n"))]
+            names = [c.group() for c in cells.finditer(text, LinePattern.body_start(header), header.end())]
             columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}
             checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
             if "READY" not in names and "STATUS" in names:
@@ -552,7 +554,7 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
 
 # sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
 # cell blank where a step has no value (`.batch` rows have no User): the runs give the columns.
-_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*\n[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*\n" + LINE_PREFIX + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
 _RULED_COLUMNS = {"User": "user", "NodeList": "host", "BatchHost": "host"}
 _DASH_RUN = re.compile(r"-+")
 
@@ -562,8 +564,10 @@ def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
     if "JobID" not in text or "---" not in text:
         return
     for m in _RULED_HEADER.finditer(text):
-        block = m.group().lstrip("\n")
+        block = text[LinePattern.body_start(m) : m.end()]
         header, ruler = block.split("\n", 1)
+        # Rows (and the ruler) may stand behind a launcher's prefixes: columns count from there.
+        ruler = ruler[past_prefix(ruler, 0, len(ruler)) :]
         spans = [(r.start(), r.end()) for r in _DASH_RUN.finditer(ruler)]
         columns = [(lo, hi, _RULED_COLUMNS[name]) for lo, hi in spans if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
         if not columns:
@@ -572,6 +576,7 @@ def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
         while pos < len(text):
             end = text.find("\n", pos)
             end = len(text) if end == -1 else end
+            pos = past_prefix(text, pos, end)
             row = text[pos:end]
             if not _ruled_row(row, spans):
                 break  # the table ended: the next line is not laid out by this ruler
@@ -622,7 +627,7 @@ def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout
             return
         end = text.find("\n", pos)
         end = len(text) if end == -1 else end
-        row = list(cells.finditer(text, pos, end))
+        row = list(cells.finditer(text, past_prefix(text, pos, end), end))
         if len(row) < width or all(_HEADER_CELL.match(c.group()) for c in row):
             return  # a short line (blank, a prompt, prose) or the next table's header ends it
         if any(not rx.match(row[i].group()) for i, rx in checks.items() if i < len(row)):

@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from bot.launchers import LINE_PREFIX
+
 REACH = 4096
+# What may stand before a line's first word: launcher prefixes, then blanks.
+_LEAD = re.compile(LINE_PREFIX + r"[ \t]*\Z")
+_PREFIX = re.compile(LINE_PREFIX)
 
 
 def line_start(text: str, pos: int, reach: int = REACH) -> int:
@@ -26,10 +31,16 @@ def line_end(text: str, pos: int, reach: int = REACH) -> int:
     return hi if end == -1 else end
 
 
+def past_prefix(text: str, pos: int, end: int) -> int:
+    """Past the launcher prefixes at `pos`, a line's start (`end`: the line's end)."""
+    return _PREFIX.match(text, pos, end).end()  # type: ignore[union-attr]  # matches empty
+
+
 def starts_line(text: str, pos: int) -> bool:
-    """True when only blanks stand between the start of the line and `pos`."""
+    """True when only blanks, behind a launcher's line prefixes, stand between the start of the
+    line and `pos`."""
     start = line_start(text, pos, 256)
-    return (start == 0 or text[start - 1] == "\n") and not text[start:pos].strip()
+    return (start == 0 or text[start - 1] == "\n") and _LEAD.match(text, start, pos) is not None
 
 
 class LinePattern:
@@ -37,13 +48,24 @@ class LinePattern:
 
     `re` tries `(?m)^` at every position; a leading literal `\\n` lets it skip to candidate
     positions in C. The first line of the text is tried on its own.
+
+    The line may start with a launcher's prefixes (`[rank0]:`, ` 3: `, `worker-1: `,
+    bot/launchers.py) before the body: what a rank prints reaches the log behind them. A
+    pattern that reads columns by position, or is itself such a prefix, says
+    `behind_prefix=False`.
     """
 
     __slots__ = ("_first", "_rest")
 
-    def __init__(self, body: str, flags: int = 0) -> None:
-        self._first = re.compile(body, flags)
-        self._rest = re.compile(r"\n" + body, flags)
+    def __init__(self, body: str, flags: int = 0, *, behind_prefix: bool = True) -> None:
+        lead = "(?P<lead>" + (LINE_PREFIX if behind_prefix else "") + ")"
+        self._first = re.compile(lead + "(?:" + body + ")", flags)
+        self._rest = re.compile(r"\n" + lead + "(?:" + body + ")", flags)
+
+    @staticmethod
+    def body_start(m: re.Match[str]) -> int:
+        """Where the body of a match starts: past the newline and the line's prefixes."""
+        return m.end("lead")
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         first = self._first.match(text)

@@ -14,11 +14,12 @@ on line 3, is masked in an evidence line on line 90,000 that names her bare.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-import ahocorasick_rs as ac
-
+from bot.literals import Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
+from bot.masking.containerlog import mask_entries
 from bot.masking.detectors import BY_STAGE, DETECTORS, Scan
 from bot.masking.edits import apply_edits
 from bot.masking.gate import LineGate, gated_text, remap
@@ -29,22 +30,25 @@ from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.state import LogState
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
-# (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
-_TEACHING = ac.BytesAhoCorasick(
-    [w.encode() for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
-)
+# (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
+_TEACHING_WORDS = [w for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY]
+# A container log's entries hold their line ends JSON-escaped (`10:42 AM\\n"`): the words
+# that end a line are looked for that way too (bot/masking/containerlog.py).
+_TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]))
 
 
 # Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
 # the header line and up to _TABLE_ROWS lines after it.
-_TABLE_TEACHING = ac.BytesAhoCorasick(
-    [b"jobid ", b"nodelist", b"nominated node", b" pid "], matchkind=ac.MATCHKIND_LEFTMOST_LONGEST, implementation=ac.Implementation.DFA
-)
+_TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid "])
 _TABLE_ROWS = 64
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# Pointers and ids (`comm 0x7f3a9c0b2e10` in NCCL's init lines): numbers, not names.
+_HEX_NUMBER = re.compile(rb"0[xX][0-9a-fA-F]{1,16}(?![0-9a-fA-F])")
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
 _MIN_LEARNED_SECRET = 6
+# Teaching-line shapes remembered across pieces (about 100 bytes each).
+_TAUGHT_MAX = 50_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,11 @@ class Masker:
         self._learning = LogState(
             users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams
         )
+        # The digit shapes of the teaching lines already read: a log prints the same few
+        # teaching lines (NCCL's `... via P2P/IPC`, a node list) in every piece, with other
+        # numbers, and those teach nothing new (as within a piece, where lines that differ
+        # only in digits are read once). Bounded: a log of endlessly new shapes forgets.
+        self._taught: set[bytes] = set()
 
     def mask(self, text: str) -> MaskedText:
         """Mask one piece of text (whole lines) and return it."""
@@ -90,9 +99,8 @@ class Masker:
         shapes = dict(zip(data.translate(_DIGITS_AS_ZERO).split(b"\n"), data.split(b"\n"), strict=True))
         data = b"\n".join(shapes.values())
         lines: dict[bytes, None] = {}
-        lowered = data.lower()
         end = -1
-        for _, start, _ in _TABLE_TEACHING.find_matches_as_indexes(lowered):
+        for _, start, _ in _TABLE_TEACHING.find(data):
             if start <= end:
                 continue
             begin = data.rfind(b"\n", 0, start) + 1
@@ -104,7 +112,7 @@ class Masker:
                     break
             lines.setdefault(data[begin:end], None)
         end = -1
-        for _, start, _ in _TEACHING.find_matches_as_indexes(lowered):
+        for _, start, _ in _TEACHING.find(data):
             if start <= end:
                 continue  # another anchor on a line already taken
             begin = data.rfind(b"\n", 0, start) + 1
@@ -115,8 +123,20 @@ class Masker:
             # next (`- name: DB_PASSWORD` / `value: ...`).
             after = data.find(b"\n", end + 1)
             lines.setdefault(data[begin : len(data) if after < 0 else after], None)
-        if lines:
-            text = b"\n".join(lines).decode("utf-8", "replace")
+        taught = self._taught
+        if len(taught) > _TAUGHT_MAX:
+            taught.clear()
+        new = []
+        for snippet in lines:
+            # A snippet of lines all read before (a key line and its value line, a table
+            # header and its rows) teaches nothing new; a new line, key or value, is read with
+            # the lines around it, which give it its meaning.
+            shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(_DIGITS_AS_ZERO)).split(b"\n")
+            if not taught.issuperset(shapes):
+                taught.update(shapes)
+                new.append(snippet)
+        if new:
+            text = b"\n".join(new).decode("utf-8", "replace")
             learning = self._learning
             _mask_all(text, learning)
             learning.pem_open, learning.data_indent, learning.open_table = False, None, None
@@ -140,6 +160,12 @@ _GATES: dict[str, LineGate] = {d.name: LineGate(d.line_anchors) for d in DETECTO
 
 
 def _mask_all(text: str, state: LogState) -> str:
+    """Mask `text`; container log entries (bot/masking/containerlog.py) as the lines they hold."""
+    entries = mask_entries(text, lambda plain: _mask_text(plain, state))
+    return _mask_text(text, state) if entries is None else entries
+
+
+def _mask_text(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
     learned names and secrets wherever they recur."""
     hits: list[tuple[str, int, int]] = []

@@ -20,6 +20,7 @@ import base64
 import binascii
 import re
 
+from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import (
@@ -51,7 +52,7 @@ _SEP = re.compile(r"""(?:\\?["']\]?)?[ \t]*(?:=>|:=|=|:(?![:/])|%3[Dd])[ \t]*"""
 # Name/value lists: Kubernetes `- name: DB_PASSWORD` + `value: ...` on the next line, and
 # JSON `{"name": "DB_PASSWORD", "value": "..."}` (ECS task definitions, docker inspect).
 _NAMED_VALUE = re.compile(
-    r"""(?:["']?[ \t]*\r?\n[ \t]*|["']?[ \t]*,[ \t]*)["']?[Vv]alue["']?[ \t]*:[ \t]*"""
+    r"""(?:["']?[ \t]*\r?\n""" + LINE_PREFIX + r"""[ \t]*|["']?[ \t]*,[ \t]*)["']?[Vv]alue["']?[ \t]*:[ \t]*"""
 )
 _NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
 _WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
@@ -63,9 +64,12 @@ _VALUE = re.compile(
       |(?P<bare>[^\s"'`])""",
     re.VERBOSE,
 )
-# A value alone on the line after its key (optionally after a YAML `|`/`>-` indicator).
+# A value alone on the line after its key (optionally after a YAML `|`/`>-` indicator), that
+# line behind a launcher's prefixes when the rank printed it.
 _NEXT_LINE_VALUE = re.compile(
-    r"""(?:[ \t]*[|>][+-]?)?[ \t]*\r?\n[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',]{7,4095})(?<!:)["']?,?[ \t]*(?=\r?\n|\Z)"""
+    r"""(?:[ \t]*[|>][+-]?)?[ \t]*\r?\n"""
+    + LINE_PREFIX
+    + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',]{7,4095})(?<!:)["']?,?[ \t]*(?=\r?\n|\Z)"""
 )
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
@@ -73,7 +77,7 @@ _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 _BARE_RUN = re.compile(r"[^\s\"'`&;,]{0,4096}")
 _PAIR_AHEAD = re.compile(r"(?:&amp;|[&;,])[\w.\-]{1,64}(?:=|%3[Dd])")
 _BARE_MAX = 4096
-_LINE_LEAD = re.compile(r"[ \t]*(?:(?:export|set|setenv|declare -x|ENV|\+|-)[ \t]+)?\Z")
+_LINE_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:(?:export|set|setenv|declare -x|ENV|\+|-)[ \t]+)?\Z")
 _NEXT_PAIR = re.compile(r"(?:&amp;|[&;,]|%26)[\w.\-]{1,64}(?:=|%3[Dd])")
 _ESCAPE_TAIL = re.compile(r"(?:\\[nrt])+\Z")
 _HTML_ENTITY_TAIL = re.compile(r"&[a-z]{2,6};\Z")  # Slack escapes <, > and & in pasted text

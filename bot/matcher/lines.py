@@ -11,19 +11,14 @@ from dataclasses import dataclass
 
 import regex
 
+from bot.launchers import RANK_PREFIXES
+
 # Prefixes launchers put in front of every line, tried in order at the start of the line.
 # A host prefix (pdsh / DeepSpeed's launcher: `worker-3: `) may precede any of them.
 _HOST_PREFIX = regex.compile(
     r"(?P<host>[A-Za-z0-9][\w.-]{0,62}): (?=\[(?:rank|default)\d|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d)"
 )
-_RANK_PREFIXES = (
-    # PyTorch >= 2.2 `[rank3]:` and torchrun --tee `[default3]:` (role name + local rank).
-    regex.compile(r"\[(?:rank|default|[a-z_]{1,20}?)(?P<rank>\d{1,6})\]:"),
-    # MPI --tag-output `[1,3]<stderr>:` (job id, rank).
-    regex.compile(r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:"),
-    # srun --label `3: `.
-    regex.compile(r"(?P<rank>\d{1,5}): "),
-)
+_RANK_PREFIXES = tuple(regex.compile(p) for p in RANK_PREFIXES)
 # The same prefixes behind something else a collector put first: a timestamp, a host or IP
 # (`10.0.0.5: [rank3]:`), Ray's `(RayWorkerWrapper pid=1019, ip=...)`, journald's `python[123]:`.
 _EMBEDDED_PREFIX = regex.compile(

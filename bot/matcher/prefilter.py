@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import hyperscan
 
-from bot.hyperscan_literal import hyperscan_literal
+from bot.literals import hyperscan_literal
 from bot.matcher.dbcache import block_database
 
 

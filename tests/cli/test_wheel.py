@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log"
-CORE_DEPS = ("yaml", "regex", "ahocorasick_rs", "hyperscan")
+CORE_DEPS = ("yaml", "regex", "hyperscan")
 
 
 def _setuptools_new_enough() -> bool:

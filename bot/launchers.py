@@ -1,0 +1,34 @@
+"""The prefixes launchers put in front of every line a process prints, in one place.
+
+The matcher reads the rank and host out of them (`bot/matcher/lines.py`). The masker lets a
+line-anchored detector (a YAML `password:` line, a hostfile row, `/etc/hosts`, `uname -a`)
+start behind them (`bot/masking/lines.py`): a config a rank prints under torchrun reads
+`[rank0]:  password: ...`, under `srun -l` ` 3:   password: ...`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# PyTorch >= 2.2 `[rank3]:` and torchrun --tee `[default3]:` (role name + local rank).
+TORCH_RANK = r"\[(?:rank|default|[a-z_]{1,20}?)(?P<rank>\d{1,6})\]:"
+# MPI --tag-output `[1,3]<stderr>:` (job id, rank).
+MPI_RANK = r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:"
+# srun --label `3: `.
+SRUN_LABEL = r"(?P<rank>\d{1,5}): "
+# In the order a reader tries them at one position.
+RANK_PREFIXES = (TORCH_RANK, MPI_RANK, SRUN_LABEL)
+# pdsh and DeepSpeed's multi-node launcher: `worker-3: ` before what that host's process printed.
+PDSH_HOST = r"(?P<host>[A-Za-z0-9][\w.-]{0,62}): "
+
+
+def _unnamed(fragment: str) -> str:
+    return re.sub(r"\(\?P<\w+>", "(?:", fragment)
+
+
+# Any stack of them (`worker-1: [rank9]:`, `[default0]:[rank12]:`, right-aligned ` 3: `), for a
+# pattern that only needs to get past them: no groups.
+LINE_PREFIX = (
+    "(?:" + _unnamed(PDSH_HOST) + ")?"
+    + "(?:[ \\t]*(?:" + "|".join(_unnamed(p) for p in RANK_PREFIXES) + ")){0,3}"
+)

@@ -1,0 +1,67 @@
+"""The one literal engine of the matcher and the masker: Hyperscan.
+
+The matcher's prefilter (`bot/matcher/prefilter.py`) builds its databases from
+`hyperscan_literal` expressions; the masker's anchor scans (`bot/masking/anchors.py`, the line
+gate, the teaching lines of `Masker.learn`) use `Words`, which finds a set of words the way an
+Aho-Corasick automaton in leftmost-longest mode would: at each position the leftmost word,
+the longest of those starting there, and no overlaps.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+import hyperscan
+
+
+def hyperscan_literal(word: str) -> str:
+    """`word`'s UTF-8 bytes as an expression that matches exactly them.
+
+    Hyperscan reads PCRE syntax, so every byte that could be syntax (and every non-ASCII byte)
+    is written as `\\xHH`; ASCII letters and digits stay as they are, which keeps
+    `HS_FLAG_CASELESS` and database dumps readable.
+    """
+    return "".join(chr(b) if b < 128 and chr(b).isalnum() else f"\\x{b:02x}" for b in word.encode("utf-8"))
+
+
+class Words:
+    """A fixed set of words, found ASCII case-insensitively in bytes (leftmost-longest)."""
+
+    def __init__(self, words: Iterable[str | bytes]) -> None:
+        self.words: list[bytes] = [w.encode("utf-8") if isinstance(w, str) else w for w in words]
+        if not self.words or not all(self.words):
+            raise ValueError("a word set needs words, and an empty word would match everywhere")
+        self._lengths = [len(w) for w in self.words]
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self._db.compile(
+            expressions=[hyperscan_literal(w.decode("utf-8")).encode("ascii") for w in self.words],
+            ids=list(range(len(self.words))),
+            elements=len(self.words),
+            flags=[hyperscan.HS_FLAG_CASELESS] * len(self.words),
+        )
+        # Scratch space serves one scan at a time: one per thread (the bot's workers).
+        self._local = threading.local()
+
+    def find(self, data: bytes) -> list[tuple[int, int, int]]:
+        """(word index, start, end) of each match, in order of position, none overlapping."""
+        found: list[tuple[int, int, int]] = []
+        lengths = self._lengths
+
+        def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
+            found.append((to - lengths[idx], -to, idx))
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        self._db.scan(data, match_event_handler=hit, scratch=scratch)
+        # Hyperscan reports every match, overlapping ones too, by end offset: take the leftmost,
+        # the longest of those starting there, then go on after its end.
+        found.sort()
+        out: list[tuple[int, int, int]] = []
+        pos = 0
+        for start, neg_end, idx in found:
+            if start >= pos:
+                pos = -neg_end
+                out.append((idx, start, pos))
+        return out

@@ -1,0 +1,69 @@
+"""Container logs as Docker's json-file driver keeps them on a node (`/var/log/containers/`,
+`/var/lib/docker/containers/`): one JSON object a line, the process's own line JSON-escaped in
+its `"log"` string (`{"log":"  password: x\\n","stream":"stderr","time":"..."}`), `<`, `>` and
+`&` as `\\u003c`, `\\u003e`, `\\u0026` (Go's encoder).
+
+The detectors read lines as the process printed them: a YAML `password:` line, a value on the
+line after its key, an `/etc/hosts` row. So the masker reads such entries decoded, one process
+line per entry, and writes an entry back only where masking changed it. The rest of the object
+(`"stream"`, `"time"`, any keys a collector added) is masked as text, beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from bot.masking.placeholders import PLACEHOLDER_RX
+
+# The entry's `log` string at the start of the line, and the rest of the object.
+_ENTRY = re.compile(r'\{"log":"(?P<log>(?:[^"\\\n]|\\.){0,65536})"(?P<rest>[^\n]*)')
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+_GO_STYLE = re.compile("(?P<keep>" + PLACEHOLDER_RX.pattern + ")|[<>&]")
+
+
+def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
+    """`text` with the `log` strings of its json-file entries masked as the lines they hold
+    (`mask_text` masks plain text, whole lines, keeping their number); None when no line of
+    `text` is an entry."""
+    if '{"log":"' not in text:
+        return None
+    lines = text.split("\n")
+    entries = {i: m for i, line in enumerate(lines) if line.startswith('{"log":"') and (m := _ENTRY.fullmatch(line))}
+    if not entries:
+        return None
+    # One decoding call for every entry: a JSON array of their strings.
+    decoded = iter(json.loads("[" + ",".join('"' + m["log"] + '"' for m in entries.values()) + "]"))
+    view: list[str] = []
+    # Per line of `text`: where its view lines start, how many, and an entry's line ending.
+    layout: list[tuple[int, int, str]] = []
+    for i, line in enumerate(lines):
+        if i not in entries:
+            layout.append((len(view), 1, ""))
+            view.append(line)
+            continue
+        log = next(decoded)
+        ending = "\n" if log.endswith("\n") else ""  # a 16 KiB partial has none
+        parts = log[: len(log) - len(ending)].split("\n")
+        layout.append((len(view), len(parts), ending))
+        view.extend(parts)
+    masked = mask_text("\n".join(view)).split("\n")
+    rests = iter(mask_text("\n".join(m["rest"] for m in entries.values())).split("\n"))
+    out: list[str] = []
+    for i, (line, (first, count, ending)) in enumerate(zip(lines, layout, strict=True)):
+        if i not in entries:
+            out.append(masked[first])
+            continue
+        entry, rest = entries[i], next(rests)
+        log = "\n".join(masked[first : first + count])
+        if log == "\n".join(view[first : first + count]) and rest == entry["rest"]:
+            out.append(line)  # nothing masked: the entry as it was, byte for byte
+            continue
+        encoded = json.dumps(log + ending, ensure_ascii=False)
+        if not any(c in entry["log"] for c in "<>&"):
+            # Go's escapes for what the process printed; placeholders stay as they read
+            # everywhere else (`<HOST-3>`), still valid JSON.
+            encoded = _GO_STYLE.sub(lambda m: m[0] if m.lastgroup == "keep" else _GO_ESCAPES[m[0]], encoded)
+        out.append('{"log":' + encoded + rest)
+    return "\n".join(out)
