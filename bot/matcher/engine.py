@@ -38,8 +38,13 @@ REGEX_TIMEOUT_S = 0.05
 # past this point that a signature is written for.
 MAX_LINE_CHARS = 16_384
 # The prefilter samples this much of a log, with every literal in its database, before it
-# settles on the database for the rest (a paste is never resampled: it is one piece).
+# settles on a database for what follows (a paste is one piece: it is never resampled).
 LEARN_BYTES = 4 * 1024 * 1024
+# A log changes shape as it goes (an env and pip dump, then training lines): every
+# RESAMPLE_EVERY bytes the prefilter samples RESAMPLE_BYTES again with every literal, and
+# chooses anew; those bytes cost the full database's price (about 3% of a long log).
+RESAMPLE_EVERY = 32 * 1024 * 1024
+RESAMPLE_BYTES = 1024 * 1024
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -373,6 +378,8 @@ class Scan:
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
         self._sample: Counter[frozenset[int]] | None = Counter() if matcher.use_prefilter else None
         self._reports: Counter[int] = Counter()  # each literal's reports in the sample
+        self._sampled_at = 0  # where the current or last sample started (bytes)
+        self._sample_bytes = LEARN_BYTES  # how long the current sample runs
 
     def left_out(self) -> list[str]:
         """The literals this scan's prefilter database leaves out, as its sample of the log chose
@@ -416,11 +423,16 @@ class Scan:
         if m.use_prefilter:
             plans = m._plans
             plan_for = m.plan
+            if self._sample is None and self.bytes - self._sampled_at >= RESAMPLE_EVERY:
+                # Sample again with every literal: what the log prints now may not be what
+                # it printed when the database was chosen.
+                self.variant, self._sample, self._reports = m.prefilter.full, Counter(), Counter()
+                self._sampled_at, self._sample_bytes = self.bytes, RESAMPLE_BYTES
             sample = self._sample
             lines, world_hits = m.prefilter.candidate_lines(
                 chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
             )
-            if sample is not None and self.bytes >= LEARN_BYTES:
+            if sample is not None and self.bytes - self._sampled_at >= self._sample_bytes:
                 self.variant = m.prefilter.choose(sample, reports=self._reports)
                 self._sample = None
             for start, stop, conditions in lines:

@@ -132,6 +132,40 @@ def test_every_literal_the_sample_lets_go_goes_and_the_diagnosis_stands(monkeypa
     assert len(chosen_somewhere) > 50  # the path under test really ran
 
 
+def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monkeypatch):
+    """An env dump first, Megatron iterations after: the database chosen on the dump is chosen
+    again on a later sample (it leaves out the literals the iterations repeat), and the
+    diagnosis of the whole log is still the naive path's."""
+    from bot.matcher import engine
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import loggen
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    import io
+
+    buf = io.BytesIO()
+    loggen.generate(buf, 2_000_000, "env-dump", seed=5)
+    log = buf.getvalue().decode("utf-8")
+    dump_end = log.index(" iteration ")
+    monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
+    monkeypatch.setattr(engine, "RESAMPLE_BYTES", 100_000)
+    monkeypatch.setattr(engine, "RESAMPLE_EVERY", dump_end)
+    data = log.encode()
+    scan = FAST.scan()
+    chosen = []
+    for i in range(0, len(data), 64 * 1024):
+        scan.feed(data[i : i + 64 * 1024])
+        if not chosen or chosen[-1] != scan.left_out():
+            chosen.append(scan.left_out())
+    got = scan.finish()
+    first = next(left for left in chosen if left)  # chosen on the dump
+    assert "loss" not in first and "grad norm" not in first, chosen
+    assert any("loss" in left and "grad norm" in left for left in chosen), chosen
+    assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
+
+
 def test_byte_by_byte_matches_whole():
     name, log = next((n, lg) for n, lg in LOGS if n.startswith("nccl-watchdog-timeout:match"))
     data = log.encode()
