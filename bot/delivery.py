@@ -139,6 +139,9 @@ class Place:
     team_id: str
     channel: str
     thread_ts: str
+    # Who may see the diagnosis listed in the App Home (bot/store/history.py): None, everyone
+    # (a public channel); a user id, only the person who asked (a DM or private conversation).
+    audience: str | None = None
 
 
 def new_diagnosis_id() -> str:
@@ -241,7 +244,7 @@ def _remember(store: DiagnosisStore, place: Place, outcome: Outcome) -> None:
     root = outcome.diagnosis.matches[0]
     try:
         store.history.record(place.team_id, place.channel, root.id, root.title, root.confidence,
-                             outcome.diagnosis.initiating_rank)
+                             outcome.diagnosis.initiating_rank, audience=place.audience)
     except (StoreUnavailable, ValueError) as exc:
         log.warning("diagnosis not added to the history of team=%s: %s", place.team_id, type(exc).__name__)
 

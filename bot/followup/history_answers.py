@@ -30,6 +30,8 @@ class HistoryReader(Protocol):
 def answer_history(history: HistoryReader, team_id: str, plan: str, entry_id: str, title: str,
                    channel: str, diagnosed_at: datetime | None) -> Answer:
     look_back = LOOK_BACK.get(plan, LOOK_BACK[Plan.FREE.value])
+    # Public channels' diagnoses only (no viewer): the answer is posted in a thread that
+    # others read, and a DM's or private channel's diagnosis is its asker's alone.
     earlier = [e for e in history.recent(team_id, look_back)
                if e.entry_id == entry_id and not _is_this_one(e, channel, diagnosed_at)]
     limited = look_back < LOOK_BACK[Plan.SCALE.value]

@@ -65,10 +65,14 @@ class Where:
     ts: str  # the message carrying the log (reactions go on it)
     thread_ts: str  # the thread to reply in
     user: str | None
+    # A public channel (the event's channel_type is "channel"). Anything else, or not known (an
+    # app_mention carries no channel_type), is treated as private.
+    public: bool = False
 
     @property
     def place(self) -> Place:
-        return Place(self.team_id, self.channel, self.thread_ts)
+        # Outside a public channel a diagnosis is listed in the App Home only to who asked.
+        return Place(self.team_id, self.channel, self.thread_ts, None if self.public else (self.user or ""))
 
 
 def react(client: WebClient, where: Where, add: str | None, remove: str | None = None) -> None:

@@ -1,7 +1,9 @@
 """A workspace's recent diagnoses, for its App Home: when, where, which entry, how sure.
 
 Each record says when a diagnosis was posted, in which channel, the entry diagnosed (id and
-title), its confidence and the initiating rank: never log text, evidence or who posted it.
+title), its confidence and the initiating rank: never log text or evidence. A diagnosis made
+outside a public channel (a DM, a private channel, a group DM) is listed only to the person who
+asked for it: its record keeps that user id as its audience, and nothing else names anyone.
 Records older than StoreConfig.history_days (30) are dropped, and at most history_max are
 kept; the key itself expires when a workspace has diagnosed nothing for that long.
 """
@@ -35,6 +37,12 @@ class HistoryEntry:
     title: str
     confidence: str  # high | medium | low
     initiating_rank: int | None = None
+    # Who may see it listed: None, everyone (a public channel); a user id, that person only;
+    # "" nobody (made outside a public channel by no known person).
+    audience: str | None = None
+
+    def shown_to(self, user: str | None) -> bool:
+        return self.audience is None or (bool(self.audience) and self.audience == user)
 
 
 class History:
@@ -54,6 +62,7 @@ class History:
         title: str,
         confidence: str,
         initiating_rank: int | None = None,
+        audience: str | None = None,
     ) -> HistoryEntry:
         """Add a diagnosis posted now; drop what is past retention or over the cap."""
         keys.check_part(channel, "channel")
@@ -63,8 +72,13 @@ class History:
         if initiating_rank is not None and (isinstance(initiating_rank, bool) or not isinstance(initiating_rank, int)):
             raise ValueError(f"initiating_rank must be a whole number or None, got {initiating_rank!r}")
         now = self._clock.now()
-        entry = HistoryEntry(now, channel, entry_id, " ".join(title.split())[:MAX_TITLE_CHARS], confidence, initiating_rank)
+        if audience:
+            keys.check_part(audience, "audience")
+        entry = HistoryEntry(now, channel, entry_id, " ".join(title.split())[:MAX_TITLE_CHARS], confidence, initiating_rank,
+                             audience)
         data = {**asdict(entry), "when": round(to_epoch(now), 3), "n": secrets.token_hex(4)}
+        if audience is None:
+            del data["audience"]  # records of public channels read as before
         key = keys.history(team_id)
         cfg = self._config
         now_ms = int(to_epoch(now) * 1000)
@@ -79,22 +93,30 @@ class History:
         return entry
 
     @guarded
-    def recent(self, team_id: str, n: int) -> list[HistoryEntry]:
-        """The workspace's `n` latest diagnoses within retention, newest first."""
+    def recent(self, team_id: str, n: int, viewer: str | None = None) -> list[HistoryEntry]:
+        """The workspace's `n` latest diagnoses within retention that `viewer` may see (public
+        channels', and their own elsewhere), newest first."""
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
         now = self._clock.now()
         cutoff_ms = int(to_epoch(now - timedelta(days=self._config.history_days)) * 1000)
-        rows = self._client.redis.zrevrangebyscore(keys.history(team_id), "+inf", cutoff_ms, start=0, num=n)
+        # Read the whole retained list (history_max records at most): others' private
+        # diagnoses are skipped, not counted against `n`.
+        rows = self._client.redis.zrevrangebyscore(keys.history(team_id), "+inf", cutoff_ms)
         out = []
         for raw in rows:
             try:
                 data = json.loads(raw)
-                out.append(HistoryEntry(
+                entry = HistoryEntry(
                     when=from_epoch(data["when"]), channel=data["channel"], entry_id=data["entry_id"],
                     title=data["title"], confidence=data["confidence"],
-                    initiating_rank=data.get("initiating_rank"),
-                ))  # fmt: skip
+                    initiating_rank=data.get("initiating_rank"), audience=data.get("audience"),
+                )  # fmt: skip
             except (ValueError, TypeError, KeyError):
                 log.warning("unreadable history record in %s; skipped", team_id)
+                continue
+            if entry.shown_to(viewer):
+                out.append(entry)
+                if len(out) == n:
+                    break
         return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -231,6 +232,27 @@ def test_app_home_shows_plan_and_usage(bot, fake_slack):
     view = fake_slack.wait_for("views.publish")[0].params["view"]
     text = json.dumps(view)
     assert view["type"] == "home" and "Plan" in text and "redeem" in text
+
+
+def test_app_home_lists_a_dm_diagnosis_only_to_who_asked(bot, fake_slack):
+    """A log diagnosed in a DM is in its asker's Home tab history, not in a colleague's; one
+    diagnosed in a public channel is in both (scale plan: the history is listed)."""
+    store = store_for(bot)
+    store.plans.grant(TEAM_ID, "scale", datetime.now(UTC) + timedelta(days=14))
+    bot.event(message(SAMPLE, "1700000900.000100", channel="D0ALICEDM", channel_type="im"))
+    bot.event(message(SAMPLE, "1700000901.000100", user="U0BOB"))
+    wait_handled(bot, "1700000900.000100", channel="D0ALICEDM")
+    wait_handled(bot, "1700000901.000100")
+
+    def home(user: str) -> str:
+        before = len(fake_slack.of("views.publish"))
+        bot.event({"type": "app_home_opened", "user": user, "channel": "D0HOME", "tab": "home"})
+        fake_slack.wait_for("views.publish", count=before + 1)
+        return json.dumps(fake_slack.of("views.publish")[-1].params["view"])
+
+    alice, carol = home("U0ALICE"), home("U0CAROL")
+    assert "<#D0ALICEDM>" in alice and f"<#{CHANNEL}>" in alice
+    assert "<#D0ALICEDM>" not in carol and f"<#{CHANNEL}>" in carol
 
 
 def test_no_secret_reaches_redis_or_slack(bot, fake_slack):

@@ -93,3 +93,16 @@ def test_unreadable_records_are_skipped(store: Store, redis_url: str) -> None:
     store.history.record("T1", "C1", "rule-a", "A", "high")
     redis.Redis.from_url(redis_url).zadd(keys.history("T1"), {"{not json": 1e15})
     assert [e.entry_id for e in store.history.recent("T1", 10)] == ["rule-a"]
+
+
+def test_a_private_diagnosis_is_listed_only_to_who_asked(store: Store, clock: FakeClock) -> None:
+    """Public channels' diagnoses are listed to everyone; one from a DM or private channel only
+    to its asker, and one with no known asker to nobody; others' do not use up the count."""
+    for channel, entry, audience in (("C0PUBLIC", "rule-public", None), ("D0ALICE", "rule-alice", "U0ALICE"),
+                                     ("G0SECRET", "rule-nobody", ""), ("D0BOB", "rule-bob", "U0BOB")):
+        store.history.record("T1", channel, entry, "Title", "high", audience=audience)
+        clock.advance(minutes=1)
+    assert [e.entry_id for e in store.history.recent("T1", 10, viewer="U0ALICE")] == ["rule-alice", "rule-public"]
+    assert [e.entry_id for e in store.history.recent("T1", 1, viewer="U0ALICE")] == ["rule-alice"]
+    assert [e.entry_id for e in store.history.recent("T1", 1, viewer="U0CAROL")] == ["rule-public"]
+    assert [e.entry_id for e in store.history.recent("T1", 10)] == ["rule-public"]

@@ -17,9 +17,10 @@ from bot.store import Plan, StoreUnavailable
 HISTORY_SHOWN = {Plan.FREE.value: 3, Plan.SCALE.value: 20}
 
 
-def recent_history(deps: BotDeps, team: str, plan: str) -> list[dict[str, Any]]:
-    """The workspace's latest diagnoses as the Home tab lists them (never any log text)."""
-    entries = deps.store.history.recent(team, HISTORY_SHOWN.get(plan, HISTORY_SHOWN[Plan.FREE.value]))
+def recent_history(deps: BotDeps, team: str, plan: str, user: str | None) -> list[dict[str, Any]]:
+    """The workspace's latest diagnoses as `user`'s Home tab lists them: public channels', and
+    their own from DMs and private conversations (never any log text)."""
+    entries = deps.store.history.recent(team, HISTORY_SHOWN.get(plan, HISTORY_SHOWN[Plan.FREE.value]), viewer=user)
     return [
         {"when": f"{e.when:%Y-%m-%d %H:%M} UTC", "channel": e.channel, "entry_id": e.entry_id,
          "title": e.title, "confidence": e.confidence, "initiating_rank": e.initiating_rank}
@@ -35,7 +36,7 @@ def publish_home(deps: BotDeps, client: WebClient, team: str, user: str) -> None
         status = None
     if status is not None:
         with contextlib.suppress(StoreUnavailable):
-            history = recent_history(deps, team, status.plan)
+            history = recent_history(deps, team, status.plan, user)
     view = ui.home_view(status, history)
     with contextlib.suppress(StoreUnavailable):
         from bot.slack.alerts_home import alerts_home_blocks

@@ -113,7 +113,7 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         return  # a later part joined: its handler answers for the whole log
     parts_text = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1) for i, p in enumerate(parts)]
     head = parts[0]
-    first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user)
+    first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user, where.public)
     if len(parts) > 1:
         log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
     _answer(deps, client, first, parts_text)
@@ -151,7 +151,7 @@ def handle_message(deps: BotDeps, client: WebClient, team: str, event: dict[str,
         return
     thread_ts = event.get("thread_ts")
     user = event.get("user")
-    where = Where(team, channel, ts, thread_ts or ts, user)
+    where = Where(team, channel, ts, thread_ts or ts, user, public=event.get("channel_type") == "channel")
     store = deps.store
     later: Callable[[], None] | None = None
     try:
