@@ -259,3 +259,23 @@ def test_a_file_share_with_no_text_and_no_team_is_read(bot, fake_slack, sample):
     wait_handled(bot, ts)
     (post,) = fake_slack.of("chat.postMessage")
     assert "cuda-oom" in all_text(post)
+
+
+def test_a_forwarded_log_is_read_and_a_link_preview_is_not(bot, fake_slack, sample):
+    """A message forwarded into the channel arrives as a shared attachment (`is_share`,
+    `is_msg_unfurl`, its text escaped like a message's): the log in it is diagnosed. A link
+    preview's text, which no person pasted, is not read."""
+    forwarded = {"is_share": True, "is_msg_unfurl": True, "channel_id": "C0OTHER", "author_id": "U0BOB",
+                 "ts": "1700005000.000100", "fallback": "[10:00] bob: ...", "text": sample.replace("&", "&amp;")
+                 .replace("<", "&lt;").replace(">", "&gt;")}
+    ts = "1700005201.000100"
+    bot.event(message("can someone look at this one?", ts, attachments=[forwarded]))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post)
+    preview = {"title": "Training crashed", "title_link": "https://example.com/run/42", "text": OOM * 3,
+               "from_url": "https://example.com/run/42"}
+    later = "1700005202.000100"
+    bot.event(message("our run page: https://example.com/run/42", later, attachments=[preview]))
+    wait_handled(bot, later)
+    assert len(fake_slack.of("chat.postMessage")) == 1

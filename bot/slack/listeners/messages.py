@@ -203,11 +203,24 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
     timer.start()
 
 
+def message_text(event: dict[str, Any]) -> str:
+    """The message's text, and after it the text of each message it forwards: Slack sends a
+    forwarded (shared) message as an attachment marked `is_share` or `is_msg_unfurl`, its
+    text escaped like the message's own. Link previews and apps' attachments are not read."""
+    parts = [event.get("text") or ""]
+    for att in event.get("attachments") or []:
+        if isinstance(att, dict) and (att.get("is_share") or att.get("is_msg_unfurl")):
+            shared = att.get("text") or att.get("fallback") or ""
+            if isinstance(shared, str) and shared.strip():
+                parts.append(shared)
+    return "\n".join(p for p in parts if p)
+
+
 def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool) -> Callable[[], None] | None:
     """Act on a message; returns what must still run after the paste window, if anything."""
     store, team, channel, ts, user = deps.store, where.team_id, where.channel, where.ts, where.user
     thread_ts = event.get("thread_ts")
-    text = event.get("text") or ""
+    text = message_text(event)
     strength = logdetect.strength(text, deps.keywords)
     shared = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
     if shared:
