@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.masking import mask
 
 
@@ -56,3 +59,27 @@ def test_lines_that_are_not_entries_are_masked_as_they_are() -> None:
     out = mask(text).text
     assert out.count("\n") == text.count("\n")
     assert "hf_ytzw" not in out and "hfischer7" not in out and out.endswith("plain line\n")
+
+
+def test_a_line_json_cannot_decode_is_masked_as_text() -> None:
+    """An escape JSON does not have (`\\x41`) or a lone surrogate (`\\ud800`): no error, the line
+    is masked as it stands, and an entry beside it is still read as its line."""
+    text = (
+        '{"log":"abc \\x41 password: hunter2222\\n","stream":"stdout"}\n'
+        '{"log":"lone \\ud800 USER=hfischer7\\n","stream":"stdout"}\n'
+        + _entry("  password: correct horse battery staple") + "\n"
+    )
+    out = mask(text).text
+    assert out.count("\n") == text.count("\n")
+    assert "hunter2222" not in out and "hfischer7" not in out and "correct horse" not in out
+    assert json.loads(out.split("\n")[2])["log"].startswith("  password: <SECRET:")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.text(alphabet='{}"\\:log unx0123456789abcdefABCDEF\t<>&', max_size=60), max_size=6))
+def test_anything_shaped_like_an_entry_is_masked_without_error(bodies: list[str]) -> None:
+    """Whatever follows `{"log":"` (escapes of any kind, quotes, nothing): masked, no error,
+    as many lines out as in."""
+    text = "".join('{"log":"' + body + "\n" for body in bodies)
+    out = mask(text).text
+    assert out.count("\n") == text.count("\n")

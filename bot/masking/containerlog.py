@@ -18,7 +18,10 @@ from collections.abc import Callable
 from bot.masking.placeholders import PLACEHOLDER_RX
 
 # The entry's `log` string at the start of the line, and the rest of the object.
-_ENTRY = re.compile(r'\{"log":"(?P<log>(?:[^"\\\n]|\\.){0,65536})"(?P<rest>[^\n]*)')
+# Only JSON's own escapes: a line with another (`\\x41`) is no entry, and is masked as text.
+_ENTRY = re.compile(r'\{"log":"(?P<log>(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,65536})"(?P<rest>[^\n]*)')
+# A lone surrogate (`\\ud800`) decodes to no text that can be written back as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 _GO_STYLE = re.compile("(?P<keep>" + PLACEHOLDER_RX.pattern + ")|[<>&]")
 
@@ -31,10 +34,15 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
         return None
     lines = text.split("\n")
     entries = {i: m for i, line in enumerate(lines) if line.startswith('{"log":"') and (m := _ENTRY.fullmatch(line))}
+    # One decoding call for every entry: a JSON array of their strings.
+    # strict=False: a raw tab in a hand-made entry reads as a tab, not as an error.
+    logs = json.loads("[" + ",".join('"' + m["log"] + '"' for m in entries.values()) + "]", strict=False)
+    for i, log in zip(list(entries), logs, strict=True):
+        if _SURROGATE.search(log):
+            del entries[i]  # read as a plain line
     if not entries:
         return None
-    # One decoding call for every entry: a JSON array of their strings.
-    decoded = iter(json.loads("[" + ",".join('"' + m["log"] + '"' for m in entries.values()) + "]"))
+    decoded = iter(log for log in logs if not _SURROGATE.search(log))
     view: list[str] = []
     # Per line of `text`: where its view lines start, how many, and an entry's line ending.
     layout: list[tuple[int, int, str]] = []
