@@ -86,6 +86,18 @@ SECRETS = [
     ('    "SecretAccessKey":\n        "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz",', "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz", "SECRET:aws-secret-key"),
     ("aws_secret_access_key: >-\n  Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKw", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKw", "SECRET:aws-secret-key"),
     ("$ aws configure get aws_secret_access_key\nRq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKv", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKv", "SECRET:aws-secret-key"),
+    # Found by a third blind corpus. A Teams incoming webhook as Teams issues it
+    # (`https://{tenant}.webhook.office.com/webhookb2/{groupId}@{tenantId}/IncomingWebhook/{connectorId}/{webhookId}`,
+    # newer ones with a `/V2...` signature); Cohere's positional client key as its quickstart
+    # writes it; a Stripe test-mode secret key.
+    (
+        "requests.post('https://acme.webhook.office.com/webhookb2/3a1f2b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b@9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a/IncomingWebhook/7f3e2d1c0b9a48776655443322110ffe/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/V2aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9', json=card)",
+        "7f3e2d1c0b9a48776655443322110ffe",
+        "SECRET:teams-webhook",
+    ),
+    ("notify: POST https://outlook.office.com/webhook/3a1f2b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b@9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a/IncomingWebhook/7f3e2d1c0b9a48776655443322110ffe/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d -> 400", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "SECRET:teams-webhook"),
+    ('co = cohere.Client("qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP")', "qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP", "SECRET:cohere-key"),
+    ("stripe.api_key = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc' # placeholder rotated", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "SECRET:stripe-key"),
 ]
 
 PERSONAL = [
@@ -296,6 +308,8 @@ DECOYS = [
     "weights: AAAAAAAAAD8AAIA/AADAPwAAAEAAACBAAABAQAAAYEAAAIBAAACQQAAAoEAAALBAAADAQAAA0EAAAOBAAADwQA==",
     "sbatch --account=proj-llm-42 --partition=gpu train.sh; gcloud config set project ml-research-123456",
     "  WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false",
+    # A Stripe publishable key is public: only secret (`sk_`) and restricted (`rk_`) keys go.
+    "Stripe.js publishable key pk_test_TYooMQauvdEDq54NiTphI7jx",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",
