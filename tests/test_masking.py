@@ -20,7 +20,7 @@ import yaml
 from bot.masking import Masker, MaskResult, mask
 
 DATA = Path(__file__).parent / "data" / "masking"
-PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT)-\d+>")
+PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE)-\d+>")
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
@@ -245,6 +245,15 @@ PERSONAL = [
     # One-word chat mentions in a pasted Slack thread.
     ("@hfischer can you check the NCCL error?", "hfischer", "USER"),
     ("cc @mkowalski @bob.smith thanks!", "bob.smith", "USER"),
+    # Found by a third blind corpus: board serials as nvidia-smi -q, its XML, fruid-util and
+    # FreeIPMI print them; labelled phone numbers in a pasted mail signature.
+    ("    Serial Number                         : 1321020023456", "1321020023456", "SERIAL"),
+    ("\t\t<serial>1321020023457</serial>", "1321020023457", "SERIAL"),
+    ("Board Serial              : WN1502400PN1A", "WN1502400PN1A", "SERIAL"),
+    ("  FRU Board Serial Number: BQWF80100215", "BQWF80100215", "SERIAL"),
+    ("Mobile: +49 151 2345 6789", "+49 151 2345 6789", "PHONE"),
+    ("Tel.: +44 20 7946 0958 | Fax: +44 20 7946 0959", "+44 20 7946 0958", "PHONE"),
+    ("Phone: (415) 555-0132", "(415) 555-0132", "PHONE"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -310,6 +319,10 @@ DECOYS = [
     "  WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false",
     # A Stripe publishable key is public: only secret (`sk_`) and restricted (`rk_`) keys go.
     "Stripe.js publishable key pk_test_TYooMQauvdEDq54NiTphI7jx",
+    # Serials that name no board; an extension, a notebook cell and a CPU model beside the
+    # phone labels.
+    "    Serial Number                         : N/A\nBoard Serial              : 0\nSerial Number: To Be Filled By O.E.M.",
+    "call ext. 4321; Cell In[3], line 12; Intel(R) Xeon(R) Platinum 8480+",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.masking.addresses import MAC_WORDS, find_ipv4, find_ipv6, find_macs
+from bot.masking.addresses import MAC_WORDS, SERIAL_WORDS, find_ipv4, find_ipv6, find_macs, find_serials
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, find_command_credentials
@@ -51,10 +51,12 @@ from bot.masking.names import NAME_WORDS, find_names
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.people import (
     PEOPLE_WORDS,
+    PHONE_WORDS,
     find_emails,
     find_home_users,
     find_mentions,
     find_named_users,
+    find_phones,
     find_user_at_host,
 )
 from bot.masking.state import LogState
@@ -109,8 +111,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
+    Detector("phones", "people", lambda s: find_phones(s.text, s.edits), ("phone",), line_anchors=PHONE_WORDS),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
+    Detector("serials", "addresses", lambda s: find_serials(s.text, s.edits), ("serial",), line_anchors=SERIAL_WORDS),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

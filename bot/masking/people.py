@@ -310,3 +310,22 @@ def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
                 continue
         edits.append((m.start("user"), m.end("user"), "user", user))
         state.learn_user(user)
+
+
+# Phone numbers where a signature or a directory labels them: `Mobile: +49 151 2345 6789`,
+# `Tel.: +44 20 7946 0958`, `Phone: (415) 555-0132`, `ext. +1 415-555-0132`. Unlabelled
+# digit runs stay (timestamps, ids, tensor sizes look the same). Seven to fifteen digits
+# (E.164), so `ext. 4321` (an extension) is no phone number.
+_PHONE_RX = re.compile(
+    r"(?i)\b(?:phone|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
+    r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
+)
+PHONE_WORDS = ("phone", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+
+
+def find_phones(text: str, edits: list[Edit]) -> None:
+    """Mask labelled phone numbers as <PHONE-n>."""
+    for m in _PHONE_RX.finditer(text):
+        number = m.group("p").rstrip(" .-")
+        if 7 <= sum(c.isdigit() for c in number) <= 15:
+            edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
