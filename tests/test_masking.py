@@ -254,6 +254,14 @@ PERSONAL = [
     ("Mobile: +49 151 2345 6789", "+49 151 2345 6789", "PHONE"),
     ("Tel.: +44 20 7946 0958 | Fax: +44 20 7946 0959", "+44 20 7946 0958", "PHONE"),
     ("Phone: (415) 555-0132", "(415) 555-0132", "PHONE"),
+    # CI identities as GitHub Actions and GitLab CI export them, git's HTTPS push refusal,
+    # Windows' COMPUTERNAME.
+    ("GITHUB_ACTOR=hfischer-acme", "hfischer-acme", "USER"),
+    ("remote: Permission to acme/llm-finetune.git denied to jweber.", "jweber", "USER"),
+    ("GITLAB_USER_NAME=Hannah Fischer", "Hannah Fischer", "NAME"),
+    ("RUNNER_NAME=gpu-runner-a3onl", "gpu-runner-a3onl", "HOST"),
+    ("CI_RUNNER_DESCRIPTION=gpu-runner-07", "gpu-runner-07", "HOST"),
+    ("COMPUTERNAME=DESKTOP-XJPAJ5L", "DESKTOP-XJPAJ5L", "HOST"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -323,6 +331,9 @@ DECOYS = [
     # phone labels.
     "    Serial Number                         : N/A\nBoard Serial              : 0\nSerial Number: To Be Filled By O.E.M.",
     "call ext. 4321; Cell In[3], line 12; Intel(R) Xeon(R) Platinum 8480+",
+    # A deploy key, a GitHub app and a runner description in prose name no account or host.
+    "ERROR: Permission to acme/llm.git denied to deploy key",
+    "GITHUB_TRIGGERING_ACTOR=dependabot[bot] CI_RUNNER_DESCRIPTION=shared",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",

@@ -51,7 +51,12 @@ _USER_EXACT = frozenset(
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
-_HOST_EXACT = frozenset(("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip"))
+# CI runners and Windows machines name themselves in the environment: GitHub Actions'
+# RUNNER_NAME, GitLab's CI_RUNNER_DESCRIPTION (the runner's name unless someone wrote prose
+# there, hence judged strictly in pairs.py), Windows' COMPUTERNAME.
+_HOST_EXACT = frozenset(
+    ("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip", "runner_name", "ci_runner_description", "computername")
+)
 
 # Prefix words that make `*_token` a credential rather than a tokenizer setting.
 _TOKEN_CRED = frozenset(

@@ -54,9 +54,10 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # finger: `Login: hfischer          Name: Hannah Fischer`
     (("Name: ",), re.compile(r"Login:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+Name:[ \t]+(?P<name>[^\n]{1,128}?)[ \t]*$", re.M)),
-    # GIT_AUTHOR_NAME="Hannah Fischer", git config user.name "Hannah Fischer", author_name: ...
-    (("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name"), re.compile(
-        r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
+    # GIT_AUTHOR_NAME="Hannah Fischer", git config user.name "Hannah Fischer", author_name: ...,
+    # GitLab CI's predefined GITLAB_USER_NAME (the pipeline's triggering user's full name).
+    (("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name", "GITLAB_USER_NAME"), re.compile(
+        r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name|\bgitlab_user_name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
         r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
         re.M,
     )),

@@ -41,6 +41,7 @@ KEY_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
     "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
+    "runner_name", "runner_description", "computername",
 )
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
@@ -255,7 +256,8 @@ class _PairScanner:
         if info.role is Role.HOST:
             # `host:`/`Hostname:` also occur in prose ("host: unreachable"): there a host
             # must look like one (digit, dash or dot); MASTER_ADDR and friends take any name.
-            self._hosts(value, vstart, strict=core.lower() in ("host", "hostname") and not core.isupper())
+            strict = (core.lower() in ("host", "hostname") and not core.isupper()) or core.lower() == "ci_runner_description"
+            self._hosts(value, vstart, strict=strict)
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return
