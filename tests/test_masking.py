@@ -334,6 +334,9 @@ DECOYS = [
     # A deploy key, a GitHub app and a runner description in prose name no account or host.
     "ERROR: Permission to acme/llm.git denied to deploy key",
     "GITHUB_TRIGGERING_ACTOR=dependabot[bot] CI_RUNNER_DESCRIPTION=shared",
+    # ssh -v names the server's key algorithm under a generic `key:`; the fingerprint is public.
+    "debug1: Server host key: ssh-ed25519 SHA256:G3ehyDc/drm2160n6mq+BBAnJWjTmFxwex60gzIe45c",
+    "debug1: Server host key: ecdsa-sha2-nistp256 SHA256:BsrjM6a1t5j4RnnnOeYkBWtP+wucFebVmdzqrkLY3AA",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",

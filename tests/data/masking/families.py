@@ -683,6 +683,7 @@ def ci_env(p: P) -> list[str]:
         f"STRIPE_SECRET={p.plant('secret', 'sk_test_' + rs(r, 24))}",
         f"remote: Permission to {p.org}/llm.git denied to {p.u()}.",
         p.keep("fatal: unable to access 'https://github.com/acme/llm.git/': The requested URL returned error: 403"),
+        p.keep("debug1: Server host key: ssh-ed25519 SHA256:Bsrj6a1t5j4RnnnOeYkBWtPwucFebVmdzqrkLY3AA"),
     ]
 
 
