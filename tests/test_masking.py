@@ -98,6 +98,19 @@ SECRETS = [
     ("notify: POST https://outlook.office.com/webhook/3a1f2b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b@9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a/IncomingWebhook/7f3e2d1c0b9a48776655443322110ffe/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d -> 400", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "SECRET:teams-webhook"),
     ('co = cohere.Client("qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP")', "qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP", "SECRET:cohere-key"),
     ("stripe.api_key = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc' # placeholder rotated", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "SECRET:stripe-key"),
+    # `vault login`'s Key/Value table; GitLab runner tokens (new glrt- and legacy GR1348941,
+    # also shortened in gitlab-runner's `runner=` field); a LangSmith key; a Databricks token.
+    (
+        "Key                  Value\n---                  -----\n"
+        "token                hvs.CAESIJ8kLmN2pQ7rS9tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8GiQKHGh2cy5aQjNkRTVmRzdoSjlrTDJtTjRwUTZyUzg\n"
+        "token_duration       768h",
+        "hvs.CAESIJ8kLmN2pQ7rS9tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8GiQKHGh2cy5aQjNkRTVmRzdoSjlrTDJtTjRwUTZyUzg",
+        "SECRET:vault-token",
+    ),
+    ("runner register --non-interactive --url https://gitlab.com/ glrt-t3_xY7kP2mQ9rT4vW8zB3nC --executor docker", "glrt-t3_xY7kP2mQ9rT4vW8zB3nC", "SECRET:gitlab-token"),
+    ("Registering runner... succeeded                     runner=GR1348941RLoRqn-L", "GR1348941RLoRqn-L", "SECRET:gitlab-token"),
+    ("langsmith.utils.LangSmithAuthError: Authentication failed for 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", "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", "SECRET:langsmith-key"),
+    ("databricks configure: using token dapi3f2a1b9d8c7e4d6fa5b43c2d1e0f9a8b for profile DEFAULT", "dapi3f2a1b9d8c7e4d6fa5b43c2d1e0f9a8b", "SECRET:databricks-token"),
 ]
 
 PERSONAL = [
@@ -337,6 +350,8 @@ DECOYS = [
     # ssh -v names the server's key algorithm under a generic `key:`; the fingerprint is public.
     "debug1: Server host key: ssh-ed25519 SHA256:G3ehyDc/drm2160n6mq+BBAnJWjTmFxwex60gzIe45c",
     "debug1: Server host key: ecdsa-sha2-nistp256 SHA256:BsrjM6a1t5j4RnnnOeYkBWtP+wucFebVmdzqrkLY3AA",
+    # Vault-, GitLab- and Databricks-like words that are not tokens; root needs no masking.
+    "loss.hvs.weight torch.hvb.mean rapidapi dapi1234 GR1348941 registration failed",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",

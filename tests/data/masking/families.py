@@ -682,6 +682,9 @@ def ci_env(p: P) -> list[str]:
         f"co = cohere.Client('{p.plant('secret', rs(r, 40))}')",
         f"STRIPE_SECRET={p.plant('secret', 'sk_test_' + rs(r, 24))}",
         f"remote: Permission to {p.org}/llm.git denied to {p.u()}.",
+        f"token                {p.plant('secret', 'hvs.' + rs(r, 90, AL + '_-'))}",
+        f"gitlab-runner register --url https://gitlab.com/ --token {p.plant('secret', 'glrt-' + rs(r, 20, AL + '_-'))}",
+        f"databricks: using token {p.plant('secret', 'dapi' + rs(r, 32, '0123456789abcdef'))}",
         p.keep("fatal: unable to access 'https://github.com/acme/llm.git/': The requested URL returned error: 403"),
         p.keep("debug1: Server host key: ssh-ed25519 SHA256:Bsrj6a1t5j4RnnnOeYkBWtPwucFebVmdzqrkLY3AA"),
     ]
