@@ -275,6 +275,9 @@ PERSONAL = [
     ("RUNNER_NAME=gpu-runner-a3onl", "gpu-runner-a3onl", "HOST"),
     ("CI_RUNNER_DESCRIPTION=gpu-runner-07", "gpu-runner-07", "HOST"),
     ("COMPUTERNAME=DESKTOP-XJPAJ5L", "DESKTOP-XJPAJ5L", "HOST"),
+    # `whoami` / `id -un` / `echo $USER` and the account name alone on the next line.
+    ("$ whoami\nhfischer\n$ nvidia-smi", "hfischer", "USER"),
+    ("[hfischer@login01 ~]$ echo $USER\nhfischer", "hfischer", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -352,6 +355,7 @@ DECOYS = [
     "debug1: Server host key: ecdsa-sha2-nistp256 SHA256:BsrjM6a1t5j4RnnnOeYkBWtP+wucFebVmdzqrkLY3AA",
     # Vault-, GitLab- and Databricks-like words that are not tokens; root needs no masking.
     "loss.hvs.weight torch.hvb.mean rapidapi dapi1234 GR1348941 registration failed",
+    "$ whoami\nroot",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",
