@@ -242,7 +242,7 @@ def find_macs(text: str, edits: list[Edit]) -> None:
 # values without a digit stay (they name no board).
 _SERIAL_RXS = (
     re.compile(
-        r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?[ \t]*:[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})[ \t]*\r?$", re.M
+        r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?[ \t]*:[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})(?=[ \t]|\r?$)", re.M
     ),
     re.compile(r"<serial>(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})</serial>"),
 )
