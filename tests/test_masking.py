@@ -98,6 +98,9 @@ SECRETS = [
     ("notify: POST https://outlook.office.com/webhook/3a1f2b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b@9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a/IncomingWebhook/7f3e2d1c0b9a48776655443322110ffe/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d -> 400", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "SECRET:teams-webhook"),
     ('co = cohere.Client("qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP")', "qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP", "SECRET:cohere-key"),
     ("stripe.api_key = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc' # placeholder rotated", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "SECRET:stripe-key"),
+    # env and printenv print values raw: a generated password's quote or backtick is part of it.
+    ('DB_PASSWORD=pz"b7LGViYX=jU', 'pz"b7LGViYX=jU', "SECRET:password"),
+    ("REDIS_PASSWORD=Kq`8zV,5yP'x", "Kq`8zV,5yP'x", "SECRET:password"),
     # `vault login`'s Key/Value table; GitLab runner tokens (new glrt- and legacy GR1348941,
     # also shortened in gitlab-runner's `runner=` field); a LangSmith key; a Databricks token.
     (
