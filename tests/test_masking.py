@@ -281,6 +281,7 @@ PERSONAL = [
     # `whoami` / `id -un` / `echo $USER` and the account name alone on the next line.
     ("$ whoami\nhfischer\n$ nvidia-smi", "hfischer", "USER"),
     ("[hfischer@login01 ~]$ echo $USER\nhfischer", "hfischer", "USER"),
+    ("$ huggingface-cli whoami\nhannahfischer\norgs:  acme-ai", "hannahfischer", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.

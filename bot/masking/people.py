@@ -200,8 +200,13 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     ("", LinePattern(r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d")),
-    # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line.
-    ("whoami", LinePattern(r"[^\n]{0,64}[$#%>] (?:whoami|id -un)[ \t]*\r?\n(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
+    # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
+    ("whoami", LinePattern(
+        r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*\r?\n"
+        r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+        re.M,
+    )),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*\r?\n(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
     # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
