@@ -270,6 +270,7 @@ PERSONAL = [
     ("Mobile: +49 151 2345 6789", "+49 151 2345 6789", "PHONE"),
     ("Tel.: +44 20 7946 0958 | Fax: +44 20 7946 0959", "+44 20 7946 0958", "PHONE"),
     ("Phone: (415) 555-0132", "(415) 555-0132", "PHONE"),
+    ("telephoneNumber: +49 30 1234 5678", "+49 30 1234 5678", "PHONE"),
     # CI identities as GitHub Actions and GitLab CI export them, git's HTTPS push refusal,
     # Windows' COMPUTERNAME.
     ("GITHUB_ACTOR=hfischer-acme", "hfischer-acme", "USER"),

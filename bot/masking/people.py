@@ -330,14 +330,14 @@ def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 # Phone numbers where a signature or a directory labels them: `Mobile: +49 151 2345 6789`,
-# `Tel.: +44 20 7946 0958`, `Phone: (415) 555-0132`, `ext. +1 415-555-0132`. Unlabelled
+# `Tel.: +44 20 7946 0958`, `Phone: (415) 555-0132`, `Telefon:`, LDAP's `telephoneNumber:`. Unlabelled
 # digit runs stay (timestamps, ids, tensor sizes look the same). Seven to fifteen digits
 # (E.164), so `ext. 4321` (an extension) is no phone number.
 _PHONE_RX = re.compile(
-    r"(?i)\b(?:phone|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
-PHONE_WORDS = ("phone", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext")
 
 
 def find_phones(text: str, edits: list[Edit]) -> None:
