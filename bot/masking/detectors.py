@@ -27,7 +27,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.masking.addresses import MAC_WORDS, SERIAL_WORDS, find_ipv4, find_ipv6, find_macs, find_serials
+from bot.masking.addresses import (
+    MAC_WORDS,
+    SERIAL_WORDS,
+    find_ipv4,
+    find_ipv6,
+    find_macs,
+    find_serials,
+)
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, find_command_credentials
