@@ -407,6 +407,46 @@ def test_text_without_secrets_is_unchanged(line: str) -> None:
     assert result.counts == {}
 
 
+_CSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _coloured(line: str) -> str:
+    """Every word of a line coloured as structlog's or rich's console renderers colour them."""
+    return re.sub(r"[^\s=:,]+", lambda m: f"\x1b[35m{m.group()}\x1b[0m", line)
+
+
+@pytest.mark.parametrize(("line", "value", "kind"), [*SECRETS, *PERSONAL], ids=[s[2] + ":" + s[0][:24] for s in (*SECRETS, *PERSONAL)])
+def test_colour_codes_are_transparent(line: str, value: str, kind: str) -> None:
+    """A coloured line masks as the plain line does, with its colour codes kept in place."""
+    masked = mask(_coloured(line)).text
+    assert _CSI.sub("", masked) == mask(line).text
+
+
+def test_terminal_colours_as_tools_print_them() -> None:
+    """wandb's banner (also with the escape lost, as copied out of a notebook), a GitHub Actions
+    command echo, structlog's key=value pairs: names and secrets go, the codes stay, and a
+    secret has one placeholder whether coloured or not."""
+    lines = [
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Currently logged in as: \x1b[33mquincyqiang\x1b[0m (use `wandb login --relogin` to force relogin)",
+        "[34m[1mwandb[0m: Currently logged in as: [33mquincyqiang[0m (use `wandb login --relogin` to force relogin)",
+    ]
+    for line in lines:
+        masked = mask(line).text
+        assert "quincyqiang" not in masked and "<USER-1>" in masked
+        assert masked.replace("<USER-1>", "quincyqiang") == line
+    gha = "\x1b[36;1mexport DB_PASSWORD=Falcon2024!xQ\x1b[0m\npsql: FATAL: password Falcon2024!xQ rejected\n"
+    masker = Masker()
+    masker.learn(gha.encode())
+    assert masker.mask(gha) == "\x1b[36;1mexport DB_PASSWORD=<SECRET:password-1>\x1b[0m\npsql: FATAL: password <SECRET:password-1> rejected\n"
+    structlog = "2024-05-06 10:42:01 [\x1b[32minfo     \x1b[0m] \x1b[1mconnecting\x1b[0m \x1b[36mpassword\x1b[0m=\x1b[35mQuasar2031&Tn\x1b[0m \x1b[36mapi_key\x1b[0m=\x1b[35msk-proj-Lq8ZpT3vB7nR1mW4sY6dXk29fLhJ2q8ZpT3vB7nR1mW4s\x1b[0m"
+    assert mask(structlog).text == (
+        "2024-05-06 10:42:01 [\x1b[32minfo     \x1b[0m] \x1b[1mconnecting\x1b[0m \x1b[36mpassword\x1b[0m=\x1b[35m<SECRET:password-1>\x1b[0m"
+        " \x1b[36mapi_key\x1b[0m=\x1b[35m<SECRET:openai-key-1>\x1b[0m"
+    )
+    # `[5m]` in a text without a bare reset code is no colour code; `[ml350.hpc]` never is.
+    assert mask("timeout [5m] on [ml350] [0m").text == "timeout [5m] on [ml350] [0m"
+
+
 def test_key_is_kept_and_value_replaced() -> None:
     """`WANDB_API_KEY=<SECRET:wandb-key-1>`: the env var name is a diagnostic fact."""
     result = mask("WANDB_API_KEY=bb65ba2f177371e50ff7bf5a5e5ec85887951cc9\n")

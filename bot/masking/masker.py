@@ -27,6 +27,7 @@ from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
 from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.state import LogState
+from bot.masking.terminal import mask_through_terminal_codes
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, lowered: ASCII-only, like the words.
@@ -141,7 +142,14 @@ _GATES: dict[str, LineGate] = {d.name: LineGate(d.line_anchors) for d in DETECTO
 
 def _mask_all(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
-    learned names and secrets wherever they recur."""
+    learned names and secrets wherever they recur; terminal colour codes are out of the
+    detectors' way (terminal.py)."""
+    if "\x1b[" in text or "[0m" in text:
+        return mask_through_terminal_codes(text, lambda clean: _mask_clean(clean, state))
+    return _mask_clean(text, state)
+
+
+def _mask_clean(text: str, state: LogState) -> str:
     hits: list[tuple[str, int, int]] = []
     present: set[str] = set()
     for stage, detectors in BY_STAGE:
