@@ -100,6 +100,11 @@ class Detector:
     line_anchors: tuple[str, ...] = ()
 
 
+def _labelled_numbers(scan: Scan) -> None:
+    find_serials(scan.text, scan.edits)
+    find_phones(scan.text, scan.edits)
+
+
 _ACCOUNT_KINDS = ("account", "user")
 _PAIR_KINDS = (*KEY_KINDS, "user", "host", "docker-auth", "basic-auth", "token", "wandb-key", *VENDOR_KINDS)
 
@@ -118,10 +123,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
-    Detector("phones", "people", lambda s: find_phones(s.text, s.edits), ("phone",), line_anchors=PHONE_WORDS),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
-    Detector("serials", "addresses", lambda s: find_serials(s.text, s.edits), ("serial",), line_anchors=SERIAL_WORDS),
+    # A label, then a number: board serials and phone numbers share one line gate (one pass).
+    Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

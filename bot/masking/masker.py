@@ -144,7 +144,7 @@ def _mask_all(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
     learned names and secrets wherever they recur; terminal colour codes are out of the
     detectors' way (terminal.py)."""
-    if "\x1b[" in text or "[0m" in text:
+    if "\x1b" in text or "[0m" in text:  # one memchr first: a text without ESC is the rule
         return mask_through_terminal_codes(text, lambda clean: _mask_clean(clean, state))
     return _mask_clean(text, state)
 
