@@ -267,6 +267,7 @@ PERSONAL = [
     ("\t\t<serial>1321020023457</serial>", "1321020023457", "SERIAL"),
     ("Board Serial              : WN1502400PN1A", "WN1502400PN1A", "SERIAL"),
     ("  FRU Board Serial Number: BQWF80100215", "BQWF80100215", "SERIAL"),
+    ('{"log":"    Serial Number                         : 1321020023458\\n","stream":"stdout"}', "1321020023458", "SERIAL"),
     ("Mobile: +49 151 2345 6789", "+49 151 2345 6789", "PHONE"),
     ("Tel.: +44 20 7946 0958 | Fax: +44 20 7946 0959", "+44 20 7946 0958", "PHONE"),
     ("Phone: (415) 555-0132", "(415) 555-0132", "PHONE"),

@@ -238,11 +238,12 @@ def find_macs(text: str, edits: list[Edit]) -> None:
 # (`    Serial Number                         : 1321020023456`, XML `<serial>...</serial>`),
 # ipmitool/fruid-util (`Board Serial : WN1502400PN1A`, `Product Serial : ...`), FreeIPMI
 # (`FRU Board Serial Number: BQWF80100215`), dmidecode (`Serial Number: ...`). Only the value
-# goes: `Serial Number : <SERIAL-1>`. `N/A`, `Not Specified`, `To Be Filled By O.E.M.` and
-# values without a digit stay (they name no board).
+# goes: `Serial Number : <SERIAL-1>`, also in a JSON log record (before its `\\n"`).
+# `N/A`, `Not Specified`, `To Be Filled By O.E.M.` and values without a digit stay (they
+# name no board).
 _SERIAL_RXS = (
     re.compile(
-        r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?[ \t]*:[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})(?=[ \t]|\r?$)", re.M
+        r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?[ \t]*:[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})(?=[ \t\x22]|\\[nrt]|\r?$)", re.M
     ),
     re.compile(r"<serial>(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})</serial>"),
 )
