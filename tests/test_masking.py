@@ -20,7 +20,7 @@ import yaml
 from bot.masking import Masker, MaskResult, mask
 
 DATA = Path(__file__).parent / "data" / "masking"
-PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT)-\d+>")
+PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE)-\d+>")
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
@@ -86,6 +86,34 @@ SECRETS = [
     ('    "SecretAccessKey":\n        "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz",', "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKz", "SECRET:aws-secret-key"),
     ("aws_secret_access_key: >-\n  Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKw", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKw", "SECRET:aws-secret-key"),
     ("$ aws configure get aws_secret_access_key\nRq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKv", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKv", "SECRET:aws-secret-key"),
+    # Found by a third blind corpus. A Teams incoming webhook as Teams issues it
+    # (`https://{tenant}.webhook.office.com/webhookb2/{groupId}@{tenantId}/IncomingWebhook/{connectorId}/{webhookId}`,
+    # newer ones with a `/V2...` signature); Cohere's positional client key as its quickstart
+    # writes it; a Stripe test-mode secret key.
+    (
+        "requests.post('https://acme.webhook.office.com/webhookb2/3a1f2b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b@9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a/IncomingWebhook/7f3e2d1c0b9a48776655443322110ffe/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/V2aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9', json=card)",
+        "7f3e2d1c0b9a48776655443322110ffe",
+        "SECRET:teams-webhook",
+    ),
+    ("notify: POST https://outlook.office.com/webhook/3a1f2b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b@9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a/IncomingWebhook/7f3e2d1c0b9a48776655443322110ffe/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d -> 400", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "SECRET:teams-webhook"),
+    ('co = cohere.Client("qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP")', "qXb8FHzAbO2jhfwqfL6meuJs17wYnqkIg7K0SxXP", "SECRET:cohere-key"),
+    ("stripe.api_key = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc' # placeholder rotated", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "SECRET:stripe-key"),
+    # env and printenv print values raw: a generated password's quote or backtick is part of it.
+    ('DB_PASSWORD=pz"b7LGViYX=jU', 'pz"b7LGViYX=jU', "SECRET:password"),
+    ("REDIS_PASSWORD=Kq`8zV,5yP'x", "Kq`8zV,5yP'x", "SECRET:password"),
+    # `vault login`'s Key/Value table; GitLab runner tokens (new glrt- and legacy GR1348941,
+    # also shortened in gitlab-runner's `runner=` field); a LangSmith key; a Databricks token.
+    (
+        "Key                  Value\n---                  -----\n"
+        "token                hvs.CAESIJ8kLmN2pQ7rS9tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8GiQKHGh2cy5aQjNkRTVmRzdoSjlrTDJtTjRwUTZyUzg\n"
+        "token_duration       768h",
+        "hvs.CAESIJ8kLmN2pQ7rS9tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8GiQKHGh2cy5aQjNkRTVmRzdoSjlrTDJtTjRwUTZyUzg",
+        "SECRET:vault-token",
+    ),
+    ("runner register --non-interactive --url https://gitlab.com/ glrt-t3_xY7kP2mQ9rT4vW8zB3nC --executor docker", "glrt-t3_xY7kP2mQ9rT4vW8zB3nC", "SECRET:gitlab-token"),
+    ("Registering runner... succeeded                     runner=GR1348941RLoRqn-L", "GR1348941RLoRqn-L", "SECRET:gitlab-token"),
+    ("langsmith.utils.LangSmithAuthError: Authentication failed for 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", "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", "SECRET:langsmith-key"),
+    ("databricks configure: using token dapi3f2a1b9d8c7e4d6fa5b43c2d1e0f9a8b for profile DEFAULT", "dapi3f2a1b9d8c7e4d6fa5b43c2d1e0f9a8b", "SECRET:databricks-token"),
 ]
 
 PERSONAL = [
@@ -233,6 +261,29 @@ PERSONAL = [
     # One-word chat mentions in a pasted Slack thread.
     ("@hfischer can you check the NCCL error?", "hfischer", "USER"),
     ("cc @mkowalski @bob.smith thanks!", "bob.smith", "USER"),
+    # Found by a third blind corpus: board serials as nvidia-smi -q, its XML, fruid-util and
+    # FreeIPMI print them; labelled phone numbers in a pasted mail signature.
+    ("    Serial Number                         : 1321020023456", "1321020023456", "SERIAL"),
+    ("\t\t<serial>1321020023457</serial>", "1321020023457", "SERIAL"),
+    ("Board Serial              : WN1502400PN1A", "WN1502400PN1A", "SERIAL"),
+    ("  FRU Board Serial Number: BQWF80100215", "BQWF80100215", "SERIAL"),
+    ('{"log":"    Serial Number                         : 1321020023458\\n","stream":"stdout"}', "1321020023458", "SERIAL"),
+    ("Mobile: +49 151 2345 6789", "+49 151 2345 6789", "PHONE"),
+    ("Tel.: +44 20 7946 0958 | Fax: +44 20 7946 0959", "+44 20 7946 0958", "PHONE"),
+    ("Phone: (415) 555-0132", "(415) 555-0132", "PHONE"),
+    ("telephoneNumber: +49 30 1234 5678", "+49 30 1234 5678", "PHONE"),
+    # CI identities as GitHub Actions and GitLab CI export them, git's HTTPS push refusal,
+    # Windows' COMPUTERNAME.
+    ("GITHUB_ACTOR=hfischer-acme", "hfischer-acme", "USER"),
+    ("remote: Permission to acme/llm-finetune.git denied to jweber.", "jweber", "USER"),
+    ("GITLAB_USER_NAME=Hannah Fischer", "Hannah Fischer", "NAME"),
+    ("RUNNER_NAME=gpu-runner-a3onl", "gpu-runner-a3onl", "HOST"),
+    ("CI_RUNNER_DESCRIPTION=gpu-runner-07", "gpu-runner-07", "HOST"),
+    ("COMPUTERNAME=DESKTOP-XJPAJ5L", "DESKTOP-XJPAJ5L", "HOST"),
+    # `whoami` / `id -un` / `echo $USER` and the account name alone on the next line.
+    ("$ whoami\nhfischer\n$ nvidia-smi", "hfischer", "USER"),
+    ("[hfischer@login01 ~]$ echo $USER\nhfischer", "hfischer", "USER"),
+    ("$ huggingface-cli whoami\nhannahfischer\norgs:  acme-ai", "hannahfischer", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -296,6 +347,21 @@ DECOYS = [
     "weights: AAAAAAAAAD8AAIA/AADAPwAAAEAAACBAAABAQAAAYEAAAIBAAACQQAAAoEAAALBAAADAQAAA0EAAAOBAAADwQA==",
     "sbatch --account=proj-llm-42 --partition=gpu train.sh; gcloud config set project ml-research-123456",
     "  WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false",
+    # A Stripe publishable key is public: only secret (`sk_`) and restricted (`rk_`) keys go.
+    "Stripe.js publishable key pk_test_TYooMQauvdEDq54NiTphI7jx",
+    # Serials that name no board; an extension, a notebook cell and a CPU model beside the
+    # phone labels.
+    "    Serial Number                         : N/A\nBoard Serial              : 0\nSerial Number: To Be Filled By O.E.M.",
+    "call ext. 4321; Cell In[3], line 12; Intel(R) Xeon(R) Platinum 8480+",
+    # A deploy key, a GitHub app and a runner description in prose name no account or host.
+    "ERROR: Permission to acme/llm.git denied to deploy key",
+    "GITHUB_TRIGGERING_ACTOR=dependabot[bot] CI_RUNNER_DESCRIPTION=shared",
+    # ssh -v names the server's key algorithm under a generic `key:`; the fingerprint is public.
+    "debug1: Server host key: ssh-ed25519 SHA256:G3ehyDc/drm2160n6mq+BBAnJWjTmFxwex60gzIe45c",
+    "debug1: Server host key: ecdsa-sha2-nistp256 SHA256:BsrjM6a1t5j4RnnnOeYkBWtP+wucFebVmdzqrkLY3AA",
+    # Vault-, GitLab- and Databricks-like words that are not tokens; root needs no masking.
+    "loss.hvs.weight torch.hvb.mean rapidapi dapi1234 GR1348941 registration failed",
+    "$ whoami\nroot",
     # A team entity names nobody; decorators, doc tags, Slack broadcasts and npm scopes are no mention.
     'WANDB_ENTITY=acme-research WANDB_PROJECT=llama-ft export WANDB_ENTITY="nlp-team"',
     "@property\n    @torch.no_grad()\n@dataclass(frozen=True)\n  @staticmethod  # why\nuse @torch.compile on it",
@@ -340,6 +406,46 @@ def test_text_without_secrets_is_unchanged(line: str) -> None:
     result = mask(line)
     assert result.text == line
     assert result.counts == {}
+
+
+_CSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _coloured(line: str) -> str:
+    """Every word of a line coloured as structlog's or rich's console renderers colour them."""
+    return re.sub(r"[^\s=:,]+", lambda m: f"\x1b[35m{m.group()}\x1b[0m", line)
+
+
+@pytest.mark.parametrize(("line", "value", "kind"), [*SECRETS, *PERSONAL], ids=[s[2] + ":" + s[0][:24] for s in (*SECRETS, *PERSONAL)])
+def test_colour_codes_are_transparent(line: str, value: str, kind: str) -> None:
+    """A coloured line masks as the plain line does, with its colour codes kept in place."""
+    masked = mask(_coloured(line)).text
+    assert _CSI.sub("", masked) == mask(line).text
+
+
+def test_terminal_colours_as_tools_print_them() -> None:
+    """wandb's banner (also with the escape lost, as copied out of a notebook), a GitHub Actions
+    command echo, structlog's key=value pairs: names and secrets go, the codes stay, and a
+    secret has one placeholder whether coloured or not."""
+    lines = [
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Currently logged in as: \x1b[33mquincyqiang\x1b[0m (use `wandb login --relogin` to force relogin)",
+        "[34m[1mwandb[0m: Currently logged in as: [33mquincyqiang[0m (use `wandb login --relogin` to force relogin)",
+    ]
+    for line in lines:
+        masked = mask(line).text
+        assert "quincyqiang" not in masked and "<USER-1>" in masked
+        assert masked.replace("<USER-1>", "quincyqiang") == line
+    gha = "\x1b[36;1mexport DB_PASSWORD=Falcon2024!xQ\x1b[0m\npsql: FATAL: password Falcon2024!xQ rejected\n"
+    masker = Masker()
+    masker.learn(gha.encode())
+    assert masker.mask(gha) == "\x1b[36;1mexport DB_PASSWORD=<SECRET:password-1>\x1b[0m\npsql: FATAL: password <SECRET:password-1> rejected\n"
+    structlog = "2024-05-06 10:42:01 [\x1b[32minfo     \x1b[0m] \x1b[1mconnecting\x1b[0m \x1b[36mpassword\x1b[0m=\x1b[35mQuasar2031&Tn\x1b[0m \x1b[36mapi_key\x1b[0m=\x1b[35msk-proj-Lq8ZpT3vB7nR1mW4sY6dXk29fLhJ2q8ZpT3vB7nR1mW4s\x1b[0m"
+    assert mask(structlog).text == (
+        "2024-05-06 10:42:01 [\x1b[32minfo     \x1b[0m] \x1b[1mconnecting\x1b[0m \x1b[36mpassword\x1b[0m=\x1b[35m<SECRET:password-1>\x1b[0m"
+        " \x1b[36mapi_key\x1b[0m=\x1b[35m<SECRET:openai-key-1>\x1b[0m"
+    )
+    # `[5m]` in a text without a bare reset code is no colour code; `[ml350.hpc]` never is.
+    assert mask("timeout [5m] on [ml350] [0m").text == "timeout [5m] on [ml350] [0m"
 
 
 def test_key_is_kept_and_value_replaced() -> None:

@@ -230,3 +230,30 @@ def find_macs(text: str, edits: list[Edit]) -> None:
             if _BROADCAST_BEFORE.search(text, max(0, start - 12), start):
                 continue
             edits.append((start, end, "mac", low.replace("-", ":")))
+
+
+# --- hardware serial numbers --------------------------------------------------------------
+# A board's serial is printed on its sticker and in the vendor's RMA records: it ties a node
+# (and a support case) to its owner. Shapes as the tools print them: `nvidia-smi -q`
+# (`    Serial Number                         : 1321020023456`, XML `<serial>...</serial>`),
+# ipmitool/fruid-util (`Board Serial : WN1502400PN1A`, `Product Serial : ...`), FreeIPMI
+# (`FRU Board Serial Number: BQWF80100215`), dmidecode (`Serial Number: ...`). Only the value
+# goes: `Serial Number : <SERIAL-1>`, also in a JSON log record (before its `\\n"`).
+# `N/A`, `Not Specified`, `To Be Filled By O.E.M.` and values without a digit stay (they
+# name no board).
+_SERIAL_RXS = (
+    re.compile(
+        r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?[ \t]*:[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})(?=[ \t\x22]|\\[nrt]|\r?$)", re.M
+    ),
+    re.compile(r"<serial>(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})</serial>"),
+)
+SERIAL_WORDS = ("serial",)
+
+
+def find_serials(text: str, edits: list[Edit]) -> None:
+    """Mask hardware serial numbers (GPU boards, FRUs, chassis) as <SERIAL-n>."""
+    for rx in _SERIAL_RXS:
+        for m in rx.finditer(text):
+            value = m.group("v")
+            if any(c.isdigit() for c in value) and value.strip("0-"):
+                edits.append((m.start("v"), m.end("v"), "serial", value))

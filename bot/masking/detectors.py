@@ -27,7 +27,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.masking.addresses import MAC_WORDS, find_ipv4, find_ipv6, find_macs
+from bot.masking.addresses import (
+    MAC_WORDS,
+    SERIAL_WORDS,
+    find_ipv4,
+    find_ipv6,
+    find_macs,
+    find_serials,
+)
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, find_command_credentials
@@ -51,10 +58,12 @@ from bot.masking.names import NAME_WORDS, find_names
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.people import (
     PEOPLE_WORDS,
+    PHONE_WORDS,
     find_emails,
     find_home_users,
     find_mentions,
     find_named_users,
+    find_phones,
     find_user_at_host,
 )
 from bot.masking.state import LogState
@@ -91,6 +100,11 @@ class Detector:
     line_anchors: tuple[str, ...] = ()
 
 
+def _labelled_numbers(scan: Scan) -> None:
+    find_serials(scan.text, scan.edits)
+    find_phones(scan.text, scan.edits)
+
+
 _ACCOUNT_KINDS = ("account", "user")
 _PAIR_KINDS = (*KEY_KINDS, "user", "host", "docker-auth", "basic-auth", "token", "wandb-key", *VENDOR_KINDS)
 
@@ -98,7 +112,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("pem-blocks", "blocks", lambda s: find_pem_blocks(s.text, s.edits, s.state), ("private-key",)),
     Detector("kubernetes-secret-data", "blocks", lambda s: find_secret_data(s.text, s.edits, s.state), ("k8s-secret",)),
     Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS),
-    Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key"), CONTEXT_WORDS),
+    Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key", "cohere-key", "databricks-token", "gitlab-token"), CONTEXT_WORDS),
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
@@ -111,6 +125,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
+    # A label, then a number: board serials and phone numbers share one line gate (one pass).
+    Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

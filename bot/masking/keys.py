@@ -51,7 +51,12 @@ _USER_EXACT = frozenset(
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
-_HOST_EXACT = frozenset(("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip"))
+# CI runners and Windows machines name themselves in the environment: GitHub Actions'
+# RUNNER_NAME, GitLab's CI_RUNNER_DESCRIPTION (the runner's name unless someone wrote prose
+# there, hence judged strictly in pairs.py), Windows' COMPUTERNAME.
+_HOST_EXACT = frozenset(
+    ("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip", "runner_name", "ci_runner_description", "computername")
+)
 
 # Prefix words that make `*_token` a credential rather than a tokenizer setting.
 _TOKEN_CRED = frozenset(
@@ -305,10 +310,18 @@ _SEGMENT_SPLIT = re.compile(r"[_\-.:/@]+")
 _PLAIN_SEGMENT = re.compile(r"(?:[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,6}|[0-9]{1,8})\Z")
 
 
+# SSH key algorithm names: `debug1: Server host key: ssh-ed25519 SHA256:...` names the
+# algorithm under a generic `key:`, and the fingerprint after it is public.
+_KEY_ALGORITHM = re.compile(
+    r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp(?:256|384|521)|rsa-sha2-(?:256|512)"
+    r"|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)(?:-cert-v01@openssh\.com)?\Z"
+)
+
+
 def looks_like_secret(value: str) -> bool:
     """Shape gate for values under generic key names: long, mixed, random-looking."""
     n = len(value)
-    if n < 8 or n > 8192 or exempt_value(value) or looks_like_code(value):
+    if n < 8 or n > 8192 or exempt_value(value) or looks_like_code(value) or _KEY_ALGORITHM.match(value):
         return False
     if _NUMBER.match(value) or _FILE.search(value) or _WORDY.match(value):
         return False

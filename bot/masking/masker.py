@@ -28,6 +28,7 @@ from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
 from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.state import LogState
+from bot.masking.terminal import mask_through_terminal_codes
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
@@ -166,6 +167,13 @@ def _mask_all(text: str, state: LogState) -> str:
 
 
 def _mask_text(text: str, state: LogState) -> str:
+    """Mask plain text, terminal colour codes kept out of the detectors' way (terminal.py)."""
+    if "\x1b" in text or "[0m" in text:  # one memchr first: a text without ESC is the rule
+        return mask_through_terminal_codes(text, lambda clean: _mask_clean(clean, state))
+    return _mask_clean(text, state)
+
+
+def _mask_clean(text: str, state: LogState) -> str:
     """Run the detectors table's stages in order (bot/masking/detectors.py), then the
     learned names and secrets wherever they recur."""
     hits: list[tuple[str, int, int]] = []

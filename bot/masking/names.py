@@ -21,6 +21,9 @@ from bot.masking.lines import LinePattern
 from bot.masking.people import NOT_MENTIONS
 from bot.masking.state import LogState
 
+# The keys that hold a person's name; each holds the anchor word `_name` or `user.name`.
+_KEY_NAME_LITERALS = ("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name", "GITLAB_USER_NAME")
+
 # One word of a name: a letter, then letters, apostrophes, dots and hyphens (O'Brien, J.,
 # Jean-Luc, Müller).
 _WORD = r"[^\W\d_][\w'’.-]{0,40}"
@@ -54,9 +57,10 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # finger: `Login: hfischer          Name: Hannah Fischer`
     (("Name: ",), re.compile(r"Login:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+Name:[ \t]+(?P<name>[^\n]{1,128}?)[ \t]*$", re.M)),
-    # GIT_AUTHOR_NAME="Hannah Fischer", git config user.name "Hannah Fischer", author_name: ...
-    (("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name"), re.compile(
-        r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
+    # GIT_AUTHOR_NAME="Hannah Fischer", git config user.name "Hannah Fischer", author_name: ...,
+    # GitLab CI's predefined GITLAB_USER_NAME (the pipeline's triggering user's full name).
+    (_KEY_NAME_LITERALS, re.compile(
+        r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name|\bgitlab_user_name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
         r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
         re.M,
     )),
@@ -149,6 +153,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             # The chat header can also be the text's last line, with no newline after it.
             if not any(w in present for w in _CLOCK_WORDS) and text.rstrip(" \t]")[-2:].upper() not in ("AM", "PM"):
                 continue
+        elif literals is _KEY_NAME_LITERALS and "_name" not in present and "user.name" not in present:
+            continue  # the anchor scan already looked: no key of a name here
         elif not any(literal in text for literal in literals):
             continue
         for m in rx.finditer(text):

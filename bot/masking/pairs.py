@@ -42,6 +42,7 @@ KEY_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
     "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
+    "runner_name", "runner_description", "computername",
 )
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
@@ -100,13 +101,28 @@ def _decodes_to_pair(value: str) -> bool:
     return ":" in decoded and decoded.isprintable()
 
 
+# A quote inside a bare value is part of it when a value character follows: env and printenv
+# print values raw (`DB_PASSWORD=pz"b\LGV`, a generated password's symbols), while a quote
+# that closes the text around the pair is followed by a blank, punctuation or the line end
+# (`["DB_PASSWORD=x","HOME=/root"]`, `'PW=x'}`).
+_AFTER_CLOSING_QUOTE = frozenset(" \t\r\n,;)]}>&\"'`")
+
+
 def _bare_end(text: str, pos: int) -> int:
     """End of a bare value: each character is looked at once, whatever the input."""
     limit = min(len(text), pos + _BARE_MAX)
     end = pos
     while True:
         end = _BARE_RUN.match(text, end, limit).end()  # type: ignore[union-attr]
-        if end >= limit or text[end] not in "&;," or _PAIR_AHEAD.match(text, end):
+        if end >= limit:
+            return end
+        ch = text[end]
+        if ch in "\"'`":
+            if end > pos and end + 1 < limit and text[end + 1] not in _AFTER_CLOSING_QUOTE:
+                end += 1
+                continue
+            return end
+        if ch not in "&;," or _PAIR_AHEAD.match(text, end):
             return end
         end += 1
 
@@ -259,7 +275,8 @@ class _PairScanner:
         if info.role is Role.HOST:
             # `host:`/`Hostname:` also occur in prose ("host: unreachable"): there a host
             # must look like one (digit, dash or dot); MASTER_ADDR and friends take any name.
-            self._hosts(value, vstart, strict=core.lower() in ("host", "hostname") and not core.isupper())
+            strict = (core.lower() in ("host", "hostname") and not core.isupper()) or core.lower() == "ci_runner_description"
+            self._hosts(value, vstart, strict=strict)
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return

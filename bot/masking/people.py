@@ -107,7 +107,7 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
-PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
@@ -200,6 +200,23 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     ("", LinePattern(r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d")),
+    # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
+    # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
+    ("whoami", LinePattern(
+        r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*\r?\n"
+        r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+        re.M,
+    )),
+    ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*\r?\n(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
+    # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
+    # `dependabot[bot]` is an app, not a person).
+    ("_actor", re.compile(
+        r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
+    )),
+    # git push over HTTPS: `remote: Permission to acme/llm.git denied to hfischer.`
+    # (`... denied to deploy key` names a key, not an account).
+    ("denied to ", re.compile(r"Permission to \S{1,256} denied to (?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w-]| key)")),
 ]
 # ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
 _SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
@@ -311,3 +328,35 @@ def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
                 continue
         edits.append((m.start("user"), m.end("user"), "user", user))
         state.learn_user(user)
+
+
+# Phone numbers where a signature or a directory labels them: `Mobile: +49 151 2345 6789`,
+# `Tel.: +44 20 7946 0958`, `Phone: (415) 555-0132`, `Telefon:`, LDAP's `telephoneNumber:`. Unlabelled
+# digit runs stay (timestamps, ids, tensor sizes look the same). Seven to fifteen digits
+# (E.164), so `ext. 4321` (an extension) is no phone number.
+_PHONE_RX = re.compile(
+    r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
+    r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
+)
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+# Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
+_PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+
+
+def find_phones(text: str, edits: list[Edit]) -> None:
+    """Mask labelled phone numbers as <PHONE-n>.
+
+    The pattern is tried only where a label word starts (`str.find` on the lowered text):
+    a case-insensitive alternation tried at every position would cost more than the rest of
+    the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
+    """
+    lowered = text.lower()
+    for word in _PHONE_STARTS:
+        pos = lowered.find(word)
+        while pos != -1:
+            m = _PHONE_RX.match(text, pos)
+            if m is not None:
+                number = m.group("p").rstrip(" .-")
+                if 7 <= sum(c.isdigit() for c in number) <= 15:
+                    edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
+            pos = lowered.find(word, pos + 1)

@@ -10,10 +10,12 @@ PERSONAL_LABELS = {
     "mac": "MAC",  # MAC addresses, InfiniBand hardware addresses and port/node GUIDs
     "name": "NAME",  # people's names (git authors, GECOS, mail headers, chat)
     "account": "ACCOUNT",  # cloud account and subscription ids
+    "serial": "SERIAL",  # hardware serial numbers (GPU boards, FRUs)
+    "phone": "PHONE",  # labelled phone numbers (mail signatures, directories)
 }  # fmt: skip
 
 # Anything we ever emit. Detectors treat these as opaque so masking is idempotent.
-PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT)-\d{1,9}>")
+PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE)-\d{1,9}>")
 
 
 def has_placeholder(value: str) -> bool:

@@ -36,21 +36,30 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("npm", "npm-token", 4, "_", r"(?<=npm_)(?<![\w-]npm_)[A-Za-z0-9]{36}" + _B),
     ("r8", "replicate-token", 3, "_", r"(?<=r8_)(?<![\w-]r8_)[A-Za-z0-9]{36,40}" + _B),
     ("gsk", "groq-key", 4, "_", r"(?<=gsk_)(?<![\w-]gsk_)[A-Za-z0-9]{48,56}" + _B),
+    # LangSmith personal and service keys: lsv2_pt_/lsv2_sk_ + 32 hex + _ + 10 hex.
+    ("lsv2", "langsmith-key", 8, "_", r"(?<=lsv2_(?:pt|sk)_)(?<![\w-]lsv2_(?:pt|sk)_)[0-9a-f]{32}_[0-9a-f]{10}" + _B),
     ("wandbv1", "wandb-key", 9, "_", r"(?<=wandb_v1_)(?<![\w-]wandb_v1_)[A-Za-z0-9_]{30,200}" + _B),
-    ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_live_)(?<![\w-][sr]k_live_)[A-Za-z0-9]{20,250}" + _B),
+    # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
+    ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
     # Anthropic before OpenAI: both start with sk-.
     ("ant", "anthropic-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,250}" + _BW),
     ("oai", "openai-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)[A-Za-z0-9_-]{20,250}" + _BW),
     ("nvapi", "ngc-key", 6, "-", r"(?<=nvapi-)(?<![\w-]nvapi-)[A-Za-z0-9_-]{30,120}" + _BW),
     ("xox", "slack-token", 5, "-", r"(?<=xox[abposre]-)(?<![\w-]xox[abposre]-)[A-Za-z0-9-]{10,250}" + _B),
     ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![\w-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
-    ("glpat", "gitlab-token", 6, "-", r"(?<=glpat-)(?<![\w-]glpat-)[A-Za-z0-9_-]{20,50}" + _BW),
+    # GitLab personal, pipeline-trigger and CI job tokens (glpat-, glptt-, glcbt-), runner
+    # and deploy tokens (glrt-, gldt-).
+    ("glpat", "gitlab-token", 6, "-", r"(?<=gl(?:pat|ptt|cbt)-)(?<![\w-]gl(?:pat|ptt|cbt)-)[A-Za-z0-9_-]{20,80}" + _BW),
+    ("glrt", "gitlab-token", 5, "-", r"(?<=gl[rd]t-)(?<![\w-]gl[rd]t-)[A-Za-z0-9_-]{20,80}" + _BW),
     ("gocspx", "google-client-secret", 7, "-", r"(?<=GOCSPX-)(?<![\w-]GOCSPX-)[A-Za-z0-9_-]{20,40}" + _BW),
     ("wlocal", "wandb-key", 6, "-", r"(?<=local-)(?<![\w-]local-)[0-9a-f]{40}" + _B),
     ("pypi", "pypi-token", 5, "-", r"(?<=pypi-)(?<![\w-]pypi-)AgE[A-Za-z0-9_-]{50,400}" + _BW),
     # JWT: base64url JSON header and payload both start with eyJ ('{"').
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
+    # HashiCorp Vault service, batch and recovery tokens (`vault login` prints them in its
+    # Key/Value table: `token                hvs.CAES...`).
+    ("vault", "vault-token", 4, ".", r"(?<=hv[sbr]\.)(?<![\w-]hv[sbr]\.)[A-Za-z0-9_-]{24,1024}" + _BW),
     # Azure AD client secrets carry `<digit>Q~` at offset 3.
     ("azad", "azure-client-secret", 5, "Q", r"(?<=[A-Za-z0-9_~.]{3}\dQ)~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
     # Azure storage account keys: 86 base64 characters and `==` (88 in all).
@@ -60,6 +69,10 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # The same webhook path without its host: urllib3's debug line puts the host and the
     # request apart (`https://hooks.slack.com:443 "POST /services/T.../B.../... HTTP/1.1"`).
     ("slackpath", "slack-webhook", 0, "/", r"(?<=/)services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{20,40}" + _B),
+    # Microsoft Teams incoming webhooks: https://<tenant>.webhook.office.com/webhookb2/
+    # <groupId>@<tenantId>/IncomingWebhook/<connectorId>/<webhookId>[/V2<signature>] (also the
+    # older outlook.office.com/webhook/...). Everything after `webhookb2/` is the credential.
+    ("teamshook", "teams-webhook", 0, "/", r"(?<=/)webhook(?:b2)?/[0-9a-fA-F-]{36}@[0-9a-fA-F-]{36}/IncomingWebhook/[0-9a-fA-F]{32}/[0-9a-fA-F-]{36}(?:/[A-Za-z0-9_-]{10,200})?" + _BW),
     # AWS access key ids (AKIA long-term, ASIA temporary, ABIA/ACCA service) + 16.
     ("aws", "aws-access-key", 1, "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _B),
     ("gapi", "google-api-key", 1, "A", r"Iza[0-9A-Za-z_-]{35}" + _BW),
@@ -76,7 +89,7 @@ _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
 # `2.345`) before any branch is tried.
-_LEAD_FILTER = {"/": "(?=services/T)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
+_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
 
 
 def _compile_by_lead() -> list[re.Pattern[str]]:
@@ -149,7 +162,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
         # 64 random bytes: 5+ bits per character. Base64 of float tensors (also 88 characters
         # ending `==`) repeats `AAAA` runs and stays far below.
         return entropy(token) > 4.5
-    if name in ("azad", "ya29", "nvapi", "glpat", "gocspx"):
+    if name in ("azad", "ya29", "nvapi", "glpat", "glrt", "gocspx", "vault"):
         return entropy(token) > 3.0
     if name == "pemb64":
         return _pem_in_base64(token)
@@ -172,6 +185,10 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         path_start = text.index("/", m.start(name)) + 1
         path_start = text.index("/", path_start) + 1
         edits.append((path_start, m.end(), "slack-webhook", text[path_start : m.end()]))
+        return
+    if name == "teamshook":
+        path_start = text.index("/", m.start(name)) + 1
+        edits.append((path_start, m.end(), "teams-webhook", text[path_start : m.end()]))
         return
     if name == "slackpath":
         path_start = m.start(name) + len("services/")
@@ -198,13 +215,14 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("wandb-key", re.compile(r"(?:local-[0-9a-f]{40}|wandb_v1_[\w]{30,200})\Z")),
     ("jwt", re.compile(r"eyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]*\Z")),
     ("pypi-token", re.compile(r"pypi-AgE[\w-]{50,400}\Z")),
-    ("gitlab-token", re.compile(r"glpat-[\w-]{20,50}\Z")),
+    ("gitlab-token", re.compile(r"gl(?:pat|ptt|cbt|rt|dt)-[\w-]{20,80}\Z")),
+    ("vault-token", re.compile(r"hv[sbr]\.[\w-]{24,1024}\Z")),
     ("google-oauth-token", re.compile(r"ya29\.[\w-]{20,}\Z")),
     ("private-key", re.compile(r"(?:-----BEGIN|LS0tLS1CRUdJTi)")),
     ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}\Z")),
     ("replicate-token", re.compile(r"r8_[A-Za-z0-9]{36,40}\Z")),
     ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,56}\Z")),
-    ("stripe-key", re.compile(r"[sr]k_live_[A-Za-z0-9]{20,250}\Z")),
+    ("stripe-key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}\Z")),
     ("google-client-secret", re.compile(r"GOCSPX-[\w-]{20,40}\Z")),
 ]
 
@@ -234,23 +252,41 @@ _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots
 
 # `akia`/`asia`: a line that carries an access key id carries its secret too (`aws sts
 # get-session-token --output text`: `CREDENTIALS  ASIA...  <expiry>  <secret>  <token>`).
-CONTEXT_WORDS = ("wandb", "aws", "akia", "asia")
+# `cohere`: Cohere's keys have no prefix, and its client takes one positionally
+# (`co = cohere.Client("...")`, as Cohere's own quickstart writes it).
+# `dapi`: Databricks personal access tokens are `dapi` + 32 hex (`-2` and such appended by
+# newer workspaces), found from the word itself rather than by a scan of their own.
+CONTEXT_WORDS = ("wandb", "aws", "akia", "asia", "cohere", "dapi", "gr1348941")
+_CONTEXT_OF = {"w": "wandb", "a": "aws", "c": "cohere"}
+_DATABRICKS_RX = re.compile(r"dapi[0-9A-Za-z]{32}(?:-\d{1,2})?(?![A-Za-z0-9])")
+# GitLab's legacy runner registration tokens (`--registration-token GR1348941...`), also
+# shortened in `Registering runner... succeeded  runner=GR1348941RLoRqn-L`.
+_GITLAB_REGISTRATION_RX = re.compile(r"GR1348941[A-Za-z0-9_-]{5,40}(?![A-Za-z0-9_-])")
+# A quoted 40-character key on a Cohere line.
+_QUOTED_KEY_RX = re.compile(r"""(?<=["'])[A-Za-z0-9]{30,64}(?=["'])""")
 
 
 def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: list[Edit]) -> None:
-    """Bootstrap tokens anywhere; 40-hex on W&B lines; 40-char AWS secrets on AWS lines."""
+    """Bootstrap tokens anywhere; 40-hex on W&B lines; 40-char AWS secrets on AWS lines;
+    quoted keys on Cohere lines; Databricks and GitLab runner registration tokens."""
     if "." in text:
         for m in _BOOTSTRAP_RX.finditer(text):
             tail = m.group()[1:]
             if any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail):
                 edits.append((m.start() - 6, m.end(), "kube-token", text[m.start() - 6 : m.end()]))
-    scanned = {"wandb": 0, "aws": 0}  # per context: text before this was already scanned
+    scanned = {"wandb": 0, "aws": 0, "cohere": 0}  # per context: text before this was already scanned
     for word, pos, _ in hits:
-        if word[0] not in "wa" or not word.startswith(CONTEXT_WORDS):
+        if word[0] not in "wacdg" or not word.startswith(CONTEXT_WORDS):
+            continue
+        if word in ("dapi", "gr1348941"):
+            rx, kind = (_DATABRICKS_RX, "databricks-token") if word == "dapi" else (_GITLAB_REGISTRATION_RX, "gitlab-token")
+            m = rx.match(text, pos)
+            if m is not None and (pos == 0 or text[pos - 1] not in _ALNUM):
+                edits.append((pos, m.end(), kind, m.group()))
             continue
         if text.startswith("<SECRET:", pos - 8):
             continue  # `<SECRET:aws-access-key-1>` is our own word, not AWS context
-        context = "wandb" if word[0] == "w" else "aws"
+        context = _CONTEXT_OF[word[0]]
         start = max(line_start(text, pos), scanned[context])
         end = line_end(text, pos)
         if start >= end:
@@ -260,6 +296,11 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
             for m in _HEX40_RX.finditer(text, start, end):
                 if not _REVISION_HINT.search(text, max(start, m.start() - 24), m.start()):
                     edits.append((m.start(), m.end(), "wandb-key", m.group()))
+        elif context == "cohere":
+            for m in _QUOTED_KEY_RX.finditer(text, start, end):
+                value = m.group()
+                if char_classes(value) >= 3 and entropy(value) > 4.0:
+                    edits.append((m.start(), m.end(), "cohere-key", value))
         else:
             for m in _B64_40_RX.finditer(text, start, end):
                 value = m.group()

@@ -4,7 +4,7 @@ Written apart from the masker's own tests to hunt leaks on shapes nobody tuned i
 function per log family (HF Trainer, DeepSpeed, Slurm sbatch/scontrol/sacct, kubectl
 describe, docker, W&B/MLflow/Comet, env dumps, tracebacks, Jupyter, AWS/GCP/Azure CLI, ssh,
 pip/conda, urllib3 debug, JSON logs, config files, GCP service accounts, Ray/Lightning,
-`ip a`, pasted chat) plus `placements`, every secret kind in every syntax. A family returns
+`ip a`, pasted chat, hardware inventory, CI environments) plus `placements`, every secret kind in every syntax. A family returns
 its lines; the persona `P` records what was planted (kind, value) and what must survive.
 tests/test_masking_families.py asserts both per family. Values are fake; the shapes follow
 what the tools print.
@@ -646,6 +646,50 @@ def chat_paste(p: P) -> list[str]:
 
 
 
+def inventory_and_mail(p: P) -> list[str]:
+    """Hardware inventory and a mail signature, as a third blind corpus had them."""
+    r = p.rng
+    serial = p.plant("serial", str(r.randrange(10**12, 10**13)))
+    board = p.plant("serial", f"WN{r.randrange(10**9, 10**10)}{rs(r, 3, string.ascii_uppercase)}")
+    phone = p.plant("phone", f"+49 151 {r.randrange(1000, 10000)} {r.randrange(1000, 10000)}")
+    return [
+        "$ nvidia-smi -q | grep -E 'Serial|UUID'",
+        f"    Serial Number                         : {serial}",
+        p.keep("    GPU UUID                              : GPU-95ef7c5d-fc11-835b-cd38-2020193cf8e0"),
+        f"Board Serial              : {board}",
+        p.keep("Board Part Number         : R81.01010.0"),
+        "--",
+        f"{p.fullname} | ML Platform",
+        f"Mobile: {phone}",
+    ]
+
+
+def ci_env(p: P) -> list[str]:
+    """A CI job's environment and git output, as a third blind corpus had them."""
+    r = p.rng
+    gid, tid, wid = p.uuid(), p.uuid(), p.uuid()
+    connector = p.plant("secret", rs(r, 32, "0123456789abcdef"))
+    runner = p.plant("host", f"gpu-runner-{rs(r, 5, string.ascii_lowercase + string.digits)}")
+    desktop = p.plant("host", f"DESKTOP-{rs(r, 7, string.ascii_uppercase + string.digits)}")
+    return [
+        "$ printenv | sort",
+        f"GITHUB_ACTOR={p.u()}",
+        f"RUNNER_NAME={runner}",
+        f"GITLAB_USER_NAME={p.name()}",
+        p.keep("RUNNER_OS=Linux"),
+        f"COMPUTERNAME={desktop}",
+        f"TEAMS_WEBHOOK=https://{p.org}.webhook.office.com/webhookb2/{gid}@{tid}/IncomingWebhook/{connector}/{wid}",
+        f"co = cohere.Client('{p.plant('secret', rs(r, 40))}')",
+        f"STRIPE_SECRET={p.plant('secret', 'sk_test_' + rs(r, 24))}",
+        f"remote: Permission to {p.org}/llm.git denied to {p.u()}.",
+        f"token                {p.plant('secret', 'hvs.' + rs(r, 90, AL + '_-'))}",
+        f"gitlab-runner register --url https://gitlab.com/ --token {p.plant('secret', 'glrt-' + rs(r, 20, AL + '_-'))}",
+        f"databricks: using token {p.plant('secret', 'dapi' + rs(r, 32, '0123456789abcdef'))}",
+        p.keep("fatal: unable to access 'https://github.com/acme/llm.git/': The requested URL returned error: 403"),
+        p.keep("debug1: Server host key: ssh-ed25519 SHA256:Bsrj6a1t5j4RnnnOeYkBWtPwucFebVmdzqrkLY3AA"),
+    ]
+
+
 # --- every secret kind in every syntax, and personal data in many positions ---------------
 
 SECRET_KINDS = {
@@ -726,5 +770,6 @@ FAMILIES: dict[str, Callable[[P], list[str]]] = {
     for f in (
         hf_trainer, deepspeed, slurm, k8s, docker, trackers, env_dump, traceback_family, jupyter, cloud_cli, ssh,
         pip_conda, urllib3_debug, json_logs, config_files, gcp_sa, ray_lightning, network, chat_paste, placements,
+        inventory_and_mail, ci_env,
     )
 }  # fmt: skip
