@@ -177,7 +177,7 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
     # `$ hostname` and its output alone on the next line.
-    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*\r?\n" + _H + r"[ \t]*\r?$", re.M)),
+    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*\r?\n" + LINE_PREFIX + _H + r"[ \t]*\r?$", re.M)),
 ]
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)

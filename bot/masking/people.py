@@ -6,6 +6,7 @@ import re
 
 import regex
 
+from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host
 from bot.masking.keys import TECHNICAL_USERS
@@ -204,10 +205,10 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
     ("whoami", LinePattern(
         r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*\r?\n"
-        r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+        + LINE_PREFIX + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
         re.M,
     )),
-    ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*\r?\n(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*\r?\n" + LINE_PREFIX + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
     # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
     # `dependabot[bot]` is an app, not a person).
