@@ -83,3 +83,14 @@ def test_anything_shaped_like_an_entry_is_masked_without_error(bodies: list[str]
     text = "".join('{"log":"' + body + "\n" for body in bodies)
     out = mask(text).text
     assert out.count("\n") == text.count("\n")
+
+
+def test_an_entry_a_collector_wrote_with_blanks_and_ascii_escapes_is_read_too() -> None:
+    """`{"log": "...", ...}` as Python's json or fluent-bit write it (a blank after the colon,
+    non-ASCII as \\u escapes): read as its line, written back in the same style."""
+    lines = [json.dumps({"log": "  password: correct horse battery staple\n", "stream": "stderr"}),
+             json.dumps({"log": "Grüße from /home/hfischer7/run\n", "stream": "stderr"})]
+    out = mask("\n".join(lines) + "\n").text.split("\n")
+    assert out[0].startswith('{"log": "') and "correct horse" not in out[0]
+    assert "hfischer7" not in out[1] and "\\u00fc" in out[1]
+    assert json.loads(out[1])["log"] == "Grüße from /home/<USER-1>/run\n"

@@ -19,7 +19,11 @@ from bot.masking.placeholders import PLACEHOLDER_RX
 
 # The entry's `log` string at the start of the line, and the rest of the object.
 # Only JSON's own escapes: a line with another (`\\x41`) is no entry, and is masked as text.
-_ENTRY = re.compile(r'\{"log":"(?P<log>(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,65536})"(?P<rest>[^\n]*)')
+# Docker writes `{"log":"`; collectors that re-serialise (fluent-bit, Python's json) may put
+# blanks around the colon.
+_ENTRY = re.compile(
+    r'(?P<head>\{[ \t]*"log"[ \t]*:[ \t]*)"(?P<log>(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,65536})"(?P<rest>[^\n]*)'
+)
 # A lone surrogate (`\\ud800`) decodes to no text that can be written back as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
@@ -30,10 +34,10 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
     """`text` with the `log` strings of its json-file entries masked as the lines they hold
     (`mask_text` masks plain text, whole lines, keeping their number); None when no line of
     `text` is an entry."""
-    if '{"log":"' not in text:
+    if '"log"' not in text:
         return None
     lines = text.split("\n")
-    entries = {i: m for i, line in enumerate(lines) if line.startswith('{"log":"') and (m := _ENTRY.fullmatch(line))}
+    entries = {i: m for i, line in enumerate(lines) if line.startswith("{") and (m := _ENTRY.fullmatch(line))}
     # One decoding call for every entry: a JSON array of their strings.
     # strict=False: a raw tab in a hand-made entry reads as a tab, not as an error.
     logs = json.loads("[" + ",".join('"' + m["log"] + '"' for m in entries.values()) + "]", strict=False)
@@ -68,10 +72,11 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
         if log == "\n".join(view[first : first + count]) and rest == entry["rest"]:
             out.append(line)  # nothing masked: the entry as it was, byte for byte
             continue
-        encoded = json.dumps(log + ending, ensure_ascii=False)
+        # In the style it came in: non-ASCII as `\\u` escapes where the entry had none raw.
+        encoded = json.dumps(log + ending, ensure_ascii=entry["log"].isascii())
         if not any(c in entry["log"] for c in "<>&"):
             # Go's escapes for what the process printed; placeholders stay as they read
             # everywhere else (`<HOST-3>`), still valid JSON.
             encoded = _GO_STYLE.sub(lambda m: m[0] if m.lastgroup == "keep" else _GO_ESCAPES[m[0]], encoded)
-        out.append('{"log":' + encoded + rest)
+        out.append(entry["head"] + encoded + rest)
     return "\n".join(out)
