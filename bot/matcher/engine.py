@@ -72,6 +72,16 @@ class RuleHits:
     count: int = 0
     _kept: dict[tuple[str, int | None], int] = field(default_factory=dict)
 
+    def saturated(self, signature: str, rank: int | None, line: int) -> bool:
+        """Would a hit of `signature` on `rank` at `line` only add to the count? (Its key holds
+        its hits already, and the rank's first hit is on an earlier line.)"""
+        if self._kept.get((signature, rank), 0) < _KEEP_PER_KEY:
+            return False
+        if rank is None:
+            return True
+        held = self.first_by_rank.get(rank)
+        return held is not None and held.line <= line
+
     def add(self, hit: Hit) -> None:
         self.count += 1
         self.signatures.add(hit.signature)
@@ -502,12 +512,17 @@ class Scan:
                     self.regex_timeouts += 1
                 if found is not False:
                     continue
-            if facts is None:
-                facts = self._reader.facts(text)
-            ts = facts.timestamp
             hits = self.by_rule.get(rule.id)
             if hits is None:
                 hits = self.by_rule[rule.id] = RuleHits(rule)
+            if facts is None:
+                # A rule that fires on line after line of every rank (NCCL's channel lines)
+                # keeps two hits per rank: a further one is counted, its time not read.
+                if hits.saturated(sig.name, self._reader.prefix(text)[0], line_no):
+                    hits.count += 1
+                    continue
+                facts = self._reader.facts(text)
+            ts = facts.timestamp
             hits.add(
                 Hit(
                     line=line_no,
