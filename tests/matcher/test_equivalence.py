@@ -166,6 +166,27 @@ def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monk
     assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
 
 
+def test_hits_counted_without_their_time_change_no_diagnosis(monkeypatch):
+    """A hit a rule would drop is counted without reading its line's time
+    (`RuleHits.saturated`); with every hit built in full, every diagnosis is the same."""
+    from bot.matcher import engine
+
+    logs = LOGS[:: max(1, len(LOGS) // 60)] + LOGS[-1:]
+    real, skipped = engine.RuleHits.saturated, []
+
+    def counting(self, signature, rank, line):
+        answer = real(self, signature, rank, line)
+        skipped.append(answer)
+        return answer
+
+    monkeypatch.setattr(engine.RuleHits, "saturated", counting)
+    fast = [comparable(FAST.diagnose(log), timeouts=False) for _, log in logs]
+    assert any(skipped)  # some hits really were only counted
+    monkeypatch.setattr(engine.RuleHits, "saturated", lambda self, signature, rank, line: False)
+    full = [comparable(FAST.diagnose(log), timeouts=False) for _, log in logs]
+    assert fast == full
+
+
 def test_byte_by_byte_matches_whole():
     name, log = next((n, lg) for n, lg in LOGS if n.startswith("nccl-watchdog-timeout:match"))
     data = log.encode()
