@@ -28,14 +28,14 @@ def hyperscan_literal(word: str) -> str:
 class Words:
     """A fixed set of words, found ASCII case-insensitively in bytes (leftmost-longest)."""
 
-    def __init__(self, words: Iterable[str | bytes]) -> None:
-        self.words: list[bytes] = [w.encode("utf-8") if isinstance(w, str) else w for w in words]
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = list(words)
         if not self.words or not all(self.words):
             raise ValueError("a word set needs words, and an empty word would match everywhere")
-        self._lengths = [len(w) for w in self.words]
+        self._lengths = [len(w.encode("utf-8")) for w in self.words]
         self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         self._db.compile(
-            expressions=[hyperscan_literal(w.decode("utf-8")).encode("ascii") for w in self.words],
+            expressions=[hyperscan_literal(w).encode("ascii") for w in self.words],
             ids=list(range(len(self.words))),
             elements=len(self.words),
             flags=[hyperscan.HS_FLAG_CASELESS] * len(self.words),

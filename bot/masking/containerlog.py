@@ -41,12 +41,10 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
     # One decoding call for every entry: a JSON array of their strings.
     # strict=False: a raw tab in a hand-made entry reads as a tab, not as an error.
     logs = json.loads("[" + ",".join('"' + m["log"] + '"' for m in entries.values()) + "]", strict=False)
-    for i, log in zip(list(entries), logs, strict=True):
-        if _SURROGATE.search(log):
-            del entries[i]  # read as a plain line
+    decoded = {i: log for i, log in zip(entries, logs, strict=True) if not _SURROGATE.search(log)}
+    entries = {i: entries[i] for i in decoded}  # a lone surrogate's line is read as plain text
     if not entries:
         return None
-    decoded = iter(log for log in logs if not _SURROGATE.search(log))
     view: list[str] = []
     # Per line of `text`: where its view lines start, how many, and an entry's line ending.
     layout: list[tuple[int, int, str]] = []
@@ -55,7 +53,7 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
             layout.append((len(view), 1, ""))
             view.append(line)
             continue
-        log = next(decoded)
+        log = decoded[i]
         ending = "\n" if log.endswith("\n") else ""  # a 16 KiB partial has none
         parts = log[: len(log) - len(ending)].split("\n")
         layout.append((len(view), len(parts), ending))

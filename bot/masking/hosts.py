@@ -10,9 +10,8 @@ from collections import Counter
 
 import regex
 
-from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
-from bot.masking.lines import LinePattern, past_prefix
+from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
@@ -177,7 +176,7 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
     # `$ hostname` and its output alone on the next line.
-    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*\r?\n" + LINE_PREFIX + _H + r"[ \t]*\r?$", re.M)),
+    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
 ]
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)
@@ -554,7 +553,7 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
 
 # sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
 # cell blank where a step has no value (`.batch` rows have no User): the runs give the columns.
-_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*\n" + LINE_PREFIX + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*" + NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
 _RULED_COLUMNS = {"User": "user", "NodeList": "host", "BatchHost": "host"}
 _DASH_RUN = re.compile(r"-+")
 

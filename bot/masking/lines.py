@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from bot.launchers import LINE_PREFIX
 
 REACH = 4096
+# The start of the next line's text, in a pattern that reads two lines (a key, then its value
+# alone on the next line): past the newline and the launcher's prefixes a rank's line carries.
+NEXT_LINE = r"\r?\n" + LINE_PREFIX
 # What may stand before a line's first word: launcher prefixes, then blanks.
 _LEAD = re.compile(LINE_PREFIX + r"[ \t]*\Z")
 _PREFIX = re.compile(LINE_PREFIX)

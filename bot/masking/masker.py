@@ -132,9 +132,9 @@ class Masker:
             # A snippet of lines all read before (a key line and its value line, a table
             # header and its rows) teaches nothing new; a new line, key or value, is read with
             # the lines around it, which give it its meaning.
-            shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(_DIGITS_AS_ZERO)).split(b"\n")
-            if not taught.issuperset(shapes):
-                taught.update(shapes)
+            line_shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(_DIGITS_AS_ZERO)).split(b"\n")
+            if not taught.issuperset(line_shapes):
+                taught.update(line_shapes)
                 new.append(snippet)
         if new:
             text = b"\n".join(new).decode("utf-8", "replace")

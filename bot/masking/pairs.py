@@ -32,7 +32,7 @@ from bot.masking.keys import (
     looks_like_secret,
     username_ok,
 )
-from bot.masking.lines import line_end, line_start, starts_line
+from bot.masking.lines import NEXT_LINE, line_end, line_start, starts_line
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
@@ -53,7 +53,7 @@ _SEP = re.compile(r"""(?:\\?["']\]?)?[ \t]*(?:=>|:=|=|:(?![:/])|%3[Dd])[ \t]*"""
 # Name/value lists: Kubernetes `- name: DB_PASSWORD` + `value: ...` on the next line, and
 # JSON `{"name": "DB_PASSWORD", "value": "..."}` (ECS task definitions, docker inspect).
 _NAMED_VALUE = re.compile(
-    r"""(?:["']?[ \t]*\r?\n""" + LINE_PREFIX + r"""[ \t]*|["']?[ \t]*,[ \t]*)["']?[Vv]alue["']?[ \t]*:[ \t]*"""
+    r"""(?:["']?[ \t]*""" + NEXT_LINE + r"""[ \t]*|["']?[ \t]*,[ \t]*)["']?[Vv]alue["']?[ \t]*:[ \t]*"""
 )
 _NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
 _WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
@@ -68,8 +68,8 @@ _VALUE = re.compile(
 # A value alone on the line after its key (optionally after a YAML `|`/`>-` indicator), that
 # line behind a launcher's prefixes when the rank printed it.
 _NEXT_LINE_VALUE = re.compile(
-    r"""(?:[ \t]*[|>][+-]?)?[ \t]*\r?\n"""
-    + LINE_PREFIX
+    r"""(?:[ \t]*[|>][+-]?)?[ \t]*"""
+    + NEXT_LINE
     + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',]{7,4095})(?<!:)["']?,?[ \t]*(?=\r?\n|\Z)"""
 )
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))

@@ -6,11 +6,10 @@ import re
 
 import regex
 
-from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.lines import LinePattern, line_end, line_start
+from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -204,11 +203,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
     # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
     ("whoami", LinePattern(
-        r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*\r?\n"
-        + LINE_PREFIX + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+        r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
+        + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
         re.M,
     )),
-    ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*\r?\n" + LINE_PREFIX + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
     # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
     # `dependabot[bot]` is an app, not a person).
