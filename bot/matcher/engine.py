@@ -618,7 +618,7 @@ class Scan:
         # The evidence is the lines the match spans: a message whole on its first line does
         # not take the unrelated line after it (a progress bar) along.
         spanned = win.parts[: subject.count("\n", 0, first.end()) + 1]
-        facts = parse_line(win.parts[0])
+        facts = self._reader.facts(win.parts[0])  # every rank's watchdog line: one layout
         ts = facts.timestamp
         hits = self.by_rule.get(win.rule.id)
         if hits is None:
