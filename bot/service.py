@@ -87,11 +87,13 @@ class Denpex:
         mask: bool = True,
         on_bytes: Callable[[int], None] | None = None,
         sources: Iterable[ReadStatus] = (),
+        whole: bool = False,
     ) -> Outcome:
-        """Diagnose a log arriving as bytes (a file, a pipe, an upload). Raises InputError."""
+        """Diagnose a log arriving as bytes (a file, a pipe, an upload). Raises InputError.
+        `whole`: `chunks` is the whole log in memory (a paste), not a stream."""
         started = time.perf_counter()
         masker = Masker()
-        scan = self.matcher.scan()
+        scan = self.matcher.scan(whole=whole)
         raw_bytes = 0
 
         def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
@@ -126,7 +128,7 @@ class Denpex:
 
     def diagnose_text(self, text: str, *, limits: Limits = NO_LIMITS) -> Outcome:
         """Diagnose a pasted log. Raises InputError for empty or binary text."""
-        return self.diagnose_stream([text.encode("utf-8", "surrogatepass")], limits=limits)
+        return self.diagnose_stream([text.encode("utf-8", "surrogatepass")], limits=limits, whole=True)
 
     def live(self) -> LiveDiagnosis:
         """A diagnosis of a log that is still being written (`denpex watch`)."""

@@ -132,6 +132,24 @@ def test_every_literal_the_sample_lets_go_goes_and_the_diagnosis_stands(monkeypa
     assert len(chosen_somewhere) > 50  # the path under test really ran
 
 
+def test_a_paste_takes_no_sample_and_keeps_every_literal(monkeypatch):
+    """A log in one piece (`Matcher.diagnose`, a paste) is scanned with the full database and
+    counts nothing for a choice no later piece would use; the same log streamed chooses."""
+    from bot.matcher import engine, prefilter
+
+    monkeypatch.setattr(engine, "LEARN_BYTES", 1)
+    monkeypatch.setattr(prefilter, "_HOT_LINES", 1)
+    log = "\n".join(f"[rank{r}]: step {s} loss: 2.{s} grad norm: 1.{r} number of nan iterations: 0" for s in range(50) for r in range(4))
+    whole = FAST.scan(whole=True)
+    whole.feed(log.encode())
+    assert whole.variant is FAST.prefilter.full and whole._sample is None
+    streamed = FAST.scan()
+    for line in log.encode().splitlines(keepends=True):
+        streamed.feed(line)
+    assert streamed.left_out()  # the streamed scan did choose: the comparison means something
+    assert comparable(whole.finish()) == comparable(streamed.finish())
+
+
 def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monkeypatch):
     """An env dump first, Megatron iterations after: the database chosen on the dump is chosen
     again on a later sample (it leaves out the literals the iterations repeat), and the
