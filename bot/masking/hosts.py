@@ -193,7 +193,8 @@ _LIST_ITEM = re.compile(r"'([A-Za-z0-9][\w.-]{0,252})': \[|([A-Za-z0-9][\w.-]{0,
 _LINE_POSITIONS: list[LinePattern] = [
     LinePattern(
         r"[ \t]*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
-        + _H + r" [\w./()-]{1,64}(?:\[\d{1,10}\])?: "
+        + _H + r" [\w./()-]{1,64}(?:\[\d{1,10}\])?: ",
+        gate=r"\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? [A-Za-z]",
     ),
     LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))", behind_prefix=False),
 ]
@@ -406,7 +407,10 @@ _HOSTLIST_SKIP = ("rank", "default", "local", "cuda", "dev", "device", "step", "
 _MAX_EXPANDED = 256
 
 # /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.
-_ETC_HOSTS_RX = LinePattern(r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])")
+_ETC_HOSTS_RX = LinePattern(
+    r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])",
+    gate=r"(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)[ \t]",
+)
 _ROW_TOKEN = re.compile(r"[ \t]+([^\s#]{1,253})")
 _ETC_KEEP = frozenset(
     ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
@@ -421,17 +425,17 @@ _TWO_BLANKS = re.compile(r"\S+(?: \S+)*")
 _BLANKS = re.compile(r"\S+")
 _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
-    (LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M), _TWO_BLANKS, {"NODE": "host"}),
-    (LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M), _TWO_BLANKS, {"NAME": "host"}),
+    (LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M, gate=r"READY[ \t]{2,}STATUS"), _TWO_BLANKS, {"NODE": "host"}),
+    (LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M, gate=r"STATUS[ \t]{2,}ROLES"), _TWO_BLANKS, {"NAME": "host"}),
     # squeue: JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)
-    (LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
+    (LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M, gate=r"JOBID[ \t]+PARTITION"), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
-    (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
-    (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M), _BLANKS, {"NODELIST": "host"}),
+    (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M, gate=r"PARTITION[ \t]+AVAIL"), _BLANKS, {"NODELIST": "host"}),
+    (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M, gate=r"NODELIST[ \t]+NODES"), _BLANKS, {"NODELIST": "host"}),
     # top: `    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND`
-    (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M), _BLANKS, {"USER": "user"}),
+    (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+PR[ \t]+NI"), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
-    (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M), _BLANKS, {"USER": "user", "UID": "user"}),
+    (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M, gate=r"PID[ \t]+(?:%CPU|PPID)"), _BLANKS, {"USER": "user", "UID": "user"}),
 ]  # fmt: skip
 _TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID")
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
@@ -553,7 +557,9 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
 
 # sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
 # cell blank where a step has no value (`.batch` rows have no User): the runs give the columns.
-_RULED_HEADER = LinePattern(r"[ \t]*JobID[ \t][^\n]*" + NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+_RULED_HEADER = LinePattern(
+    r"[ \t]*JobID[ \t][^\n]*" + NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M, gate=r"JobID[ \t]"
+)
 _RULED_COLUMNS = {"User": "user", "NodeList": "host", "BatchHost": "host"}
 _DASH_RUN = re.compile(r"-+")
 

@@ -72,7 +72,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # a name whole (`Hannah Fischer torch.OutOfMemoryError ... GiB`) is not taken in part.
     ((":",), LinePattern(
         r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<whole>)(?P<name>[^\W\d_][^()\n]{0,127}?) {1,128}"
-        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)"
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)",
+        gate=r" \([^\W\d_][^()\n]{0,127}? {1,128}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)",
     )),
     # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
     (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),

@@ -199,7 +199,10 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
-    ("", LinePattern(r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d")),
+    ("", LinePattern(
+        r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d",
+        gate=r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d",
+    )),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
     # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
     ("whoami", LinePattern(
