@@ -10,7 +10,7 @@ the longest of those starting there, and no overlaps.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import hyperscan
 
@@ -26,9 +26,10 @@ def hyperscan_literal(word: str) -> str:
 
 
 class Words:
-    """A fixed set of words, found ASCII case-insensitively in bytes (leftmost-longest)."""
+    """A fixed set of words, found in bytes (leftmost-longest), ASCII case-insensitively unless
+    `caseless=False`."""
 
-    def __init__(self, words: Iterable[str]) -> None:
+    def __init__(self, words: Iterable[str], *, caseless: bool = True) -> None:
         self.words = list(words)
         if not self.words or not all(self.words):
             raise ValueError("a word set needs words, and an empty word would match everywhere")
@@ -38,13 +39,17 @@ class Words:
             expressions=[hyperscan_literal(w).encode("ascii") for w in self.words],
             ids=list(range(len(self.words))),
             elements=len(self.words),
-            flags=[hyperscan.HS_FLAG_CASELESS] * len(self.words),
+            flags=[hyperscan.HS_FLAG_CASELESS if caseless else 0] * len(self.words),
         )
         # Scratch space serves one scan at a time: one per thread (the bot's workers).
         self._local = threading.local()
 
-    def find(self, data: bytes) -> list[tuple[int, int, int]]:
-        """(word index, start, end) of each match, in order of position, none overlapping."""
+    def find(self, data: bytes, accept: Callable[[int, int], bool] | None = None) -> list[tuple[int, int, int]]:
+        """(word index, start, end) of each match, in order of position, none overlapping.
+
+        `accept(start, end)`, when given, rules on each match as the selection reaches it (a
+        word boundary, say): a match it refuses gives way to the next longest one starting
+        there, then to later ones, as a regex alternation with lookarounds would."""
         found: list[tuple[int, int, int]] = []
         lengths = self._lengths
 
@@ -61,7 +66,7 @@ class Words:
         out: list[tuple[int, int, int]] = []
         pos = 0
         for start, neg_end, idx in found:
-            if start >= pos:
+            if start >= pos and (accept is None or accept(start, -neg_end)):
                 pos = -neg_end
                 out.append((idx, start, pos))
         return out

@@ -51,3 +51,35 @@ def test_an_empty_word_is_refused() -> None:
     """An empty word would match at every position: a clear error, not a hang."""
     with pytest.raises(ValueError):
         Words(["ok", ""])
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    words=st.lists(st.text(alphabet="abAB.-", min_size=1, max_size=5), min_size=1, max_size=6, unique=True),
+    text=st.text(alphabet="abAB.- x", max_size=80),
+)
+def test_case_sensitive_words_with_boundaries_match_the_regex_alternation(words: list[str], text: str) -> None:
+    """`caseless=False` with an `accept` predicate finds what the regex the learned names used
+    to be masked with finds: `(?<![A-Za-z0-9<])(longest|...|shortest)(?![A-Za-z0-9])`."""
+    import regex
+
+    alternation = "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+    rx = regex.compile(r"(?<![A-Za-z0-9<])(" + alternation + r")(?![A-Za-z0-9])")
+    data = text.encode()
+
+    def accept(start: int, end: int) -> bool:
+        return (start == 0 or not chr(data[start - 1]).isalnum()) and (end == len(data) or not chr(data[end]).isalnum())
+
+    got = [(start, end) for _, start, end in Words(words, caseless=False).find(data, accept)]
+    assert got == [m.span() for m in rx.finditer(text)]
+
+
+def test_a_refused_longest_match_gives_way_to_a_shorter_one() -> None:
+    """`gpu-node-1.clusterX` is no whole word, `gpu-node-1` before the dot is."""
+    words = Words(["gpu-node-1", "gpu-node-1.cluster"], caseless=False)
+    data = b"at gpu-node-1.clusterX now; GPU-NODE-1"
+
+    def accept(start: int, end: int) -> bool:
+        return end == len(data) or not chr(data[end]).isalnum()
+
+    assert [(data[s:e], i) for i, s, e in words.find(data, accept)] == [(b"gpu-node-1", 0)]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import regex
-
+from bot.literals import Words
 from bot.masking.keys import KeyInfo, classify_key
 from bot.masking.placeholders import PlaceholderTable
 
@@ -69,10 +68,11 @@ class LogState:
     # Key name -> how its value is treated. Per log, not a process-wide cache: a "key" cut
     # out around an anchor word can be a piece of a secret (`...Xk9TOKENq...`).
     key_infos: dict[str, KeyInfo | None] = field(default_factory=dict)
-    # Compiled alternation of the learned names, rebuilt only when a name is added.
-    learned_rx: regex.Pattern[str] | None = None
+    # The learned names and secrets as word sets (bot/masking/learned.py), rebuilt only when
+    # one is added.
+    learned_words: Words | None = None
     learned_size: int = 0
-    secrets_rx: regex.Pattern[str] | None = None
+    secrets_words: Words | None = None
     secrets_size: int = 0
 
     def key_info(self, key: str) -> KeyInfo | None:
