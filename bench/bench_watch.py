@@ -298,6 +298,11 @@ def bench_signals(env: dict[str, str]) -> dict[str, bool]:
     return got
 
 
+def _own(c: dict) -> float:
+    """Watch's own share: the passthrough and everything that is neither the scan nor the learning."""
+    return c["pumps_pct"] + c["session_pct"] + c["other_pct"]
+
+
 def pct(x: float) -> str:
     return f"{x:.1f}%"
 
@@ -351,14 +356,29 @@ def main() -> int:
     slowest = max(cpu, key=lambda f: cpu[f]["steady_pct"])
     s = cpu[slowest]
     same = all(c["same_bytes"] for c in cpu.values())
+    own = s["pumps_pct"] + s["session_pct"] + s["other_pct"]
+    summary = (f"Of the slowest family's {pct(s['steady_pct'])}, the matcher's scan and `Masker.learn` are "
+               f"{pct(s['scan_pct'] + s['learn_pct'])}; watch's own part (passthrough and the rest) {pct(own)}. "
+               f"Over all families watch's own part is {pct(min(_own(c) for c in cpu.values()))} to "
+               f"{pct(max(_own(c) for c in cpu.values()))}, the scan and the learning "
+               f"{pct(min(c['scan_pct'] + c['learn_pct'] for c in cpu.values()))} to "
+               f"{pct(max(c['scan_pct'] + c['learn_pct'] for c in cpu.values()))}.")
+    if before:
+        b_slowest = max(before, key=lambda f: before[f]["steady_pct"])
+        b = before[b_slowest]
+        summary += (f" Before (the other tree, same run): slowest family {b_slowest} at {pct(b['steady_pct'])} "
+                    f"(scan and learning {pct(b['scan_pct'] + b['learn_pct'])}, own part {pct(_own(b))}); own part "
+                    f"{pct(min(_own(c) for c in before.values()))} to {pct(max(_own(c) for c in before.values()))} "
+                    "over all families.")
     start_cpu = statistics.median(c["start_cpu"] for c in cpu.values())
     rows = "\n".join(
         f"| {f} | **{pct(c['steady_pct'])}** | {pct(c['pumps_pct'])} | {pct(c['scan_pct'])} | {pct(c['learn_pct'])} "
         f"| {pct(c['session_pct'] + c['other_pct'])} | {pct(c['tree_pct'])} | {c['scan_mb_s']:.0f} / {c['learn_mb_s']:.0f} "
-        f"| {'yes' if c['same_bytes'] else 'NO'} |" + (f" {pct(before[f]['steady_pct'])} ({pct(before[f]['pumps_pct'])} / {pct(before[f]['session_pct'] + before[f]['other_pct'])}) |" if args.before else "")
+        f"| {'yes' if c['same_bytes'] else 'NO'} |" + (f" {pct(before[f]['steady_pct'])} ({pct(before[f]['pumps_pct'])} / {pct(before[f]['scan_pct'])} / "
+           f"{pct(before[f]['learn_pct'])} / {pct(before[f]['session_pct'] + before[f]['other_pct'])}) |" if args.before else "")
         for f, c in cpu.items()
     )
-    before_head = " before (passthrough / the rest) |" if args.before else ""
+    before_head = " before (passthrough / scan / learn / the rest) |" if args.before else ""
     before_rule = "---|" if args.before else ""
     command = f"python bench/bench_watch.py --runs {args.runs} --seconds {args.seconds:g} --rate-mb {args.rate_mb:g}"
     if args.families != ",".join(loggen.FAMILIES):
@@ -395,6 +415,8 @@ matcher's scan and `Masker.learn`: the columns are shares of one core over the j
 The rest: the matching thread's own work (batching, line cutting, verdicts) and the main thread.
 Cross-check: the process tree's CPU under watch, less the job's CPU alone and watch's start-up
 (two runs, so noisier). Scan / learn MB/s: the family's bytes over each one's CPU in watch.
+
+{summary}
 
 | family | watch, past start-up | passthrough | matcher scan | `Masker.learn` | the rest | tree cross-check | scan / learn MB/s | bytes identical |{before_head}
 |---|---|---|---|---|---|---|---|---|{before_rule}
