@@ -181,8 +181,17 @@ class WatchSession:
             if not self._pending and self._ending:
                 return None
             batch, first = self._pending, self._first_at
-            self._pending, self._pending_bytes = [], 0
-            return batch, first
+            if self._pending_bytes <= FEED_BYTES:
+                self._pending, self._pending_bytes = [], 0
+                return batch, first
+            # The matcher fell behind: take FEED_BYTES' worth (memory stays the backlog cap and
+            # one batch, not two copies of the backlog); the rest, as old, goes next without waiting.
+            size = n = 0
+            while size < FEED_BYTES:
+                size += len(batch[n][1])
+                n += 1
+            self._pending, self._pending_bytes = batch[n:], self._pending_bytes - size
+            return batch[:n], first
 
     def _run(self) -> None:
         while (got := self._next()) is not None:

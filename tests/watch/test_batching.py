@@ -86,3 +86,29 @@ def test_a_line_cut_at_a_batch_edge_is_matched_once_and_whole(app: Denpex, monke
     assert "CUDA out of memory. Tried to allocate 3.91 GiB" in evidence[0].text
     assert evidence[0].text.rstrip("\n").endswith("2.87 GiB is free.")
     assert evidence[0].rank == 5
+
+
+def test_a_backlog_is_matched_a_batch_at_a_time_and_whole(app: Denpex, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When more than FEED_BYTES waits (the matcher fell behind), each batch takes about
+    FEED_BYTES of it, in order; every line is still matched, once."""
+    monkeypatch.setattr(session_module, "FEED_BYTES", 1000)
+    session = WatchSession(app, "job-backlog", lambda _s: None)
+    sizes: list[int] = []
+    process = session._process
+
+    def recording(source: str, parts: list[bytes]) -> bool:
+        sizes.append(sum(map(len, parts)))
+        return process(source, parts)
+
+    monkeypatch.setattr(session, "_process", recording)
+    with session._ready:  # hold the matching thread off while the backlog builds
+        pieces = [HEALTHY[i : i + 97] for i in range(0, len(HEALTHY), 97)]
+        for piece in pieces:
+            session._pending.append(("stdout", piece, 0.0))
+            session._pending_bytes += len(piece)
+        session._first_at = time.monotonic() - 1
+        session._ready.notify()
+    outcome = session.end(None)
+    assert outcome is not None and outcome.diagnosis.stats.lines == HEALTHY.count(b"\n")
+    assert sum(sizes) == len(HEALTHY) and len(sizes) > 1
+    assert max(sizes) < 1000 + 97
