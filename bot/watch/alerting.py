@@ -13,10 +13,12 @@ in PyTorch 2.x; the log often states it: `TIMEOUT(ms): 600000` in ProcessGroupNC
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
 
+from bot.literals import Words
 from bot.report import ranks_text
 from bot.service import Outcome
 from bot.watch.protocol import Alert, Countdown, EvidenceLine, JobExit
@@ -39,19 +41,37 @@ class TimeoutFacts:
     op: str | None = None
 
     def read(self, piece: bytes) -> None:
-        # A substring test first: these lines are rare, and the job may write 10 MB/s.
-        low = piece.lower() if b"imeout" in piece or b"IMEOUT" in piece else b""
-        if b"timeout(ms)" in low:
-            for m in _TIMEOUT_MS.finditer(piece):
-                self.timeout_ms = int(m[1])
-        if b"ddp_timeout=" in piece and self.timeout_ms is None:
-            m = _DDP_TIMEOUT_S.search(piece)
-            if m:
-                self.timeout_ms = int(m[1]) * 1000
-        if b"OpType=" in piece:
-            m = _OP_TYPE.search(piece)
-            if m:
-                self.op = m[1].decode()
+        # These lines are rare and the job may write 10 MB/s: one Hyperscan pass finds where
+        # they may be (each substring search or regex run over a whole batch would cost about
+        # as much as that pass alone), and each regex is tried only there.
+        timeout = op = None
+        ddp: list[int] = []
+        for word, start, _end in _words().find(piece):
+            if word == _TIMEOUT_WORD:
+                m = _TIMEOUT_MS.match(piece, start)
+                timeout = m or timeout  # the last one the log states
+            elif word == _DDP_WORD:
+                ddp.append(start)
+            elif op is None:
+                op = _OP_TYPE.match(piece, start)  # case-sensitive: the word was found caselessly
+        if timeout:
+            self.timeout_ms = int(timeout[1])
+        if self.timeout_ms is None:
+            for start in ddp:
+                m = _DDP_TIMEOUT_S.match(piece, start)
+                if m:
+                    self.timeout_ms = int(m[1]) * 1000
+                    break
+        if op:
+            self.op = op[1].decode()
+
+
+_TIMEOUT_WORD, _DDP_WORD, _OP_WORD = range(3)
+
+
+@functools.cache
+def _words() -> Words:
+    return Words(["timeout(ms)", "ddp_timeout=", "OpType="])
 
 
 def countdown(outcome: Outcome, known_ranks: list[int], facts: TimeoutFacts, waited_s: float) -> Countdown | None:

@@ -1,19 +1,24 @@
 """One watched job: its output matched as it arrives, alerts decided and sent.
 
-The passthrough threads (or the file follower) hand raw pieces to `take`, which only queues
-them: matching runs on a thread of its own, so a slow moment of the matcher never holds the
-child's output back. Each source (stdout, stderr, a rank's log file) keeps its own partial
-line, so two streams writing at once never splice their lines; whole lines of a file whose name
-carries a rank get `[rankN]:` in front, as torchrun --tee writes and the CLI's folders do.
+The passthrough threads (or the file follower) hand raw pieces to `take`, which only appends
+them to a list (a job writing line by line hands over thousands a second). Matching runs on a
+thread of its own, so a slow moment of the matcher never holds the child's output back; it
+wakes when output comes, lets it gather for FEED_EVERY_S (or until FEED_BYTES wait) and feeds
+it in one piece per source: the matcher, the masker and the line cutting pay their per-call
+costs a few times a second, not once per pipe read, and no piece wakes the thread but the
+first of a batch. An error line is matched within about FEED_EVERY_S of being written.
+
+Each source (stdout, stderr, a rank's log file) keeps its own partial line, so two streams
+writing at once never splice their lines; whole lines of a file whose name carries a rank get
+`[rankN]:` in front, as torchrun --tee writes and the CLI's folders do.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from bot.service import MAX_LINE_BYTES, Denpex, LiveDiagnosis, Outcome
@@ -27,9 +32,16 @@ log = logging.getLogger("denpex.watch")
 MAX_BACKLOG_BYTES = 256 << 20
 # How long to let the other stream catch up before an alert is decided.
 SETTLE_S = 0.05
-BATCH_BYTES = 1 << 20
-BATCH_WAIT_S = 0.1
-BATCH_FROM_BYTES = 32 * 1024
+# Output is matched this long after its first piece arrives, or as soon as this much waits.
+FEED_EVERY_S = 0.25
+FEED_BYTES = 4 << 20
+# A batch is fed in slices of about this many bytes (whole lines): some of the matcher's and the
+# masker's work is one C call over what they are given (a Hyperscan scan, a regex search), which
+# holds the interpreter; the pumps, waiting for it, hold the job's output back that long. A
+# quarter MB costs no more per byte to match than 4 MB, and keeps that wait to a few ms.
+FEED_SLICE_BYTES = 256 << 10
+
+Piece = tuple[str, bytes, float]  # (source, data, how long ago it was written)
 
 
 @dataclass
@@ -39,16 +51,21 @@ class _Source:
     skipping: bool = False  # inside an overlong line: dropped up to its newline
     gap: bool = False  # pieces were dropped before the next one (set under the session's lock)
 
-    def lines(self, data: bytes) -> bytes:
-        """The whole lines `data` completes, each bounded to MAX_LINE_BYTES, prefixed."""
+    def lines(self, parts: list[bytes]) -> bytes:
+        """The whole lines `parts` (the source's next pieces, in order) complete, each bounded to
+        MAX_LINE_BYTES, prefixed. One join: the carried partial line and the pieces together."""
         if self.gap:
             self.gap, self.carry, self.skipping = False, b"", True
         if self.skipping:
-            nl = data.find(b"\n")
-            if nl < 0:
+            for i, part in enumerate(parts):
+                nl = part.find(b"\n")
+                if nl >= 0:
+                    parts = [part[nl:], *parts[i + 1 :]]
+                    self.skipping = False
+                    break
+            else:
                 return b""
-            data, self.skipping = data[nl:], False
-        data = self.carry + data
+        data = b"".join([self.carry, *parts]) if self.carry or len(parts) > 1 else parts[0]
         cut = data.rfind(b"\n") + 1
         self.carry = data[cut:]
         if len(self.carry) > MAX_LINE_BYTES:
@@ -83,9 +100,13 @@ class WatchSession:
         self.live = self.app.live()
         self._facts = TimeoutFacts()
         self._sources: dict[str, _Source] = {}
-        self._queue: queue.SimpleQueue[tuple[str, bytes, float] | None] = queue.SimpleQueue()
-        self._backlog = 0
-        self._lock = threading.Lock()
+        # What the pumps handed over and the matching thread has not taken yet, under `_ready`'s
+        # lock: the pieces, their bytes, when the first of them arrived (time.monotonic).
+        self._ready = threading.Condition(threading.Lock())
+        self._pending: list[Piece] = []
+        self._pending_bytes = 0
+        self._first_at = 0.0
+        self._ending = False
         self._broken = False
         self._seen_at: float | None = None  # when the lines that matched were written
         self._thread = threading.Thread(target=self._run, name="denpex-match", daemon=True)
@@ -93,13 +114,16 @@ class WatchSession:
 
     def add_source(self, name: str, rank: int | None) -> None:
         """Name a source before its data comes (a rank's log file)."""
-        with self._lock:
+        with self._ready:
             self._sources[name] = _Source(b"[rank%d]:" % rank if rank is not None else b"")
 
     def take(self, source: str, data: bytes, age_s: float = 0.0) -> None:
-        """Queue a piece; `age_s`: how long ago it was written (a log file's backlog)."""
-        with self._lock:
-            if self._backlog + len(data) > MAX_BACKLOG_BYTES:
+        """Hand a piece over; `age_s`: how long ago it was written (a log file's backlog).
+        Called for every read of the job's pipes: it only appends, and wakes the matching
+        thread when the first piece comes or FEED_BYTES wait."""
+        with self._ready:
+            size = self._pending_bytes + len(data)
+            if size > MAX_BACKLOG_BYTES:
                 if not self.unmatched_bytes:
                     self.say("denpex watch: the job writes faster than its output can be matched; "
                              "some passes through unmatched (the job is not slowed)")
@@ -107,15 +131,22 @@ class WatchSession:
                 src = self._sources.setdefault(source, _Source())
                 src.gap = True  # the source's next piece starts inside a line: skip to its end
                 return
-            self._backlog += len(data)
-        self._queue.put((source, data, age_s))
+            if not self._pending:
+                self._first_at = time.monotonic()
+                self._ready.notify()
+            elif size >= FEED_BYTES > self._pending_bytes:
+                self._ready.notify()
+            self._pending.append((source, data, age_s))
+            self._pending_bytes = size
 
     def end(self, status: int | None, stopped: bool = False) -> Outcome | None:
         """The job is over (`status` as subprocess gives it, None when unknown: files): match
         what is left, and send the final alert when the job failed or an alert went out.
         `stopped`: someone stopped it (a Ctrl-C, a scheduler's SIGTERM passed on): that alone
         is not a failure to tell the channel about."""
-        self._queue.put(None)
+        with self._ready:
+            self._ending = True
+            self._ready.notify()
         self._thread.join()
         if self._broken:
             return None
@@ -135,25 +166,47 @@ class WatchSession:
             self._emit(to_alert(self.job, "final", outcome, job_exit=job_exit), outcome)
         return outcome
 
+    def _next(self, wait: bool = True) -> tuple[list[Piece], float] | None:
+        """The pieces waiting and when the first came: once FEED_EVERY_S has passed since then,
+        FEED_BYTES wait or the job is over (`wait`: for them to come at all). None: over."""
+        with self._ready:
+            if wait:
+                while not self._pending and not self._ending:
+                    self._ready.wait()
+                while not self._ending and self._pending_bytes < FEED_BYTES:
+                    left = self._first_at + FEED_EVERY_S - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._ready.wait(left)
+            if not self._pending and self._ending:
+                return None
+            batch, first = self._pending, self._first_at
+            if self._pending_bytes <= FEED_BYTES:
+                self._pending, self._pending_bytes = [], 0
+                return batch, first
+            # The matcher fell behind: take FEED_BYTES' worth (memory stays the backlog cap and
+            # one batch, not two copies of the backlog); the rest, as old, goes next without waiting.
+            size = n = 0
+            while size < FEED_BYTES:
+                size += len(batch[n][1])
+                n += 1
+            self._pending, self._pending_bytes = batch[n:], self._pending_bytes - size
+            return batch[:n], first
+
     def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
+        while (got := self._next()) is not None:
             if self._broken:
                 continue
             try:
-                if self._process_batch(item):
+                if self._process_batch(*got):
                     # Something new matched. The other stream may hold lines written just
                     # before (stdout's `TIMEOUT(ms)` line beside stderr's OOM): two pipes keep
                     # no order between them, so take what the pumps have before deciding.
                     time.sleep(SETTLE_S)
-                    while not self._queue.empty():
-                        more = self._queue.get()
-                        if more is None:
-                            self._queue.put(None)
-                            break
-                        self._process(more[0], more[1])
+                    more = self._next(wait=False)
+                    if more is not None:
+                        for source, parts in self._joined(more[0]).items():
+                            self._process(source, parts)
                     self._consider()
             except Exception:
                 # A bug here must not touch the job: stop matching, keep passing output through.
@@ -161,47 +214,41 @@ class WatchSession:
                 self.say("denpex watch: internal error, matching stopped (the job is not affected)")
                 self._broken = True
 
-    def _process_batch(self, item: tuple[str, bytes, float]) -> bool:
-        """`item` and what else comes within BATCH_WAIT_S, up to BATCH_BYTES, joined per
-        source: the matcher and the masker cost less per byte on larger pieces (about a quarter
-        less at 1 MB than at the pipe's 64 KB), for a tenth of a second of latency."""
-        joined: dict[str, list[bytes]] = {item[0]: [item[1]]}
-        size, age = len(item[1]), item[2]
-        arrived = self.clock()
-        # Only a job writing fast fills the pipe's 64 KB: then waiting a little pays; a few lines
-        # (an error at last) are matched at once.
-        deadline = time.monotonic() + (BATCH_WAIT_S if size >= BATCH_FROM_BYTES else 0.0)
-        while size < BATCH_BYTES:
-            try:
-                more = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if more is None:
-                self._queue.put(None)
-                break
-            joined.setdefault(more[0], []).append(more[1])
-            size += len(more[1])
-            age = max(age, more[2])
+    @staticmethod
+    def _joined(batch: list[Piece]) -> dict[str, list[bytes]]:
+        """The batch's pieces per source, in order (joined once, with the source's carry)."""
+        parts: dict[str, list[bytes]] = {}
+        for source, data, _age in batch:
+            parts.setdefault(source, []).append(data)
+        return parts
+
+    def _process_batch(self, batch: list[Piece], first_at: float) -> bool:
+        """The pieces of one batch, joined per source: the matcher and the masker are called a
+        few times a second, on whole lines, whatever the size of the job's writes."""
         changed = False
-        for source, parts in joined.items():
-            changed = self._process(source, b"".join(parts)) or changed
+        for source, parts in self._joined(batch).items():
+            changed = self._process(source, parts) or changed
         if changed:
-            self._seen_at = arrived - age
+            # Their time: when the first piece came (the lines that matched came then or later),
+            # less the age of the oldest piece (a file's backlog).
+            self._seen_at = self.clock() - (time.monotonic() - first_at) - max(age for _, _, age in batch)
         return changed
 
-    def _process(self, source: str, data: bytes) -> bool:
-        with self._lock:
-            self._backlog -= len(data)
+    def _process(self, source: str, parts: list[bytes]) -> bool:
+        with self._ready:
             src = self._sources.get(source)
             if src is None:
                 src = self._sources[source] = _Source()
-        lines = src.lines(data)
+        lines = src.lines(parts)
         return self._feed(lines) if lines else False
 
     def _feed(self, lines: bytes) -> bool:
-        """Match whole lines; True when a rule matched something new."""
-        self._facts.read(lines)
-        return self.live.feed(lines)
+        """Match whole lines, FEED_SLICE_BYTES at a time; True when a rule matched something new."""
+        changed = False
+        for piece in _slices(lines, FEED_SLICE_BYTES):
+            self._facts.read(piece)
+            changed = self.live.feed(piece) or changed
+        return changed
 
     def _consider(self) -> None:
         outcome = self.live.interim()
@@ -217,6 +264,21 @@ class WatchSession:
         self.sent.append(alert)
         if self.send is not None:
             self.send(alert)
+
+
+def _slices(data: bytes, size: int) -> Iterator[bytes]:
+    """`data` (whole lines) in pieces of about `size` bytes, each cut after a newline (a longer
+    line is one piece)."""
+    if len(data) <= size:
+        yield data
+        return
+    at, end = 0, len(data)
+    while at < end:
+        cut = data.rfind(b"\n", at, at + size) + 1
+        if cut <= at:
+            cut = data.find(b"\n", at + size) + 1 or end
+        yield data[at:cut]
+        at = cut
 
 
 def _signal_name(signum: int) -> str:

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.slack.conftest import ROOT, free_port
 
 # Binary junk, a lone CR, invalid UTF-8, a partial line without a newline: all must pass as is.
@@ -33,6 +35,48 @@ def test_output_passes_through_byte_for_byte_with_the_exit_code() -> None:
     assert p.returncode == 7
     assert out == OUT
     assert err == ERR
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_many_small_writes_to_both_streams_pass_through_unchanged(quiet: bool) -> None:
+    """Thousands of writes of odd sizes, stdout and stderr interleaved, lines cut anywhere, an
+    OOM among them (so matching and an alert run alongside), neither stream ending in a newline:
+    each stream comes out as written. Without --quiet our lines go on stderr only between the
+    child's lines (the last one after a newline of ours: the child's stderr ended mid-line)."""
+    code = (
+        "import os, random\n"
+        "rng = random.Random(7)\n"
+        "text = b''.join(b'[rank%d]:step %d loss 1.%d \\xff\\x00 ' % (i % 8, i, i) + b'x' * rng.randrange(0, 300) + b'\\n'"
+        " for i in range(4000))\n"
+        "oom = b'[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 5 has a total "
+        "capacity of 79.15 GiB of which 2.87 GiB is free.\\n'\n"
+        "streams = {1: text + b'stdout tail', 2: text[:200000] + oom + text[200000:] + b'stderr tail'}\n"
+        "at = {1: 0, 2: 0}\n"
+        "while any(at[fd] < len(streams[fd]) for fd in at):\n"
+        "    fd = rng.choice([fd for fd in at if at[fd] < len(streams[fd])])\n"
+        "    n = rng.choice([1, 7, 80, 512, 4096, 70000])\n"
+        "    os.write(fd, streams[fd][at[fd]:at[fd] + n])\n"
+        "    at[fd] += n\n"
+        "open(os.environ['EXPECT'] + '.out', 'wb').write(streams[1])\n"
+        "open(os.environ['EXPECT'] + '.err', 'wb').write(streams[2])\n"
+        "raise SystemExit(3)\n"
+    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        expect = os.path.join(tmp, "expect")
+        p = watch(*(["--quiet"] if quiet else []), *child(code), env={"EXPECT": expect})
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 3
+        assert out == Path(expect + ".out").read_bytes()
+        expected_err = Path(expect + ".err").read_bytes()
+        if quiet:
+            assert err == expected_err
+            return
+        ours = [line for line in err.splitlines(keepends=True) if line.startswith(b"denpex watch:")]
+        theirs = b"".join(line for line in err.splitlines(keepends=True) if not line.startswith(b"denpex watch:"))
+        assert theirs == expected_err + b"\n" and ours[-1] == err.splitlines(keepends=True)[-1]
+        assert any(b"ALERT: CUDA Out of Memory" in line for line in ours)
 
 
 def test_alerts_on_stderr_never_split_a_line_of_the_child() -> None:
