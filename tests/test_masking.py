@@ -288,6 +288,9 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # base64 of 16 float32 values (88 characters ending `==`, entropy above 4.5): a tensor, not
+    # an Azure storage key.
+    '"init_scale": {"dtype": "float32", "shape": [16], "data": "aEqaPLvQ5LyVul68L9DyO8OEprzuDr26XeBqO9QqiLwCeda87iF+O+m7ojzBAFS8M6zauz3QBj0SIze8lnoovA=="}',
     "NCCL_IB_GID_INDEX=3 NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=mlx5_0 NCCL_DEBUG=INFO",
     "TOKENIZERS_PARALLELISM=false HF_HUB_ENABLE_HF_TRANSFER=1 pip install hf_transfer",
     "model = AutoModel.from_pretrained(name, use_auth_token=True)",
