@@ -544,6 +544,25 @@ def test_names_mac_and_accounts_keep_the_line_structure() -> None:
     )
 
 
+def test_an_iam_user_in_an_arn_is_learned_as_an_account_name() -> None:
+    """botocore's AccessDenied names the IAM user; the same person's namespace is masked too,
+    also above the line that taught it. A role session name is masked in place, not learned."""
+    text = (
+        "$ kubectl get pods -n plindqvist\n"
+        "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the GetObject operation: "
+        "User: arn:aws:iam::940127549046:user/plindqvist is not authorized to perform: s3:GetObject\n"
+        '"Arn": "arn:aws:sts::940127549046:assumed-role/MLTrainingRole/gitlab-ci"\n'
+        "see gitlab-ci.yml\n"
+    )
+    assert mask(text).text == (
+        "$ kubectl get pods -n <USER-1>\n"
+        "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the GetObject operation: "
+        "User: arn:aws:iam::<ACCOUNT-1>:user/<USER-1> is not authorized to perform: s3:GetObject\n"
+        '"Arn": "arn:aws:sts::<ACCOUNT-1>:assumed-role/MLTrainingRole/<USER-2>"\n'
+        "see gitlab-ci.yml\n"
+    )
+
+
 def test_a_system_sender_is_no_person() -> None:
     assert mask("From: Slurm Workload Manager <slurm@login01.acme.io>").text == "From: Slurm Workload Manager <<EMAIL-1>>"
 

@@ -117,7 +117,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
-    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
+    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
