@@ -284,6 +284,12 @@ PERSONAL = [
     ("$ whoami\nhfischer\n$ nvidia-smi", "hfischer", "USER"),
     ("[hfischer@login01 ~]$ echo $USER\nhfischer", "hfischer", "USER"),
     ("$ huggingface-cli whoami\nhannahfischer\norgs:  acme-ai", "hannahfischer", "USER"),
+    # GitLab CI's predefined login, echoed in a job script: the value alone on the next line.
+    ("$ echo $GITLAB_USER_LOGIN\nlukasli", "lukasli", "USER"),
+    # OpenSSH's `ssh -v` (sshconnect.c: debug("Authenticating to %s:%d as '%s'", ...)).
+    ("debug1: Authenticating to gpu-node-017.cluster.acme.internal:22 as 'tpetrov'", "tpetrov", "USER"),
+    # An IRC log pasted into a thread, as ZNC's log module writes it: `[HH:MM:SS] <nick> text`.
+    ("[10:44:01] <aiko.haddad> still failing on the RoCE nodes", "aiko.haddad", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.

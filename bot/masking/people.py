@@ -108,7 +108,8 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
-                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
+                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "] <",
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -211,6 +212,14 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
         re.M,
     )),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # The CI login echoed the same way: `$ echo $GITLAB_USER_LOGIN`, then the login alone.
+    *((word, LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?" + word[6:].upper() + r"\}?[ \t]*" + NEXT_LINE
+                         + r"(?P<user>[^\W\d][\w.-]{0,38})[ \t]*\r?$", re.M))
+      for word in ("echo $logname", "echo $gitlab_user_login", "echo $github_actor")),
+    # `ssh -v`: `debug1: Authenticating to gpu-node-17.cluster.internal:22 as 'hfischer'`.
+    ("authenticating to ", re.compile(r"Authenticating to \S{1,256} as '(?P<user>[^\W\d][\w.-]{0,31})'")),
+    # An IRC-style chat log pasted in a thread: `[10:44] <hfischer> still failing on dgx06`.
+    ("] <", LinePattern(r"\[\d{1,2}:\d{2}(?::\d{2})?\] <[@+%~&]?(?P<user>[^\W\d][\w.-]{0,31})> ", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
     # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
     # `dependabot[bot]` is an app, not a person).
