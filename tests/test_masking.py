@@ -290,6 +290,10 @@ PERSONAL = [
     ("debug1: Authenticating to gpu-node-017.cluster.acme.internal:22 as 'tpetrov'", "tpetrov", "USER"),
     # An IRC log pasted into a thread, as ZNC's log module writes it: `[HH:MM:SS] <nick> text`.
     ("[10:44:01] <aiko.haddad> still failing on the RoCE nodes", "aiko.haddad", "USER"),
+    # Microsoft Graph's user object as `az ad signed-in-user show` prints it; OIDC claims.
+    ('  "givenName": "Marco",', "Marco", "NAME"),
+    ('  "surname": "Rossi",', "Rossi", "NAME"),
+    ('{"sub": "248289761001", "given_name": "Jane", "family_name": "Doe"}', "Doe", "NAME"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -566,6 +570,40 @@ def test_an_iam_user_in_an_arn_is_learned_as_an_account_name() -> None:
         "User: arn:aws:iam::<ACCOUNT-1>:user/<USER-1> is not authorized to perform: s3:GetObject\n"
         '"Arn": "arn:aws:sts::<ACCOUNT-1>:assumed-role/MLTrainingRole/<USER-2>"\n'
         "see gitlab-ci.yml\n"
+    )
+
+
+def test_a_first_last_address_teaches_the_persons_name() -> None:
+    """`olivier.raman@` names Olivier Raman wherever the log spells the name out; a verb before
+    an address (`Contact <...>`) names nobody."""
+    text = "Contact <olivier.raman@globex.io> or Olivier Raman for quota.\nOlivier Raman: try again\n"
+    assert mask(text).text == "Contact <<EMAIL-1>> or <NAME-1> for quota.\n<NAME-1>: try again\n"
+
+
+def test_name_fields_of_a_directory_user_and_a_quoted_mail_header() -> None:
+    """`az ad signed-in-user show` (keys kept, a service's display name kept) and Gmail's
+    quote header, whose clock is no part of the name."""
+    text = (
+        "{\n"
+        '  "displayName": "Marco Rossi",\n'
+        '  "givenName": "Marco",\n'
+        '  "surname": "Rossi",\n'
+        '  "userPrincipalName": "mrossi@acme-ai.com"\n'
+        "}\n"
+        '  "displayName": "ML Platform Service",\n'
+        '  "run_name": "Llama ft",\n'
+        "On Tue, May 14, 2024 at 10:02 AM Hannah Fischer <hannah.fischer@acme-ai.com> wrote:\n"
+    )
+    assert mask(text).text == (
+        "{\n"
+        '  "displayName": "<NAME-1>",\n'
+        '  "givenName": "<NAME-2>",\n'
+        '  "surname": "<NAME-3>",\n'
+        '  "userPrincipalName": "<EMAIL-1>"\n'
+        "}\n"
+        '  "displayName": "ML Platform Service",\n'
+        '  "run_name": "Llama ft",\n'
+        "On Tue, May 14, 2024 at 10:02 AM <NAME-4> <<EMAIL-2>> wrote:\n"
     )
 
 

@@ -41,11 +41,16 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         edits.append((m.start(), m.end(), "email", addr))
         if state is not None and _PERSONAL_LOCAL.match(local):
             state.learn_user(local)
+            first_last = _FIRST_LAST_LOCAL.match(local)
+            if first_last is not None:
+                # `hannah.fischer@` names Hannah Fischer: `Contact ... or Hannah Fischer`.
+                state.learn_name(" ".join(part.capitalize() for part in first_last.groups()))
 
 
 # Public services' own senders: `GitHub <noreply@github.com>` names no person.
 _SERVICE_LOCALS = frozenset(("noreply", "no-reply", "notifications", "support", "security", "donotreply"))
 _PERSONAL_LOCAL = re.compile(r"[^\W\d_]{2,}[._][^\W\d_][\w-]+\Z")
+_FIRST_LAST_LOCAL = re.compile(r"([^\W\d_]{2,30})\.([^\W\d_]{2,30})\Z")
 _EMAIL_ENCODED_RX = regex.compile(
     r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
     r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
