@@ -487,7 +487,7 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         for m in rx.finditer(text):
             start, end = m.span()
-            if (not start or text[start - 1] not in _TOKEN_CHARS) and m.group() in known:
+            if (not start or (text[start - 1] not in _TOKEN_CHARS and text[start - 1] != "<")) and m.group() in known:
                 continue  # a learned host standing whole (every NCCL prefix): masked anyway
             if name == "accel" and (m.group() in known or text.endswith(_CLUSTER_HEADS, max(0, start - 5), start)):
                 continue  # learned (masked anyway), or inside `dgx-h100-027`: the cluster shape's
@@ -496,12 +496,14 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
                 host = text[start:end]
-                if host in known:
+                if host in known and not (start and text[start - 1] == "<"):
                     continue
                 if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host):
                     continue
             host = text[start:end]
-            if host in known:
+            if host in known and not (start and text[start - 1] == "<"):
+                # Masked by the learned-names pass, which leaves a name after `<` alone (it
+                # may be inside a placeholder): `node01<node01` is masked here, whole, at once.
                 continue
             edits.append((start, m.end(), "host", host))
             state.learn_host(host)
