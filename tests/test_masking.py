@@ -290,6 +290,8 @@ PERSONAL = [
     ("debug1: Authenticating to gpu-node-017.cluster.acme.internal:22 as 'tpetrov'", "tpetrov", "USER"),
     # An IRC log pasted into a thread, as ZNC's log module writes it: `[HH:MM:SS] <nick> text`.
     ("[10:44:01] <aiko.haddad> still failing on the RoCE nodes", "aiko.haddad", "USER"),
+    # OpenSSH's refusal names the account at the machine (sshconnect2.c): a user, not an e-mail.
+    ("tpetrov@a100-028.corp.initech.local: Permission denied (publickey,gssapi-keyex,gssapi-with-mic).", "tpetrov", "USER"),
     # Microsoft Graph's user object as `az ad signed-in-user show` prints it; OIDC claims.
     ('  "givenName": "Marco",', "Marco", "NAME"),
     ('  "surname": "Rossi",', "Rossi", "NAME"),
@@ -298,6 +300,7 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    "git@github.com: Permission denied (publickey).",
     # base64 of 16 float32 values (88 characters ending `==`, entropy above 4.5): a tensor, not
     # an Azure storage key.
     '"init_scale": {"dtype": "float32", "shape": [16], "data": "aEqaPLvQ5LyVul68L9DyO8OEprzuDr26XeBqO9QqiLwCeda87iF+O+m7ojzBAFS8M6zauz3QBj0SIze8lnoovA=="}',

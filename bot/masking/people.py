@@ -38,6 +38,8 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         local, _, domain = addr.partition("@")
         if (local.lower() in TECHNICAL_USERS or local.lower() in _SERVICE_LOCALS) and is_public_host(domain):
             continue
+        if text.startswith(_SSH_DENIED, m.end()):
+            continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
         edits.append((m.start(), m.end(), "email", addr))
         if state is not None and _PERSONAL_LOCAL.match(local):
             state.learn_user(local)
@@ -51,6 +53,8 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 _SERVICE_LOCALS = frozenset(("noreply", "no-reply", "notifications", "support", "security", "donotreply"))
 _PERSONAL_LOCAL = re.compile(r"[^\W\d_]{2,}[._][^\W\d_][\w-]+\Z")
 _FIRST_LAST_LOCAL = re.compile(r"([^\W\d_]{2,30})\.([^\W\d_]{2,30})\Z")
+# OpenSSH (sshconnect2.c): fatal("%s@%s: Permission denied (%s).", server_user, host, authlist).
+_SSH_DENIED = ": Permission denied ("
 _EMAIL_ENCODED_RX = regex.compile(
     r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
     r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
@@ -87,7 +91,7 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             # zsh's default prompt: `hannah@gpu-node-07 ~/llm % python train.py`.
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
-            prompt = _REMOTE_CMD.search(text, lead, start) is not None
+            prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
         if not prompt:
             continue
         user, host = m.group("user"), m.group("host").rstrip(".")
