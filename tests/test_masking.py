@@ -78,6 +78,9 @@ SECRETS = [
     ('[{"name": "API_SECRET", "value": "Zk9sR2xl-X3Rva2Vu"}]', "Zk9sR2xl-X3Rva2Vu", "SECRET:secret"),
     ('os.environ["DB_PASSWORD"] = "Tr0ub4dor-3xyz"', "Tr0ub4dor-3xyz", "SECRET:password"),
     ("SSHPASS=Sup3r-Secret-99 sshpass -e ssh gpu-node-07", "Sup3r-Secret-99", "SECRET:password"),
+    # ~/.pgpass (PostgreSQL docs, "The Password File"): the password is the rest of the row.
+    ("$ cat ~/.pgpass\npg01.cluster.acme.internal:5432:mlflow:tlindqvist:Zebra3879!V6X", "Zebra3879!V6X", "SECRET:password"),
+    ("*:*:*:replicator:Kestrel-4471#mlf", "Kestrel-4471#mlf", "SECRET:password"),
     ("tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "SECRET:private-key"),
     ('DEBUG:urllib3.connectionpool:https://hooks.slack.com:443 "POST /services/T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV HTTP/1.1" 404 9', "T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV", "SECRET:slack-webhook"),
     ("CREDENTIALS\tASIAZGYSLBHOWWZXNNTQ\t2024-05-06T22:42:01Z\tRq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKu\tIQoJb3JpZ2luX2VjEF8MjwAQwplbiEv", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKu", "SECRET:aws-secret-key"),
@@ -292,6 +295,12 @@ PERSONAL = [
     ("[10:44:01] <aiko.haddad> still failing on the RoCE nodes", "aiko.haddad", "USER"),
     # OpenSSH's refusal names the account at the machine (sshconnect2.c): a user, not an e-mail.
     ("tpetrov@a100-028.corp.initech.local: Permission denied (publickey,gssapi-keyex,gssapi-with-mic).", "tpetrov", "USER"),
+    # GitHub CLI's `gh auth status` (pkg/cmd/auth/status: "Logged in to %s account %s (%s)").
+    ("  ✓ Logged in to github.com account priyabe (keyring)", "priyabe", "USER"),
+    # GitHub's merge commit subject names the head repository's owner.
+    ("    Merge pull request #173 from priyabe/fix-nccl-timeout", "priyabe", "USER"),
+    # A PostgreSQL password file row: hostname:port:database:username:password.
+    ("$ cat ~/.pgpass\npg01.cluster.acme.internal:5432:mlflow:tlindqvist:Zebra3879!V6X", "tlindqvist", "USER"),
     # Microsoft Graph's user object as `az ad signed-in-user show` prints it; OIDC claims.
     ('  "givenName": "Marco",', "Marco", "NAME"),
     ('  "surname": "Rossi",', "Rossi", "NAME"),
@@ -300,6 +309,8 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # Four colons on a line without a .pgpass word, the default port or a wildcard: not a row.
+    "ERROR:1:dataloader:worker:exited",
     "git@github.com: Permission denied (publickey).",
     # base64 of 16 float32 values (88 characters ending `==`, entropy above 4.5): a tensor, not
     # an Azure storage key.

@@ -37,7 +37,7 @@ from bot.masking.addresses import (
 )
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
-from bot.masking.commands import COMMAND_WORDS, find_command_credentials
+from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
     HOST_WORDS,
@@ -116,6 +116,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
+    Detector("pgpass-rows", "secrets", lambda s: find_pgpass(s.text, s.present, s.edits, s.state), ("password", "user"), PGPASS_WORDS),
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),

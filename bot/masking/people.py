@@ -117,7 +117,7 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
-                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "] <",
+                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
@@ -225,6 +225,9 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     *((word, LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?" + word[6:].upper() + r"\}?[ \t]*" + NEXT_LINE
                          + r"(?P<user>[^\W\d][\w.-]{0,38})[ \t]*\r?$", re.M))
       for word in ("echo $logname", "echo $gitlab_user_login", "echo $github_actor")),
+    # GitHub CLI's `gh auth status`: `  ✓ Logged in to github.com account hfischer (keyring)`
+    # (before gh 2.40: `✓ Logged in to github.com as hfischer (oauth_token)`).
+    ("ogged in to ", re.compile(r"Logged in to [\w.-]{1,253} (?:account|as) (?P<user>[A-Za-z0-9][\w-]{0,38}) \(")),
     # `ssh -v`: `debug1: Authenticating to gpu-node-17.cluster.internal:22 as 'hfischer'`.
     ("authenticating to ", re.compile(r"Authenticating to \S{1,256} as '(?P<user>[^\W\d][\w.-]{0,31})'")),
     # An IRC-style chat log pasted in a thread: `[10:44] <hfischer> still failing on dgx06`.
@@ -241,6 +244,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 ]
 # ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
 _SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
+_MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
 
@@ -289,6 +293,12 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if "merge pull request #" in present:
+        # GitHub's merge commit: `Merge pull request #412 from hfischer/fix-nccl`. The head
+        # repository's owner is the author's fork, or the organisation itself for a branch
+        # of the same repository: masked in place, not learned (`acme` is in every URL).
+        for m in _MERGE_PR_RX.finditer(text):
+            edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
     if any(w in present for w in _SSHD_WORDS):
         for m in _SSHD_USER_RX.finditer(text):
             name = m.group("user")
