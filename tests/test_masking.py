@@ -301,6 +301,8 @@ PERSONAL = [
     ("    Merge pull request #173 from priyabe/fix-nccl-timeout", "priyabe", "USER"),
     # A PostgreSQL password file row: hostname:port:database:username:password.
     ("$ cat ~/.pgpass\npg01.cluster.acme.internal:5432:mlflow:tlindqvist:Zebra3879!V6X", "tlindqvist", "USER"),
+    # A host under the domain of a person's address is the organisation's, whatever its suffix.
+    ("From: Hannah Fischer <hannah.fischer@initech.de>\nReceived: from mx1.initech.de (mx1.initech.de [198.51.100.69])", "mx1.initech.de", "HOST"),
     # Microsoft Graph's user object as `az ad signed-in-user show` prints it; OIDC claims.
     ('  "givenName": "Marco",', "Marco", "NAME"),
     ('  "surname": "Rossi",', "Rossi", "NAME"),
@@ -618,6 +620,24 @@ def test_name_fields_of_a_directory_user_and_a_quoted_mail_header() -> None:
         '  "displayName": "ML Platform Service",\n'
         '  "run_name": "Llama ft",\n'
         "On Tue, May 14, 2024 at 10:02 AM <NAME-4> <<EMAIL-2>> wrote:\n"
+    )
+
+
+def test_hosts_under_the_domain_of_a_persons_address_are_masked() -> None:
+    """`hannah@initech.de` makes `initech.de` an organisation's domain: its hosts go (a pip
+    index behind a token, a mail relay); a `.de` file name and the bare domain do not, and a mail
+    provider's domain is no organisation's."""
+    text = (
+        "From: Hannah Fischer <hannah.fischer@initech.de>\n"
+        "Received: from mx1.initech.de (mx1.initech.de [198.51.100.69])\n"
+        "Looking in indexes: https://__token__:****@gitlab.initech.de/api/v4/projects/42/packages/pypi/simple\n"
+        "see initech.de; data/newstest2014.en-de.de; cc marco.rossi@gmail.com\n"
+    )
+    assert mask(text).text == (
+        "From: <NAME-1> <<EMAIL-1>>\n"
+        "Received: from <HOST-1> (<HOST-1> [<IP-1>])\n"
+        "Looking in indexes: https://__token__:****@<HOST-2>/api/v4/projects/42/packages/pypi/simple\n"
+        "see initech.de; data/newstest2014.en-de.de; cc <EMAIL-2>\n"
     )
 
 

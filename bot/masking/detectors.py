@@ -48,6 +48,7 @@ from bot.masking.hosts import (
     find_hostlists,
     find_nccl_leftovers,
     find_node_names,
+    find_org_hosts,
     find_ruled_tables,
     find_tables,
     find_world_info,
@@ -133,6 +134,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
+    Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",)),
     Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),

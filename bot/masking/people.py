@@ -7,7 +7,7 @@ import re
 import regex
 
 from bot.masking.edits import Edit
-from bot.masking.hosts import host_value_ok, is_public_host
+from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.state import LogState
@@ -41,6 +41,8 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
         edits.append((m.start(), m.end(), "email", addr))
+        if state is not None and local.lower() not in TECHNICAL_USERS and local.lower() not in _SERVICE_LOCALS:
+            learn_org_domain(domain, state)
         if state is not None and _PERSONAL_LOCAL.match(local):
             state.learn_user(local)
             first_last = _FIRST_LAST_LOCAL.match(local)
