@@ -78,6 +78,9 @@ SECRETS = [
     ('[{"name": "API_SECRET", "value": "Zk9sR2xl-X3Rva2Vu"}]', "Zk9sR2xl-X3Rva2Vu", "SECRET:secret"),
     ('os.environ["DB_PASSWORD"] = "Tr0ub4dor-3xyz"', "Tr0ub4dor-3xyz", "SECRET:password"),
     ("SSHPASS=Sup3r-Secret-99 sshpass -e ssh gpu-node-07", "Sup3r-Secret-99", "SECRET:password"),
+    # ~/.pgpass (PostgreSQL docs, "The Password File"): the password is the rest of the row.
+    ("$ cat ~/.pgpass\npg01.cluster.acme.internal:5432:mlflow:tlindqvist:Zebra3879!V6X", "Zebra3879!V6X", "SECRET:password"),
+    ("*:*:*:replicator:Kestrel-4471#mlf", "Kestrel-4471#mlf", "SECRET:password"),
     ("tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB", "SECRET:private-key"),
     ('DEBUG:urllib3.connectionpool:https://hooks.slack.com:443 "POST /services/T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV HTTP/1.1" 404 9', "T0FG4UQ7BH/B0WSJDA0LX/0w6kegUpl1hxZUL2KiSBAJeV", "SECRET:slack-webhook"),
     ("CREDENTIALS\tASIAZGYSLBHOWWZXNNTQ\t2024-05-06T22:42:01Z\tRq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKu\tIQoJb3JpZ2luX2VjEF8MjwAQwplbiEv", "Rq8sn9dEp7+GrlXiB65E/6QOI5qgFRgM0J9edRKu", "SECRET:aws-secret-key"),
@@ -284,10 +287,36 @@ PERSONAL = [
     ("$ whoami\nhfischer\n$ nvidia-smi", "hfischer", "USER"),
     ("[hfischer@login01 ~]$ echo $USER\nhfischer", "hfischer", "USER"),
     ("$ huggingface-cli whoami\nhannahfischer\norgs:  acme-ai", "hannahfischer", "USER"),
+    # GitLab CI's predefined login, echoed in a job script: the value alone on the next line.
+    ("$ echo $GITLAB_USER_LOGIN\nlukasli", "lukasli", "USER"),
+    # OpenSSH's `ssh -v` (sshconnect.c: debug("Authenticating to %s:%d as '%s'", ...)).
+    ("debug1: Authenticating to gpu-node-017.cluster.acme.internal:22 as 'tpetrov'", "tpetrov", "USER"),
+    # An IRC log pasted into a thread, as ZNC's log module writes it: `[HH:MM:SS] <nick> text`.
+    ("[10:44:01] <aiko.haddad> still failing on the RoCE nodes", "aiko.haddad", "USER"),
+    # OpenSSH's refusal names the account at the machine (sshconnect2.c): a user, not an e-mail.
+    ("tpetrov@a100-028.corp.initech.local: Permission denied (publickey,gssapi-keyex,gssapi-with-mic).", "tpetrov", "USER"),
+    # GitHub CLI's `gh auth status` (pkg/cmd/auth/status: "Logged in to %s account %s (%s)").
+    ("  ✓ Logged in to github.com account priyabe (keyring)", "priyabe", "USER"),
+    # GitHub's merge commit subject names the head repository's owner.
+    ("    Merge pull request #173 from priyabe/fix-nccl-timeout", "priyabe", "USER"),
+    # A PostgreSQL password file row: hostname:port:database:username:password.
+    ("$ cat ~/.pgpass\npg01.cluster.acme.internal:5432:mlflow:tlindqvist:Zebra3879!V6X", "tlindqvist", "USER"),
+    # A host under the domain of a person's address is the organisation's, whatever its suffix.
+    ("From: Hannah Fischer <hannah.fischer@initech.de>\nReceived: from mx1.initech.de (mx1.initech.de [198.51.100.69])", "mx1.initech.de", "HOST"),
+    # Microsoft Graph's user object as `az ad signed-in-user show` prints it; OIDC claims.
+    ('  "givenName": "Marco",', "Marco", "NAME"),
+    ('  "surname": "Rossi",', "Rossi", "NAME"),
+    ('{"sub": "248289761001", "given_name": "Jane", "family_name": "Doe"}', "Doe", "NAME"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # Four colons on a line without a .pgpass word, the default port or a wildcard: not a row.
+    "ERROR:1:dataloader:worker:exited",
+    "git@github.com: Permission denied (publickey).",
+    # base64 of 16 float32 values (88 characters ending `==`, entropy above 4.5): a tensor, not
+    # an Azure storage key.
+    '"init_scale": {"dtype": "float32", "shape": [16], "data": "aEqaPLvQ5LyVul68L9DyO8OEprzuDr26XeBqO9QqiLwCeda87iF+O+m7ojzBAFS8M6zauz3QBj0SIze8lnoovA=="}',
     "NCCL_IB_GID_INDEX=3 NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=mlx5_0 NCCL_DEBUG=INFO",
     "TOKENIZERS_PARALLELISM=false HF_HUB_ENABLE_HF_TRANSFER=1 pip install hf_transfer",
     "model = AutoModel.from_pretrained(name, use_auth_token=True)",
@@ -538,6 +567,77 @@ def test_names_mac_and_accounts_keep_the_line_structure() -> None:
         "    link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff\n"
         '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'
         "later <NAME-1> said\n"
+    )
+
+
+def test_an_iam_user_in_an_arn_is_learned_as_an_account_name() -> None:
+    """botocore's AccessDenied names the IAM user; the same person's namespace is masked too,
+    also above the line that taught it. A role session name is masked in place, not learned."""
+    text = (
+        "$ kubectl get pods -n plindqvist\n"
+        "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the GetObject operation: "
+        "User: arn:aws:iam::940127549046:user/plindqvist is not authorized to perform: s3:GetObject\n"
+        '"Arn": "arn:aws:sts::940127549046:assumed-role/MLTrainingRole/gitlab-ci"\n'
+        "see gitlab-ci.yml\n"
+    )
+    assert mask(text).text == (
+        "$ kubectl get pods -n <USER-1>\n"
+        "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the GetObject operation: "
+        "User: arn:aws:iam::<ACCOUNT-1>:user/<USER-1> is not authorized to perform: s3:GetObject\n"
+        '"Arn": "arn:aws:sts::<ACCOUNT-1>:assumed-role/MLTrainingRole/<USER-2>"\n'
+        "see gitlab-ci.yml\n"
+    )
+
+
+def test_a_first_last_address_teaches_the_persons_name() -> None:
+    """`olivier.raman@` names Olivier Raman wherever the log spells the name out; a verb before
+    an address (`Contact <...>`) names nobody."""
+    text = "Contact <olivier.raman@globex.io> or Olivier Raman for quota.\nOlivier Raman: try again\n"
+    assert mask(text).text == "Contact <<EMAIL-1>> or <NAME-1> for quota.\n<NAME-1>: try again\n"
+
+
+def test_name_fields_of_a_directory_user_and_a_quoted_mail_header() -> None:
+    """`az ad signed-in-user show` (keys kept, a service's display name kept) and Gmail's
+    quote header, whose clock is no part of the name."""
+    text = (
+        "{\n"
+        '  "displayName": "Marco Rossi",\n'
+        '  "givenName": "Marco",\n'
+        '  "surname": "Rossi",\n'
+        '  "userPrincipalName": "mrossi@acme-ai.com"\n'
+        "}\n"
+        '  "displayName": "ML Platform Service",\n'
+        '  "run_name": "Llama ft",\n'
+        "On Tue, May 14, 2024 at 10:02 AM Hannah Fischer <hannah.fischer@acme-ai.com> wrote:\n"
+    )
+    assert mask(text).text == (
+        "{\n"
+        '  "displayName": "<NAME-1>",\n'
+        '  "givenName": "<NAME-2>",\n'
+        '  "surname": "<NAME-3>",\n'
+        '  "userPrincipalName": "<EMAIL-1>"\n'
+        "}\n"
+        '  "displayName": "ML Platform Service",\n'
+        '  "run_name": "Llama ft",\n'
+        "On Tue, May 14, 2024 at 10:02 AM <NAME-4> <<EMAIL-2>> wrote:\n"
+    )
+
+
+def test_hosts_under_the_domain_of_a_persons_address_are_masked() -> None:
+    """`hannah@initech.de` makes `initech.de` an organisation's domain: its hosts go (a pip
+    index behind a token, a mail relay); a `.de` file name and the bare domain do not, and a mail
+    provider's domain is no organisation's."""
+    text = (
+        "From: Hannah Fischer <hannah.fischer@initech.de>\n"
+        "Received: from mx1.initech.de (mx1.initech.de [198.51.100.69])\n"
+        "Looking in indexes: https://__token__:****@gitlab.initech.de/api/v4/projects/42/packages/pypi/simple\n"
+        "see initech.de; data/newstest2014.en-de.de; cc marco.rossi@gmail.com\n"
+    )
+    assert mask(text).text == (
+        "From: <NAME-1> <<EMAIL-1>>\n"
+        "Received: from <HOST-1> (<HOST-1> [<IP-1>])\n"
+        "Looking in indexes: https://__token__:****@<HOST-2>/api/v4/projects/42/packages/pypi/simple\n"
+        "see initech.de; data/newstest2014.en-de.de; cc <EMAIL-2>\n"
     )
 
 

@@ -8,7 +8,7 @@ import re
 import string
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.masking import Masker, mask
@@ -277,6 +277,7 @@ TOKENS = st.sampled_from(
 
 @settings(deadline=None, max_examples=200)
 @given(st.lists(TOKENS, max_size=60).map("".join))
+@example("node01<node01")  # a learned node name after `<`, which the learned-names pass leaves alone
 def test_syntax_soup_keeps_lines_and_is_idempotent(text: str) -> None:
     """Fragments of every syntax the passes parse, glued at random: lines kept, idempotent."""
     masked = mask(text).text

@@ -12,6 +12,7 @@ import re
 
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.state import LogState
 
 _GUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
@@ -65,8 +66,12 @@ ACCOUNT_LINE_WORDS: tuple[str, ...] = (
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
 
 
-def find_accounts(text: str, edits: list[Edit]) -> None:
-    """Mask cloud account ids (and IAM user or session names in ARNs)."""
+def find_accounts(text: str, edits: list[Edit], state: LogState | None = None) -> None:
+    """Mask cloud account ids (and IAM user or session names in ARNs).
+
+    An IAM user's name (`:user/hfischer`) is an account name: learned, so the same person in
+    a namespace, a path or a pod name is masked too. Session names are not learned.
+    """
     for name, literal, rx in _ACCOUNT_SHAPES:
         if literal and literal not in text:
             continue
@@ -79,3 +84,5 @@ def find_accounts(text: str, edits: list[Edit]) -> None:
             user = m.groupdict().get("user")
             if user and user.lower() not in TECHNICAL_USERS and not _TECHNICAL_SESSION.match(user) and "@" not in user:
                 edits.append((m.start("user"), m.end("user"), "user", user))
+                if state is not None and name == "arn" and text.startswith("user/", m.start("user") - 5):
+                    state.learn_user(user)

@@ -7,7 +7,7 @@ import re
 
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
-from bot.masking.lines import line_end, line_start
+from bot.masking.lines import LinePattern, line_end, line_start
 from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
 
@@ -93,3 +93,46 @@ def find_command_credentials(
                 if colon and password and not exempt_value(password):
                     pstart = vstart + len(user) + 1
                     edits.append((pstart, pstart + len(password), "password", password))
+
+
+# PostgreSQL's password file (~/.pgpass, PGPASSFILE), as `cat` shows it: one
+# `hostname:port:database:username:password` row per line, the first four fields a value or
+# `*`, the password the rest of the line (libpq reads it so; `\:` and `\\` escape). The row
+# has no key word, so it is read only where a line runs to its end in that shape, and only
+# in a text that names the file or holds the default port or a wildcard field.
+# (Not `pgpass` alone: as an anchor word it would hide `password` inside `PGPASSWORD`.)
+PGPASS_WORDS = (".pgpass", "pgpassfile", ":5432:", ":*:")
+_PGPASS_ROW = LinePattern(
+    r"(?P<host>[A-Za-z0-9*][\w.*-]{0,252}):(?P<port>\d{1,5}|\*):(?P<db>[^:\s]{1,63}):"
+    r"(?P<user>(?:\\.|[^:\s\\]){1,63}):(?P<pw>[^\s][^\n\r]{0,511}?)[ \t]*\r?$",
+    re.M,
+)
+
+
+def find_pgpass(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask the password (and the account name) of `.pgpass` rows.
+
+    A row on the default port or with a wildcard field is one wherever it stands; another
+    only in the run of rows right under a line naming the file (`$ cat ~/.pgpass`).
+    """
+    if not any(w in present for w in PGPASS_WORDS):
+        return
+    # Ends of the lines a row may follow: those naming the file, then each row taken.
+    follows: set[int] = set()
+    if ".pgpass" in present or "pgpassfile" in present:
+        lowered = text.lower()
+        for word in (".pgpass", "pgpassfile"):
+            pos = lowered.find(word)
+            while pos != -1:
+                follows.add(line_end(text, pos, len(text)))
+                pos = lowered.find(word, pos + 1)
+    for m in _PGPASS_ROW.finditer(text):
+        start = line_start(text, m.start("host"), len(text))
+        if m.group("port") not in ("5432", "*") and start - 1 not in follows:
+            continue
+        follows.add(line_end(text, m.start("host"), len(text)))
+        user = m.group("user")
+        if user != "*" and user.lower() not in TECHNICAL_USERS:
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
+        edits.append((m.start("pw"), m.end("pw"), "password", m.group("pw")))

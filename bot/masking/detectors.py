@@ -37,7 +37,7 @@ from bot.masking.addresses import (
 )
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
-from bot.masking.commands import COMMAND_WORDS, find_command_credentials
+from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
     HOST_WORDS,
@@ -48,6 +48,7 @@ from bot.masking.hosts import (
     find_hostlists,
     find_nccl_leftovers,
     find_node_names,
+    find_org_hosts,
     find_ruled_tables,
     find_tables,
     find_world_info,
@@ -116,8 +117,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key"), COMMAND_WORDS),
+    Detector("pgpass-rows", "secrets", lambda s: find_pgpass(s.text, s.present, s.edits, s.state), ("password", "user"), PGPASS_WORDS),
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
-    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
+    Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
@@ -132,6 +134,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
+    Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",)),
     Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),

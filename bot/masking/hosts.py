@@ -111,6 +111,47 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
         edits.append((start, m.end(), "host", name))
 
 
+# Mail providers anyone has an address at: their domain is no organisation's.
+_MAIL_PROVIDERS = frozenset(
+    ("gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "msn.com", "yahoo.com", "icloud.com",
+     "me.com", "proton.me", "protonmail.com", "gmx.de", "gmx.net", "web.de", "qq.com", "163.com", "126.com",
+     "yandex.ru", "mail.ru", "aol.com", "fastmail.com", "zoho.com")
+)  # fmt: skip
+# Second-level labels under which a country's registrable domains sit (`acme.co.uk`).
+_SECOND_LEVEL = frozenset(("co", "ac", "com", "org", "net", "gov", "edu", "or", "ne", "go"))
+
+
+def learn_org_domain(domain: str, state: LogState) -> None:
+    """Learn the registrable domain of a person's address (`hannah@mx.initech.de`: `initech.de`)."""
+    labels = domain.lower().rstrip(".").split(".")
+    keep = 3 if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else 2
+    org = ".".join(labels[-keep:])
+    if len(labels) >= keep and org not in _MAIL_PROVIDERS and not is_public_host(org) and labels[-1] not in _PRIVATE_SURE:
+        state.org_domains.setdefault(org, None)
+
+
+def find_org_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask hosts under an organisation's domain the log's e-mail addresses showed, whatever
+    its suffix: `mx1.initech.de`, `gitlab.initech.de` (country-code suffixes are otherwise
+    left alone: `newstest2014.en-de.de` is a file)."""
+    if not state.org_domains:
+        return
+    present = [d for d in state.org_domains if d in text]
+    if not present:
+        return
+    if state.org_rx is None or state.org_size != len(state.org_domains):
+        # Not in the regex module's pattern cache: it spells out the log's domains.
+        state.org_rx = regex.compile(
+            r"(?<![\w.%-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}(?:"
+            + "|".join(re.escape(d) for d in state.org_domains)
+            + r")(?![\w-]|\.[A-Za-z0-9])",
+            cache_pattern=False,
+        )
+        state.org_size = len(state.org_domains)
+    for m in state.org_rx.finditer(text):
+        edits.append((m.start(), m.end(), "host", m.group()))
+
+
 _HOST_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,16}\Z")
 _NODELIST = re.compile(r"[A-Za-z][\w-]{0,62}\[[\d,\-]{1,200}\][\w.-]{0,63}\Z")
 IPV4ISH = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}\Z")
@@ -487,7 +528,7 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         for m in rx.finditer(text):
             start, end = m.span()
-            if (not start or text[start - 1] not in _TOKEN_CHARS) and m.group() in known:
+            if (not start or (text[start - 1] not in _TOKEN_CHARS and text[start - 1] != "<")) and m.group() in known:
                 continue  # a learned host standing whole (every NCCL prefix): masked anyway
             if name == "accel" and (m.group() in known or text.endswith(_CLUSTER_HEADS, max(0, start - 5), start)):
                 continue  # learned (masked anyway), or inside `dgx-h100-027`: the cluster shape's
@@ -496,12 +537,14 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
                 host = text[start:end]
-                if host in known:
+                if host in known and not (start and text[start - 1] == "<"):
                     continue
                 if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host):
                     continue
             host = text[start:end]
-            if host in known:
+            if host in known and not (start and text[start - 1] == "<"):
+                # Masked by the learned-names pass, which leaves a name after `<` alone (it
+                # may be inside a placeholder): `node01<node01` is masked here, whole, at once.
                 continue
             edits.append((start, m.end(), "host", host))
             state.learn_host(host)

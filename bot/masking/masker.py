@@ -71,7 +71,8 @@ class Masker:
         # Learning runs the same passes on the teaching lines and keeps only the names: its
         # own placeholders and open blocks must not shift what `mask` later emits.
         self._learning = LogState(
-            users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams
+            users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams,
+            org_domains=self._state.org_domains,
         )
         # The digit shapes of the teaching lines already read: a log prints the same few
         # teaching lines (NCCL's `... via P2P/IPC`, a node list) in every piece, with other

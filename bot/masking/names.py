@@ -24,6 +24,10 @@ from bot.masking.state import LogState
 # The keys that hold a person's name; each holds the anchor word `_name` or `user.name`.
 _KEY_NAME_LITERALS = ("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name", "GITLAB_USER_NAME")
 
+# Keys of a person's given, family or display name (JSON, YAML, env), spelled as the tools do.
+_PERSON_KEY_LITERALS = ("givenName", "surname", "displayName", "given_name", "family_name", "first_name", "last_name",
+                        "full_name", "display_name")  # fmt: skip
+
 # One word of a name: a letter, then letters, apostrophes, dots and hyphens (O'Brien, J.,
 # Jean-Luc, Müller).
 _WORD = r"[^\W\d_][\w'’.-]{0,40}"
@@ -64,6 +68,14 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
         re.M,
     )),
+    # A directory's or an identity provider's name fields: Microsoft Graph's user object as
+    # `az ad signed-in-user show` prints it ("givenName", "surname", "displayName"), OIDC
+    # claims (given_name, family_name), `first_name:` / `last_name:` in a config or a record.
+    (_PERSON_KEY_LITERALS, re.compile(
+        r"(?<![\w-])[\"']?(?:givenName|surname|displayName|(?:given|family|first|last|full|display)_name)[\"']?[ \t]*[=:][ \t]*"
+        r"(?P<quote>[\"']?)(?P<name>[^\W\d_][^\"'\n=,;{}]{0,80}?)(?P=quote)[ \t]*(?=[,;}]|\r?$)",
+        re.M,
+    )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
     (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
     # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
@@ -89,7 +101,7 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
 # (bot/masking/masker.py) that the per-piece anchor scan does not pay for.
 SHORTLOG_WORDS = tuple(f"{d}\t" for d in range(10))
 _CLOCK_WORDS = (" am\n", " pm\n", " am\r", " pm\r", " am]", " pm]")
-NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", *_CLOCK_WORDS)
+NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", "givenname", "surname", "displayname", *_CLOCK_WORDS)
 
 
 # A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
@@ -99,13 +111,21 @@ _SYSTEM_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Words that open a sentence before an address and name nobody.
+_PROSE_OPENERS = frozenset(
+    ("contact", "email", "e-mail", "mail", "ask", "ping", "cc", "write", "reply", "please", "thanks", "hi", "hello",
+     "dear", "to", "from", "or", "and", "via", "see", "am", "pm")
+)  # fmt: skip
+
+
 def _plausible(name: str) -> str:
     """The name with leading prose words dropped, or "" when nothing name-like is left."""
     words = name.split()
     if len(words) > 1 and not any(w[0].isupper() for w in words):
         return ""  # prose before an address (`contact the admin team <ops@...>`)
-    # `please ask Hannah Fischer <...>`: a name starts at a capitalised word.
-    while len(words) > 1 and not words[0][0].isupper():
+    # `please ask Hannah Fischer <...>`: a name starts at a capitalised word, and not at a
+    # verb or greeting opening the sentence (`Contact <ops@acme.io>`, `Ping Hannah <...>`).
+    while words and ((not words[0][0].isupper() and len(words) > 1) or words[0].lower() in _PROSE_OPENERS):
         words.pop(0)
     while len(words) > 1 and words[-1].lower() in _PARTICLES:
         words.pop()

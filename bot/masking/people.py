@@ -7,7 +7,7 @@ import re
 import regex
 
 from bot.masking.edits import Edit
-from bot.masking.hosts import host_value_ok, is_public_host
+from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.state import LogState
@@ -38,14 +38,25 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         local, _, domain = addr.partition("@")
         if (local.lower() in TECHNICAL_USERS or local.lower() in _SERVICE_LOCALS) and is_public_host(domain):
             continue
+        if text.startswith(_SSH_DENIED, m.end()):
+            continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
         edits.append((m.start(), m.end(), "email", addr))
+        if state is not None and local.lower() not in TECHNICAL_USERS and local.lower() not in _SERVICE_LOCALS:
+            learn_org_domain(domain, state)
         if state is not None and _PERSONAL_LOCAL.match(local):
             state.learn_user(local)
+            first_last = _FIRST_LAST_LOCAL.match(local)
+            if first_last is not None:
+                # `hannah.fischer@` names Hannah Fischer: `Contact ... or Hannah Fischer`.
+                state.learn_name(" ".join(part.capitalize() for part in first_last.groups()))
 
 
 # Public services' own senders: `GitHub <noreply@github.com>` names no person.
 _SERVICE_LOCALS = frozenset(("noreply", "no-reply", "notifications", "support", "security", "donotreply"))
 _PERSONAL_LOCAL = re.compile(r"[^\W\d_]{2,}[._][^\W\d_][\w-]+\Z")
+_FIRST_LAST_LOCAL = re.compile(r"([^\W\d_]{2,30})\.([^\W\d_]{2,30})\Z")
+# OpenSSH (sshconnect2.c): fatal("%s@%s: Permission denied (%s).", server_user, host, authlist).
+_SSH_DENIED = ": Permission denied ("
 _EMAIL_ENCODED_RX = regex.compile(
     r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
     r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
@@ -82,7 +93,7 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             # zsh's default prompt: `hannah@gpu-node-07 ~/llm % python train.py`.
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
-            prompt = _REMOTE_CMD.search(text, lead, start) is not None
+            prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
         if not prompt:
             continue
         user, host = m.group("user"), m.group("host").rstrip(".")
@@ -108,7 +119,8 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
-                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ")  # fmt: skip
+                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -211,6 +223,17 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
         re.M,
     )),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # The CI login echoed the same way: `$ echo $GITLAB_USER_LOGIN`, then the login alone.
+    *((word, LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?" + word[6:].upper() + r"\}?[ \t]*" + NEXT_LINE
+                         + r"(?P<user>[^\W\d][\w.-]{0,38})[ \t]*\r?$", re.M))
+      for word in ("echo $logname", "echo $gitlab_user_login", "echo $github_actor")),
+    # GitHub CLI's `gh auth status`: `  ✓ Logged in to github.com account hfischer (keyring)`
+    # (before gh 2.40: `✓ Logged in to github.com as hfischer (oauth_token)`).
+    ("ogged in to ", re.compile(r"Logged in to [\w.-]{1,253} (?:account|as) (?P<user>[A-Za-z0-9][\w-]{0,38}) \(")),
+    # `ssh -v`: `debug1: Authenticating to gpu-node-17.cluster.internal:22 as 'hfischer'`.
+    ("authenticating to ", re.compile(r"Authenticating to \S{1,256} as '(?P<user>[^\W\d][\w.-]{0,31})'")),
+    # An IRC-style chat log pasted in a thread: `[10:44] <hfischer> still failing on dgx06`.
+    ("] <", LinePattern(r"\[\d{1,2}:\d{2}(?::\d{2})?\] <[@+%~&]?(?P<user>[^\W\d][\w.-]{0,31})> ", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
     # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
     # `dependabot[bot]` is an app, not a person).
@@ -223,6 +246,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 ]
 # ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
 _SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
+_MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
 
@@ -271,6 +295,12 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if "merge pull request #" in present:
+        # GitHub's merge commit: `Merge pull request #412 from hfischer/fix-nccl`. The head
+        # repository's owner is the author's fork, or the organisation itself for a branch
+        # of the same repository: masked in place, not learned (`acme` is in every URL).
+        for m in _MERGE_PR_RX.finditer(text):
+            edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
     if any(w in present for w in _SSHD_WORDS):
         for m in _SSHD_USER_RX.finditer(text):
             name = m.group("user")

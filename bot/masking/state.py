@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import regex
+
 from bot.literals import Words
 from bot.masking.keys import KeyInfo, classify_key
 from bot.masking.placeholders import PlaceholderTable
@@ -51,6 +53,11 @@ class LogState:
     users: dict[str, None] = field(default_factory=dict)
     hosts: dict[str, None] = field(default_factory=dict)
     names: dict[str, None] = field(default_factory=dict)  # people's full names
+    # Registrable domains of people's e-mail addresses (`initech.de`): the organisation's own,
+    # so a host under one (`gitlab.initech.de`) is an organisation host whatever its suffix.
+    org_domains: dict[str, None] = field(default_factory=dict)
+    org_rx: regex.Pattern[str] | None = None
+    org_size: int = 0
     # W&B team entities seen in a login banner: not a person, kept in wandb.ai URLs.
     teams: dict[str, None] = field(default_factory=dict)
     # Secret values found while learning (value -> kind): masked wherever they recur, even on

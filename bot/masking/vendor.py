@@ -148,6 +148,26 @@ def _pem_in_base64(value: str) -> bool:
     return b"PRIVATE" in decoded
 
 
+def _float_tensor(token: str) -> bool:
+    """Whether 64 decoded bytes read as float32 or bfloat16 values of a tensor (each zero or
+    within 2**-40..2**40, sign free). Of 64 random bytes (a storage key) about 1e-8 do."""
+    try:
+        raw = base64.b64decode(token, validate=True)
+    except ValueError:
+        return False
+    if len(raw) != 64:
+        return False
+
+    def plausible(exponent: int) -> bool:
+        return exponent == 0 or 127 - 40 <= exponent <= 127 + 40
+
+    # The biased exponent of a little-endian float32 is bits 7..14 of its high half; bfloat16
+    # is that high half alone, two bytes per value.
+    halves = [raw[i] | raw[i + 1] << 8 for i in range(0, 64, 2)]
+    exponents = [(h >> 7) & 0xFF for h in halves]
+    return all(plausible(e) for e in exponents[1::2]) or all(plausible(e) for e in exponents)
+
+
 def _plausible(name: str, token: str, body: str) -> bool:
     """Per-vendor checks that keep identifiers and words from passing as keys."""
     if name in ("hf", "hforg"):
@@ -160,8 +180,9 @@ def _plausible(name: str, token: str, body: str) -> bool:
         return any(ch.isdigit() for ch in body)
     if name == "azkey":
         # 64 random bytes: 5+ bits per character. Base64 of float tensors (also 88 characters
-        # ending `==`) repeats `AAAA` runs and stays far below.
-        return entropy(token) > 4.5
+        # ending `==`) repeats `AAAA` runs and stays far below; a tensor of values near one
+        # another can reach it, and then decodes to sixteen plausible float32s (or 32 bf16s).
+        return entropy(token) > 4.5 and not _float_tensor(token)
     if name in ("azad", "ya29", "nvapi", "glpat", "glrt", "gocspx", "vault"):
         return entropy(token) > 3.0
     if name == "pemb64":
