@@ -604,20 +604,13 @@ class Scan:
 
     def _close_window(self, win: _Window) -> None:
         subject = "\n".join(win.parts)
-        found = _search(win.sig, subject, self.m.regex_timeout_s)
-        if found is None:
+        first = _first_match(win.sig, subject, self.m.regex_timeout_s)
+        if first is None:
             self.regex_timeouts += 1
-            return
-        if not found:
             return
         # The match must begin on the window's first line: text that only a later line holds
         # is that line's own (its window or a one-line signature), not this line's.
-        try:
-            first = win.sig.compiled.search(subject, timeout=self.m.regex_timeout_s)
-        except TimeoutError:
-            self.regex_timeouts += 1
-            return
-        if first is None or first.start() > len(win.parts[0]):
+        if first is False or first.start() > len(win.parts[0]):
             return
         # The evidence is the lines the match spans: a message whole on its first line does
         # not take the unrelated line after it (a progress bar) along.
@@ -662,13 +655,26 @@ class Scan:
         return decide(list(self.by_rule.values()), self.facts, stats)
 
 
-def _search(sig: Signature, text: str, timeout: float) -> bool | None:
-    """Does `sig` match `text` (and not its `unless`)? None when a regex ran out of time."""
-    found = _timed_search(sig.compiled, text, timeout)
-    if not found or sig.unless is None:
-        return found
-    barred = _timed_search(sig.unless, text, timeout)
-    return None if barred is None else not barred
+def _first_match(sig: Signature, text: str, timeout: float) -> regex.Match[str] | bool | None:
+    """`sig`'s first match in `text`, or False (none, or its `unless` matches too); None when a
+    regex ran out of time twice (see `_timed_search`)."""
+    for _ in range(2):
+        try:
+            found = sig.compiled.search(text, timeout=timeout)
+            break
+        except TimeoutError:
+            continue
+    else:
+        return None
+    if found is None:
+        return False
+    if sig.unless is not None:
+        barred = _timed_search(sig.unless, text, timeout)
+        if barred is None:
+            return None
+        if barred:
+            return False
+    return found
 
 
 def _timed_search(rx: regex.Pattern[str], text: str, timeout: float) -> bool | None:

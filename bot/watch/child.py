@@ -175,14 +175,12 @@ def run_child(argv: list[str], gate: StderrGate, take: Callable[[str, bytes], No
             previous[sig] = signal.signal(sig, forward)
     streams = [(out_r, functools.partial(_write_all, 1), functools.partial(take, "stdout")),
                (err_r, gate.child_wrote, functools.partial(take, "stderr"))]
-    pumps = [threading.Thread(target=_pump, args=(streams,), name="denpex-pump", daemon=True)]
-    for t in pumps:
-        t.start()
+    pump = threading.Thread(target=_pump, args=(streams,), name="denpex-pump", daemon=True)
+    pump.start()
     try:
         status = proc.wait()
-        for t in pumps:
-            # A grandchild may hold the pipes open after the child is gone: do not wait for it.
-            t.join(2.0)
+        # A grandchild may hold the pipes open after the child is gone: do not wait for it.
+        pump.join(2.0)
     finally:
         for sig, handler in previous.items():
             with contextlib.suppress(OSError, ValueError):
