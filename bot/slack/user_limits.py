@@ -52,20 +52,15 @@ ENTRY = PerUser("entry", 30, None, needs_store=False)  # an entry is shown witho
 FOLLOWUP = PerUser("followup", 30, None, needs_store=True)
 
 
-def user_of(body: dict[str, Any]) -> str | None:
-    """Who made a slash command (`user_id`) or a click (`user.id`)."""
-    user = body.get("user_id") or (body.get("user") or {}).get("id")
-    return user if isinstance(user, str) and user else None
-
-
 def limited(deps: BotDeps, limit: PerUser) -> Callable[..., BoltResponse | None]:
     """Listener middleware holding one person to `limit`: under it, the listener runs; over it,
     the request is acknowledged (with `limit.refusal` for a command) and nothing else runs."""
 
     def per_user(ack: Ack, body: dict[str, Any], client: WebClient, context: Any,
                  next: Callable[[], None]) -> BoltResponse | None:
-        user, team = user_of(body), context["workspace_id"]
-        if user is None:
+        # Bolt reads who made it (a command's `user_id`, a click's `user.id`) into the context.
+        user, team = context.user_id, context["workspace_id"]
+        if not user:
             return next()
         try:
             allowed = limit.allows(deps.store, team, user)
