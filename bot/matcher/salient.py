@@ -37,16 +37,18 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
              "`trainer.fit` stopped:", "'train_runtime':"),
 }  # fmt: skip
 
+# `Exception` itself too: `raise Exception("...")` is common in training scripts.
 _EXC_LINE = regex.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Failure|Fault)|SystemExit)\b(?::|$)"
+    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Failure|Fault)|Exception|SystemExit)\b(?::|$)"
 )
 _ERROR_LINE = regex.compile(
     r"\b(?:FATAL|Fatal|fatal|ERROR|Error|error|CRITICAL|Segmentation fault|Aborted|Killed|failed|Failed)\b"
 )
 # Also slurmstepd's `_is_a_lwp: open() /proc/N/status failed`: a race with a process that just
 # exited, printed on healthy jobs (SchedMD calls it harmless), never the reason a run died.
+# `INFO` as a level, not as a value: `(run with NCCL_DEBUG=INFO for details)` ends error lines.
 _NOT_ERROR = regex.compile(
-    r"(?i)warn(?:ing)?s?\b|\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b|\b_is_a_lwp: open\(\)"
+    r"(?i)warn(?:ing)?s?\b|(?<!=)\bINFO\b|\b0 errors?\b|error_?rate|errors?=0\b|\bno errors?\b|\b_is_a_lwp: open\(\)"
 )
 _ELASTIC_RANK = regex.compile(r"^\s*rank\s*:\s*(\d{1,6})\b")
 # A failure summary row names both: `rank      : 11 (local_rank: 3)` is rank 3 of a node starting at 8.

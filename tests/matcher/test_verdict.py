@@ -282,3 +282,25 @@ def test_no_rank_no_basis(matcher):
     for log in ("all good\n", "".join(_timeout(r) for r in (0, 1, 2))):
         d = matcher.diagnose(log)
         assert (d.initiating_rank, d.rank_basis) == (None, None)
+
+
+def test_unmatched_takes_a_bare_exception_after_its_traceback(matcher):
+    """`raise Exception(...)` prints `Exception: ...`, a class name with nothing before it."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    model = wrap(model)\n"
+        "Exception: Could not find the transformer layer class to wrap in the model.\n"
+    )
+    assert matcher.diagnose(log).unmatched == "Exception: Could not find the transformer layer class to wrap in the model."
+
+
+def test_an_error_line_that_says_how_to_get_info_is_still_an_error(matcher):
+    """`NCCL_DEBUG=INFO` in a hint is a value, not the line's level; `NCCL INFO` lines stay chatter."""
+    log = (
+        "host1:12:12 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+        "[2025-02-07 11:28:26] ERROR worker.py:88 custom allreduce init failed: cudaIpcOpenMemHandle"
+        " returned invalid argument (run with NCCL_DEBUG=INFO for details)\n"
+    )
+    assert matcher.diagnose(log).unmatched.startswith("[2025-02-07 11:28:26] ERROR worker.py:88 custom allreduce")
+    assert matcher.diagnose(log.splitlines(keepends=True)[0]).unmatched is None
