@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.matcher import Matcher, default_matcher
+from bot.matcher import Matcher, default_matcher, load_rulebook
 from bot.matcher.engine import Scan, _Plan
 from bot.matcher.salient import _error_kinds, repeat_effect
+from tests.matcher.rulefactory import rule_doc, sig, write_rules
 from tests.matcher.test_equivalence import comparable, pieces
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +70,9 @@ SPECIAL = [
     "[rank{r}]:[W1130 01:07:1{d}.23039{n} socket.cpp:697] [c10d] The client socket has failed to connect to [node-{d}]:29500 (errno: 110 - Connection timed out).\n",
     "[rank{r}]: échec: opération failed {n}\n",
     " iteration {n}/ 250000 | lm loss: 2.6{d}E+00 | number of skipped iterations: {d} | number of nan iterations: {d} |\n",
+    "worker-{r}: RuntimeError: step {n} failed\n",
+    "worker-{r}: Traceback (most recent call last):\n",
+    "worker sync of step {n} failed\n",
     "[rank{r}]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {d}.00 GiB. GPU {r} has a total capacity of 79.15 GiB\n",
 ]
 
@@ -194,3 +198,73 @@ def test_a_repeat_effect_holds_for_every_digit(parts: list[str], data: st.DataOb
     assert _error_kinds(other) == _error_kinds(message)
     assert not _error_kinds(other)[0]
     assert effect == _error_kinds(other)[1]
+
+
+def test_an_unless_that_tells_digits_apart_is_settled_exactly(tmp_path: Path) -> None:
+    """A signature whose pattern and whose `unless` each read one digit (`device [1-3]` bars it),
+    and a second signature with a `[1-9]` count: a flood of both over four ranks, devices and
+    counts changing, reaches the same hits and counts settled as read in full."""
+    book = load_rulebook(
+        write_rules(
+            tmp_path,
+            [
+                rule_doc("dev", "gpu", {
+                    "keywords": ["step failed"],
+                    "signatures": [
+                        sig("dev", r"step failed on device \d+ after \d+ tries", 0.8, unless=r"device [1-3]\b"),
+                        sig("count", r"step failed .* retries left: [1-9]", 0.5),
+                    ],
+                }, ["x", "y"]),
+                rule_doc("x", "data", {"keywords": ["zzzz"], "signatures": [sig("z", r"zzzz", 0.9)]}, ["dev", "y"]),
+                rule_doc("y", "data", {"keywords": ["yyyy"], "signatures": [sig("y", r"yyyy", 0.9)]}, ["dev", "x"]),
+            ],
+        ),
+        warnings=[],
+    )
+    settled, in_full = Matcher(book, regex_timeout_s=1.0), _ReadInFull(book, regex_timeout_s=1.0)
+    rng = random.Random(7)
+    lines = [
+        f"[rank{rng.randrange(4)}]:[W1130 01:07:{rng.randrange(60):02d}] step failed on device {rng.choice((0, 1, 5, 12, 3))}"
+        f" after {rng.randrange(100)} tries, retries left: {rng.randrange(3)}\n"
+        for _ in range(3_000)
+    ]
+    data = "".join(lines).encode()
+    for cuts, whole in ((None, True), (pieces(data, rng), False)):
+        a, b = _run(settled, data, cuts, whole=whole), _run(in_full, data, cuts, whole=whole)
+        assert a == b
+        assert a[0]["rules"]["dev"][0] > 1_000  # counted, not only kept
+    scan = settled.scan(whole=True)
+    scan.feed(data)
+    assert sum(len(f.done) for f in scan._floods.values()) > 4  # the flood did settle
+
+
+def test_a_flood_settled_before_a_host_is_placed_or_a_spawn_block_opens_is_read_again() -> None:
+    """Lines settled while they were plain error lines mean more once the log places their pdsh
+    host (`worker-1: RuntimeError: ...` then closes that host's traceback) or opens a spawn block
+    (an unprefixed line then belongs to the spawned rank): from there they are read in full."""
+    rng = random.Random(3)
+
+    def flood(template: str, n: int) -> str:
+        return "".join(template.format(n=rng.randrange(10**6)) for _ in range(n))
+
+    host_error = "worker-1: RuntimeError: step {n} failed\n"
+    bare_error = "worker sync of step {n} failed\n"
+    log = (
+        flood(host_error, 50)
+        + flood(bare_error, 50)
+        + "worker-0: [launch.py:246:main] global_rank_mapping=defaultdict(<class 'list'>, {'worker-0': [0, 1], 'worker-1': [2, 3]})\n"
+        + "worker-1: Traceback (most recent call last):\n"
+        + flood(host_error, 50)
+        + "worker-1: [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=1'] exits with return code = 1\n"
+    )
+    spawn = flood(bare_error, 50) + "-- Process 3 terminated with the following error:\n" + flood(bare_error, 50)
+    for text in (log, spawn):
+        data = text.encode()
+        for cuts, whole in ((None, True), (pieces(data, rng), False)):
+            assert _run(SETTLED, data, cuts, whole=whole) == _run(IN_FULL, data, cuts, whole=whole)
+    scan = SETTLED.scan(whole=True)
+    scan.feed(log.encode())
+    assert scan.facts.host_tracebacks == {"worker-1": (103, "RuntimeError: " + log.splitlines()[102].split(": ", 2)[2])}
+    scan = SETTLED.scan(whole=True)
+    scan.feed(spawn.encode())
+    assert 3 in scan.facts.ranks_seen
