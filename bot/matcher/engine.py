@@ -141,7 +141,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) 
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("digit_contexts", "flood_contexts", "flood_shape", "floods", "probes", "rules", "shape", "windows")
+    __slots__ = ("digit_contexts", "floods", "probes", "rules", "shape", "windows")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -159,20 +159,13 @@ class _Plan:
         # Where those regexes can tell digits apart (None: anywhere); the shape key keeps the
         # digits there and reads every other as 0 (`_shape_key`).
         self.digit_contexts = _digit_contexts(one_line) if self.shape is not None else None
-        # A settled flood's key decides, beside the verdict, each matched signature's `unless`
-        # (tested on the line itself): its digits are read as the patterns' and the unlesses'.
-        unless = [Signature(sig.name, sig.unless.pattern, 0.0, sig.unless) for sig in one_line if sig.unless is not None]
-        self.flood_shape, self.flood_contexts = self.shape, self.digit_contexts
-        if unless:
-            self.flood_shape = _shape_table([*one_line, *unless])
-            self.flood_contexts = _digit_contexts([*one_line, *unless]) if self.flood_shape is not None else None
         # Whether a flood of these lines can be settled (`_Flood`): no window to open, no probe
         # but `exception` (whose effect a repeat of a line's message and rank repeats), and a
         # verdict that the line with every digit as 0 and its anchored digits decide.
         self.floods = (
             not self.windows
             and probes <= _EXCEPTION_PROBE
-            and (not one_line or (self.flood_shape is not None and self.flood_contexts is not None))
+            and (not one_line or (self.shape is not None and self.digit_contexts is not None))
         )
 
 
@@ -199,8 +192,8 @@ class _Flood:
 
     def key(self, raw: bytes) -> object:
         """What, beside the coarse shape, decides a line's effect: its rank's digits and the
-        digits at the places where the plan's patterns or unlesses tell digits apart, read as
-        they do (a finer key than `Scan._shape_key`'s, so it decides the verdict too)."""
+        digits at the places where the plan's patterns tell digits apart, read as they do
+        (`Scan._shape_key`'s, so it decides the verdict too)."""
         rank = raw[self.rank_at : self.rank_to]
         if not self.marks:
             return rank
@@ -267,6 +260,13 @@ def _digit_contexts(sigs: Iterable[Signature]) -> tuple[DigitContext, ...] | Non
 
 
 _contexts_of = lru_cache(maxsize=4096)(digit_contexts)  # plans share signatures
+
+
+@lru_cache(maxsize=4096)
+def _reads_no_digit(pattern: str) -> bool:
+    """Does `pattern` answer the same on a line whatever digits it holds? (No atom of it tells
+    one digit from another, and no backreference compares them.)"""
+    return _BACKREFERENCE.search(pattern) is None and _contexts_of(pattern) == frozenset()
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -655,7 +655,11 @@ class Scan:
         counted = []
         for rule, sig in matched:
             if sig.unless is not None:
-                # The key holds the digits the unless tells apart: its answer here is the flood's.
+                # An unless that tells no digit from another answers the same on every line of
+                # the shape; one that does (`loss: [1-9]`) would need its digits in the key, which
+                # on Megatron's iteration lines is every digit after a colon: never settled.
+                if not _reads_no_digit(sig.unless.pattern):
+                    return
                 barred = _timed_search(sig.unless, raw.decode("ascii"), self.m.regex_timeout_s)
                 if barred is None:
                     return
@@ -685,9 +689,8 @@ class Scan:
             error = found
         marks: tuple[int, ...] = ()
         if plan.rules:
-            # A superset of the places `_shape_key` keeps, each digit read at least as finely.
-            marks = tuple(anchored_digits(coarse, plan.flood_contexts or ()))
-        return _Flood(self._reader.rank_span(text), marks, plan.flood_shape, error)
+            marks = tuple(anchored_digits(coarse, plan.digit_contexts or ()))
+        return _Flood(self._reader.rank_span(text), marks, plan.shape, error)
 
     def _shape_key(self, plan: _Plan, raw: bytes) -> object:
         """What decides the one-line signatures of `plan` on the line `raw` (lines with equal
