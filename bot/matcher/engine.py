@@ -51,6 +51,14 @@ LEARN_BYTES = 4 * 1024 * 1024
 # chooses anew; those bytes cost the full database's price (about 3% of a long log).
 RESAMPLE_EVERY = 32 * 1024 * 1024
 RESAMPLE_BYTES = 1024 * 1024
+# Sooner when the log plainly changed shape: twice RESAMPLE_BYTES in a row (a failure's burst
+# of lines is shorter) bring more than RESHAPED_RATIO times the candidate lines per byte the
+# last sample saw, and RESHAPED_LINES more (an env dump, then Megatron iterations that print
+# seven literals a line on a database chosen on the dump); at least RESHAPED_AFTER bytes after
+# the last sample began, so a log whose pace swings costs at most one sample in that many bytes.
+RESHAPED_RATIO = 2
+RESHAPED_LINES = 500
+RESHAPED_AFTER = 4 * RESAMPLE_BYTES
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -453,6 +461,11 @@ class Scan:
         self._reports: Counter[int] = Counter()  # each literal's reports in the sample
         self._sampled_at = 0  # where the current or last sample started (bytes)
         self._sample_bytes = LEARN_BYTES  # how long the current sample runs
+        self._sample_lines = 0  # candidate lines in the current sample
+        self._density = 0.0  # candidate lines per byte in the last sample
+        self._pace = [0, 0]  # candidate lines and bytes since the last look at the pace
+        self._fast = 0  # looks in a row that found the pace well above the last sample's
+        self._reshaped = False  # the log changed shape since the last sample: sample again
 
     def left_out(self) -> list[str]:
         """The literals this scan's prefilter database leaves out, as its sample of the log chose
@@ -496,18 +509,32 @@ class Scan:
         if m.use_prefilter:
             plans = m._plans
             plan_for = m.plan
-            if self._sample is None and self._samples and self.bytes - self._sampled_at >= RESAMPLE_EVERY:
+            if self._sample is None and self._samples and (self._reshaped or self.bytes - self._sampled_at >= RESAMPLE_EVERY):
                 # Sample again with every literal: what the log prints now may not be what
                 # it printed when the database was chosen.
                 self.variant, self._sample, self._reports = m.prefilter.full, Counter(), Counter()
                 self._sampled_at, self._sample_bytes = self.bytes, RESAMPLE_BYTES
+                self._sample_lines, self._reshaped = 0, False
             sample = self._sample
             lines, world_hits = m.prefilter.candidate_lines(
                 chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
             )
-            if sample is not None and self.bytes - self._sampled_at >= self._sample_bytes:
-                self.variant = m.prefilter.choose(sample, reports=self._reports)
-                self._sample = None
+            if sample is not None:
+                self._sample_lines += len(lines)
+                if self.bytes - self._sampled_at >= self._sample_bytes:
+                    self.variant = m.prefilter.choose(sample, reports=self._reports)
+                    self._sample = None
+                    self._density = self._sample_lines / max(self.bytes - self._sampled_at, 1)
+                    self._pace, self._fast = [0, 0], 0
+            elif self._samples:
+                pace = self._pace
+                pace[0] += len(lines)
+                pace[1] += end - begin
+                if pace[1] >= RESAMPLE_BYTES:
+                    fast = pace[0] > RESHAPED_RATIO * self._density * pace[1] + RESHAPED_LINES
+                    self._fast = self._fast + 1 if fast else 0
+                    self._reshaped = self._fast >= 2 and self.bytes - self._sampled_at >= RESHAPED_AFTER
+                    self._pace = [0, 0]
             floods, facts = self._floods, self.facts
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)
