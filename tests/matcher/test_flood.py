@@ -270,3 +270,15 @@ def test_a_flood_settled_before_a_host_is_placed_or_a_spawn_block_opens_is_read_
     scan = SETTLED.scan(whole=True)
     scan.feed(spawn.encode())
     assert 3 in scan.facts.ranks_seen
+
+
+def test_the_error_patterns_tell_digits_apart_only_where_repeat_effect_looks() -> None:
+    """`repeat_effect` rests on `0 errors?` and `errors?=0` being the only places the error
+    patterns read a digit as itself; a pattern that reads another (`[1-9]`, `\\b5\\d\\d\\b`) must
+    be added to `salient._ZERO_SENSITIVE`'s reasoning first, or floods would settle wrongly."""
+    from bot.matcher.salient import _ERROR_LINE, _EXC_LINE, _NOT_ERROR
+
+    for rx in (_EXC_LINE, _ERROR_LINE, _NOT_ERROR):
+        rest = rx.pattern.replace(r"\b0 errors?\b", "").replace(r"errors?=0\b", "")
+        assert not any(c.isdigit() for c in rest), rx.pattern
+        assert "\\x3" not in rest and "\\u003" not in rest and "\\N{" not in rest, rx.pattern
