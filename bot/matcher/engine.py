@@ -28,7 +28,13 @@ from bot.matcher.model import Diagnosis, Stats
 from bot.matcher.prefilter import Condition, Prefilter
 from bot.matcher.required import DERIVATION_VERSION, required_literals, score
 from bot.matcher.rulebook import Rule, Rulebook, Signature
-from bot.matcher.salient import PROBE_KEYWORDS, WORLD_KEYWORDS, WORLD_SIZE_AT, LogFacts
+from bot.matcher.salient import (
+    PROBE_KEYWORDS,
+    WORLD_KEYWORDS,
+    WORLD_SIZE_AT,
+    LogFacts,
+    repeat_effect,
+)
 from bot.matcher.verdict import decide
 
 # A regex gets this long on one line before the line is skipped for that signature and
@@ -45,6 +51,14 @@ LEARN_BYTES = 4 * 1024 * 1024
 # chooses anew; those bytes cost the full database's price (about 3% of a long log).
 RESAMPLE_EVERY = 32 * 1024 * 1024
 RESAMPLE_BYTES = 1024 * 1024
+# Sooner when the log plainly changed shape: twice RESAMPLE_BYTES in a row (a failure's burst
+# of lines is shorter) bring more than RESHAPED_RATIO times the candidate lines per byte the
+# last sample saw, and RESHAPED_LINES more (an env dump, then Megatron iterations that print
+# seven literals a line on a database chosen on the dump); at least RESHAPED_AFTER bytes after
+# the last sample began, so a log whose pace swings costs at most one sample in that many bytes.
+RESHAPED_RATIO = 2
+RESHAPED_LINES = 500
+RESHAPED_AFTER = 4 * RESAMPLE_BYTES
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -135,7 +149,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) 
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("digit_contexts", "probes", "rules", "shape", "windows")
+    __slots__ = ("digit_contexts", "floods", "probes", "rules", "shape", "windows")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -153,6 +167,49 @@ class _Plan:
         # Where those regexes can tell digits apart (None: anywhere); the shape key keeps the
         # digits there and reads every other as 0 (`_shape_key`).
         self.digit_contexts = _digit_contexts(one_line) if self.shape is not None else None
+        # Whether a flood of these lines can be settled (`_Flood`): no window to open, no probe
+        # but `exception` (whose effect a repeat of a line's message and rank repeats), and a
+        # verdict that the line with every digit as 0 and its anchored digits decide.
+        self.floods = (
+            not self.windows
+            and probes <= _EXCEPTION_PROBE
+            and (not one_line or (self.shape is not None and self.digit_contexts is not None))
+        )
+
+
+_EXCEPTION_PROBE = frozenset({"exception"})
+
+
+class _Flood:
+    """The lines of one plan that read the same with every digit as 0 (one `coarse` shape), and,
+    per rank and anchored digits (`key`), the whole effect of a further such line, once a line
+    of that key has left nothing for one more to change: the `RuleHits` it only adds to the
+    count of (every signature it matches holds its hits for the rank, `RuleHits.saturated`), and
+    whether it moves `LogFacts.last_error_line` (`salient.repeat_effect`). Only ASCII lines of at
+    most MAX_LINE_CHARS without a CR: their text is their bytes, so a rank and a digit's place on
+    the line are the same in both."""
+
+    __slots__ = ("done", "error", "marks", "rank_at", "rank_to", "shape")
+
+    def __init__(self, rank: tuple[int, int] | None, marks: tuple[int, ...], shape: bytes | None, error: bool):
+        self.rank_at, self.rank_to = rank or (0, 0)
+        self.marks = marks
+        self.shape = shape
+        self.error = error
+        self.done: dict[object, tuple[RuleHits, ...]] = {}
+
+    def key(self, raw: bytes) -> object:
+        """What, beside the coarse shape, decides a line's effect: its rank's digits and the
+        digits at the places where the plan's patterns tell digits apart, read as they do
+        (`Scan._shape_key`'s, so it decides the verdict too)."""
+        rank = raw[self.rank_at : self.rank_to]
+        if not self.marks:
+            return rank
+        return rank, bytes([raw[p] for p in self.marks]).translate(self.shape)
+
+
+# A shape whose lines can never be settled (not ASCII, a probe that reads more): looked up, never matched.
+_NEVER = _Flood(None, (), None, False)
 
 
 _QUANTIFIER = regex.compile(r"\{\d+(?:,\d*)?\}")
@@ -211,6 +268,13 @@ def _digit_contexts(sigs: Iterable[Signature]) -> tuple[DigitContext, ...] | Non
 
 
 _contexts_of = lru_cache(maxsize=4096)(digit_contexts)  # plans share signatures
+
+
+@lru_cache(maxsize=4096)
+def _reads_no_digit(pattern: str) -> bool:
+    """Does `pattern` answer the same on a line whatever digits it holds? (No atom of it tells
+    one digit from another, and no backreference compares them.)"""
+    return _BACKREFERENCE.search(pattern) is None and _contexts_of(pattern) == frozenset()
 
 
 def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
@@ -385,6 +449,9 @@ class Scan:
         # (plan, line with digits as 0) -> where its digits in the plan's digit contexts are.
         self._marks: dict[tuple[_Plan, bytes], tuple[int, ...]] = {}
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
+        # (plan, line with digits as 0) -> the lines of that shape whose effect is settled.
+        self._floods: dict[tuple[_Plan, bytes], _Flood] = {}
+        self._floods_bytes = 0
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose`). None: naive.
@@ -394,6 +461,11 @@ class Scan:
         self._reports: Counter[int] = Counter()  # each literal's reports in the sample
         self._sampled_at = 0  # where the current or last sample started (bytes)
         self._sample_bytes = LEARN_BYTES  # how long the current sample runs
+        self._sample_lines = 0  # candidate lines in the current sample
+        self._density = 0.0  # candidate lines per byte in the last sample
+        self._pace = [0, 0]  # candidate lines and bytes since the last look at the pace
+        self._fast = 0  # looks in a row that found the pace well above the last sample's
+        self._reshaped = False  # the log changed shape since the last sample: sample again
 
     def left_out(self) -> list[str]:
         """The literals this scan's prefilter database leaves out, as its sample of the log chose
@@ -437,22 +509,54 @@ class Scan:
         if m.use_prefilter:
             plans = m._plans
             plan_for = m.plan
-            if self._sample is None and self._samples and self.bytes - self._sampled_at >= RESAMPLE_EVERY:
+            if self._sample is None and self._samples and (self._reshaped or self.bytes - self._sampled_at >= RESAMPLE_EVERY):
                 # Sample again with every literal: what the log prints now may not be what
                 # it printed when the database was chosen.
                 self.variant, self._sample, self._reports = m.prefilter.full, Counter(), Counter()
                 self._sampled_at, self._sample_bytes = self.bytes, RESAMPLE_BYTES
+                self._sample_lines, self._reshaped = 0, False
             sample = self._sample
             lines, world_hits = m.prefilter.candidate_lines(
                 chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
             )
-            if sample is not None and self.bytes - self._sampled_at >= self._sample_bytes:
-                self.variant = m.prefilter.choose(sample, reports=self._reports)
-                self._sample = None
+            if sample is not None:
+                self._sample_lines += len(lines)
+                if self.bytes - self._sampled_at >= self._sample_bytes:
+                    self.variant = m.prefilter.choose(sample, reports=self._reports)
+                    self._sample = None
+                    self._density = self._sample_lines / max(self.bytes - self._sampled_at, 1)
+                    self._pace, self._fast = [0, 0], 0
+            elif self._samples:
+                pace = self._pace
+                pace[0] += len(lines)
+                pace[1] += end - begin
+                if pace[1] >= RESAMPLE_BYTES:
+                    fast = pace[0] > RESHAPED_RATIO * self._density * pace[1] + RESHAPED_LINES
+                    self._fast = self._fast + 1 if fast else 0
+                    self._reshaped = self._fast >= 2 and self.bytes - self._sampled_at >= RESHAPED_AFTER
+                    self._pace = [0, 0]
+            floods, facts = self._floods, self.facts
             for start, stop, conditions in lines:
                 plan = plans.get(conditions) or plan_for(conditions)
                 line_no += chunk.count(b"\n", pos, start)
                 pos = start
+                if plan.floods and stop - start <= MAX_LINE_CHARS:
+                    # A retry loop or a warning per step: once a line's shape and rank have left
+                    # nothing for a repeat to change, a repeat only adds to counts (`_Flood`).
+                    raw = chunk[start:stop]
+                    shape = (plan, raw.translate(DIGITS_AS_ZERO))
+                    flood = floods.get(shape)
+                    if flood is not None:
+                        counted = flood.done.get(flood.key(raw))
+                        if counted is not None and (not plan.probes or facts.plain()):
+                            for hits in counted:
+                                hits.count += 1
+                            if flood.error:
+                                facts.last_error_line = line_no + 1
+                            continue
+                    self._line(line_no + 1, chunk, start, stop, plan)
+                    self._settle(shape, raw, flood, line_no + 1)
+                    continue
                 self._line(line_no + 1, chunk, start, stop, plan)
             if world_hits:
                 # The largest stated size is all that counts: keep it here, tell the facts once.
@@ -552,6 +656,68 @@ class Scan:
             else:
                 rank, message_start = self._reader.prefix(text)
             self.facts.observe(line_no, text[message_start:], rank, plan.probes)
+
+    def _settle(self, shape: tuple[_Plan, bytes], raw: bytes, flood: _Flood | None, line_no: int) -> None:
+        """After `_line` on `raw` (at most MAX_LINE_CHARS, of the coarse `shape`): note its key
+        in the shape's `_Flood` when a further line of that key would only add to counts."""
+        plan, coarse = shape
+        if flood is None:
+            flood = self._new_flood(plan, raw, coarse)
+            self._floods_bytes += len(coarse)
+            if self._floods_bytes > _SHAPES_BYTES:
+                self._floods.clear()  # endlessly new shapes: stay bounded
+                self._floods_bytes = len(coarse)
+            self._floods[shape] = flood
+        if flood is _NEVER or (plan.probes and not self.facts.plain()):
+            return
+        key = flood.key(raw)
+        if key in flood.done:
+            return
+        matched: tuple[tuple[Rule, Signature], ...] | None = ()
+        if plan.rules:
+            matched = self._shapes.get((plan, self._shape_key(plan, raw)))
+            if matched is None:
+                return  # a regex ran out of time on it, or the cache started again
+        rank = int(raw[flood.rank_at : flood.rank_to]) if flood.rank_to else None
+        counted = []
+        for rule, sig in matched:
+            if sig.unless is not None:
+                # An unless that tells no digit from another answers the same on every line of
+                # the shape; one that does (`loss: [1-9]`) would need its digits in the key, which
+                # on Megatron's iteration lines is every digit after a colon: never settled.
+                if not _reads_no_digit(sig.unless.pattern):
+                    return
+                barred = _timed_search(sig.unless, raw.decode("ascii"), self.m.regex_timeout_s)
+                if barred is None:
+                    return
+                if barred:
+                    continue
+            hits = self.by_rule.get(rule.id)
+            # Saturation only grows, line by line: a later line of this rank is saturated too.
+            if hits is None or not hits.saturated(sig.name, rank, line_no):
+                return
+            counted.append(hits)
+        flood.done[key] = tuple(counted)
+        self._floods_bytes += 64
+        if self._floods_bytes > _SHAPES_BYTES:
+            self._floods.clear()
+            self._floods_bytes = 0
+
+    def _new_flood(self, plan: _Plan, raw: bytes, coarse: bytes) -> _Flood:
+        """The `_Flood` of the lines of `plan` shaped `coarse`, from one of them (`raw`)."""
+        if not coarse.isascii() or coarse.endswith(b"\r"):
+            return _NEVER
+        text = raw.decode("ascii")
+        error = False
+        if plan.probes:
+            found = repeat_effect(text[self._reader.prefix(text)[1] :], plan.probes)
+            if found is None:
+                return _NEVER
+            error = found
+        marks: tuple[int, ...] = ()
+        if plan.rules:
+            marks = tuple(anchored_digits(coarse, plan.digit_contexts or ()))
+        return _Flood(self._reader.rank_span(text), marks, plan.shape, error)
 
     def _shape_key(self, plan: _Plan, raw: bytes) -> object:
         """What decides the one-line signatures of `plan` on the line `raw` (lines with equal

@@ -214,6 +214,12 @@ class LineReader:
         rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
         return rank, layout.message_start
 
+    def rank_span(self, line: str) -> tuple[int, int] | None:
+        """Where `prefix` reads the rank of `line` (None: it has none). The same on every line of
+        its shape (digits read as 0), so a line of that shape names the same rank as `line` when
+        it holds the same characters there."""
+        return self._layout_of(line).rank
+
     def _layout_of(self, line: str) -> _Layout:
         shape = line.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)

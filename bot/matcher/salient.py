@@ -234,6 +234,12 @@ class LogFacts:
         if "node" in probes:
             self._observe_node(message)
 
+    def plain(self) -> bool:
+        """Do the facts hold nothing that makes `observe` read more of an `exception` line than
+        its message and rank? (No pdsh host placed, whose prefix it would read; no spawn block
+        open, whose rank an unprefixed line would take.) Once a host is placed, it stays so."""
+        return not self.host_mapping and not self.host_node_rank and self._spawn_rank is None
+
     def _strip_ray(self, message: str, rank: int | None) -> tuple[str, int | None]:
         """The message behind a Ray actor's `(Name pid=N, ip=...) ` and the rank that pid holds."""
         m = _RAY_PREFIX.match(message)
@@ -460,6 +466,35 @@ def _error_kinds(message: str) -> tuple[bool, bool]:
         )
         _KINDS[key] = found
     return found
+
+
+# The only parts of `_error_kinds`' patterns that tell one digit from another (`\b0 errors?\b`
+# and `errors?=0\b` in _NOT_ERROR), as they read on a message with every digit as 0.
+_ZERO_SENSITIVE = (b"0 error", b"error=0", b"errors=0")
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
+    """What `LogFacts.observe` does with a further line of the same rank as a line it observed,
+    whose message is `message` with other digits, while the facts are `plain()`: False, nothing
+    (its rank is seen, the first error is held); True, it moves `last_error_line` to that line.
+    None when it may do more (a probe that reads numbers or pairs lines, an exception line that
+    may close a traceback, a Ray prefix, a message on which the error patterns tell digits apart).
+    """
+    if not probes:
+        return False
+    if probes != _EXCEPTION_ONLY or message[:1] == "(" or not message.isascii():
+        return None
+    zeroed = message.encode("ascii").translate(_DIGITS_AS_ZERO).lower()
+    if any(word in zeroed for word in _ZERO_SENSITIVE):
+        return None
+    exc_line, error_line = _error_kinds(message)
+    if exc_line:
+        return None
+    return error_line
+
+
+_EXCEPTION_ONLY = frozenset({"exception"})
 
 
 def _is_traceback_head(message: str) -> bool:

@@ -366,3 +366,44 @@ def test_a_window_signature_is_gated_by_its_first_lines_literals(tmp_path):
     ):
         assert comparable(fast.diagnose(log)) == comparable(naive.diagnose(log))
     assert [m.id for m in fast.diagnose(chatter + "[rank2]: Alpha failure detected\n[rank2]: by the beta monitor\n").matches] == ["wd"]
+
+
+def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monkeypatch):
+    """An env dump, then Megatron iterations: long before RESAMPLE_EVERY, two stretches in a
+    row bring many more candidate lines than the sample saw, and the scan samples again (it
+    now leaves out what the iterations repeat); the diagnosis is still the naive path's."""
+    from bot.matcher import engine
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import loggen
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    import io
+
+    buf = io.BytesIO()
+    loggen.generate(buf, 2_000_000, "env-dump", seed=5)
+    log = buf.getvalue().decode("utf-8")
+    dump_end = log.index(" iteration ")
+    monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
+    monkeypatch.setattr(engine, "RESAMPLE_EVERY", 10**12)
+    monkeypatch.setattr(engine, "RESAMPLE_BYTES", 64 * 1024)
+    monkeypatch.setattr(engine, "RESHAPED_AFTER", 64 * 1024)
+    monkeypatch.setattr(engine, "RESHAPED_LINES", 20)
+    data = log.encode()
+    scan = FAST.scan()
+    chosen = []
+    for i in range(0, len(data), 64 * 1024):
+        scan.feed(data[i : i + 64 * 1024])
+        if not chosen or chosen[-1] != scan.left_out():
+            chosen.append(scan.left_out())
+    got = scan.finish()
+    first = next(left for left in chosen if left)  # chosen on the dump
+    assert "loss" not in first and "grad norm" not in first, chosen
+    assert any("loss" in left and "grad norm" in left for left in chosen), chosen
+    assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
+    # A log of one pace is sampled once.
+    steady = FAST.scan()
+    for i in range(dump_end, len(data), 64 * 1024):
+        steady.feed(data[i : i + 64 * 1024])
+    assert steady._sampled_at == 0
