@@ -58,6 +58,8 @@ _USER_RULES = {
     "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
     # Slurm's per-user views and sudo's target account: `squeue -u hfischer`, `sudo -u hfischer`.
     "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _LOGIN_USER,
+    # Lustre's per-user quota: `lfs quota -u hfischer /lustre` (`-g` is a group, `-p` a project).
+    "lfs quota": _LOGIN_USER,
 }  # fmt: skip
 COMMAND_WORDS = tuple(dict.fromkeys((*_RULES, *_USER_RULES)))
 

@@ -111,7 +111,7 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
 # Letters are Unicode letters: an ASCII-only name class stopped at `ü` and left `/home/<USER-1>üller`.
 _USER_TAIL = r"(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])"
 # One pattern per segment, each led by its literal, run only when the anchor scan saw it.
-_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
+_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx", "lustre", "data")
 _HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
 _HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
 _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAIL))
@@ -120,7 +120,7 @@ _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _US
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -134,6 +134,17 @@ _HOME_SKIP = frozenset(
     )
 )
 _LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users"))
+# A Lustre mount's top directories are its users' (`/lustre/hfischer/runs`), beside a few
+# file-system and project names: `fsw`, `lfs01`, `ost3` are no one's.
+_LUSTRE_SKIP = re.compile(r"(?:fsw|(?:l?fs|vol|ost|mdt|fs)\d{0,3}|orion|atlas|alpine|nvme|ssd|hdd)\Z")
+# `/data/` holds data sets as often as users (`/data/imagenet`, `/data/c4`): its directory is
+# a user's only when it has a person's shape (`hannah.fischer`) or holds what a person keeps
+# in a home (`/data/hfischer/miniconda3/envs/...`, `/data/hfischer/.cache/huggingface`).
+_DATA_PERSON = re.compile(r"[^\W\d_]{2,30}\.[^\W\d_]{2,30}\Z")
+_DATA_HOME_NEXT = re.compile(
+    r"/(?:\.[A-Za-z][\w-]{0,30}|(?:mini|ana)conda3|mambaforge|miniforge3|micromamba|envs|venvs?|\.?cache|hf[-_]?(?:home|cache)"
+    r"|repos|notebooks|workspace|projects|bin|scripts|code)(?![\w.-])"
+)
 
 
 def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -155,6 +166,12 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         return  # `/scratch/ABC123`: a job or project directory
     if seg == "u" and "://" in text[max(0, m.start() - 200) : m.start()]:
         return  # /u/ in a web URL path is not a home directory
+    if seg == "lustre" and _LUSTRE_SKIP.match(user.lower()):
+        return
+    if seg == "data" and not (_DATA_PERSON.match(user) or _DATA_HOME_NEXT.match(text, m.end("user"))):
+        return
+    if seg in ("lustre", "data") and text[m.start() - 1 : m.start()].isalnum():
+        return  # `/mnt/lustre/...` is a mount, `/gpfs/data/...` a directory of another tree: only the top level
     edits.append((m.start("user"), m.end("user"), "user", user))
     if seg in _LEARN_SEGMENTS:
         state.learn_user(user)
@@ -209,6 +226,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    # Lustre's `lfs quota -u hfischer /lustre`: `Disk quotas for usr hfischer (uid 31337):`.
+    ("quotas for usr ", re.compile(r"[Qq]uotas for usr (?P<user>[^\W\d][\w.-]{0,31}) \(uid \d{1,10}\)")),
+    # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
+    # (scontrol show node, sinfo -R / -l).
+    ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     ("", LinePattern(

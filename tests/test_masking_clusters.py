@@ -1,0 +1,52 @@
+"""Masking round 6 (issue #16): account and machine names where cluster tools print them.
+
+Each row is a line as the tool prints it; the value must be gone and its placeholder typed.
+The decoys beside them are what those same tools print that must stay byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.masking import mask
+
+PLACEHOLDER = re.compile(r"<([A-Z0-9]+)-\d+>")
+
+MASKED = [
+    # Lustre's top directories are its users'; `/data/` only with a person's shape or a home's
+    # contents under it.
+    ("#SBATCH --output=/lustre/ivanovaa/logs/%x-%j.out", "ivanovaa", "USER"),
+    ("9.8T\t/lustre/umar_walsh", "umar_walsh", "USER"),
+    ('  File "/data/qkaur/miniconda3/envs/sft/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1518', "qkaur", "USER"),
+    ("      HF_HOME:       /data/ilsewal/hf-cache", "ilsewal", "USER"),
+    ("OSError: [Errno 122] Disk quota exceeded: '/data/hannah.fischer/ckpt/step_900'", "hannah.fischer", "USER"),
+    # `lfs quota -u` and its header; Slurm's stamp on a node's reason.
+    ("$ lfs quota -u achebew /lustre", "achebew", "USER"),
+    ("Disk quotas for usr achebew (uid 31337):", "achebew", "USER"),
+    ("   Reason=Kill task failed [emekaiva@2026-12-04T10:11:12]", "emekaiva", "USER"),
+    ("gpu-07      1       gpu*     drained  128   2:32:2 1031000        0      1   a100     Not responding [nilssonb@2026-12-04T10:11:12]", "nilssonb", "USER"),
+]
+
+KEPT = [
+    "/data/imagenet/train/n01440764 /data/c4/en/c4-train.00000-of-01024.json.gz /data/hf-cache",
+    "/lustre/fsw/llm/ckpt /lustre/lfs01/proj /mnt/data/foo.bar/x /gpfs/data/shards",
+    "lfs quota -g ml-research /lustre",
+    "   Reason=Not responding [slurm@2026-12-04T10:11:12]",
+]
+
+
+@pytest.mark.parametrize(("line", "value", "label"), MASKED, ids=[f"{m[2]}:{m[0][:30]}" for m in MASKED])
+def test_cluster_names_are_masked(line: str, value: str, label: str) -> None:
+    masked = mask(line).text
+    assert not re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", masked), masked
+    assert label in PLACEHOLDER.findall(masked), masked
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_cluster_decoys_are_kept(text: str) -> None:
+    # Userinfo is masked as ever; what is judged here is the rest of the line.
+    masked = mask(text).text
+    kept = re.sub(r"<SECRET:[\w-]+>|<USER-\d+>", "", masked)
+    assert not PLACEHOLDER.search(kept) and "<HOST" not in masked, masked
