@@ -27,6 +27,10 @@ MASKED = [
     ("Disk quotas for usr achebew (uid 31337):", "achebew", "USER"),
     ("   Reason=Kill task failed [emekaiva@2026-12-04T10:11:12]", "emekaiva", "USER"),
     ("gpu-07      1       gpu*     drained  128   2:32:2 1031000        0      1   a100     Not responding [nilssonb@2026-12-04T10:11:12]", "nilssonb", "USER"),
+    # The az CLI's tenant and subscription flags.
+    ("$ az login --service-principal -u http://trainer-sp -p @cert.pem --tenant 0403cc6c-6dc2-4317-b976-040f93eb194c", "0403cc6c-6dc2-4317-b976-040f93eb194c", "ACCOUNT"),
+    ("$ az account set --subscription 1b73c090-27cb-46e1-b402-536de5d11355", "1b73c090-27cb-46e1-b402-536de5d11355", "ACCOUNT"),
+    ('  "tenant": "6575e17b-eee9-4c36-995d-ad9ed777236f"', "6575e17b-eee9-4c36-995d-ad9ed777236f", "ACCOUNT"),
 ]
 
 KEPT = [
@@ -34,6 +38,7 @@ KEPT = [
     "/lustre/fsw/llm/ckpt /lustre/lfs01/proj /mnt/data/foo.bar/x /gpfs/data/shards",
     "lfs quota -g ml-research /lustre",
     "   Reason=Not responding [slurm@2026-12-04T10:11:12]",
+    "  tenant: common",
 ]
 
 
