@@ -31,6 +31,9 @@ MASKED = [
     ("$ az login --service-principal -u http://trainer-sp -p @cert.pem --tenant 0403cc6c-6dc2-4317-b976-040f93eb194c", "0403cc6c-6dc2-4317-b976-040f93eb194c", "ACCOUNT"),
     ("$ az account set --subscription 1b73c090-27cb-46e1-b402-536de5d11355", "1b73c090-27cb-46e1-b402-536de5d11355", "ACCOUNT"),
     ('  "tenant": "6575e17b-eee9-4c36-995d-ad9ed777236f"', "6575e17b-eee9-4c36-995d-ad9ed777236f", "ACCOUNT"),
+    # The host a URL's userinfo logs in to, whatever its suffix.
+    ("DATABASE_URL=postgresql://trainer:Quasar2024@db01.initech.de:5432/metrics", "db01.initech.de", "HOST"),
+    ("Looking in indexes: https://pypi.org/simple, https://hf:****@pypi.hooli.net/simple", "pypi.hooli.net", "HOST"),
 ]
 
 KEPT = [
@@ -38,6 +41,7 @@ KEPT = [
     "/lustre/fsw/llm/ckpt /lustre/lfs01/proj /mnt/data/foo.bar/x /gpfs/data/shards",
     "lfs quota -g ml-research /lustre",
     "   Reason=Not responding [slurm@2026-12-04T10:11:12]",
+    "https://user:****@github.com/acme/llm.git and postgresql://u:p@localhost:5432/db",
     "  tenant: common",
 ]
 
