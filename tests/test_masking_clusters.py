@@ -34,6 +34,14 @@ MASKED = [
     # The host a URL's userinfo logs in to, whatever its suffix.
     ("DATABASE_URL=postgresql://trainer:Quasar2024@db01.initech.de:5432/metrics", "db01.initech.de", "HOST"),
     ("Looking in indexes: https://pypi.org/simple, https://hf:****@pypi.hooli.net/simple", "pypi.hooli.net", "HOST"),
+    # ssh -v names the server the user typed, and ~/.ssh/config its alias.
+    ("debug1: Connecting to login01.initech.de [10.4.0.12] port 22.", "login01.initech.de", "HOST"),
+    ("Host gpu235\n    HostName 10.4.0.12\n    User hfischer\n    IdentityFile ~/.ssh/id_ed25519", "gpu235", "HOST"),
+    # Node names by shape in prose: a numbered pod or rack after the accelerator, `gpu` with
+    # three digits or a leading zero.
+    ("Subject: ECC uncorrectable errors on gpu121", "gpu121", "HOST"),
+    ("@here training on a100-pod12 is stuck at step 18000", "a100-pod12", "HOST"),
+    ("drained gpu07 after Xid 79", "gpu07", "HOST"),
 ]
 
 KEPT = [
@@ -41,7 +49,9 @@ KEPT = [
     "/lustre/fsw/llm/ckpt /lustre/lfs01/proj /mnt/data/foo.bar/x /gpfs/data/shards",
     "lfs quota -g ml-research /lustre",
     "   Reason=Not responding [slurm@2026-12-04T10:11:12]",
+    "cuda:0 gpu0 gpu12 a100-80gb gpu-util99 h100-sxm5 gpu-burn",
     "https://user:****@github.com/acme/llm.git and postgresql://u:p@localhost:5432/db",
+    "Host *\n    IdentityFile ~/.ssh/id_ed25519",
     "  tenant: common",
 ]
 

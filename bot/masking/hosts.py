@@ -213,6 +213,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("for node ", re.compile(r"for node " + _H)),
     ("on node ", re.compile(r"on node " + _H + r"(?= exited| signaled| \(|[,.:]| has)")),
     ("connection to ", re.compile(r"Connection to " + _H + r" (?:closed|port)")),
+    # `ssh -v`: `debug1: Connecting to login01.initech.de [10.4.0.12] port 22.`, the name the
+    # user typed beside the address it resolved to (any suffix: ssh logs in to the
+    # organisation's machines).
+    ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
@@ -242,8 +246,19 @@ _LINE_POSITIONS: list[LinePattern] = [
 HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=")
 
 
+# ~/.ssh/config: `Host gpu-box` above its `HostName`, `User` and `IdentityFile` lines (the
+# alias is the machine's name to its user; `Host *` and patterns are no host).
+_SSH_CONFIG_HOST = LinePattern(r"[ \t]*Host[ \t]+" + _H + r"[ \t]*\r?$", re.M)
+
+
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
     """Mask bare host names in positions where only a host can stand, and learn them."""
+    if "IdentityFile" in text or "HostName" in text:
+        for m in _SSH_CONFIG_HOST.finditer(text):
+            value = m.group("h").rstrip(".")
+            if host_value_ok(value):
+                edits.append((m.start("h"), m.start("h") + len(value), "host", value))
+                state.learn_host(value)
     for literal, rx in _POSITIONS:
         if literal.lower() not in present:
             continue
@@ -402,6 +417,7 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
 # --- host names by shape, in lists and tables -----------------------------------------------
 
 # Cloud node names carry no domain but only a machine can be called that. (name, pattern)
+_NUMBERED_UNIT = r"(?:pod|rack|node|host|box|srv|vm|worker)\d{2,5}"
 _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # AKS: aks-nodepool1-12345678-vmss000000
     ("aks", re.compile(r"aks-(?<![\w.-]aks-)[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
@@ -419,13 +435,18 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # of an alternation of literals is several times faster here.)
     ("accel", re.compile(
         # `gpu-node-017` is the cluster shape's, found there once.
-        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?!node|dgx|hgx)"
-        r"(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4})(?![\w-]|\.\d)"
+        # A numbered pod or rack after the model (`a100-pod104`, `h100-rack07`); and a dashless
+        # `gpu` with three digits or a leading zero (`gpu121`, `gpu07`), where `gpu0` and
+        # `gpu12` would be a device index.
+        r"(?:(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?!node|dgx|hgx)"
+        r"(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
+        r"|gpu(?:\d{3,5}|0\d))(?![\w-]|\.\d)"
     )),
 ]  # fmt: skip
 _CLUSTER_WHOLE = re.compile(
     r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}"
-    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}"
+    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|" + _NUMBERED_UNIT + r")"
+    r"|gpu(?:\d{3,5}|0\d)"
     r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
@@ -437,7 +458,7 @@ _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 # the accelerator heads (`trn` for trn-, trn1-, trn2-).
 NODE_LINE_WORDS: tuple[str, ...] = (
     *(w for w in _SHAPE_LITERALS.values() if w), "ec2-", *_CLUSTER_WORDS,
-    "gpu-", "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
+    "gpu", "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
 )  # fmt: skip
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
