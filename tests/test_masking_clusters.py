@@ -34,6 +34,8 @@ MASKED = [
     # The host a URL's userinfo logs in to, whatever its suffix.
     ("DATABASE_URL=postgresql://trainer:Quasar2024@db01.initech.de:5432/metrics", "db01.initech.de", "HOST"),
     ("Looking in indexes: https://pypi.org/simple, https://hf:****@pypi.hooli.net/simple", "pypi.hooli.net", "HOST"),
+    # ... and a URL's host of three labels or more (a tracking server on a .de domain).
+    ("      - name: MLFLOW_TRACKING_URI\n        value: https://mlflow.initech.de", "mlflow.initech.de", "HOST"),
     # ssh -v names the server the user typed, and ~/.ssh/config its alias.
     ("debug1: Connecting to login01.initech.de [10.4.0.12] port 22.", "login01.initech.de", "HOST"),
     ("Host gpu235\n    HostName 10.4.0.12\n    User hfischer\n    IdentityFile ~/.ssh/id_ed25519", "gpu235", "HOST"),
@@ -52,6 +54,8 @@ KEPT = [
     "cuda:0 gpu0 gpu12 a100-80gb gpu-util99 h100-sxm5 gpu-burn",
     "https://user:****@github.com/acme/llm.git and postgresql://u:p@localhost:5432/db",
     "Host *\n    IdentityFile ~/.ssh/id_ed25519",
+    "pip install -i https://pypi.tuna.tsinghua.edu.cn/simple torch && wget https://dl.fbaipublicfiles.com/segment_anything/sam_vit_h.pth",
+    "Downloading https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
     "  tenant: common",
 ]
 

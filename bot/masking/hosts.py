@@ -31,6 +31,9 @@ PUBLIC_HOSTS = frozenset(
         "wikipedia.org", "example.org", "cloudflare.com", "fastly.net", "akamaihd.net", "jfrog.io",
         "sentry.io", "modal.com", "replicate.com", "cohere.ai", "mistral.ai", "groq.com",
         "together.ai", "comet.com", "comet.ml", "neptune.ai", "clear.ml", "mlflow.org",
+        # Public package and model mirrors pip, conda and the Hub are pointed at.
+        "fbaipublicfiles.com", "hf-mirror.com", "modelscope.cn", "tsinghua.edu.cn", "ustc.edu.cn",
+        "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.

@@ -58,9 +58,10 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
 # a machine of the organisation; dotted hosts are left to the FQDN and address passes.
 _URL_AUTH = re.compile(r"://(?P<auth>[^\s/?#\"'`\\]{1,512})")
 _BARE_HOST = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,62}")
-# The host a URL's userinfo logs in to (`postgresql://<USER-1>:<SECRET:password-1>@db01.initech.de:5432`)
-# is the organisation's own service unless a public one: masked whatever its suffix
-# (country-code suffixes are otherwise too ambiguous to read as hosts: `newstest2014.en-de.de`).
+# A URL's dotted host is read as a host whatever its suffix: the host a URL's userinfo logs in
+# to (`postgresql://<USER-1>:<SECRET:password-1>@db01.initech.de:5432`), or one of three labels
+# or more (`https://mlflow.initech.de`), is the organisation's own service unless a public one.
+# (Outside a URL, country-code suffixes are too ambiguous to read: `newstest2014.en-de.de`.)
 _DOTTED_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){1,16}")
 
 
@@ -71,10 +72,10 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
     for m in _URL_AUTH.finditer(text):
         auth = m.group("auth")
         start = auth.rfind("@") + 1  # after the userinfo (masked or not)
-        if start:
-            dotted = _DOTTED_HOST.match(auth, start)
+        dotted = _DOTTED_HOST.match(auth, start)
+        if dotted is not None and (start or dotted.group().count(".") >= 2):
             if (
-                dotted is not None
+                dotted.group()[0].isalpha()
                 and (dotted.end() == len(auth) or auth[dotted.end()] in ":>)],;")
                 and any(c.isalpha() for c in dotted.group().rsplit(".", 1)[-1])
                 and host_value_ok(dotted.group())
