@@ -73,3 +73,19 @@ def test_cluster_decoys_are_kept(text: str) -> None:
     masked = mask(text).text
     kept = re.sub(r"<SECRET:[\w-]+>|<USER-\d+>", "", masked)
     assert not PLACEHOLDER.search(kept) and "<HOST" not in masked, masked
+
+
+def test_a_persons_name_teaches_the_account_names_a_cluster_gives_them() -> None:
+    """git's author line names Hannah Fischer; kubectl then shows her only as a namespace and a
+    pod named for her accounts (`hannah-fischer`, `hfischer`), with no path or banner to teach them."""
+    log = (
+        "commit 9f3c2e1b7d44a81b9d0c6e5f4a3b2c1d0e9f8a7b\n"
+        "Author: Hannah Fischer <hf@initech.de>\n"
+        "$ kubectl get pods -n user-hannah-fischer\n"
+        "NAME                      READY   STATUS             RESTARTS   AGE\n"
+        "hfischer-sft-worker-0     0/1     CrashLoopBackOff   5          12m\n"
+    )
+    masked = mask(log).text
+    for account in ("hannah-fischer", "hfischer"):
+        assert account not in masked, masked
+    assert "user-<USER-" in masked and "-sft-worker-0" in masked and "CrashLoopBackOff" in masked

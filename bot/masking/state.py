@@ -30,6 +30,8 @@ _STOP_NAMES = frozenset(
 )
 
 _DNS_UNSAFE = re.compile(r"[._]+")
+# One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
+_NAME_PART = re.compile(r"[^\W\d_]{2,30}\Z")
 # Letters are Unicode letters: `hannah.garcía` is a name as much as `hannah.garcia`.
 _NAME_SHAPE = re.compile(r"[^\W_][\w.-]{1,62}\Z")
 
@@ -102,9 +104,19 @@ class LogState:
                 self.users.setdefault(dns, None)
 
     def learn_name(self, name: str) -> None:
-        """A person's name (`Hannah Fischer`): masked wherever it recurs in the log."""
+        """A person's name (`Hannah Fischer`): masked wherever it recurs in the log.
+
+        A given and a family name also spell the account names a cluster gives that person
+        (`hannah.fischer`, `hfischer`), which show in namespaces and pod names with no other
+        hint of whose they are (`user-hannah-fischer`, `hfischer-sft-0`): learned as users.
+        """
         if 4 <= len(name) <= 128 and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
             self.names.setdefault(name, None)
+            parts = name.lower().split()
+            if len(parts) == 2 and all(_NAME_PART.match(p) for p in parts):
+                first, last = parts
+                for user in (f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"):
+                    self.learn_user(user)
 
     def learn_host(self, name: str) -> None:
         if learnable(name):
