@@ -22,6 +22,8 @@ MASKED = [
     ('  File "/data/qkaur/miniconda3/envs/sft/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1518', "qkaur", "USER"),
     ("      HF_HOME:       /data/ilsewal/hf-cache", "ilsewal", "USER"),
     ("OSError: [Errno 122] Disk quota exceeded: '/data/hannah.fischer/ckpt/step_900'", "hannah.fischer", "USER"),
+    # The same directory under /lustre/ and /data/ is the same user's.
+    ("$ du -sh /lustre/ortizj /data/ortizj\n9.8T\t/lustre/ortizj\n2.1T\t/data/ortizj", "ortizj", "USER"),
     # `lfs quota -u` and its header; Slurm's stamp on a node's reason.
     ("$ lfs quota -u achebew /lustre", "achebew", "USER"),
     ("Disk quotas for usr achebew (uid 31337):", "achebew", "USER"),

@@ -168,13 +168,17 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         return  # /u/ in a web URL path is not a home directory
     if seg == "lustre" and _LUSTRE_SKIP.match(user.lower()):
         return
-    if seg == "data" and not (_DATA_PERSON.match(user) or _DATA_HOME_NEXT.match(text, m.end("user"))):
+    if seg == "data" and not (
+        _DATA_PERSON.match(user) or _DATA_HOME_NEXT.match(text, m.end("user")) or user in state.path_users
+    ):
         return
     if seg in ("lustre", "data") and text[m.start() - 1 : m.start()].isalnum():
         return  # `/mnt/lustre/...` is a mount, `/gpfs/data/...` a directory of another tree: only the top level
     edits.append((m.start("user"), m.end("user"), "user", user))
     if seg in _LEARN_SEGMENTS:
         state.learn_user(user)
+    elif seg in ("scratch", "lustre") and len(state.path_users) < 4096:
+        state.path_users.setdefault(user, None)
 
 
 # `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`.

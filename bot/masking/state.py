@@ -55,6 +55,9 @@ class LogState:
     users: dict[str, None] = field(default_factory=dict)
     hosts: dict[str, None] = field(default_factory=dict)
     names: dict[str, None] = field(default_factory=dict)  # people's full names
+    # Directories masked as a user's under /scratch/ or /lustre/, not learned (a project can
+    # sit there too): the same directory under /data/ is that user's as well.
+    path_users: dict[str, None] = field(default_factory=dict)
     # Registrable domains of people's e-mail addresses (`initech.de`): the organisation's own,
     # so a host under one (`gitlab.initech.de`) is an organisation host whatever its suffix.
     org_domains: dict[str, None] = field(default_factory=dict)
