@@ -441,9 +441,9 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
         # A numbered pod or rack after the model (`a100-pod104`, `h100-rack07`); and a dashless
         # `gpu` with three digits or a leading zero (`gpu121`, `gpu07`), where `gpu0` and
         # `gpu12` would be a device index.
-        r"(?:(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?!node|dgx|hgx)"
-        r"(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
-        r"|gpu(?:\d{3,5}|0\d))(?![\w-]|\.\d)"
+        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)"
+        r"(?:-(?!node|dgx|hgx)(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
+        r"|(?<=gpu)(?:\d{3,5}|0\d))(?![\w-]|\.\d)"
     )),
 ]  # fmt: skip
 _CLUSTER_WHOLE = re.compile(
@@ -461,7 +461,7 @@ _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 # the accelerator heads (`trn` for trn-, trn1-, trn2-).
 NODE_LINE_WORDS: tuple[str, ...] = (
     *(w for w in _SHAPE_LITERALS.values() if w), "ec2-", *_CLUSTER_WORDS,
-    "gpu", "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
+    "gpu-", *(f"gpu{d}" for d in range(10)), "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
 )  # fmt: skip
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 

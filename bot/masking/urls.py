@@ -73,16 +73,17 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
         auth = m.group("auth")
         start = auth.rfind("@") + 1  # after the userinfo (masked or not)
         dotted = _DOTTED_HOST.match(auth, start)
-        if dotted is not None and (start or dotted.group().count(".") >= 2):
-            if (
-                dotted.group()[0].isalpha()
-                and (dotted.end() == len(auth) or auth[dotted.end()] in ":>)],;")
-                and any(c.isalpha() for c in dotted.group().rsplit(".", 1)[-1])
-                and host_value_ok(dotted.group())
-            ):
-                begin = m.start("auth") + start
-                edits.append((begin, begin + len(dotted.group()), "host", dotted.group()))
-                continue
+        if (
+            dotted is not None
+            and (start or dotted.group().count(".") >= 2)
+            and dotted.group()[0].isalpha()
+            and (dotted.end() == len(auth) or auth[dotted.end()] in ":>)],;")
+            and any(c.isalpha() for c in dotted.group().rsplit(".", 1)[-1])
+            and host_value_ok(dotted.group())
+        ):
+            begin = m.start("auth") + start
+            edits.append((begin, begin + len(dotted.group()), "host", dotted.group()))
+            continue
         host = _BARE_HOST.match(auth, start)
         if host is None or (host.end() != len(auth) and auth[host.end()] not in ":>)],;"):
             continue
