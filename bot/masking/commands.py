@@ -94,7 +94,7 @@ def find_command_credentials(
                     state.learn_user(user)
                 if colon and password and not exempt_value(password):
                     pstart = vstart + len(user) + 1
-                    edits.append((pstart, pstart + len(password), "password", password))
+                    edits.append((pstart, pstart + len(password), kind_of_value(password) or "password", password))
 
 
 # PostgreSQL's password file (~/.pgpass, PGPASSFILE), as `cat` shows it: one
