@@ -46,6 +46,17 @@ MASKED = [
     ("Subject: ECC uncorrectable errors on gpu121", "gpu121", "HOST"),
     ("@here training on a100-pod12 is stuck at step 18000", "a100-pod12", "HOST"),
     ("drained gpu07 after Xid 79", "gpu07", "HOST"),
+    # Slack's header with pronouns and a status emoji; an ssh key's comment in `ssh-add -l`.
+    ("Talia Petrov (she/her)  :palm_tree: 10:41 AM\nthe run on gpu-07 died", "Talia Petrov", "NAME"),
+    ("256 SHA256:kD8Lq3v2nR7xW1mZ5pT9yB4cF6hJ0sN2aE8gU3iO7wQ pavel@gpu37 (ED25519)", "gpu37", "HOST"),
+    ("256 SHA256:kD8Lq3v2nR7xW1mZ5pT9yB4cF6hJ0sN2aE8gU3iO7wQ pavel@gpu37 (ED25519)", "pavel", "USER"),
+    # loginctl leaves SEAT blank for an ssh session.
+    ("$ loginctl list-sessions\nSESSION   UID USER             SEAT TTY\n     42 31337 farah.dimitrov        pts/4\n", "farah.dimitrov", "USER"),
+    # kubeconfig's user for a cluster, and the context named after it.
+    ("contexts:\n- context:\n    cluster: gpu-prod\n    user: pavel.ivanova@gpu-prod\n  name: pavel.ivanova@gpu-prod", "pavel.ivanova", "USER"),
+    # scontrol show node; a pod spec's nodeName.
+    ("$ scontrol show node gpu94\nNodeName=gpu94 Arch=x86_64 CoresPerSocket=32\n   NodeAddr=10.1.2.3 NodeHostName=gpu94 Version=23.02.7", "gpu94", "HOST"),
+    ("spec:\n  nodeName: a100-044\n  schedulerName: default-scheduler", "a100-044", "HOST"),
 ]
 
 KEPT = [
@@ -59,6 +70,8 @@ KEPT = [
     "pip install -i https://pypi.tuna.tsinghua.edu.cn/simple torch && wget https://dl.fbaipublicfiles.com/segment_anything/sam_vit_h.pth",
     "Downloading https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
     "  tenant: common",
+    "node_name=linear_1 graph_node_name=aten::add",
+    "2 sessions listed.",
 ]
 
 

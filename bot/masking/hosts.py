@@ -501,8 +501,11 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+PR[ \t]+NI"), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
     (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M, gate=r"PID[ \t]+(?:%CPU|PPID)"), _BLANKS, {"USER": "user", "UID": "user"}),
+    # loginctl list-sessions: `SESSION  UID USER     SEAT  TTY`, a blank cell where a session has no seat
+    # (the user column comes before any blank one).
+    (LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
 ]  # fmt: skip
-_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID")
+_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
@@ -618,8 +621,11 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
             checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
             if "READY" not in names and "STATUS" in names:
                 checks[names.index("STATUS")] = _NODE_STATUS  # kubectl get nodes
+            width = len(names)
+            if names[0] == "SESSION" and "USER" in names:
+                width = names.index("USER") + 2  # loginctl leaves SEAT and TTY blank where there is none
             if columns:
-                _table_rows(text, header.end() + 1, cells, (columns, checks, len(names)), edits, state)
+                _table_rows(text, header.end() + 1, cells, (columns, checks, width), edits, state)
 
 
 # sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a

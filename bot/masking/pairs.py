@@ -321,8 +321,18 @@ class _PairScanner:
         return "wandb" in line or "WANDB" in line or "Wandb" in line
 
     def _user(self, core: str, value: str, vstart: int) -> None:
-        if "@" in value or value.startswith("arn:"):
-            return  # an e-mail or an ARN (`User: arn:aws:sts::...`): their passes own them
+        if value.startswith("arn:"):
+            return  # an ARN (`User: arn:aws:sts::...`): the cloud pass owns it
+        if "@" in value:
+            user, _, cluster = value.partition("@")
+            if "." in cluster or not cluster:
+                return  # an e-mail: its pass owns it
+            # kubeconfig names a user for its cluster: `user: hfischer@gpu-prod`, the same
+            # `hfischer@gpu-prod` as the context's and the user entry's `name:` (learned).
+            if username_ok(user):
+                self.edits.append((vstart, vstart + len(user), "user", user))
+                self.state.learn_user(user)
+            return
         user, colon, password = value.partition(":")
         if colon and core.lower() in ("user", "u"):
             # curl/wget `--user alice:secret`

@@ -71,6 +71,7 @@ _USER_AT_HOST_RX = regex.compile(
 )
 _ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}[ \t]+[%#$](?:[ \t]|$)", re.M)
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK)\)")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
 
 
@@ -94,6 +95,10 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
+        if not prompt:
+            # An ssh key's comment, as `ssh-add -l` and `ssh-keygen -l` print it after the
+            # fingerprint: `256 SHA256:kD8L... hfischer@gpu37 (ED25519)`.
+            prompt = _KEY_COMMENT_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             continue
         user, host = m.group("user"), m.group("host").rstrip(".")
