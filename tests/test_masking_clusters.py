@@ -57,6 +57,16 @@ MASKED = [
     # scontrol show node; a pod spec's nodeName.
     ("$ scontrol show node gpu94\nNodeName=gpu94 Arch=x86_64 CoresPerSocket=32\n   NodeAddr=10.1.2.3 NodeHostName=gpu94 Version=23.02.7", "gpu94", "HOST"),
     ("spec:\n  nodeName: a100-044\n  schedulerName: default-scheduler", "a100-044", "HOST"),
+    # journald's session lines, JupyterHub's spawn time, `su -`, bundled sudo flags.
+    ("Dec 05 10:42:01 gpu-node-07 systemd[1]: Started session-42.scope - Session 42 of User qmorales.", "qmorales", "USER"),
+    ("Dec 05 10:42:01 gpu-node-07 systemd-logind[812]: New session 42 of user rtakeda.", "rtakeda", "USER"),
+    ("[I 2026-12-05 10:42:01.123 JupyterHub base:1102] User xlopez took 3.204 seconds to start", "xlopez", "USER"),
+    ("$ su - bcosta\nPassword:", "bcosta", "USER"),
+    ("+ sudo -iu cdiaz python train.py", "cdiaz", "USER"),
+    # `getent group` members; hostnamectl and `uname -n`.
+    ("$ getent group ml-research\nml-research:x:5000:ujensen,vpatil,wkumar", "vpatil", "USER"),
+    ("$ hostnamectl\n Static hostname: trainbox-east\n       Icon name: computer-server", "trainbox-east", "HOST"),
+    ("$ uname -n\ndlbox07", "dlbox07", "HOST"),
 ]
 
 KEPT = [
@@ -72,6 +82,8 @@ KEPT = [
     "  tenant: common",
     "node_name=linear_1 graph_node_name=aten::add",
     "2 sessions listed.",
+    "sudo:x:27:ubuntu\ndocker:x:999:\nvideo:x:44:",
+    "Removed session 42.\n$ sudo -i",
 ]
 
 

@@ -40,6 +40,8 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
 }
 _LOGIN_USER = re.compile(r"(?<=\s)-u[ \t]+" + _ARG)
 _CURL_USER = re.compile(r"(?<=\s)-u[ \t]*" + _ARG)
+# sudo takes its flags bundled: `sudo -iu hfischer`, `sudo -Hu hfischer`.
+_SUDO_USER = re.compile(r"(?<=\s)-[A-Za-z]{0,4}u[ \t]+" + _ARG)
 
 
 def _unquote(m: re.Match[str]) -> tuple[int, int, str]:
@@ -57,7 +59,7 @@ _USER_RULES = {
     "login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER, "mysql": _LOGIN_USER,
     "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
     # Slurm's per-user views and sudo's target account: `squeue -u hfischer`, `sudo -u hfischer`.
-    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _LOGIN_USER,
+    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _SUDO_USER,
     # Lustre's per-user quota: `lfs quota -u hfischer /lustre` (`-g` is a group, `-p` a project).
     "lfs quota": _LOGIN_USER,
 }  # fmt: skip

@@ -223,8 +223,11 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("ping ", re.compile(r"PING " + _H + r" \(")),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
-    # `$ hostname` and its output alone on the next line.
+    # `$ hostname` (or `uname -n`) and its output alone on the next line.
     (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    ("uname -n", LinePattern(r"[^\n]{0,64}[$#%>] uname -n[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    # hostnamectl: `   Static hostname: gpu-node-07`, `Transient hostname: ...`.
+    (" hostname", re.compile(r"(?:Static|Transient|Pretty) hostname: " + _H)),
 ]
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)

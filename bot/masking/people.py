@@ -125,7 +125,7 @@ _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _US
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -237,6 +237,13 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
     # Lustre's `lfs quota -u hfischer /lustre`: `Disk quotas for usr hfischer (uid 31337):`.
     ("quotas for usr ", re.compile(r"[Qq]uotas for usr (?P<user>[^\W\d][\w.-]{0,31}) \(uid \d{1,10}\)")),
+    # systemd and logind name a login session's owner: `Started session-42.scope - Session 42
+    # of User hfischer.`, `New session 42 of user hfischer.`, `Removed slice User Slice of hfischer`.
+    ("of user ", re.compile(r"[Ss]ession [\w-]{1,16} of [Uu]ser (?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w-])")),
+    # JupyterHub: `User hfischer took 3.204 seconds to start`, `User hfischer server took ...`.
+    (" seconds to start", re.compile(r"\bUser (?P<user>[^\W\d][\w.-]{0,31})(?: server)? took \d{1,6}\.\d{1,6} seconds to start")),
+    # `su - hfischer` at a prompt or in a trace.
+    ("su - ", re.compile(r"(?:^|[$#>+] )su - (?P<user>[^\W\d][\w.-]{0,31})[ \t]*$", re.M)),
     # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
     # (scontrol show node, sinfo -R / -l).
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
@@ -277,6 +284,12 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 ]
 # ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
 _SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
+_GROUP_ROW = LinePattern(
+    r"[ \t]*[A-Za-z_][\w.-]{0,31}:[x*!]?:\d{1,10}:"
+    r"(?P<members>[^\W\d][\w.-]{0,31}(?:,[^\W\d][\w.-]{0,31}){0,255})[ \t]*\r?$",
+    re.M,
+    gate=r":[x*!]?:\d{1,10}:[^\W\d]",
+)
 _MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
@@ -326,6 +339,15 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if ":x:" in present:
+        # `getent group` / /etc/group rows list their members: `ml-research:x:5000:hfischer,bsmith`.
+        for m in _GROUP_ROW.finditer(text):
+            pos = m.start("members")
+            for name in m.group("members").split(","):
+                if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
+                    edits.append((pos, pos + len(name), "user", name))
+                    state.learn_user(name)
+                pos += len(name) + 1
     if "merge pull request #" in present:
         # GitHub's merge commit: `Merge pull request #412 from hfischer/fix-nccl`. The head
         # repository's owner is the author's fork, or the organisation itself for a branch
