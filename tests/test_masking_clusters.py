@@ -67,6 +67,11 @@ MASKED = [
     ("$ getent group ml-research\nml-research:x:5000:ujensen,vpatil,wkumar", "vpatil", "USER"),
     ("$ hostnamectl\n Static hostname: trainbox-east\n       Icon name: computer-server", "trainbox-east", "HOST"),
     ("$ uname -n\ndlbox07", "dlbox07", "HOST"),
+    # libpq names the server it could not reach (before and since PostgreSQL 14); c10d the
+    # host whose IPv6 addresses it could not get.
+    ('psycopg2.OperationalError: could not connect to server: Connection refused Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting', "pgdb-prod-01", "HOST"),
+    ('psql: error: connection to server at "pgdb-prod-01" (10.4.2.9), port 5432 failed: Connection refused', "pgdb-prod-01", "HOST"),
+    ("[W socket.cpp:663] [c10d] The IPv6 network addresses of (hpc-login-2, 29500) cannot be retrieved (gai error: -2 - Name or service not known).", "hpc-login-2", "HOST"),
 ]
 
 KEPT = [
@@ -84,6 +89,9 @@ KEPT = [
     "2 sessions listed.",
     "sudo:x:27:ubuntu\ndocker:x:999:\nvideo:x:44:",
     "Removed session 42.\n$ sudo -i",
+    'psql: error: connection to server at "localhost" (127.0.0.1), port 5432 failed',
+    'could not connect to server: No such file or directory\n\tIs the server running locally and accepting connections on Unix domain socket "/var/run/postgresql/.s.PGSQL.5432"?',
+    "The IPv6 network addresses of (localhost, 29500) cannot be retrieved",
 ]
 
 

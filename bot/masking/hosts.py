@@ -186,6 +186,13 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("connect to (", re.compile(r"connect to \(" + _H + r", ?\d")),
     # c10d: `The client socket will attempt to connect to an IPv6 address of (host, 23456).`
     ("address of (", re.compile(r"address of \(" + _H + r", ?\d")),
+    # ... `The IPv6 network addresses of (hpc-login-2, 29500) cannot be retrieved`.
+    ("addresses of (", re.compile(r"addresses of \(" + _H + r", ?\d")),
+    # libpq: `Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting`, and
+    # since PostgreSQL 14 `connection to server at "pgdb-prod-01" (10.4.2.9), port 5432 failed`.
+    ("running on host \"", re.compile(r"running on host \"" + _H + r"\"")),
+    # (Under `connection to `: the anchor scan reports no word overlapping another.)
+    ("connection to ", re.compile(r"onnection to server at \"" + _H + r"\"")),
     # `uname -a`: `Linux gpu-node-07 5.15.0-91-generic #101-Ubuntu SMP ...`.
     ("linux ", LinePattern(r"[ \t]*Linux " + _H + r" \d{1,2}\.\d{1,3}\.\d{1,4}[\w.+~-]{0,64} #\d")),
     # ssh, pdsh and Slurm name the node they are talking about.
