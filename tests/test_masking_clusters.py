@@ -124,3 +124,26 @@ def test_a_persons_name_teaches_the_account_names_a_cluster_gives_them() -> None
     for account in ("hannah-fischer", "hfischer"):
         assert account not in masked, masked
     assert "user-<USER-" in masked and "-sft-worker-0" in masked and "CrashLoopBackOff" in masked
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # A JSON pretty-printer split the pair and the object closes on the value's line.
+        ('{"password":\n   "Velvet-Horizon-42"}', "Velvet-Horizon-42"),
+        ('  "db": {"password":\n      "Velvet-Horizon-42"},', "Velvet-Horizon-42"),
+        # A shell line continued after the assignment.
+        ("$ export AWS_SECRET_ACCESS_KEY=\\\n  wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        # sudo -S reads the password echoed into it.
+        ("echo 'Juniper2024!' | sudo -S apt-get install -y nvidia-driver-535", "Juniper2024!"),
+        ('echo "Juniper2024!" | sudo -k -S -u hfischer whoami', "Juniper2024!"),
+    ],
+)
+def test_split_and_piped_passwords_are_masked(text: str, secret: str) -> None:
+    masked = mask(text).text
+    assert secret not in masked and "<SECRET:" in masked, masked
+
+
+def test_piped_variables_and_continued_commands_are_kept() -> None:
+    text = "echo $PASS | sudo -S ls\npython train.py \\\n  --lr 3e-4\n"
+    assert mask(text).text == text

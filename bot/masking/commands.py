@@ -27,6 +27,11 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
         re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[^\n]{0,256}--password-stdin"""),
         "password",
     ),
+    # `echo "S3cret" | sudo -S apt-get ...`: sudo -S reads the password from stdin.
+    "sudo": (
+        re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[ \t]*sudo[ \t]+(?:-[A-Za-z]{1,6}[ \t]+){0,4}-[A-Za-z]{0,5}S"""),
+        "password",
+    ),
     # wandb login <key>
     "wandb login": (
         re.compile(
