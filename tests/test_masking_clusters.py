@@ -67,6 +67,9 @@ MASKED = [
     ("$ getent group ml-research\nml-research:x:5000:ujensen,vpatil,wkumar", "vpatil", "USER"),
     ("$ hostnamectl\n Static hostname: trainbox-east\n       Icon name: computer-server", "trainbox-east", "HOST"),
     ("$ uname -n\ndlbox07", "dlbox07", "HOST"),
+    # gh pr view's header; the branch named after the author is masked with it.
+    ("Open • tkovacs wants to merge 3 commits into main from tkovacs/fix-nccl-timeout", "tkovacs", "USER"),
+    ("Merged • lvogt merged 1 commit into main from fix-oom", "lvogt", "USER"),
     # libpq names the server it could not reach (before and since PostgreSQL 14); c10d the
     # host whose IPv6 addresses it could not get.
     ('psycopg2.OperationalError: could not connect to server: Connection refused Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting', "pgdb-prod-01", "HOST"),

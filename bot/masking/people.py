@@ -125,7 +125,7 @@ _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _US
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -244,6 +244,10 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     (" seconds to start", re.compile(r"\bUser (?P<user>[^\W\d][\w.-]{0,31})(?: server)? took \d{1,6}\.\d{1,6} seconds to start")),
     # `su - hfischer` at a prompt or in a trace.
     ("su - ", re.compile(r"(?:^|[$#>+] )su - (?P<user>[^\W\d][\w.-]{0,31})[ \t]*$", re.M)),
+    # GitHub's pull request header (gh pr view, the web page pasted): `Open • hfischer wants to
+    # merge 3 commits into main from hfischer/fix-nccl`, `hfischer merged 3 commits into main`.
+    *((word, re.compile(r"(?<![\w-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) (?:wants to merge|merged) \d{1,6}" + word))
+      for word in (" commits into ", " commit into ")),
     # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
     # (scontrol show node, sinfo -R / -l).
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
