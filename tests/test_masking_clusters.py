@@ -150,3 +150,15 @@ def test_split_and_piped_passwords_are_masked(text: str, secret: str) -> None:
 def test_piped_variables_and_continued_commands_are_kept() -> None:
     text = "echo $PASS | sudo -S ls\npython train.py \\\n  --lr 3e-4\n"
     assert mask(text).text == text
+
+
+def test_kubespawner_pod_of_a_learned_user_is_masked() -> None:
+    """JupyterHub on Kubernetes names a user's pod with the name escaped (`.` as `-2e`)."""
+    log = (
+        "[I 2026-12-05 10:42:01.123 JupyterHub log:191] 302 GET /hub/spawn/hannah.fischer -> /hub/spawn-pending\n"
+        "$ kubectl get pods -n jhub\n"
+        "NAME                        READY   STATUS              RESTARTS   AGE\n"
+        "jupyter-hannah-2efischer    0/1     ContainerCreating   0          2m\n"
+    )
+    masked = mask("/home/hannah.fischer/.jupyter\n" + log).text
+    assert "hannah" not in masked and "jupyter-<USER-" in masked and "ContainerCreating" in masked, masked

@@ -30,6 +30,7 @@ _STOP_NAMES = frozenset(
 )
 
 _DNS_UNSAFE = re.compile(r"[._]+")
+_ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
 _NAME_PART = re.compile(r"[^\W\d_]{2,30}\Z")
 # Letters are Unicode letters: `hannah.garcía` is a name as much as `hannah.garcia`.
@@ -105,6 +106,10 @@ class LogState:
             dns = _DNS_UNSAFE.sub("-", name.lower())
             if dns != name.lower() and learnable(dns):
                 self.users.setdefault(dns, None)
+                # JupyterHub's KubeSpawner escapes the name instead: `jupyter-hannah-2efischer`.
+                escaped = _ESCAPED.sub(lambda m: f"-{ord(m.group()):02x}", name.lower())
+                if learnable(escaped):
+                    self.users.setdefault(escaped, None)
 
     def learn_name(self, name: str) -> None:
         """A person's name (`Hannah Fischer`): masked wherever it recurs in the log.
