@@ -70,6 +70,12 @@ MASKED = [
     # gh pr view's header; the branch named after the author is masked with it.
     ("Open • tkovacs wants to merge 3 commits into main from tkovacs/fix-nccl-timeout", "tkovacs", "USER"),
     ("Merged • lvogt merged 1 commit into main from fix-oom", "lvogt", "USER"),
+    # Jenkins' console log names who started a build; LSF's and Jenkins' user variables; a mail spool.
+    ("Started by user Hannah Hill\nRunning as SYSTEM", "Hannah Hill", "NAME"),
+    ("Started by GitHub push by iirwin", "iirwin", "USER"),
+    ("LSB_JOBUSER=ccruz", "ccruz", "USER"),
+    ("BUILD_USER_ID=ggreen", "ggreen", "USER"),
+    ("MAIL=/var/spool/mail/vvance", "vvance", "USER"),
     # libpq names the server it could not reach (before and since PostgreSQL 14); c10d the
     # host whose IPv6 addresses it could not get.
     ('psycopg2.OperationalError: could not connect to server: Connection refused Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting', "pgdb-prod-01", "HOST"),
@@ -90,6 +96,7 @@ KEPT = [
     "  tenant: common",
     "node_name=linear_1 graph_node_name=aten::add",
     "2 sessions listed.",
+    "Started by timer\nStarted by user anonymous\nStarted by an SCM change",
     "sudo:x:27:ubuntu\ndocker:x:999:\nvideo:x:44:",
     "Removed session 42.\n$ sudo -i",
     'psql: error: connection to server at "localhost" (127.0.0.1), port 5432 failed',

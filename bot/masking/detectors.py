@@ -123,7 +123,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
-    Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
+    Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),

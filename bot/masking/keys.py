@@ -48,6 +48,8 @@ _USER_EXACT = frozenset(
         # WANDB_ENTITY is often a team (`acme-ml`): a personal entity is the user name,
         # masked wherever it recurs once a home path or login banner teaches it.
         "user_name", "pbs_o_logname", "hf_username",
+        # LSF's job owner; Jenkins' build-user plugin (BUILD_USER is the display name).
+        "lsb_jobuser", "build_user_id",
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))

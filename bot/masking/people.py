@@ -123,9 +123,12 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
+# A mail spool is named for its account: MAIL=/var/mail/hfischer, /var/spool/mail/hfischer.
+_HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
+_HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -138,7 +141,7 @@ _HOME_SKIP = frozenset(
         "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
     )
 )
-_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users"))
+_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail"))
 # A Lustre mount's top directories are its users' (`/lustre/hfischer/runs`), beside a few
 # file-system and project names: `fsw`, `lfs01`, `ost3` are no one's.
 _LUSTRE_SKIP = re.compile(r"(?:fsw|(?:l?fs|vol|ost|mdt|fs)\d{0,3}|orion|atlas|alpine|nvme|ssd|hdd)\Z")
@@ -294,6 +297,11 @@ _GROUP_ROW = LinePattern(
     re.M,
     gate=r":[x*!]?:\d{1,10}:[^\W\d]",
 )
+_JENKINS_CAUSE_RX = re.compile(
+    r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
+    r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
+    re.M,
+)
 _MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
@@ -358,6 +366,19 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         # of the same repository: masked in place, not learned (`acme` is in every URL).
         for m in _MERGE_PR_RX.finditer(text):
             edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
+    if "started by " in present:
+        # Jenkins' console log: `Started by user Hannah Fischer` (the user's display name, or
+        # their login), `Started by GitHub push by hfischer`.
+        for m in _JENKINS_CAUSE_RX.finditer(text):
+            name = m.group("user").strip()
+            if not name or name.lower() in TECHNICAL_USERS or name.lower() in ("anonymous", "timer", "scm"):
+                continue
+            if " " in name:
+                edits.append((m.start("user"), m.start("user") + len(name), "name", name))
+                state.learn_name(name)
+            else:
+                edits.append((m.start("user"), m.start("user") + len(name), "user", name))
+                state.learn_user(name)
     if any(w in present for w in _SSHD_WORDS):
         for m in _SSHD_USER_RX.finditer(text):
             name = m.group("user")
