@@ -69,21 +69,25 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask a bare machine name in a URL's host position, and learn it."""
     if "://" not in text:
         return
+    # A log repeats its few URLs on every node: each dotted host is judged once per piece.
+    judged: dict[str, bool] = {}
     for m in _URL_AUTH.finditer(text):
         auth = m.group("auth")
         start = auth.rfind("@") + 1  # after the userinfo (masked or not)
         dotted = _DOTTED_HOST.match(auth, start)
-        if (
-            dotted is not None
-            and (start or dotted.group().count(".") >= 2)
-            and dotted.group()[0].isalpha()
-            and (dotted.end() == len(auth) or auth[dotted.end()] in ":>)],;")
-            and any(c.isalpha() for c in dotted.group().rsplit(".", 1)[-1])
-            and host_value_ok(dotted.group())
-        ):
-            begin = m.start("auth") + start
-            edits.append((begin, begin + len(dotted.group()), "host", dotted.group()))
-            continue
+        if dotted is not None and (dotted.end() == len(auth) or auth[dotted.end()] in ":>)],;"):
+            name = dotted.group()
+            ok = judged.get(name)
+            if ok is None:
+                ok = judged[name] = (
+                    name[0].isalpha()
+                    and any(c.isalpha() for c in name.rsplit(".", 1)[-1])
+                    and host_value_ok(name)
+                )
+            if ok and (start or name.count(".") >= 2):
+                begin = m.start("auth") + start
+                edits.append((begin, begin + len(name), "host", name))
+                continue
         host = _BARE_HOST.match(auth, start)
         if host is None or (host.end() != len(auth) and auth[host.end()] not in ":>)],;"):
             continue
