@@ -22,6 +22,14 @@ MASKED = [
     ('  File "/data/qkaur/miniconda3/envs/sft/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1518', "qkaur", "USER"),
     ("      HF_HOME:       /data/ilsewal/hf-cache", "ilsewal", "USER"),
     ("OSError: [Errno 122] Disk quota exceeded: '/data/hannah.fischer/ckpt/step_900'", "hannah.fischer", "USER"),
+    # ... and the same under other storage roots; Meta's /checkpoint/<user>, /localscratch,
+    # a second home file system, Lustre under /mnt.
+    ("torch.save -> /work/hannah.fischer/ckpt/step_900.pt", "hannah.fischer", "USER"),
+    ("source /weka/hfischer/miniconda3/bin/activate", "hfischer", "USER"),
+    ("Saving to /checkpoint/hfischer/llama/step_100", "hfischer", "USER"),
+    ("cd /localscratch/hfischer/job && ls", "hfischer", "USER"),
+    ('File "/home2/hfischer/llm/train.py", line 3', "hfischer", "USER"),
+    ("ls /mnt/lustre/hfischer/runs", "hfischer", "USER"),
     # The same directory under /lustre/ and /data/ is the same user's.
     ("$ du -sh /lustre/ortizj /data/ortizj\n9.8T\t/lustre/ortizj\n2.1T\t/data/ortizj", "ortizj", "USER"),
     # `lfs quota -u` and its header; Slurm's stamp on a node's reason.
@@ -85,7 +93,9 @@ MASKED = [
 
 KEPT = [
     "/data/imagenet/train/n01440764 /data/c4/en/c4-train.00000-of-01024.json.gz /data/hf-cache",
-    "/lustre/fsw/llm/ckpt /lustre/lfs01/proj /mnt/data/foo.bar/x /gpfs/data/shards",
+    "/lustre/fsw/llm/ckpt /lustre/lfs01/proj /mnt/data/shards/x /gpfs/data/shards /gpfs/data/hannah.fischer",
+    "/data/train.bin /data/tokenizer.json /data/wiki.en/part-0 /work/llm/scripts/train.sh /projects/vision/code/x.py",
+    "/workspace/llm/scripts/run.sh /storage/datasets/laion /raid/imagenet.tar /checkpoint/fsw/x /localscratch/slurm.4471203",
     "lfs quota -g ml-research /lustre",
     "   Reason=Not responding [slurm@2026-12-04T10:11:12]",
     "cuda:0 gpu0 gpu12 a100-80gb gpu-util99 h100-sxm5 gpu-burn",

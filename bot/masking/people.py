@@ -116,8 +116,16 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
 # Letters are Unicode letters: an ASCII-only name class stopped at `ü` and left `/home/<USER-1>üller`.
 _USER_TAIL = r"(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])"
 # One pattern per segment, each led by its literal, run only when the anchor scan saw it.
-_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx", "lustre", "data")
-_HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
+_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
+# Top directories of shared file systems whose directories are their users' (Lustre, Meta's
+# /checkpoint/<user>, a node's /localscratch/<user>, Snellius' /scratch-shared/<user>).
+_USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
+# Storage roots that hold data sets and projects as often as users: a directory there is a
+# user's only with a person's shape, a home's contents under it, or as a user's elsewhere.
+_STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd")
+_HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in (*_HOME_SEGMENTS, *_USER_ROOTS, *_STORAGE_ROOTS)}
+# Second and third home file systems: /home2/hfischer.
+_HOME_RXS.update({f"/home{n}/": ("home", re.compile(f"/home{n}/" + _USER_TAIL)) for n in range(1, 5)})
 _HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
 _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAIL))
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
@@ -148,10 +156,22 @@ _LUSTRE_SKIP = re.compile(r"(?:fsw|(?:l?fs|vol|ost|mdt|fs)\d{0,3}|orion|atlas|al
 # `/data/` holds data sets as often as users (`/data/imagenet`, `/data/c4`): its directory is
 # a user's only when it has a person's shape (`hannah.fischer`) or holds what a person keeps
 # in a home (`/data/hfischer/miniconda3/envs/...`, `/data/hfischer/.cache/huggingface`).
-_DATA_PERSON = re.compile(r"[^\W\d_]{2,30}\.[^\W\d_]{2,30}\Z")
+_DATA_PERSON = re.compile(r"[^\W\d_]{2,30}\.(?P<last>[^\W\d_]{2,30})\Z")
+# ... but not a file or a data set named with an extension or a language (`train.bin`, `wiki.en`).
+_NOT_SURNAMES = frozenset(
+    ("txt", "json", "jsonl", "bin", "tar", "gz", "tgz", "zip", "csv", "tsv", "parquet", "arrow", "pt", "pth",
+     "ckpt", "npy", "npz", "h", "hdf", "log", "yaml", "yml", "py", "sh", "md", "safetensors", "model", "idx", "xml",
+     "html", "db", "sqlite", "lock", "cfg", "ini", "conf", "out", "err", "tok", "tokens", "raw", "bpe", "vocab",
+     "en", "de", "fr", "zh", "es", "ja", "ru", "it", "pl", "nl", "pt", "ko", "ar", "cs", "fi", "tr", "backup", "old",
+     "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm")
+)  # fmt: skip
+
+
+def _person_dir(user: str) -> bool:
+    m = _DATA_PERSON.match(user)
+    return m is not None and m.group("last").lower() not in _NOT_SURNAMES
 _DATA_HOME_NEXT = re.compile(
-    r"/(?:\.[A-Za-z][\w-]{0,30}|(?:mini|ana)conda3|mambaforge|miniforge3|micromamba|envs|venvs?|\.?cache|hf[-_]?(?:home|cache)"
-    r"|repos|notebooks|workspace|projects|bin|scripts|code)(?![\w.-])"
+    r"/(?:\.[A-Za-z][\w-]{0,30}|(?:mini|ana)conda3|mambaforge|miniforge3|micromamba|envs|venvs?|hf[-_]?(?:home|cache))(?![\w.-])"
 )
 
 
@@ -174,18 +194,22 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         return  # `/scratch/ABC123`: a job or project directory
     if seg == "u" and "://" in text[max(0, m.start() - 200) : m.start()]:
         return  # /u/ in a web URL path is not a home directory
-    if seg == "lustre" and _LUSTRE_SKIP.match(user.lower()):
+    if seg in _USER_ROOTS and _LUSTRE_SKIP.match(user.lower()):
         return
-    if seg == "data" and not (
-        _DATA_PERSON.match(user) or _DATA_HOME_NEXT.match(text, m.end("user")) or user in state.path_users
+    if seg in _STORAGE_ROOTS and not (
+        _person_dir(user) or _DATA_HOME_NEXT.match(text, m.end("user")) or user in state.path_users
     ):
         return
-    if seg in ("lustre", "data") and text[m.start() - 1 : m.start()].isalnum():
-        return  # `/mnt/lustre/...` is a mount, `/gpfs/data/...` a directory of another tree: only the top level
+    if (
+        (seg in _USER_ROOTS or seg in _STORAGE_ROOTS)
+        and text[m.start() - 1 : m.start()].isalnum()
+        and not text.endswith("/mnt", max(0, m.start() - 4), m.start())
+    ):
+        return  # `/gpfs/data/...` is a directory of another tree: the top level or under /mnt only
     edits.append((m.start("user"), m.end("user"), "user", user))
     if seg in _LEARN_SEGMENTS:
         state.learn_user(user)
-    elif seg in ("scratch", "lustre") and len(state.path_users) < 4096:
+    elif (seg == "scratch" or seg in _USER_ROOTS) and len(state.path_users) < 4096:
         state.path_users.setdefault(user, None)
 
 
