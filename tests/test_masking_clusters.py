@@ -89,6 +89,17 @@ MASKED = [
     ('psycopg2.OperationalError: could not connect to server: Connection refused Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting', "pgdb-prod-01", "HOST"),
     ('psql: error: connection to server at "pgdb-prod-01" (10.4.2.9), port 5432 failed: Connection refused', "pgdb-prod-01", "HOST"),
     ("[W socket.cpp:663] [c10d] The IPv6 network addresses of (hpc-login-2, 29500) cannot be retrieved (gai error: -2 - Name or service not known).", "hpc-login-2", "HOST"),
+    # Network tools name the host they could not reach; kubectl describe node's Addresses
+    # block (an indented `Hostname:`); kubectl top nodes and LSF's bhosts tables.
+    ("traceroute to trainbox-east (10.1.2.3), 30 hops max, 60 byte packets", "trainbox-east", "HOST"),
+    ("Host dlbox-09 not found: 3(NXDOMAIN)", "dlbox-09", "HOST"),
+    ("curl: (7) Failed to connect to mlbox-3 port 8080 after 0 ms: Connection refused", "mlbox-3", "HOST"),
+    ("Error: getaddrinfo ENOTFOUND mlbox-4", "mlbox-4", "HOST"),
+    ("Connection to trainbox-north 22 port [tcp/ssh] succeeded!", "trainbox-north", "HOST"),
+    ("Warning: Permanently added 'dlbox-16,10.1.2.16' (ED25519) to the list of known hosts.", "dlbox-16", "HOST"),
+    ("Addresses:\n  InternalIP:  10.1.2.12\n  Hostname:    dlbox-12", "dlbox-12", "HOST"),
+    ("$ kubectl top nodes\nNAME          CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%\ndlbox-11      7512m        23%    412Gi           41%", "dlbox-11", "HOST"),
+    ("$ bhosts\nHOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\ndlbox-15           ok              -     64      8      8      0      0      0", "dlbox-15", "HOST"),
 ]
 
 KEPT = [
@@ -106,6 +117,8 @@ KEPT = [
     "  tenant: common",
     "node_name=linear_1 graph_node_name=aten::add",
     "2 sessions listed.",
+    "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Connection refused",
+    "Connection to localhost 22 port [tcp/ssh] succeeded!\nHostname: unknown",
     "Started by timer\nStarted by user anonymous\nStarted by an SCM change",
     "sudo:x:27:ubuntu\ndocker:x:999:\nvideo:x:44:",
     "Removed session 42.\n$ sudo -i",

@@ -198,7 +198,13 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # ssh, pdsh and Slurm name the node they are talking about.
     ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
-    ("permanently added '", re.compile(r"ermanently added '" + _H + r"'")),
+    # `Warning: Permanently added 'gpu-07,10.1.2.7' (ED25519) to the list of known hosts.`
+    ("permanently added '", re.compile(r"ermanently added '\[?" + _H + r"[',\]]")),
+    # traceroute's header; `host`'s NXDOMAIN; curl 7; Node's resolver error.
+    ("traceroute to ", re.compile(r"traceroute6? to " + _H + r" \(")),
+    (" not found: ", re.compile(r"Host " + _H + r" not found: ")),
+    ("failed to connect to ", re.compile(r"Failed to connect to " + _H + r" port \d")),
+    ("getaddrinfo ", re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) " + _H)),
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
@@ -222,7 +228,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # on node a100-04 exited on signal 9`; ssh `Connection to a100-04 closed.`; `PING a100-04 (`.
     ("for node ", re.compile(r"for node " + _H)),
     ("on node ", re.compile(r"on node " + _H + r"(?= exited| signaled| \(|[,.:]| has)")),
-    ("connection to ", re.compile(r"Connection to " + _H + r" (?:closed|port)")),
+    # (nc -zv: `Connection to gpu-07 22 port [tcp/ssh] succeeded!`.)
+    ("connection to ", re.compile(r"Connection to " + _H + r" (?:closed|port|\d{1,5} port)")),
     # `ssh -v`: `debug1: Connecting to login01.initech.de [10.4.0.12] port 22.`, the name the
     # user typed beside the address it resolved to (any suffix: ssh logs in to the
     # organisation's machines).
@@ -231,10 +238,13 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
     # `$ hostname` (or `uname -n`) and its output alone on the next line.
-    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    # (Led by the prompt character: a word ` hostname` would hide the `host` under an indented
+    # `  Hostname: x` from the key/value pass, the anchor scan reporting no overlapping words.)
+    *((f"{p} hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M))
+      for p in "$#%>"),
     ("uname -n", LinePattern(r"[^\n]{0,64}[$#%>] uname -n[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
     # hostnamectl: `   Static hostname: gpu-node-07`, `Transient hostname: ...`.
-    (" hostname", re.compile(r"(?:Static|Transient|Pretty) hostname: " + _H)),
+    *((f"{w} hostname: ", re.compile(r"(?:Static|Transient|Pretty) hostname: " + _H)) for w in ("static", "transient", "pretty")),
 ]
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)
@@ -502,6 +512,10 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
     (LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M, gate=r"READY[ \t]{2,}STATUS"), _TWO_BLANKS, {"NODE": "host"}),
     (LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M, gate=r"STATUS[ \t]{2,}ROLES"), _TWO_BLANKS, {"NAME": "host"}),
+    # kubectl top nodes: `NAME   CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%`.
+    (LinePattern(r"[ \t]*NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%[^\n]*$", re.M, gate=r"NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%"), _TWO_BLANKS, {"NAME": "host"}),
+    # LSF: bhosts, lsload: `HOST_NAME          STATUS       JL/U    MAX ...`, `HOST_NAME  status  r15s ...`.
+    (LinePattern(r"[ \t]*HOST_NAME[ \t]+(?:STATUS|status)[ \t][^\n]*$", re.M, gate=r"HOST_NAME[ \t]+(?:STATUS|status)"), _BLANKS, {"HOST_NAME": "host"}),
     # squeue: JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)
     (LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M, gate=r"JOBID[ \t]+PARTITION"), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
@@ -515,7 +529,7 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # (the user column comes before any blank one).
     (LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
 ]  # fmt: skip
-_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")
+_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")  # HOST_NAME holds NAME
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
@@ -629,7 +643,9 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
             names = [c.group() for c in cells.finditer(text, LinePattern.body_start(header), header.end())]
             columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}
             checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
-            if "READY" not in names and "STATUS" in names:
+            if names and names[0] == "HOST_NAME" and len(names) > 1:
+                checks[1] = _LSF_STATUS  # a line that is no host's row ends the table
+            if names and names[0] == "NAME" and "READY" not in names and "STATUS" in names:
                 checks[names.index("STATUS")] = _NODE_STATUS  # kubectl get nodes
             width = len(names)
             if names[0] == "SESSION" and "USER" in names:
@@ -702,6 +718,7 @@ _CELL_CHECKS = {
     "NODES": re.compile(r"\d{1,7}\Z"),
     "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
 }
+_LSF_STATUS = re.compile(r"-?(?:ok|unavail|unreach|busy|lockW|lockU|closed(?:_\w{1,12})?)\Z")
 _NODE_STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\Z")
 # ({column index: kind}, {column index: cell shape}, number of header cells)
 TableLayout = tuple[dict[int, str], dict[int, re.Pattern[str]], int]
