@@ -56,6 +56,9 @@ MASKED = [
     ("drained gpu07 after Xid 79", "gpu07", "HOST"),
     # Slack's header with pronouns and a status emoji; an ssh key's comment in `ssh-add -l`.
     ("Talia Petrov (she/her)  :palm_tree: 10:41 AM\nthe run on gpu-07 died", "Talia Petrov", "NAME"),
+    # Microsoft Teams copies a message with its sender after the clock.
+    ("[10:42 AM] Fischer, Hannah\nthe run died again", "Fischer, Hannah", "NAME"),
+    ("[10:43 AM] Lukas Weber\nlooking", "Lukas Weber", "NAME"),
     ("256 SHA256:kD8Lq3v2nR7xW1mZ5pT9yB4cF6hJ0sN2aE8gU3iO7wQ pavel@gpu37 (ED25519)", "gpu37", "HOST"),
     ("256 SHA256:kD8Lq3v2nR7xW1mZ5pT9yB4cF6hJ0sN2aE8gU3iO7wQ pavel@gpu37 (ED25519)", "pavel", "USER"),
     # loginctl leaves SEAT blank for an ssh session.
@@ -117,6 +120,7 @@ KEPT = [
     "  tenant: common",
     "node_name=linear_1 graph_node_name=aten::add",
     "2 sessions listed.",
+    "[10:42 AM] NCCL Error\n[10:42 AM] Job Failed\n[10:42 AM] Training Resumed\n[9:05 PM] Slurm Workload Manager",
     "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Connection refused",
     "Connection to localhost 22 port [tcp/ssh] succeeded!\nHostname: unknown",
     "Started by timer\nStarted by user anonymous\nStarted by an SCM change",
