@@ -30,6 +30,11 @@ MASKED = [
     ("cd /localscratch/hfischer/job && ls", "hfischer", "USER"),
     ('File "/home2/hfischer/llm/train.py", line 3', "hfischer", "USER"),
     ("ls /mnt/lustre/hfischer/runs", "hfischer", "USER"),
+    # HPC centres' project trees (OLCF, PSC, ALCF) and an Azure ML compute instance's mount.
+    ('  File "/gpfs/alpine2/proj-shared/csc123/pdas/llm/train.py", line 3', "pdas", "USER"),
+    ('  File "/ocean/projects/cis230045p/kthomas/train.py", line 3', "kthomas", "USER"),
+    ('  File "/lus/eagle/projects/LLM/jmorris/train.py", line 3', "jmorris", "USER"),
+    ('  File "/mnt/batch/tasks/shared/LS_root/mounts/clusters/hfischer-gpu1/code/Users/hannah.fischer/train.py", line 7', "hfischer-gpu1", "HOST"),
     # The same directory under /lustre/ and /data/ is the same user's.
     ("$ du -sh /lustre/ortizj /data/ortizj\n9.8T\t/lustre/ortizj\n2.1T\t/data/ortizj", "ortizj", "USER"),
     # `lfs quota -u` and its header; Slurm's stamp on a node's reason.

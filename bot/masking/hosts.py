@@ -200,6 +200,9 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
     # `Warning: Permanently added 'gpu-07,10.1.2.7' (ED25519) to the list of known hosts.`
     ("permanently added '", re.compile(r"ermanently added '\[?" + _H + r"[',\]]")),
+    # An Azure ML compute instance mounts its code under its own name:
+    # /mnt/batch/tasks/shared/LS_root/mounts/clusters/<compute>/code/Users/<user>/.
+    ("/mounts/clusters/", re.compile(r"/mounts/clusters/" + _H + r"/")),
     # traceroute's header; `host`'s NXDOMAIN; curl 7; Node's resolver error.
     ("traceroute to ", re.compile(r"traceroute6? to " + _H + r" \(")),
     (" not found: ", re.compile(r"Host " + _H + r" not found: ")),

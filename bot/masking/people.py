@@ -131,6 +131,12 @@ _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAI
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
+# HPC centres keep a user's directory under the project's: OLCF's
+# /gpfs/alpine/proj-shared/csc123/<user> (and world-shared), PSC's
+# /ocean/projects/cis230045p/<user>, ALCF's /lus/eagle/projects/<Project>/<user>.
+_HOME_RXS["-shared/"] = ("scratch", re.compile(r"/(?:proj|world)-shared/[a-z]{2,4}\d{2,4}/" + _USER_TAIL))
+_HOME_RXS["/ocean/projects/"] = ("scratch", re.compile(r"/ocean/projects/[a-z]{3}\d{6}p/" + _USER_TAIL))
+_HOME_RXS["/lus/"] = ("scratch", re.compile(r"/lus/[a-z]{2,12}/projects/[\w.-]{1,64}/" + _USER_TAIL))
 # A mail spool is named for its account: MAIL=/var/mail/hfischer, /var/spool/mail/hfischer.
 _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
