@@ -96,6 +96,9 @@ MASKED = [
     # host whose IPv6 addresses it could not get.
     ('psycopg2.OperationalError: could not connect to server: Connection refused Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting', "pgdb-prod-01", "HOST"),
     ('psql: error: connection to server at "pgdb-prod-01" (10.4.2.9), port 5432 failed: Connection refused', "pgdb-prod-01", "HOST"),
+    # ibhosts: each HCA's GUID and the node it sits in.
+    ('$ ibhosts\nCa\t: 0x0c42a103009b6d2c ports 1 "trainbox-07 mlx5_0"', "0c42a103009b6d2c", "MAC"),
+    ('$ ibhosts\nCa\t: 0x0c42a103009b6d2c ports 1 "trainbox-07 mlx5_0"', "trainbox-07", "HOST"),
     ("[W socket.cpp:663] [c10d] The IPv6 network addresses of (hpc-login-2, 29500) cannot be retrieved (gai error: -2 - Name or service not known).", "hpc-login-2", "HOST"),
     # Network tools name the host they could not reach; kubectl describe node's Addresses
     # block (an indented `Hostname:`); kubectl top nodes and LSF's bhosts tables.

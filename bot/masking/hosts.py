@@ -200,6 +200,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
     # `Warning: Permanently added 'gpu-07,10.1.2.7' (ED25519) to the list of known hosts.`
     ("permanently added '", re.compile(r"ermanently added '\[?" + _H + r"[',\]]")),
+    # ibhosts names each HCA's node after its GUID: `Ca : 0x0c42... ports 1 "a100-03 mlx5_0"`.
+    (" ports ", re.compile(r"0x(?:<MAC-\d{1,9}>|[0-9a-f]{16}) ports \d{1,3} \"" + _H + r"[ \"]")),
     # An Azure ML compute instance mounts its code under its own name:
     # /mnt/batch/tasks/shared/LS_root/mounts/clusters/<compute>/code/Users/<user>/.
     ("/mounts/clusters/", re.compile(r"/mounts/clusters/" + _H + r"/")),
