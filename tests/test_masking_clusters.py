@@ -86,6 +86,10 @@ MASKED = [
     # gh pr view's header; the branch named after the author is masked with it.
     ("Open • tkovacs wants to merge 3 commits into main from tkovacs/fix-nccl-timeout", "tkovacs", "USER"),
     ("Merged • lvogt merged 1 commit into main from fix-oom", "lvogt", "USER"),
+    # A Python prompt asking for the login; W&B's viewer repr.
+    (">>> getpass.getuser()\n'tnguyen'", "tnguyen", "USER"),
+    ("In [3]: os.getlogin()\nOut[3]: 'sfarouk'", "sfarouk", "USER"),
+    (">>> wandb.Api().viewer\n<User rmorales>", "rmorales", "USER"),
     # Jenkins' console log names who started a build; LSF's and Jenkins' user variables; a mail spool.
     ("Started by user Hannah Hill\nRunning as SYSTEM", "Hannah Hill", "NAME"),
     ("Started by GitHub push by iirwin", "iirwin", "USER"),
