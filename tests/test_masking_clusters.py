@@ -90,6 +90,7 @@ MASKED = [
     (">>> getpass.getuser()\n'tnguyen'", "tnguyen", "USER"),
     ("In [3]: os.getlogin()\nOut[3]: 'sfarouk'", "sfarouk", "USER"),
     (">>> wandb.Api().viewer\n<User rmorales>", "rmorales", "USER"),
+    ("Hannah Fischer | ML Infra | https://www.linkedin.com/in/hannah-fischer-4257/", "hannah-fischer-4257", "USER"),
     # Jenkins' console log names who started a build; LSF's and Jenkins' user variables; a mail spool.
     ("Started by user Hannah Hill\nRunning as SYSTEM", "Hannah Hill", "NAME"),
     ("Started by GitHub push by iirwin", "iirwin", "USER"),
@@ -132,6 +133,7 @@ KEPT = [
     "  tenant: common",
     "node_name=linear_1 graph_node_name=aten::add",
     "2 sessions listed.",
+    "see https://www.linkedin.com/company/acme-ml/ and https://www.linkedin.com/in/",
     "[10:42 AM] NCCL Error\n[10:42 AM] Job Failed\n[10:42 AM] Training Resumed\n[9:05 PM] Slurm Workload Manager",
     "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Connection refused",
     "Connection to localhost 22 port [tcp/ssh] succeeded!\nHostname: unknown",

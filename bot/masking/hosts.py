@@ -33,7 +33,7 @@ PUBLIC_HOSTS = frozenset(
         "together.ai", "comet.com", "comet.ml", "neptune.ai", "clear.ml", "mlflow.org",
         # Public package and model mirrors pip, conda and the Hub are pointed at.
         "fbaipublicfiles.com", "hf-mirror.com", "modelscope.cn", "tsinghua.edu.cn", "ustc.edu.cn",
-        "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn",
+        "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.

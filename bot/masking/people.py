@@ -142,7 +142,7 @@ _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -283,6 +283,8 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
                          + r"(?:Out\[\d{1,5}\]: )?'(?P<user>[^\W\d][\w.-]{0,31})'[ \t]*\r?$", re.M))
       for word in ("getlogin()", "getuser()")),
     ("<user ", re.compile(r"<User (?P<user>[^\W\d][\w.-]{0,31})>")),
+    # A mail signature's LinkedIn profile: https://www.linkedin.com/in/hannah-fischer-4257/.
+    ("linkedin.com/in/", re.compile(r"linkedin\.com/in/(?P<user>[^\W\d_][\w-]{2,99})")),
     # GitHub's pull request header (gh pr view, the web page pasted): `Open • hfischer wants to
     # merge 3 commits into main from hfischer/fix-nccl`, `hfischer merged 3 commits into main`.
     *((word, re.compile(r"(?<![\w-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) (?:wants to merge|merged) \d{1,6}" + word))
