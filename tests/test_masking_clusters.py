@@ -59,6 +59,7 @@ MASKED = [
     ("Subject: ECC uncorrectable errors on gpu121", "gpu121", "HOST"),
     ("@here training on a100-pod12 is stuck at step 18000", "a100-pod12", "HOST"),
     ("drained gpu07 after Xid 79", "gpu07", "HOST"),
+    ("@here training on gpu49 is stuck at step 18000", "gpu49", "HOST"),
     # Slack's header with pronouns and a status emoji; an ssh key's comment in `ssh-add -l`.
     ("Talia Petrov (she/her)  :palm_tree: 10:41 AM\nthe run on gpu-07 died", "Talia Petrov", "NAME"),
     # Microsoft Teams copies a message with its sender after the clock.
@@ -125,7 +126,7 @@ KEPT = [
     "/workspace/llm/scripts/run.sh /storage/datasets/laion /raid/imagenet.tar /checkpoint/fsw/x /localscratch/slurm.4471203",
     "lfs quota -g ml-research /lustre",
     "   Reason=Not responding [slurm@2026-12-04T10:11:12]",
-    "cuda:0 gpu0 gpu12 a100-80gb gpu-util99 h100-sxm5 gpu-burn",
+    "cuda:0 gpu0 gpu12 gpu15 a100-80gb gpu-util99 h100-sxm5 gpu-burn",
     "https://user:****@github.com/acme/llm.git and postgresql://u:p@localhost:5432/db",
     "Host *\n    IdentityFile ~/.ssh/id_ed25519",
     "pip install -i https://pypi.tuna.tsinghua.edu.cn/simple torch && wget https://dl.fbaipublicfiles.com/segment_anything/sam_vit_h.pth",

@@ -464,17 +464,17 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("accel", re.compile(
         # `gpu-node-017` is the cluster shape's, found there once.
         # A numbered pod or rack after the model (`a100-pod104`, `h100-rack07`); and a dashless
-        # `gpu` with three digits or a leading zero (`gpu121`, `gpu07`), where `gpu0` and
-        # `gpu12` would be a device index.
+        # `gpu` with three digits, a leading zero or past 15 (`gpu121`, `gpu07`, `gpu49`), where
+        # `gpu0` and `gpu12` would be a device index (a node holds at most 16).
         r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)"
         r"(?:-(?!node|dgx|hgx)(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
-        r"|(?<=gpu)(?:\d{3,5}|0\d))(?![\w-]|\.\d)"
+        r"|(?<=gpu)(?:\d{3,5}|0\d|1[6-9]|[2-9]\d))(?![\w-]|\.\d)"
     )),
 ]  # fmt: skip
 _CLUSTER_WHOLE = re.compile(
     r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}"
     r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|" + _NUMBERED_UNIT + r")"
-    r"|gpu(?:\d{3,5}|0\d)"
+    r"|gpu(?:\d{3,5}|0\d|1[6-9]|[2-9]\d)"
     r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
