@@ -211,3 +211,17 @@ def test_kubespawner_pod_of_a_learned_user_is_masked() -> None:
     )
     masked = mask("/home/hannah.fischer/.jupyter\n" + log).text
     assert "hannah" not in masked and "jupyter-<USER-" in masked and "ContainerCreating" in masked, masked
+
+
+def test_a_first_last_scratch_directory_teaches_the_namespace() -> None:
+    """`/scratch/hannah.fischer` names her; her namespace spells it `hannah-fischer`. A project
+    directory (`/lustre/llm_pretrain`) teaches nothing: the Slurm account of that name stays."""
+    log = (
+        'OSError: [Errno 122] Disk quota exceeded: "/scratch/hannah.fischer/ckpt/step_900.pt"\n'
+        "$ kubectl get pods -n user-hannah-fischer\n"
+        "ls /lustre/llm_pretrain/runs\n"
+        "#SBATCH --account=llm-pretrain\n"
+    )
+    masked = mask(log).text
+    assert "hannah" not in masked, masked
+    assert "--account=llm-pretrain" in masked, masked

@@ -213,7 +213,9 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
     ):
         return  # `/gpfs/data/...` is a directory of another tree: the top level or under /mnt only
     edits.append((m.start("user"), m.end("user"), "user", user))
-    if seg in _LEARN_SEGMENTS:
+    if seg in _LEARN_SEGMENTS or _person_dir(user):
+        # A `first.last` directory is a person's wherever it sits (a project is rarely named
+        # so): learned with its DNS form, which a namespace or a pod name may show.
         state.learn_user(user)
     elif (seg == "scratch" or seg in _USER_ROOTS) and len(state.path_users) < 4096:
         state.path_users.setdefault(user, None)
