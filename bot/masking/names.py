@@ -191,6 +191,9 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 continue
         elif literals is _KEY_NAME_LITERALS and "_name" not in present and "user.name" not in present:
             continue  # the anchor scan already looked: no key of a name here
+        elif literals is _TEAMS_LITERALS:
+            if " am]" not in present and " pm]" not in present:
+                continue  # Teams' `10:42 AM]` holds the clock word the anchor scan looked for
         elif not any(literal in text for literal in literals):
             continue
         for m in rx.finditer(text):
