@@ -30,6 +30,9 @@ MASKED = [
     ("cd /localscratch/hfischer/job && ls", "hfischer", "USER"),
     ('File "/home2/hfischer/llm/train.py", line 3', "hfischer", "USER"),
     ("ls /mnt/lustre/hfischer/runs", "hfischer", "USER"),
+    # A home or scratch tree inside a storage root is read as before (`/lustre/scratch/<user>`).
+    ('  File "/lustre/scratch/hfischer/x.py", line 3', "hfischer", "USER"),
+    ("/data/home/hfischer/.cache/huggingface", "hfischer", "USER"),
     # HPC centres' project trees (OLCF, PSC, ALCF) and an Azure ML compute instance's mount.
     ('  File "/gpfs/alpine2/proj-shared/csc123/pdas/llm/train.py", line 3', "pdas", "USER"),
     ('  File "/ocean/projects/cis230045p/kthomas/train.py", line 3', "kthomas", "USER"),

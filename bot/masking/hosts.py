@@ -208,7 +208,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # traceroute's header; `host`'s NXDOMAIN; curl 7; Node's resolver error.
     ("traceroute to ", re.compile(r"traceroute6? to " + _H + r" \(")),
     (" not found: ", re.compile(r"Host " + _H + r" not found: ")),
-    ("failed to connect to ", re.compile(r"Failed to connect to " + _H + r" port \d")),
+    # (By curl's error number: c10d's `failed to connect to [host]:port` fills whole logs.)
+    ("(7) failed to connect to ", re.compile(r"\(7\) Failed to connect to " + _H + r" port \d")),
     ("getaddrinfo ", re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) " + _H)),
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),

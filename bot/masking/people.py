@@ -123,7 +123,10 @@ _USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
 # Storage roots that hold data sets and projects as often as users: a directory there is a
 # user's only with a person's shape, a home's contents under it, or as a user's elsewhere.
 _STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd")
-_HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in (*_HOME_SEGMENTS, *_USER_ROOTS, *_STORAGE_ROOTS)}
+_HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
+# Their anchor words end before the slash: the anchor scan reports no overlapping words, and
+# `/lustre/` would hide the `/scratch/` of `/lustre/scratch/hfischer` (`/data/home/...` too).
+_HOME_RXS.update({f"/{seg}": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in (*_USER_ROOTS, *_STORAGE_ROOTS)})
 # Second and third home file systems: /home2/hfischer.
 _HOME_RXS.update({f"/home{n}/": ("home", re.compile(f"/home{n}/" + _USER_TAIL)) for n in range(1, 5)})
 _HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
