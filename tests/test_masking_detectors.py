@@ -59,6 +59,27 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "telegram-token": ('curl -s "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage"', "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
     "cookie": ("Cookie: session=eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ; theme=dark", "eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ"),
     "stripe-key": ("STRIPE_KEY=sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8", "sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8"),
+    # Developer services' prefixed keys, as their CLIs, SDK calls and config files show them.
+    "notion-token": ("NOTION_TOKEN = \"ntn_OhbVrpoiVgRV5IfLBcbfnoGMbJmTPSIAoCLrZ3aWZkSBvr\"", "ntn_OhbVrpoiVgRV5IfLBcbfnoGMbJmTPSIAoCLrZ3aWZkSBvr"),
+    "supabase-token": ("$ supabase login --token sbp_46a32c3bb81e3c29b62179273c8eb5bb682575ec", "sbp_46a32c3bb81e3c29b62179273c8eb5bb682575ec"),
+    "shopify-token": ("X-Shopify-Access-Token: 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", "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"),
+    "digitalocean-token": ("$ doctl auth init -t dop_v1_d2cce8038a39d5e0853964b50af03b971722f244f58d669cbee3772a07702172", "dop_v1_d2cce8038a39d5e0853964b50af03b971722f244f58d669cbee3772a07702172"),
+    "linear-key": ("linear.app/graphql 401 with lin_api_5c3veGprQFnIiU74KKEpYEZAmggQBwBAD3UdRPPg", "lin_api_5c3veGprQFnIiU74KKEpYEZAmggQBwBAD3UdRPPg"),
+    "grafana-token": ("grafana-cli: using glsa_dzUvZ3gpmmICiBlrDp37eCZ32JgdPI1a_275dff6c for https://grafana.acme.io", "glsa_dzUvZ3gpmmICiBlrDp37eCZ32JgdPI1a_275dff6c"),
+    "pinecone-key": ("pc = Pinecone(api_key=\"pcsk_5dkyay_q7YYDsBS9UYJQTFjmsn9dLVIdVuddLEG62Hkd9Gf2leMeR3pzh84KpLMcNfAQLK\")", "pcsk_5dkyay_q7YYDsBS9UYJQTFjmsn9dLVIdVuddLEG62Hkd9Gf2leMeR3pzh84KpLMcNfAQLK"),
+    "sentry-token": ("sentry-cli --auth-token sntrys_eyJpYXQiOjE3MDAwMDAwMDAuMCwidXJsIjoiaHR0cHM6Ly9zZW50cnkuaW8ifQ_Hu7qnQTupqziQPtDu7W7eaDNKgeInGqi7w4e4pxskC1 releases new 1.2", "sntrys_eyJpYXQiOjE3MDAwMDAwMDAuMCwidXJsIjoiaHR0cHM6Ly9zZW50cnkuaW8ifQ_Hu7qnQTupqziQPtDu7W7eaDNKgeInGqi7w4e4pxskC1"),
+    "fireworks-key": ("fireworks.client.api_key = 'fw_5jIc1xLJjBictx57Y3c5wnRp'", "fw_5jIc1xLJjBictx57Y3c5wnRp"),
+    "postman-key": ("newman run c.json --env-var apikey=PMAK-3bd4755d05ad7853c1f76eb9-7706ca828bca0385813dbad3c681d06bd2", "PMAK-3bd4755d05ad7853c1f76eb9-7706ca828bca0385813dbad3c681d06bd2"),
+    "newrelic-key": ("newrelic profile add --apiKey NRAK-VUHT6T0UZS9IM0YLTZ9ATSN1U32", "NRAK-VUHT6T0UZS9IM0YLTZ9ATSN1U32"),
+    "heroku-key": ("heroku auth:token -> HRKU-CRnGEY59YVkQfsGQONvf08WpRtoZmj-bcpEN2XeDA4OKmTSyFzpjPSa5W3X4", "HRKU-CRnGEY59YVkQfsGQONvf08WpRtoZmj-bcpEN2XeDA4OKmTSyFzpjPSa5W3X4"),
+    "perplexity-key": ("client = OpenAI(api_key='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', base_url='https://api.perplexity.ai')", "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"),
+    "xai-key": ("curl https://api.x.ai/v1/chat/completions -H 'x-api-key xai-1OrXXHFOprCeTsprvu5IfijoySjTneAAvIDAdn1Ay5XL8Sb24WKyEa8wtWy2591AIVVIZM5oForBFbyv'", "xai-1OrXXHFOprCeTsprvu5IfijoySjTneAAvIDAdn1Ay5XL8Sb24WKyEa8wtWy2591AIVVIZM5oForBFbyv"),
+    "tavily-key": ("TavilyClient('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')", "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"),
+    "pulumi-token": ("pulumi login --token pul-aac8d82f01b7210760474f36e8b5359309cc6273", "pul-aac8d82f01b7210760474f36e8b5359309cc6273"),
+    "age-key": ("# created: 2026-12-05T10:42:01Z\nAGE-SECRET-KEY-1N8ZKMHY4Q6LXMHAFMT37AM35093U0AC4PL5TLDKS433QV906L07LUP9JWE", "AGE-SECRET-KEY-1N8ZKMHY4Q6LXMHAFMT37AM35093U0AC4PL5TLDKS433QV906L07LUP9JWE"),
+    "sendgrid-key": ("sg = SendGridAPIClient('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')", "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"),
+    "terraform-token": ("credentials \"app.terraform.io\" { token = \"7qYYOLQZ7mBhIo.atlasv1.Pj6r0jedkYtMV0K6sChDStSz8rGIFCfMc4BVuMqbfo9R13KL8bWR0rKcWWlEHPC6rlL\" }", "7qYYOLQZ7mBhIo.atlasv1.Pj6r0jedkYtMV0K6sChDStSz8rGIFCfMc4BVuMqbfo9R13KL8bWR0rKcWWlEHPC6rlL"),
+    "atlassian-token": ("curl -u bot@acme.io:ATATT3xFfGF0BO0FfEwAvuQg2kvASFsQ8z0WJcDfuquhXz3G0aQ3IDAdmHxNWFOCWdnrJi7sC4SFhbOMZpTktJaJAfo16hD8hP1jF7TsGTrA1EEpDJjym6MGV4i3erXY2Av7YGr0asUt1LLQF3jCIEwvJWIyD7u3mSpKyo2XAcuVET6ZyyQY0P https://acme.atlassian.net/rest/api/3/myself", "ATATT3xFfGF0BO0FfEwAvuQg2kvASFsQ8z0WJcDfuquhXz3G0aQ3IDAdmHxNWFOCWdnrJi7sC4SFhbOMZpTktJaJAfo16hD8hP1jF7TsGTrA1EEpDJjym6MGV4i3erXY2Av7YGr0asUt1LLQF3jCIEwvJWIyD7u3mSpKyo2XAcuVET6ZyyQY0P"),
 }
 
 

@@ -201,6 +201,8 @@ _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # ibnetdiscover: `Ca 1 "H-0c42a10300123456" # "a100-03 mlx5_0"`; `ibstat -p` prints GUIDs alone.
     ("guid-node", regex.compile(r"\"[HS]-\K[0-9a-f]{16}(?=\")")),
     ("guid-alone", regex.compile(r"(?m)^0x\K[0-9a-f]{16}$")),
+    # ibhosts/ibswitches/ibrouters: `Ca	: 0x0c42a103009b6d2c ports 1 "a100-03 mlx5_0"`.
+    ("guid-ports", regex.compile(r"(?m)^[ \t]*(?:Ca|Switch|Router)[ \t]*: 0x\K[0-9a-f]{16}(?= ports \d)")),
 ]  # fmt: skip
 _KEEP_MAC = frozenset(("ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00", "ff-ff-ff-ff-ff-ff", "00-00-00-00-00-00"))
 _BROADCAST_BEFORE = regex.compile(r"(?:brd|broadcast|bcast)(?::|[ \t]+)\Z", regex.IGNORECASE)
@@ -213,7 +215,7 @@ def find_macs(text: str, edits: list[Edit]) -> None:
         if name == "guid":
             if "guid" not in text and "GUID" not in text and "Guid" not in text:
                 continue
-        elif (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (
+        elif (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
             name == "guid-alone" and "\n0x" not in text and not text.startswith("0x")
         ):
             continue

@@ -45,8 +45,11 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("azure-path", "/subscriptions/", re.compile(r"/subscriptions/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
     # `az account show`: the subscription is the object's bare "id" beside its "tenantId".
     ("az-account", '"tenantId"', re.compile(r'"id": "(?P<id>' + _GUID + r')"')),
+    # ... and the az CLI's flags: `az login --service-principal ... --tenant <guid>`,
+    # `az account set --subscription <guid>`, `"tenant": "<guid>"` in a credential file.
     ("azure-key", "", re.compile(
-        r"(?i)(?:subscription|tenant)[_-]?id[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>" + _GUID + r")(?![\w-])"
+        r"(?i)(?:(?:subscription|tenant)(?:[_-]?id)?[\"']?[ \t]*[:=][ \t]*|--(?:subscription|tenant)[ \t]+)[\"']?"
+        r"(?P<id>" + _GUID + r")(?![\w-])"
     )),
 ]  # fmt: skip
 # Case variants of the words the key shapes need (`in` runs in C; lowering the text would not).

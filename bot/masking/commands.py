@@ -27,6 +27,11 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
         re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[^\n]{0,256}--password-stdin"""),
         "password",
     ),
+    # `echo "S3cret" | sudo -S apt-get ...`: sudo -S reads the password from stdin.
+    "sudo": (
+        re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[ \t]*sudo[ \t]+(?:-[A-Za-z]{1,6}[ \t]+){0,4}-[A-Za-z]{0,5}S"""),
+        "password",
+    ),
     # wandb login <key>
     "wandb login": (
         re.compile(
@@ -40,6 +45,8 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
 }
 _LOGIN_USER = re.compile(r"(?<=\s)-u[ \t]+" + _ARG)
 _CURL_USER = re.compile(r"(?<=\s)-u[ \t]*" + _ARG)
+# sudo takes its flags bundled: `sudo -iu hfischer`, `sudo -Hu hfischer`.
+_SUDO_USER = re.compile(r"(?<=\s)-[A-Za-z]{0,4}u[ \t]+" + _ARG)
 
 
 def _unquote(m: re.Match[str]) -> tuple[int, int, str]:
@@ -57,7 +64,9 @@ _USER_RULES = {
     "login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER, "mysql": _LOGIN_USER,
     "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
     # Slurm's per-user views and sudo's target account: `squeue -u hfischer`, `sudo -u hfischer`.
-    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _LOGIN_USER,
+    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _SUDO_USER,
+    # Lustre's per-user quota: `lfs quota -u hfischer /lustre` (`-g` is a group, `-p` a project).
+    "lfs quota": _LOGIN_USER,
 }  # fmt: skip
 COMMAND_WORDS = tuple(dict.fromkeys((*_RULES, *_USER_RULES)))
 
@@ -92,7 +101,7 @@ def find_command_credentials(
                     state.learn_user(user)
                 if colon and password and not exempt_value(password):
                     pstart = vstart + len(user) + 1
-                    edits.append((pstart, pstart + len(password), "password", password))
+                    edits.append((pstart, pstart + len(password), kind_of_value(password) or "password", password))
 
 
 # PostgreSQL's password file (~/.pgpass, PGPASSFILE), as `cat` shows it: one

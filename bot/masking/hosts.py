@@ -31,6 +31,9 @@ PUBLIC_HOSTS = frozenset(
         "wikipedia.org", "example.org", "cloudflare.com", "fastly.net", "akamaihd.net", "jfrog.io",
         "sentry.io", "modal.com", "replicate.com", "cohere.ai", "mistral.ai", "groq.com",
         "together.ai", "comet.com", "comet.ml", "neptune.ai", "clear.ml", "mlflow.org",
+        # Public package and model mirrors pip, conda and the Hub are pointed at.
+        "fbaipublicfiles.com", "hf-mirror.com", "modelscope.cn", "tsinghua.edu.cn", "ustc.edu.cn",
+        "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
@@ -183,12 +186,31 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("connect to (", re.compile(r"connect to \(" + _H + r", ?\d")),
     # c10d: `The client socket will attempt to connect to an IPv6 address of (host, 23456).`
     ("address of (", re.compile(r"address of \(" + _H + r", ?\d")),
+    # ... `The IPv6 network addresses of (hpc-login-2, 29500) cannot be retrieved`.
+    ("addresses of (", re.compile(r"addresses of \(" + _H + r", ?\d")),
+    # libpq: `Is the server running on host "pgdb-prod-01" (10.4.2.9) and accepting`, and
+    # since PostgreSQL 14 `connection to server at "pgdb-prod-01" (10.4.2.9), port 5432 failed`.
+    ("running on host \"", re.compile(r"running on host \"" + _H + r"\"")),
+    # (Under `connection to `: the anchor scan reports no word overlapping another.)
+    ("connection to ", re.compile(r"onnection to server at \"" + _H + r"\"")),
     # `uname -a`: `Linux gpu-node-07 5.15.0-91-generic #101-Ubuntu SMP ...`.
     ("linux ", LinePattern(r"[ \t]*Linux " + _H + r" \d{1,2}\.\d{1,3}\.\d{1,4}[\w.+~-]{0,64} #\d")),
     # ssh, pdsh and Slurm name the node they are talking about.
     ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
-    ("permanently added '", re.compile(r"ermanently added '" + _H + r"'")),
+    # `Warning: Permanently added 'gpu-07,10.1.2.7' (ED25519) to the list of known hosts.`
+    ("permanently added '", re.compile(r"ermanently added '\[?" + _H + r"[',\]]")),
+    # ibhosts names each HCA's node after its GUID: `Ca : 0x0c42... ports 1 "a100-03 mlx5_0"`.
+    (" ports ", re.compile(r"0x(?:<MAC-\d{1,9}>|[0-9a-f]{16}) ports \d{1,3} \"" + _H + r"[ \"]")),
+    # An Azure ML compute instance mounts its code under its own name:
+    # /mnt/batch/tasks/shared/LS_root/mounts/clusters/<compute>/code/Users/<user>/.
+    ("/mounts/clusters/", re.compile(r"/mounts/clusters/" + _H + r"/")),
+    # traceroute's header; `host`'s NXDOMAIN; curl 7; Node's resolver error.
+    ("traceroute to ", re.compile(r"traceroute6? to " + _H + r" \(")),
+    (" not found: ", re.compile(r"Host " + _H + r" not found: ")),
+    # (By curl's error number: c10d's `failed to connect to [host]:port` fills whole logs.)
+    ("(7) failed to connect to ", re.compile(r"\(7\) Failed to connect to " + _H + r" port \d")),
+    ("getaddrinfo ", re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) " + _H)),
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
@@ -212,12 +234,23 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # on node a100-04 exited on signal 9`; ssh `Connection to a100-04 closed.`; `PING a100-04 (`.
     ("for node ", re.compile(r"for node " + _H)),
     ("on node ", re.compile(r"on node " + _H + r"(?= exited| signaled| \(|[,.:]| has)")),
-    ("connection to ", re.compile(r"Connection to " + _H + r" (?:closed|port)")),
+    # (nc -zv: `Connection to gpu-07 22 port [tcp/ssh] succeeded!`.)
+    ("connection to ", re.compile(r"Connection to " + _H + r" (?:closed|port|\d{1,5} port)")),
+    # `ssh -v`: `debug1: Connecting to login01.initech.de [10.4.0.12] port 22.`, the name the
+    # user typed beside the address it resolved to (any suffix: ssh logs in to the
+    # organisation's machines).
+    ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
-    # `$ hostname` and its output alone on the next line.
-    (" hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    # `$ hostname` (or `uname -n`) and its output alone on the next line.
+    # (Led by the prompt character: a word ` hostname` would hide the `host` under an indented
+    # `  Hostname: x` from the key/value pass, the anchor scan reporting no overlapping words.)
+    *((f"{p} hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M))
+      for p in "$#%>"),
+    ("uname -n", LinePattern(r"[^\n]{0,64}[$#%>] uname -n[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    # hostnamectl: `   Static hostname: gpu-node-07`, `Transient hostname: ...`.
+    *((f"{w} hostname: ", re.compile(r"(?:Static|Transient|Pretty) hostname: " + _H)) for w in ("static", "transient", "pretty")),
 ]
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)
@@ -242,8 +275,19 @@ _LINE_POSITIONS: list[LinePattern] = [
 HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=")
 
 
+# ~/.ssh/config: `Host gpu-box` above its `HostName`, `User` and `IdentityFile` lines (the
+# alias is the machine's name to its user; `Host *` and patterns are no host).
+_SSH_CONFIG_HOST = LinePattern(r"[ \t]*Host[ \t]+" + _H + r"[ \t]*\r?$", re.M)
+
+
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
     """Mask bare host names in positions where only a host can stand, and learn them."""
+    if "IdentityFile" in text or "HostName" in text:
+        for m in _SSH_CONFIG_HOST.finditer(text):
+            value = m.group("h").rstrip(".")
+            if host_value_ok(value):
+                edits.append((m.start("h"), m.start("h") + len(value), "host", value))
+                state.learn_host(value)
     for literal, rx in _POSITIONS:
         if literal.lower() not in present:
             continue
@@ -402,6 +446,7 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
 # --- host names by shape, in lists and tables -----------------------------------------------
 
 # Cloud node names carry no domain but only a machine can be called that. (name, pattern)
+_NUMBERED_UNIT = r"(?:pod|rack|node|host|box|srv|vm|worker)\d{2,5}"
 _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # AKS: aks-nodepool1-12345678-vmss000000
     ("aks", re.compile(r"aks-(?<![\w.-]aks-)[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
@@ -419,13 +464,18 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # of an alternation of literals is several times faster here.)
     ("accel", re.compile(
         # `gpu-node-017` is the cluster shape's, found there once.
-        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?!node|dgx|hgx)"
-        r"(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4})(?![\w-]|\.\d)"
+        # A numbered pod or rack after the model (`a100-pod104`, `h100-rack07`); and a dashless
+        # `gpu` with three digits, a leading zero or past 15 (`gpu121`, `gpu07`, `gpu49`), where
+        # `gpu0` and `gpu12` would be a device index (a node holds at most 16).
+        r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)"
+        r"(?:-(?!node|dgx|hgx)(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
+        r"|(?<=gpu)(?:\d{3,5}|0\d|1[6-9]|[2-9]\d))(?![\w-]|\.\d)"
     )),
 ]  # fmt: skip
 _CLUSTER_WHOLE = re.compile(
     r"(?:[a-z][a-z0-9]{0,15}-){0,3}(?:(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}"
-    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}"
+    r"|(?:gpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)-(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|" + _NUMBERED_UNIT + r")"
+    r"|gpu(?:\d{3,5}|0\d|1[6-9]|[2-9]\d)"
     r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
@@ -437,7 +487,7 @@ _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 # the accelerator heads (`trn` for trn-, trn1-, trn2-).
 NODE_LINE_WORDS: tuple[str, ...] = (
     *(w for w in _SHAPE_LITERALS.values() if w), "ec2-", *_CLUSTER_WORDS,
-    "gpu-", "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
+    "gpu-", *(f"gpu{d}" for d in range(10)), "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
 )  # fmt: skip
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -468,6 +518,10 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
     (LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M, gate=r"READY[ \t]{2,}STATUS"), _TWO_BLANKS, {"NODE": "host"}),
     (LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M, gate=r"STATUS[ \t]{2,}ROLES"), _TWO_BLANKS, {"NAME": "host"}),
+    # kubectl top nodes: `NAME   CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%`.
+    (LinePattern(r"[ \t]*NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%[^\n]*$", re.M, gate=r"NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%"), _TWO_BLANKS, {"NAME": "host"}),
+    # LSF: bhosts, lsload: `HOST_NAME          STATUS       JL/U    MAX ...`, `HOST_NAME  status  r15s ...`.
+    (LinePattern(r"[ \t]*HOST_NAME[ \t]+(?:STATUS|status)[ \t][^\n]*$", re.M, gate=r"HOST_NAME[ \t]+(?:STATUS|status)"), _BLANKS, {"HOST_NAME": "host"}),
     # squeue: JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)
     (LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M, gate=r"JOBID[ \t]+PARTITION"), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
@@ -477,8 +531,11 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+PR[ \t]+NI"), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
     (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M, gate=r"PID[ \t]+(?:%CPU|PPID)"), _BLANKS, {"USER": "user", "UID": "user"}),
+    # loginctl list-sessions: `SESSION  UID USER     SEAT  TTY`, a blank cell where a session has no seat
+    # (the user column comes before any blank one).
+    (LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
 ]  # fmt: skip
-_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID")
+_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")  # HOST_NAME holds NAME
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
@@ -592,10 +649,15 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
             names = [c.group() for c in cells.finditer(text, LinePattern.body_start(header), header.end())]
             columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}
             checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
-            if "READY" not in names and "STATUS" in names:
+            if names and names[0] == "HOST_NAME" and len(names) > 1:
+                checks[1] = _LSF_STATUS  # a line that is no host's row ends the table
+            if names and names[0] == "NAME" and "READY" not in names and "STATUS" in names:
                 checks[names.index("STATUS")] = _NODE_STATUS  # kubectl get nodes
+            width = len(names)
+            if names[0] == "SESSION" and "USER" in names:
+                width = names.index("USER") + 2  # loginctl leaves SEAT and TTY blank where there is none
             if columns:
-                _table_rows(text, header.end() + 1, cells, (columns, checks, len(names)), edits, state)
+                _table_rows(text, header.end() + 1, cells, (columns, checks, width), edits, state)
 
 
 # sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
@@ -662,6 +724,7 @@ _CELL_CHECKS = {
     "NODES": re.compile(r"\d{1,7}\Z"),
     "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
 }
+_LSF_STATUS = re.compile(r"-?(?:ok|unavail|unreach|busy|lockW|lockU|closed(?:_\w{1,12})?)\Z")
 _NODE_STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\Z")
 # ({column index: kind}, {column index: cell shape}, number of header cells)
 TableLayout = tuple[dict[int, str], dict[int, re.Pattern[str]], int]

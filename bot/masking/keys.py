@@ -48,6 +48,8 @@ _USER_EXACT = frozenset(
         # WANDB_ENTITY is often a team (`acme-ml`): a personal entity is the user name,
         # masked wherever it recurs once a home path or login banner teaches it.
         "user_name", "pbs_o_logname", "hf_username",
+        # LSF's job owner; Jenkins' build-user plugin (BUILD_USER is the display name).
+        "lsb_jobuser", "build_user_id",
     )
 )
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
@@ -55,7 +57,9 @@ _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
 # RUNNER_NAME, GitLab's CI_RUNNER_DESCRIPTION (the runner's name unless someone wrote prose
 # there, hence judged strictly in pairs.py), Windows' COMPUTERNAME.
 _HOST_EXACT = frozenset(
-    ("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip", "runner_name", "ci_runner_description", "computername")
+    ("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip", "runner_name", "ci_runner_description", "computername",
+     # Slurm's `scontrol show node` (NodeName=, NodeHostName=), a pod spec's `nodeName:`.
+     "node_name", "node_host_name", "host_name")
 )
 
 # Prefix words that make `*_token` a credential rather than a tokenizer setting.

@@ -72,7 +72,7 @@ class Masker:
         # own placeholders and open blocks must not shift what `mask` later emits.
         self._learning = LogState(
             users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams,
-            org_domains=self._state.org_domains,
+            org_domains=self._state.org_domains, path_users=self._state.path_users,
         )
         # The digit shapes of the teaching lines already read: a log prints the same few
         # teaching lines (NCCL's `... via P2P/IPC`, a node list) in every piece, with other

@@ -51,6 +51,12 @@ _NAME_BEFORE = regex.compile(r"(?r)(?<![\w@.])\"?(?P<name>" + _WORD + r"(?:[ \t]
 
 # A Slack header's clock ends its line: `10:42 AM`, `[10:42 AM]`.
 _CHAT_LITERALS = ("AM\n", "PM\n", "am\n", "pm\n", "AM\r", "PM\r", "AM]", "PM]", "am]", "pm]")
+_TEAMS_LITERALS = ("AM] ", "PM] ", "am] ", "pm] ")
+_EVENT_WORDS = frozenset(
+    ("job", "jobs", "run", "training", "build", "deploy", "deployment", "alert", "status", "update", "report",
+     "failed", "failure", "error", "errors", "warning", "started", "finished", "completed", "resumed", "stopped",
+     "done", "success", "succeeded", "summary", "info", "notice", "critical", "node", "cluster", "checkpoint")
+)  # fmt: skip
 # (literals of which the text must hold one, pattern with a `name` group, optional `user` group)
 _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
@@ -90,9 +96,18 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
     (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),
     (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
+    # Microsoft Teams copies a message as `[10:42 AM] Hannah Fischer` (or `Fischer, Hannah`)
+    # above its text.
+    (_TEAMS_LITERALS, LinePattern(
+        r"[ \t]*\[\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
+        r"(?P<name>[A-Z][a-z'’-]{1,40}(?:,?[ \t][A-Z][a-z'’-]{0,40}){1,3})[ \t]*\r?$",
+        re.M,
+    )),
     (_CHAT_LITERALS, LinePattern(
         r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
-        r"(?:[ \t]+\([^()\n]{1,20}\))?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
+        # Pronouns and a status emoji may sit between the name and the clock:
+        # `Hannah Fischer (she/her)  :palm_tree: 10:41 AM`.
+        r"(?:[ \t]+\([^()\n]{1,20}\))?(?:[ \t]+:[a-z0-9_+-]{1,40}:)?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
         re.M,
     )),
 ]  # fmt: skip
@@ -176,6 +191,9 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 continue
         elif literals is _KEY_NAME_LITERALS and "_name" not in present and "user.name" not in present:
             continue  # the anchor scan already looked: no key of a name here
+        elif literals is _TEAMS_LITERALS:
+            if " am]" not in present and " pm]" not in present:
+                continue  # Teams' `10:42 AM]` holds the clock word the anchor scan looked for
         elif not any(literal in text for literal in literals):
             continue
         for m in rx.finditer(text):
@@ -187,6 +205,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 continue
             if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
                 continue  # `@Autowired Trainer t`: an annotation before a type
+            if literals is _TEAMS_LITERALS and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):
+                continue  # `[10:42 AM] Job Failed`: a bot's event, not a sender
             name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue

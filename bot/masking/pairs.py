@@ -70,7 +70,8 @@ _VALUE = re.compile(
 _NEXT_LINE_VALUE = re.compile(
     r"""(?:[ \t]*[|>][+-]?)?[ \t]*"""
     + NEXT_LINE
-    + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',]{7,4095})(?<!:)["']?,?[ \t]*(?=\r?\n|\Z)"""
+    # The object or list may close on the value's line: `{"password":` / `   "x"}`.
+    + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',{}\[\]]{7,4095})(?<!:)["']?[ \t]*[}\]]{0,8},?[ \t]*(?=\r?\n|\Z)"""
 )
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
@@ -226,10 +227,12 @@ class _PairScanner:
                 value = eol.group().rstrip() if eol is not None else value
             else:
                 value = text[vstart : _bare_end(text, vstart)]
+            continued = value == "\\"
             value = _trim_bare(value)
             vend = vstart + len(value)
-            if value in _YAML_BLOCK and info.role is not Role.GENERIC:
-                self._next_line_value(vend, info, core)  # `key: >-` and the value below it
+            if (value in _YAML_BLOCK or continued) and info.role is not Role.GENERIC:
+                # `key: >-` and the value below it; a shell line continued after `KEY=\`.
+                self._next_line_value(vend + continued, info, core)
                 return
         self.parsed_until = vend
         if value:
@@ -321,8 +324,18 @@ class _PairScanner:
         return "wandb" in line or "WANDB" in line or "Wandb" in line
 
     def _user(self, core: str, value: str, vstart: int) -> None:
-        if "@" in value or value.startswith("arn:"):
-            return  # an e-mail or an ARN (`User: arn:aws:sts::...`): their passes own them
+        if value.startswith("arn:"):
+            return  # an ARN (`User: arn:aws:sts::...`): the cloud pass owns it
+        if "@" in value:
+            user, _, cluster = value.partition("@")
+            if "." in cluster or not cluster:
+                return  # an e-mail: its pass owns it
+            # kubeconfig names a user for its cluster: `user: hfischer@gpu-prod`, the same
+            # `hfischer@gpu-prod` as the context's and the user entry's `name:` (learned).
+            if username_ok(user):
+                self.edits.append((vstart, vstart + len(user), "user", user))
+                self.state.learn_user(user)
+            return
         user, colon, password = value.partition(":")
         if colon and core.lower() in ("user", "u"):
             # curl/wget `--user alice:secret`

@@ -71,6 +71,7 @@ _USER_AT_HOST_RX = regex.compile(
 )
 _ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}[ \t]+[%#$](?:[ \t]|$)", re.M)
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK)\)")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
 
 
@@ -95,6 +96,10 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
         if not prompt:
+            # An ssh key's comment, as `ssh-add -l` and `ssh-keygen -l` print it after the
+            # fingerprint: `256 SHA256:kD8L... hfischer@gpu37 (ED25519)`.
+            prompt = _KEY_COMMENT_TAIL.match(text, m.end("host")) is not None
+        if not prompt:
             continue
         user, host = m.group("user"), m.group("host").rstrip(".")
         if user.lower() not in TECHNICAL_USERS and not user.isdigit():
@@ -112,15 +117,35 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
 _USER_TAIL = r"(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])"
 # One pattern per segment, each led by its literal, run only when the anchor scan saw it.
 _HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
+# Top directories of shared file systems whose directories are their users' (Lustre, Meta's
+# /checkpoint/<user>, a node's /localscratch/<user>, Snellius' /scratch-shared/<user>).
+_USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
+# Storage roots that hold data sets and projects as often as users: a directory there is a
+# user's only with a person's shape, a home's contents under it, or as a user's elsewhere.
+_STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd")
 _HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
+# Their anchor words end before the slash: the anchor scan reports no overlapping words, and
+# `/lustre/` would hide the `/scratch/` of `/lustre/scratch/hfischer` (`/data/home/...` too).
+_HOME_RXS.update({f"/{seg}": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in (*_USER_ROOTS, *_STORAGE_ROOTS)})
+# Second and third home file systems: /home2/hfischer.
+_HOME_RXS.update({f"/home{n}/": ("home", re.compile(f"/home{n}/" + _USER_TAIL)) for n in range(1, 5)})
 _HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
 _HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAIL))
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
+# HPC centres keep a user's directory under the project's: OLCF's
+# /gpfs/alpine/proj-shared/csc123/<user> (and world-shared), PSC's
+# /ocean/projects/cis230045p/<user>, ALCF's /lus/eagle/projects/<Project>/<user>.
+_HOME_RXS["-shared/"] = ("scratch", re.compile(r"/(?:proj|world)-shared/[a-z]{2,4}\d{2,4}/" + _USER_TAIL))
+_HOME_RXS["/ocean/projects/"] = ("scratch", re.compile(r"/ocean/projects/[a-z]{3}\d{6}p/" + _USER_TAIL))
+_HOME_RXS["/lus/"] = ("scratch", re.compile(r"/lus/[a-z]{2,12}/projects/[\w.-]{1,64}/" + _USER_TAIL))
+# A mail spool is named for its account: MAIL=/var/mail/hfischer, /var/spool/mail/hfischer.
+_HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
+_HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -133,7 +158,30 @@ _HOME_SKIP = frozenset(
         "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
     )
 )
-_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users"))
+_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail"))
+# A Lustre mount's top directories are its users' (`/lustre/hfischer/runs`), beside a few
+# file-system and project names: `fsw`, `lfs01`, `ost3` are no one's.
+_LUSTRE_SKIP = re.compile(r"(?:fsw|(?:l?fs|vol|ost|mdt|fs)\d{0,3}|orion|atlas|alpine|nvme|ssd|hdd)\Z")
+# `/data/` holds data sets as often as users (`/data/imagenet`, `/data/c4`): its directory is
+# a user's only when it has a person's shape (`hannah.fischer`) or holds what a person keeps
+# in a home (`/data/hfischer/miniconda3/envs/...`, `/data/hfischer/.cache/huggingface`).
+_DATA_PERSON = re.compile(r"[^\W\d_]{2,30}\.(?P<last>[^\W\d_]{2,30})\Z")
+# ... but not a file or a data set named with an extension or a language (`train.bin`, `wiki.en`).
+_NOT_SURNAMES = frozenset(
+    ("txt", "json", "jsonl", "bin", "tar", "gz", "tgz", "zip", "csv", "tsv", "parquet", "arrow", "pt", "pth",
+     "ckpt", "npy", "npz", "h", "hdf", "log", "yaml", "yml", "py", "sh", "md", "safetensors", "model", "idx", "xml",
+     "html", "db", "sqlite", "lock", "cfg", "ini", "conf", "out", "err", "tok", "tokens", "raw", "bpe", "vocab",
+     "en", "de", "fr", "zh", "es", "ja", "ru", "it", "pl", "nl", "pt", "ko", "ar", "cs", "fi", "tr", "backup", "old",
+     "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm")
+)  # fmt: skip
+
+
+def _person_dir(user: str) -> bool:
+    m = _DATA_PERSON.match(user)
+    return m is not None and m.group("last").lower() not in _NOT_SURNAMES
+_DATA_HOME_NEXT = re.compile(
+    r"/(?:\.[A-Za-z][\w-]{0,30}|(?:mini|ana)conda3|mambaforge|miniforge3|micromamba|envs|venvs?|hf[-_]?(?:home|cache))(?![\w.-])"
+)
 
 
 def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -155,9 +203,25 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         return  # `/scratch/ABC123`: a job or project directory
     if seg == "u" and "://" in text[max(0, m.start() - 200) : m.start()]:
         return  # /u/ in a web URL path is not a home directory
+    if seg in _USER_ROOTS and _LUSTRE_SKIP.match(user.lower()):
+        return
+    if seg in _STORAGE_ROOTS and not (
+        _person_dir(user) or _DATA_HOME_NEXT.match(text, m.end("user")) or user in state.path_users
+    ):
+        return
+    if (
+        (seg in _USER_ROOTS or seg in _STORAGE_ROOTS)
+        and text[m.start() - 1 : m.start()].isalnum()
+        and not text.endswith("/mnt", max(0, m.start() - 4), m.start())
+    ):
+        return  # `/gpfs/data/...` is a directory of another tree: the top level or under /mnt only
     edits.append((m.start("user"), m.end("user"), "user", user))
-    if seg in _LEARN_SEGMENTS:
+    if seg in _LEARN_SEGMENTS or _person_dir(user):
+        # A `first.last` directory is a person's wherever it sits (a project is rarely named
+        # so): learned with its DNS form, which a namespace or a pod name may show.
         state.learn_user(user)
+    elif (seg == "scratch" or seg in _USER_ROOTS) and len(state.path_users) < 4096:
+        state.path_users.setdefault(user, None)
 
 
 # `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`.
@@ -209,6 +273,30 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    # Lustre's `lfs quota -u hfischer /lustre`: `Disk quotas for usr hfischer (uid 31337):`.
+    ("quotas for usr ", re.compile(r"[Qq]uotas for usr (?P<user>[^\W\d][\w.-]{0,31}) \(uid \d{1,10}\)")),
+    # systemd and logind name a login session's owner: `Started session-42.scope - Session 42
+    # of User hfischer.`, `New session 42 of user hfischer.`, `Removed slice User Slice of hfischer`.
+    ("of user ", re.compile(r"[Ss]ession [\w-]{1,16} of [Uu]ser (?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w-])")),
+    # JupyterHub: `User hfischer took 3.204 seconds to start`, `User hfischer server took ...`.
+    (" seconds to start", re.compile(r"\bUser (?P<user>[^\W\d][\w.-]{0,31})(?: server)? took \d{1,6}\.\d{1,6} seconds to start")),
+    # `su - hfischer` at a prompt or in a trace.
+    ("su - ", re.compile(r"(?:^|[$#>+] )su - (?P<user>[^\W\d][\w.-]{0,31})[ \t]*$", re.M)),
+    # A Python prompt asking for the login: `>>> getpass.getuser()` / `'hfischer'`, and W&B's
+    # `wandb.Api().viewer` repr, `<User hfischer>`.
+    *((word, LinePattern(r"[^\n]{0,64}(?:>>>|In \[\d{1,5}\]:) (?:os\.getlogin|getpass\.getuser)\(\)[ \t]*" + NEXT_LINE
+                         + r"(?:Out\[\d{1,5}\]: )?'(?P<user>[^\W\d][\w.-]{0,31})'[ \t]*\r?$", re.M))
+      for word in ("getlogin()", "getuser()")),
+    ("<user ", re.compile(r"<User (?P<user>[^\W\d][\w.-]{0,31})>")),
+    # A mail signature's LinkedIn profile: https://www.linkedin.com/in/hannah-fischer-4257/.
+    ("linkedin.com/in/", re.compile(r"linkedin\.com/in/(?P<user>[^\W\d_][\w-]{2,99})")),
+    # GitHub's pull request header (gh pr view, the web page pasted): `Open • hfischer wants to
+    # merge 3 commits into main from hfischer/fix-nccl`, `hfischer merged 3 commits into main`.
+    *((word, re.compile(r"(?<![\w-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) (?:wants to merge|merged) \d{1,6}" + word))
+      for word in (" commits into ", " commit into ")),
+    # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
+    # (scontrol show node, sinfo -R / -l).
+    ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     ("", LinePattern(
@@ -246,6 +334,17 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 ]
 # ~/.ssh/config: `Host gpu-cluster` / `    HostName login01...` / `    User hfischer`.
 _SSH_CONFIG_USER = LinePattern(r"[ \t]+User[ \t]+(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)
+_GROUP_ROW = LinePattern(
+    r"[ \t]*[A-Za-z_][\w.-]{0,31}:[x*!]?:\d{1,10}:"
+    r"(?P<members>[^\W\d][\w.-]{0,31}(?:,[^\W\d][\w.-]{0,31}){0,255})[ \t]*\r?$",
+    re.M,
+    gate=r":[x*!]?:\d{1,10}:[^\W\d]",
+)
+_JENKINS_CAUSE_RX = re.compile(
+    r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
+    r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
+    re.M,
+)
 _MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
                "none for ", "hostbased for ")  # fmt: skip
@@ -295,12 +394,34 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if ":x:" in present:
+        # `getent group` / /etc/group rows list their members: `ml-research:x:5000:hfischer,bsmith`.
+        for m in _GROUP_ROW.finditer(text):
+            pos = m.start("members")
+            for name in m.group("members").split(","):
+                if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
+                    edits.append((pos, pos + len(name), "user", name))
+                    state.learn_user(name)
+                pos += len(name) + 1
     if "merge pull request #" in present:
         # GitHub's merge commit: `Merge pull request #412 from hfischer/fix-nccl`. The head
         # repository's owner is the author's fork, or the organisation itself for a branch
         # of the same repository: masked in place, not learned (`acme` is in every URL).
         for m in _MERGE_PR_RX.finditer(text):
             edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
+    if "started by " in present:
+        # Jenkins' console log: `Started by user Hannah Fischer` (the user's display name, or
+        # their login), `Started by GitHub push by hfischer`.
+        for m in _JENKINS_CAUSE_RX.finditer(text):
+            name = m.group("user").strip()
+            if not name or name.lower() in TECHNICAL_USERS or name.lower() in ("anonymous", "timer", "scm"):
+                continue
+            if " " in name:
+                edits.append((m.start("user"), m.start("user") + len(name), "name", name))
+                state.learn_name(name)
+            else:
+                edits.append((m.start("user"), m.start("user") + len(name), "user", name))
+                state.learn_user(name)
     if any(w in present for w in _SSHD_WORDS):
         for m in _SSHD_USER_RX.finditer(text):
             name = m.group("user")

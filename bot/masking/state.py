@@ -30,6 +30,9 @@ _STOP_NAMES = frozenset(
 )
 
 _DNS_UNSAFE = re.compile(r"[._]+")
+_ESCAPED = re.compile(r"[^a-z0-9]")
+# One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
+_NAME_PART = re.compile(r"[^\W\d_]{2,30}\Z")
 # Letters are Unicode letters: `hannah.garcía` is a name as much as `hannah.garcia`.
 _NAME_SHAPE = re.compile(r"[^\W_][\w.-]{1,62}\Z")
 
@@ -53,6 +56,9 @@ class LogState:
     users: dict[str, None] = field(default_factory=dict)
     hosts: dict[str, None] = field(default_factory=dict)
     names: dict[str, None] = field(default_factory=dict)  # people's full names
+    # Directories masked as a user's under /scratch/ or /lustre/, not learned (a project can
+    # sit there too): the same directory under /data/ is that user's as well.
+    path_users: dict[str, None] = field(default_factory=dict)
     # Registrable domains of people's e-mail addresses (`initech.de`): the organisation's own,
     # so a host under one (`gitlab.initech.de`) is an organisation host whatever its suffix.
     org_domains: dict[str, None] = field(default_factory=dict)
@@ -100,11 +106,25 @@ class LogState:
             dns = _DNS_UNSAFE.sub("-", name.lower())
             if dns != name.lower() and learnable(dns):
                 self.users.setdefault(dns, None)
+                # JupyterHub's KubeSpawner escapes the name instead: `jupyter-hannah-2efischer`.
+                escaped = _ESCAPED.sub(lambda m: f"-{ord(m.group()):02x}", name.lower())
+                if learnable(escaped):
+                    self.users.setdefault(escaped, None)
 
     def learn_name(self, name: str) -> None:
-        """A person's name (`Hannah Fischer`): masked wherever it recurs in the log."""
+        """A person's name (`Hannah Fischer`): masked wherever it recurs in the log.
+
+        A given and a family name also spell the account names a cluster gives that person
+        (`hannah.fischer`, `hfischer`), which show in namespaces and pod names with no other
+        hint of whose they are (`user-hannah-fischer`, `hfischer-sft-0`): learned as users.
+        """
         if 4 <= len(name) <= 128 and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
             self.names.setdefault(name, None)
+            parts = name.lower().split()
+            if len(parts) == 2 and all(_NAME_PART.match(p) for p in parts):
+                first, last = parts
+                for user in (f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"):
+                    self.learn_user(user)
 
     def learn_host(self, name: str) -> None:
         if learnable(name):

@@ -58,15 +58,36 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
 # a machine of the organisation; dotted hosts are left to the FQDN and address passes.
 _URL_AUTH = re.compile(r"://(?P<auth>[^\s/?#\"'`\\]{1,512})")
 _BARE_HOST = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,62}")
+# A URL's dotted host is read as a host whatever its suffix: the host a URL's userinfo logs in
+# to (`postgresql://<USER-1>:<SECRET:password-1>@db01.initech.de:5432`), or one of three labels
+# or more (`https://mlflow.initech.de`), is the organisation's own service unless a public one.
+# (Outside a URL, country-code suffixes are too ambiguous to read: `newstest2014.en-de.de`.)
+_DOTTED_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){1,16}")
 
 
 def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask a bare machine name in a URL's host position, and learn it."""
     if "://" not in text:
         return
+    # A log repeats its few URLs on every node: each dotted host is judged once per piece.
+    judged: dict[str, bool] = {}
     for m in _URL_AUTH.finditer(text):
         auth = m.group("auth")
         start = auth.rfind("@") + 1  # after the userinfo (masked or not)
+        dotted = _DOTTED_HOST.match(auth, start)
+        if dotted is not None and (dotted.end() == len(auth) or auth[dotted.end()] in ":>)],;"):
+            name = dotted.group()
+            ok = judged.get(name)
+            if ok is None:
+                ok = judged[name] = (
+                    name[0].isalpha()
+                    and any(c.isalpha() for c in name.rsplit(".", 1)[-1])
+                    and host_value_ok(name)
+                )
+            if ok and (start or name.count(".") >= 2):
+                begin = m.start("auth") + start
+                edits.append((begin, begin + len(name), "host", name))
+                continue
         host = _BARE_HOST.match(auth, start)
         if host is None or (host.end() != len(auth) and auth[host.end()] not in ":>)],;"):
             continue

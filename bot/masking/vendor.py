@@ -39,12 +39,42 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # LangSmith personal and service keys: lsv2_pt_/lsv2_sk_ + 32 hex + _ + 10 hex.
     ("lsv2", "langsmith-key", 8, "_", r"(?<=lsv2_(?:pt|sk)_)(?<![\w-]lsv2_(?:pt|sk)_)[0-9a-f]{32}_[0-9a-f]{10}" + _B),
     ("wandbv1", "wandb-key", 9, "_", r"(?<=wandb_v1_)(?<![\w-]wandb_v1_)[A-Za-z0-9_]{30,200}" + _B),
+    # Prefixed keys of developer services, in their documented shapes: Notion (ntn_ + 46),
+    # Supabase (sbp_ + 40 hex), Shopify (shpat_/shpss_/shpca_/shppa_ + 32 hex), DigitalOcean
+    # (dop_v1_/doo_v1_/dor_v1_ + 64 hex), Linear (lin_api_ + 40), Grafana service accounts
+    # (glsa_ + 32 _ 8 hex) and Cloud (glc_ + base64 JSON), Pinecone (pcsk_ + 6 _ + key),
+    # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Docker Hub's dckr_pat_, Fly.io's
+    # fo1_, Doppler's dp.st. and Mailchimp's -us12 would each need a scan of their own: under
+    # a key name they are masked as any value there.)
+    ("notion", "notion-token", 4, "_", r"(?<=ntn_)(?<![\w-]ntn_)[A-Za-z0-9]{40,50}" + _B),
+    ("supabase", "supabase-token", 4, "_", r"(?<=sbp_)(?<![\w-]sbp_)[0-9a-f]{40}" + _B),
+    ("shopify", "shopify-token", 6, "_", r"(?<=shp(?:at|ss|ca|pa)_)(?<![\w-]shp(?:at|ss|ca|pa)_)[0-9a-fA-F]{32}" + _B),
+    ("dov1", "digitalocean-token", 7, "_", r"(?<=do[opr]_v1_)(?<![\w-]do[opr]_v1_)[0-9a-f]{64}" + _B),
+    ("linear", "linear-key", 8, "_", r"(?<=lin_api_)(?<![\w-]lin_api_)[A-Za-z0-9]{40}" + _B),
+    ("glsa", "grafana-token", 5, "_", r"(?<=glsa_)(?<![\w-]glsa_)[A-Za-z0-9]{32}_[0-9a-f]{8}" + _B),
+    ("glc", "grafana-token", 4, "_", r"(?<=glc_)(?<![\w-]glc_)eyJ[A-Za-z0-9+/]{30,600}={0,2}" + _B),
+    ("pcsk", "pinecone-key", 12, "_", r"(?<=pcsk_[A-Za-z0-9]{6}_)(?<![\w-]pcsk_[A-Za-z0-9]{6}_)[A-Za-z0-9]{40,100}" + _B),
+    ("sntrys", "sentry-token", 7, "_", r"(?<=sntrys_)(?<![\w-]sntrys_)eyJ[A-Za-z0-9+/]{20,600}={0,2}_[A-Za-z0-9+/]{20,100}={0,2}" + _B),
+    # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
+    ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
+    ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
     # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
     ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
     # Anthropic before OpenAI: both start with sk-.
     ("ant", "anthropic-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,250}" + _BW),
     ("oai", "openai-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)[A-Za-z0-9_-]{20,250}" + _BW),
     ("nvapi", "ngc-key", 6, "-", r"(?<=nvapi-)(?<![\w-]nvapi-)[A-Za-z0-9_-]{30,120}" + _BW),
+    # Postman (PMAK- 24 hex - 34 hex), New Relic user keys (NRAK- + 27), Heroku (HRKU-),
+    # Perplexity (pplx-), xAI (xai-), Tavily (tvly-, tvly-dev-), Pulumi (pul- + 40 hex),
+    # age secret keys (AGE-SECRET-KEY-1 + 58, Bech32 upper case).
+    ("pmak", "postman-key", 5, "-", r"(?<=PMAK-)(?<![\w-]PMAK-)[0-9a-f]{24}-[0-9a-f]{34}" + _B),
+    ("nrak", "newrelic-key", 5, "-", r"(?<=NRAK-)(?<![\w-]NRAK-)[A-Z0-9]{27}" + _B),
+    ("hrku", "heroku-key", 5, "-", r"(?<=HRKU-)(?<![\w-]HRKU-)[A-Za-z0-9_-]{30,80}" + _BW),
+    ("pplx", "perplexity-key", 5, "-", r"(?<=pplx-)(?<![\w-]pplx-)[A-Za-z0-9]{40,60}" + _B),
+    ("xai", "xai-key", 4, "-", r"(?<=xai-)(?<![\w-]xai-)[A-Za-z0-9]{60,100}" + _B),
+    ("tvly", "tavily-key", 5, "-", r"(?<=tvly-)(?<![\w-]tvly-)(?:dev-)?[A-Za-z0-9]{30,40}" + _B),
+    ("pul", "pulumi-token", 4, "-", r"(?<=pul-)(?<![\w-]pul-)[0-9a-f]{40}" + _B),
+    ("agekey", "age-key", 15, "-", r"(?<=AGE-SECRET-KEY-)(?<![\w-]AGE-SECRET-KEY-)1[0-9A-Z]{58}" + _B),
     ("xox", "slack-token", 5, "-", r"(?<=xox[abposre]-)(?<![\w-]xox[abposre]-)[A-Za-z0-9-]{10,250}" + _B),
     ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![\w-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
     # GitLab personal, pipeline-trigger and CI job tokens (glpat-, glptt-, glcbt-), runner
@@ -57,6 +87,10 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # JWT: base64url JSON header and payload both start with eyJ ('{"').
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
+    # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
+    # SendGrid: SG. + 22 . + 43.
+    ("sendgrid", "sendgrid-key", 3, ".", r"(?<=SG\.)(?<![\w-]SG\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _BW),
+    ("tfc", "terraform-token", 15, ".", r"(?<=[A-Za-z0-9]{14}\.)(?<![\w-][A-Za-z0-9]{14}\.)(?<![A-Za-z0-9]{15}\.)atlasv1\.[A-Za-z0-9_-]{60,70}" + _BW),
     # HashiCorp Vault service, batch and recovery tokens (`vault login` prints them in its
     # Key/Value table: `token                hvs.CAES...`).
     ("vault", "vault-token", 4, ".", r"(?<=hv[sbr]\.)(?<![\w-]hv[sbr]\.)[A-Za-z0-9_-]{24,1024}" + _BW),
@@ -76,6 +110,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # AWS access key ids (AKIA long-term, ASIA temporary, ABIA/ACCA service) + 16.
     ("aws", "aws-access-key", 1, "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _B),
     ("gapi", "google-api-key", 1, "A", r"Iza[0-9A-Za-z_-]{35}" + _BW),
+    # Atlassian API tokens (ATATT3 + about 186 characters, a checksum at the end).
+    ("atatt", "atlassian-token", 1, "A", r"TATT3[A-Za-z0-9_=-]{100,300}" + _BW),
     # STS session tokens are base64 of a protobuf that begins the same way every time.
     ("awssess", "aws-session-token", 1, "F", r"woGZXIvYXdz[A-Za-z0-9+/=%]{40,4000}"),
     ("awssess2", "aws-session-token", 1, "I", r"QoJb3JpZ2lu[A-Za-z0-9+/=%]{40,4000}"),
@@ -106,10 +142,18 @@ def _compile_by_lead() -> list[re.Pattern[str]]:
 
 VENDOR_PATTERNS = _compile_by_lead()
 # Tokens whose left edge is not pinned by a look-behind inside the pattern.
-_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey"))
+# Prefixes of the vendor shapes kind_of_value reads from the scan (the rest are _FULL_SHAPES).
+_PREFIXES = (
+    "ntn_", "sbp_", "shp", "do", "lin_api_", "glsa_", "glc_", "pcsk_", "sntrys_", "secret_", "fw_", "PMAK-",
+    "NRAK-", "HRKU-", "pplx-", "xai-", "tvly-", "pul-", "AGE-SECRET-KEY-", "SG.", "ATATT3", "xapp-", "lsv2_",
+    "wandb_", "hvs.", "hvb.", "hvr.",
+)  # fmt: skip
+_KEY_NAMED = frozenset(("azure-client-secret", "azure-storage-key"))
+_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt"))
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _KEBAB_WORDS = re.compile(r"[a-z]+(?:[-_][a-z0-9]+)*\Z")
+_PARTS = re.compile(r"[-_]")
 
 
 def char_classes(value: str) -> int:
@@ -175,7 +219,14 @@ def _plausible(name: str, token: str, body: str) -> bool:
     if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1"):
         return char_classes(body) >= 2
     if name == "oai":
-        return char_classes(body) >= 2 and not _KEBAB_WORDS.match(body) and entropy(body) > 3.0
+        # `sk-learn-style` words are no key; a long random part is, dashes or not (OpenRouter's
+        # `sk-or-v1-<64 hex>`, Langfuse's `sk-lf-<uuid>`).
+        kebab = _KEBAB_WORDS.match(body) is not None and not any(
+            len(part) >= 12 and any(c.isdigit() for c in part) for part in _PARTS.split(body)
+        )
+        return char_classes(body) >= 2 and not kebab and entropy(body) > 3.0
+    if name in ("hrku", "atatt", "tfc", "notionold", "fw"):
+        return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":
         return any(ch.isdigit() for ch in body)
     if name == "azkey":
@@ -254,6 +305,18 @@ def kind_of_value(value: str) -> str | None:
         return None
     for kind, rx in _FULL_SHAPES:
         if rx.match(value):
+            return kind
+    # Any other vendor prefix the scan knows, when its match spans the whole value (`sbp_...`
+    # under `--token` is a Supabase token, named so). Most values have none: one C-level
+    # prefix test before the scan.
+    if not value.startswith(_PREFIXES) and ".atlasv1." not in value:
+        return None
+    found: list[Edit] = []
+    find_vendor_tokens(value, found)
+    for start, end, kind, _ in found:
+        # Azure's `Q~` secrets and 88-character storage keys are shapes, not prefixes: under
+        # a key, the key names them (`client_secret`).
+        if start == 0 and end == len(value) and kind not in _KEY_NAMED:
             return kind
     return None
 
