@@ -13,20 +13,15 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
 import redis
 
+from tests.ports import free_port
+
 _url: str | None = None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start() -> str:
@@ -38,7 +33,7 @@ def _start() -> str:
         )
     folder = tempfile.mkdtemp(prefix="denpex-test-redis-")
     for _ in range(5):
-        port = _free_port()
+        port = free_port()
         proc = subprocess.Popen(
             [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", folder, "--logfile", "", "--daemonize", "no"],

@@ -10,7 +10,6 @@ import hmac
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import redis
 
 from bot.store import keys
 from bot.store.claims import Claims
+from tests.ports import free_port
 from tests.redis_server import flushable_redis_base
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeSlack
 
@@ -50,12 +50,6 @@ FAST_TIMERS = {
     "DENPEX_RETRY_JITTER_S": "0.05",
     "DENPEX_RETRY_BACKOFF_S": "0.05",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # The bots' logs: one folder for the session, removed at exit, so no run leaves files in the

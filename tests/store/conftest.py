@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -31,6 +30,7 @@ import pytest
 import redis
 
 from bot.store import Store, StoreConfig
+from tests.ports import free_port
 from tests.redis_server import flushable_redis_base
 
 TEST_DB = int(os.environ.get("DENPEX_TEST_REDIS_DB", "13"))
@@ -126,27 +126,6 @@ def store(config: StoreConfig, clock: FakeClock) -> Iterator[Store]:
     """A Store on the test database with the movable clock."""
     with Store(config, clock=clock) as s:
         yield s
-
-
-def free_port(with_bus: bool = False) -> int:
-    """A loopback TCP port nobody listens on right now.
-
-    with_bus: also keep port + 10000 free and valid, as a cluster node needs it for its bus.
-    """
-    for _ in range(100):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if not with_bus:
-            return port
-        if port + 10000 <= 65535:
-            with socket.socket() as bus:
-                try:
-                    bus.bind(("127.0.0.1", port + 10000))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no free loopback port pair for a cluster node")
 
 
 class PrivateRedis:
