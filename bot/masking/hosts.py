@@ -593,10 +593,7 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
                 lo = max(0, start - 64)
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
-                host = text[start:end]
-                if host in known and not (start and text[start - 1] == "<"):
-                    continue
-                if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host):
+                if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(text[start:end]):
                     continue
             host = text[start:end]
             if host in known and not (start and text[start - 1] == "<"):

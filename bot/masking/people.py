@@ -175,13 +175,15 @@ _NOT_SURNAMES = frozenset(
      "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm")
 )  # fmt: skip
 
-
-def _person_dir(user: str) -> bool:
-    m = _DATA_PERSON.match(user)
-    return m is not None and m.group("last").lower() not in _NOT_SURNAMES
 _DATA_HOME_NEXT = re.compile(
     r"/(?:\.[A-Za-z][\w-]{0,30}|(?:mini|ana)conda3|mambaforge|miniforge3|micromamba|envs|venvs?|hf[-_]?(?:home|cache))(?![\w.-])"
 )
+
+
+def _person_dir(user: str) -> bool:
+    """Is the directory name `user` a person's (`hannah.fischer`), not a file (`train.bin`)?"""
+    m = _DATA_PERSON.match(user)
+    return m is not None and m.group("last").lower() not in _NOT_SURNAMES
 
 
 def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:

@@ -29,6 +29,7 @@ from bot.matcher.prefilter import Condition, Prefilter
 from bot.matcher.required import DERIVATION_VERSION, required_literals, score
 from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import (
+    EXCEPTION_ONLY,
     PROBE_KEYWORDS,
     WORLD_KEYWORDS,
     WORLD_SIZE_AT,
@@ -172,12 +173,10 @@ class _Plan:
         # verdict that the line with every digit as 0 and its anchored digits decide.
         self.floods = (
             not self.windows
-            and probes <= _EXCEPTION_PROBE
+            and probes <= EXCEPTION_ONLY
             and (not one_line or (self.shape is not None and self.digit_contexts is not None))
         )
 
-
-_EXCEPTION_PROBE = frozenset({"exception"})
 
 
 class _Flood:
@@ -663,10 +662,7 @@ class Scan:
         plan, coarse = shape
         if flood is None:
             flood = self._new_flood(plan, raw, coarse)
-            self._floods_bytes += len(coarse)
-            if self._floods_bytes > _SHAPES_BYTES:
-                self._floods.clear()  # endlessly new shapes: stay bounded
-                self._floods_bytes = len(coarse)
+            self._charge_floods(len(coarse))
             self._floods[shape] = flood
         if flood is _NEVER or (plan.probes and not self.facts.plain()):
             return
@@ -698,10 +694,15 @@ class Scan:
                 return
             counted.append(hits)
         flood.done[key] = tuple(counted)
-        self._floods_bytes += 64
+        self._charge_floods(64)
+
+    def _charge_floods(self, size: int) -> None:
+        """Count `size` bytes more in `_floods`; past _SHAPES_BYTES, a log of endlessly new
+        shapes or ranks starts it again, so memory stays bounded whatever the log."""
+        self._floods_bytes += size
         if self._floods_bytes > _SHAPES_BYTES:
             self._floods.clear()
-            self._floods_bytes = 0
+            self._floods_bytes = size
 
     def _new_flood(self, plan: _Plan, raw: bytes, coarse: bytes) -> _Flood:
         """The `_Flood` of the lines of `plan` shaped `coarse`, from one of them (`raw`)."""

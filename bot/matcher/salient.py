@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import regex
 
+from bot.matcher.digit_anchors import DIGITS_AS_ZERO
+
 # Built-in probe keywords (lower-case). Owners are "probe:<name>".
 PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "traceback": ("traceback (most recent call last)",),
@@ -36,6 +38,8 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "done": ("worker group successfully finished", "local worker group finished", "training completed. do not",
              "`trainer.fit` stopped:", "'train_runtime':"),
 }  # fmt: skip
+# The probes of a line that only the `exception` probe reads (a flood of one error line).
+EXCEPTION_ONLY = frozenset({"exception"})
 
 # `Exception` itself too: `raise Exception("...")` is common in training scripts.
 _EXC_LINE = regex.compile(
@@ -471,7 +475,6 @@ def _error_kinds(message: str) -> tuple[bool, bool]:
 # The only parts of `_error_kinds`' patterns that tell one digit from another (`\b0 errors?\b`
 # and `errors?=0\b` in _NOT_ERROR), as they read on a message with every digit as 0.
 _ZERO_SENSITIVE = (b"0 error", b"error=0", b"errors=0")
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
@@ -483,9 +486,9 @@ def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
     """
     if not probes:
         return False
-    if probes != _EXCEPTION_ONLY or message[:1] == "(" or not message.isascii():
+    if probes != EXCEPTION_ONLY or message[:1] == "(" or not message.isascii():
         return None
-    zeroed = message.encode("ascii").translate(_DIGITS_AS_ZERO).lower()
+    zeroed = message.encode("ascii").translate(DIGITS_AS_ZERO).lower()
     if any(word in zeroed for word in _ZERO_SENSITIVE):
         return None
     exc_line, error_line = _error_kinds(message)
@@ -493,8 +496,6 @@ def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
         return None
     return error_line
 
-
-_EXCEPTION_ONLY = frozenset({"exception"})
 
 
 def _is_traceback_head(message: str) -> bool:

@@ -40,7 +40,8 @@ def _load_book():
             files = kept
 
 
-def _generated_log() -> str:
+def _generated_log(size: int = 300_000, family: str = "torchrun", **kw) -> str:
+    """A log from the benchmark's generator (bench/loggen.py)."""
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         import loggen
@@ -49,8 +50,20 @@ def _generated_log() -> str:
     import io
 
     buf = io.BytesIO()
-    loggen.generate(buf, 300_000, ranks=700, seed=3, failure_at=0.5)
+    loggen.generate(buf, size, family, **kw)
     return buf.getvalue().decode("utf-8")
+
+
+def _choices_as_fed(data: bytes) -> tuple[list[list[str]], object]:
+    """Feed `data` in 64 KB pieces: each database the prefilter chose in turn (what it left
+    out), and the diagnosis."""
+    scan = FAST.scan()
+    chosen: list[list[str]] = []
+    for i in range(0, len(data), 64 * 1024):
+        scan.feed(data[i : i + 64 * 1024])
+        if not chosen or chosen[-1] != scan.left_out():
+            chosen.append(scan.left_out())
+    return chosen, scan.finish()
 
 
 BOOK = _load_book()
@@ -62,7 +75,7 @@ LOGS = (
     [(f"{r.id}:match:{e.name[:30]}", e.log) for r in BOOK for e in r.examples]
     + [(f"{r.id}:near_miss:{e.name[:30]}", e.log) for r in BOOK for e in r.near_misses]
     + [(f"healthy:{p.name}", p.read_text(encoding="utf-8", errors="replace")) for p in HEALTHY]
-    + [("generated:700-ranks", _generated_log())]
+    + [("generated:700-ranks", _generated_log(ranks=700, seed=3, failure_at=0.5))]
 )
 IDS = [name for name, _ in LOGS]
 
@@ -158,28 +171,13 @@ def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monk
     diagnosis of the whole log is still the naive path's."""
     from bot.matcher import engine
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import loggen
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    import io
-
-    buf = io.BytesIO()
-    loggen.generate(buf, 2_000_000, "env-dump", seed=5)
-    log = buf.getvalue().decode("utf-8")
+    log = _generated_log(2_000_000, "env-dump", seed=5)
     dump_end = log.index(" iteration ")
     monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
     monkeypatch.setattr(engine, "RESAMPLE_BYTES", 100_000)
     monkeypatch.setattr(engine, "RESAMPLE_EVERY", dump_end)
     data = log.encode()
-    scan = FAST.scan()
-    chosen = []
-    for i in range(0, len(data), 64 * 1024):
-        scan.feed(data[i : i + 64 * 1024])
-        if not chosen or chosen[-1] != scan.left_out():
-            chosen.append(scan.left_out())
-    got = scan.finish()
+    chosen, got = _choices_as_fed(data)
     first = next(left for left in chosen if left)  # chosen on the dump
     assert "loss" not in first and "grad norm" not in first, chosen
     assert any("loss" in left and "grad norm" in left for left in chosen), chosen
@@ -374,16 +372,7 @@ def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monke
     now leaves out what the iterations repeat); the diagnosis is still the naive path's."""
     from bot.matcher import engine
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import loggen
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    import io
-
-    buf = io.BytesIO()
-    loggen.generate(buf, 2_000_000, "env-dump", seed=5)
-    log = buf.getvalue().decode("utf-8")
+    log = _generated_log(2_000_000, "env-dump", seed=5)
     dump_end = log.index(" iteration ")
     monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
     monkeypatch.setattr(engine, "RESAMPLE_EVERY", 10**12)
@@ -391,13 +380,7 @@ def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monke
     monkeypatch.setattr(engine, "RESHAPED_AFTER", 64 * 1024)
     monkeypatch.setattr(engine, "RESHAPED_LINES", 20)
     data = log.encode()
-    scan = FAST.scan()
-    chosen = []
-    for i in range(0, len(data), 64 * 1024):
-        scan.feed(data[i : i + 64 * 1024])
-        if not chosen or chosen[-1] != scan.left_out():
-            chosen.append(scan.left_out())
-    got = scan.finish()
+    chosen, got = _choices_as_fed(data)
     first = next(left for left in chosen if left)  # chosen on the dump
     assert "loss" not in first and "grad norm" not in first, chosen
     assert any("loss" in left and "grad norm" in left for left in chosen), chosen
