@@ -45,28 +45,34 @@ def lint(args: argparse.Namespace) -> int:
     book = _load(args)
     if book is None:
         return 1
-    for note in gate_notes(book):
-        print(f"note: {note}", file=sys.stderr)
+    rules_dir = Path(args.rules_dir) if args.rules_dir else default_rules_dir()
+    problems = gate_problems(book, rules_dir)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) in {rules_dir}", file=sys.stderr)
+        return 1
     print(f"{len(book)} rules OK")
     return 0
 
 
-def gate_notes(book: Rulebook) -> list[str]:
-    """A line per signature whose rule keywords the literal derivation cannot prove necessary:
-    its regex is outside the syntax the derivation reads, or no literal it requires holds a
-    keyword. The matcher runs a signature only on lines holding a keyword, so such a
-    signature may match a line the prefilter never shows it: worth a keyword, or a look."""
-    notes = []
+def gate_problems(book: Rulebook, rules_dir: Path) -> list[str]:
+    """A line per signature that could match a line holding none of its rule's keywords. The
+    matcher runs a signature only on lines holding a keyword, so such a signature would miss a
+    line silently: the lint refuses it until a keyword every match holds is declared (a
+    signature's own `keywords`), or the regex is written so the derivation can read it."""
+    problems = []
     for rule in book:
         gate = frozenset(k for k in (*rule.keywords, *(k for s in rule.signatures for k in s.keywords)) if k)
-        for sig in rule.signatures:
-            where = f"{rule.id}/{sig.name}"
+        for i, sig in enumerate(rule.signatures):
+            where = f"{rules_dir / rule.category / rule.id}.yaml: match.signatures[{i}] ({sig.name})"
             reason = unsupported_reason(sig.pattern)
             if reason is not None:
-                notes.append(f"{where}: no literals derived ({reason}); its keywords alone gate it")
+                problems.append(f"{where}: the regex is outside the syntax the keyword proof reads ({reason})")
             elif not gate_is_proven(sig.pattern, gate, first_line=sig.lines > 1):
-                notes.append(f"{where}: no literal its regex requires holds one of the rule's keywords")
-    return notes
+                problems.append(f"{where}: a line holding none of the rule's keywords could match; add a keyword every "
+                                "match holds to the signature's `keywords`")
+    return problems
 
 
 def test(args: argparse.Namespace) -> int:

@@ -263,11 +263,33 @@ def unsupported_reason(pattern: str) -> str | None:
 
 def gate_is_proven(pattern: str, keywords: frozenset[str], *, first_line: bool = False) -> bool:
     """Does every match of `pattern` hold one of `keywords` (lower-case), as far as the
-    derivation can tell? True when a required set's every literal holds a keyword, so a line
-    the keyword gate turns away cannot match (up to the three non-ASCII case folds of `FOLDS`,
-    which the gate's ASCII-lowered bytes cannot see either)."""
-    sets = required_literals(pattern, min_literal=1, first_line=first_line)
-    return any(all(any(k in w for k in keywords) for w in words if w not in _FOLD_CHARS) for words in sets)
+    derivation can tell? A line the keyword gate turns away then cannot match (up to the three
+    non-ASCII case folds of `FOLDS`, which the gate's ASCII-lowered bytes cannot see either).
+    False for a pattern outside the parsed subset."""
+    try:
+        tree = parse(pattern)
+    except Unsupported:
+        return False
+    return _proven(_opening(tree) if first_line else tree, keywords)
+
+
+def _proven(node: Node, keywords: frozenset[str]) -> bool:
+    """Every match of `node` holds a keyword: one of its required sets is all keywords, or
+    each branch of an alternation is proven, or a part every match of a sequence takes is.
+    The parts matter where the sets alone fall short: an alternation keeps one set per branch
+    (`/dev/shm.*No space` or `No space.*/dev/shm` keeps `no space` only), and a run of
+    literals longer than `_MAX_LEN` is cut where a keyword may lie."""
+    info = _Walk().node(node)
+    sets = info.reqs + _as_req(info.exact)
+    if any(all(any(k in w for k in keywords) for w in words) for words in sets):
+        return True
+    if isinstance(node, Alt):
+        return all(_proven(b, keywords) for b in node.branches)
+    if isinstance(node, Seq):
+        return any(_proven(i, keywords) for i in node.items)
+    if isinstance(node, Repeat) and node.low >= 1:
+        return _proven(node.sub, keywords)
+    return False
 
 
 __all__ = ["DERIVATION_VERSION", "FOLDS", "MIN_LITERAL", "gate_is_proven", "required_literals", "score",

@@ -30,7 +30,7 @@ from bot.matcher.regex_syntax import (
     Unsupported,
     parse,
 )
-from bot.matcher.required import FOLDS, required_literals
+from bot.matcher.required import FOLDS, gate_is_proven, required_literals
 
 _ALPHABET = "abkisKIS:-. 01"
 
@@ -159,9 +159,10 @@ def test_syntax_outside_the_subset_is_refused_and_derives_nothing(pattern):
     assert required_literals(pattern) == ()
 
 
-def test_lint_notes_signatures_whose_keywords_are_not_proven_necessary(tmp_path, capsys):
-    """`denpex rules lint` names the signatures the derivation cannot prove gated by their
-    rule's keywords (a line the prefilter turns away might match them), and still passes."""
+def test_lint_refuses_signatures_whose_keywords_are_not_proven_necessary(tmp_path, capsys):
+    """`denpex rules lint` fails on a signature that could match a line holding none of its
+    rule's keywords (the prefilter would never show it that line), naming file and signature,
+    and on one whose regex the proof cannot read; a keyword every match holds mends it."""
     from bot.cli import main as denpex
     from tests.matcher.rulefactory import rule_doc, sig, write_rules
 
@@ -171,8 +172,37 @@ def test_lint_notes_signatures_whose_keywords_are_not_proven_necessary(tmp_path,
         rule_doc("fuzzy", "data", {"keywords": ["checksum"], "signatures": [sig("f", r"(?:checksum mismatch){e<=1}", 0.9)]}, ["proven", "loose"]),
     ]  # fmt: skip
     rules = write_rules(tmp_path, docs)
-    assert denpex(["rules", "lint", "--rules-dir", str(rules)]) == 0
+    assert denpex(["rules", "lint", "--rules-dir", str(rules)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2, err
-    assert err[0].startswith("note: loose/l: no literal its regex requires holds one of the rule's keywords")
-    assert err[1].startswith("note: fuzzy/f: no literals derived (") and "its keywords alone gate it" in err[1]
+    assert len(err) == 3, err
+    assert err[0] == (f"{rules}/code/loose.yaml: match.signatures[0] (l): a line holding none of the rule's keywords "
+                      "could match; add a keyword every match holds to the signature's `keywords`")
+    assert err[1].startswith(f"{rules}/data/fuzzy.yaml: match.signatures[0] (f): the regex is outside the syntax")
+    assert err[2] == f"2 problem(s) in {rules}"
+
+    docs[1]["match"]["signatures"][0]["keywords"] = ["segmentation fault"]
+    docs[2]["match"]["signatures"][0]["pattern"] = "checksum mismatch"
+    rules = write_rules(tmp_path / "mended", docs)
+    assert denpex(["rules", "lint", "--rules-dir", str(rules)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("pattern", "keywords", "proven"),
+    [
+        # each branch holds a keyword, though the sets keep one literal per branch
+        (r"/dev/shm\S*.*No space left|No space left.*/dev/shm", {"/dev/shm"}, True),
+        (r"/dev/shm\S*.*No space left|No space left on device", {"/dev/shm"}, False),
+        # a literal run cut at the derivation's length cap still proves through its parts
+        (r"(?:RuntimeError|ValueError): trying to initialize the default process group twice!", {"group twice"}, False),
+        (r"(?:RuntimeError|ValueError): trying to initialize the default process group twice!", {"trying to init"}, True),
+        # an optional part proves nothing; a repeated one does
+        (r"connect (?:to \S+ )?returned", {"connect to"}, False),
+        (r"(?:to \S+ )+returned", {"to "}, True),
+        (r"(?i)loss(?:: ?|=)-?inf", {"loss:inf", "loss: inf", "loss=inf", "loss:-inf", "loss: -inf"}, False),
+        (r"(?i)loss(?:: ?|=)-?inf", {"loss:inf", "loss: inf", "loss=inf", "loss:-inf", "loss: -inf", "loss=-inf"}, True),
+        (r"(a)\1", {"a"}, True),
+        (r"(a|b)\1", {"a"}, False),
+    ],
+)
+def test_gate_proof(pattern, keywords, proven):
+    assert gate_is_proven(pattern, frozenset(keywords)) is proven
