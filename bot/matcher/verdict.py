@@ -22,7 +22,7 @@ import regex
 from bot.matcher.lines import nccl_origin
 from bot.matcher.model import Collateral, Confidence, Diagnosis, Evidence, Match, Stats
 from bot.matcher.noderanks import to_global
-from bot.matcher.salient import LogFacts
+from bot.matcher.salient import LAUNCHER_EXCEPTION, LogFacts
 
 if TYPE_CHECKING:
     from bot.matcher.engine import Hit, RuleHits
@@ -31,6 +31,8 @@ MAX_EVIDENCE = 5
 EVIDENCE_CHARS = 500
 _ROLE_ORDER = {"root": 0, "consequence": 1, "wrapper": 2}
 _CONF_ORDER = {"high": 0, "medium": 1, "low": 2}
+# `ValueError: ...`, `module.SomeError: ...`: an exception as Python prints it, not a log line
+_BARE_EXCEPTION = regex.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
 
 
 def confidence_of(score: float) -> Confidence:
@@ -249,7 +251,21 @@ def _own_error(facts: LogFacts, rank: int | None, fired: list[RuleHits]) -> tupl
     for e in errors:
         if rank is not None and e[1] == rank:
             return e
-    return errors[0] if errors else None
+    if errors:
+        return errors[0]
+    # An excerpt pasted from an issue often starts inside the failing traceback, its header cut
+    # off: the bare exception line before the wrapper's is still the error the wrapper reports.
+    first = facts.first_error
+    wrapper_line = min((_first(rh.hits).line for rh in fired if rh.rule.role == "wrapper"), default=0)
+    if (
+        first is not None
+        and first[0] < wrapper_line
+        and _BARE_EXCEPTION.match(first[2])
+        and not LAUNCHER_EXCEPTION.search(first[2])
+        and not any(rx.search(first[2]) for rx in sigs)
+    ):
+        return first
+    return None
 
 
 def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:

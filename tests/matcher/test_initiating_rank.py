@@ -244,6 +244,25 @@ def test_the_wrapper_alone_stays_when_there_is_no_python_error(matcher):
     assert d.matches[0].id == "wrapper" and d.initiating_rank == 1 and d.unmatched is None
 
 
+def test_the_wrapper_yields_to_an_exception_whose_traceback_header_was_cut_off(matcher):
+    """An excerpt pasted from an issue starts inside the child's traceback: no `Traceback (most
+    recent call last):` above the KeyError, yet it is still the error the wrapper reports."""
+    _, _, tail = WRAPPED_KEYERROR.partition("[rank1]:     beta1, beta2 = group['betas']\n")
+    log = "[rank1]:     beta1, beta2 = group['betas']\n" + tail
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched == "KeyError: 'betas'" and d.initiating_rank == 1
+    assert [c.id for c in d.collateral] == ["wrapper"]
+
+
+def test_an_error_log_line_before_the_wrapper_is_not_taken_for_the_childs_exception(matcher):
+    """Only a Python exception line stands in for the cut-off traceback, not any line that says error."""
+    log = "ERROR: could not reach the metrics endpoint, retrying\n" + ELASTIC_TAIL.replace(
+        "failed (exitcode: -6)", "failed (exitcode: -11)"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "wrapper" and d.unmatched is None
+
+
 def test_a_rule_that_matched_the_child_still_wins(matcher):
     """The child's error is known: it is the root and the wrapper is collateral, as before."""
     log = WRAPPED_KEYERROR.replace("[rank1]: KeyError: 'betas'", "[rank1]: torch.OutOfMemoryError: CUDA out of memory.")
