@@ -74,6 +74,9 @@ class Prefilter:
         self.words = sorted({w for c in self.conditions for w in (*c.any_of, *(c.and_any_of or ())) if w and "\n" not in w})
         index = {w: i for i, w in enumerate(self.words)}
         self._encoded = [w.encode("utf-8") for w in self.words]
+        # Each literal as a Hyperscan expression, spelled once: a log builds a database or
+        # two as its samples choose (`variant`), each from these.
+        self._expressions = [hyperscan_literal(w) for w in (*self.words, *self.direct)]
         # Per condition, both sides as literal indexes; per literal, the conditions it is in.
         self._sides: list[tuple[frozenset[int], frozenset[int] | None]] = []
         self._touches: list[set[int]] = [set() for _ in self.words]
@@ -298,10 +301,7 @@ class Variant:
         # Conditions met on their keywords alone: their derived side holds a relaxed literal.
         self._opened = frozenset(ci for i in relaxed for ci in prefilter._touches[i])
         self._p = prefilter
-        words = prefilter.words
-        n = len(words)
-        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(words) if i not in dropped]
-        expressions += [(n + k, hyperscan_literal(w)) for k, w in enumerate(prefilter.direct)]
+        expressions = [(i, e) for i, e in enumerate(prefilter._expressions) if i not in dropped]
         self.database = block_database(expressions, hyperscan.HS_FLAG_CASELESS) if expressions else None
         # Per distinct set of reported literals: (conditions met, ((condition, literals to look for), ...)).
         self.met: dict[frozenset[int], tuple[frozenset[int], tuple[tuple[int, tuple[bytes, ...]], ...]]] = {}
