@@ -144,39 +144,68 @@ def _layout(line: str) -> _Layout:
     return _Layout(rank, host, device, _message_start(line), stamps)
 
 
-def _read(layout: _Layout, line: str) -> LineFacts:
-    """The facts of `line`, at the places `layout` says."""
+def _read(layout: _Layout, line: str, seconds: dict[tuple[str, str], int | None] | None = None) -> LineFacts:
+    """The facts of `line`, at the places `layout` says (`seconds`: see `_timestamp`)."""
     rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
     host = line[layout.host[0] : layout.host[1]] if layout.host else None
     device = int(line[layout.device[0] : layout.device[1]]) if layout.device else None
-    return LineFacts(rank=rank, host=host, device=device, timestamp=_timestamp(layout.stamps, line),
+    return LineFacts(rank=rank, host=host, device=device, timestamp=_timestamp(layout.stamps, line, seconds),
                      message_start=layout.message_start)  # fmt: skip
 
 
-def _timestamp(stamps: tuple[Stamp, ...], line: str) -> Timestamp | None:
-    """The first stamp that reads as a time, tried in `_STAMPS` order as the formats are."""
+def _timestamp(
+    stamps: tuple[Stamp, ...], line: str, seconds: dict[tuple[str, str], int | None] | None = None
+) -> Timestamp | None:
+    """The first stamp that reads as a time, tried in `_STAMPS` order as the formats are.
+
+    `seconds`, when given, remembers each stamp's time to the second by the text that states it
+    (`1202 20:32:39`): a log prints many lines in one second, and reading the numbers is most of
+    the work. Only the fraction is read again."""
     for kind, (start, end), fields in stamps:
         text = line[start:end]
-        values = [line[a:b] if a >= 0 else "" for a, b in fields]
-        if kind == "iso":
-            y, mo, d, h, mi, sec, f = values
-            try:
-                secs = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(sec)))
-            except (ValueError, OverflowError):
-                continue
-            return Timestamp("iso", secs + _frac(f), text)
-        if kind == "glog":
-            mo, d, h, mi, sec, f = values
-            if not 1 <= int(mo) <= 12:
-                continue
-            secs = calendar.timegm((2000, int(mo), int(d), int(h), int(mi), int(sec)))
-            return Timestamp("glog", secs + _frac(f), text.strip("[ :"))
+        if kind == "uptime":
+            return Timestamp("uptime", float(line[fields[0][0] : fields[0][1]]), text)
+        # Every field but the fraction (iso, glog), which is the last.
+        whole = fields if kind == "syslog" else fields[:-1]
+        key = (kind, line[whole[0][0] : whole[-1][1]])
+        secs = seconds.get(key, _UNREAD) if seconds is not None else _UNREAD
+        if secs is _UNREAD:
+            secs = _seconds(kind, [line[a:b] for a, b in whole])
+            if seconds is not None:
+                if len(seconds) >= _SECONDS_MAX:
+                    seconds.clear()
+                seconds[key] = secs
+        if secs is None:
+            continue
         if kind == "syslog":
-            mon, d, h, mi, sec = values
-            secs = calendar.timegm((2000, _MONTHS[mon], int(d), int(h), int(mi), int(sec)))
             return Timestamp("syslog", float(secs), text.strip())
-        return Timestamp("uptime", float(values[0]), text)
+        a, b = fields[-1]
+        fraction = _frac(line[a:b] if a >= 0 else "")
+        return Timestamp(kind, secs + fraction, text if kind == "iso" else text.strip("[ :"))
     return None
+
+
+def _seconds(kind: str, values: list[str]) -> int | None:
+    """Seconds since the epoch (glog and syslog: in 2000) for a stamp's fields, down to the
+    second; None when they name no time."""
+    if kind == "iso":
+        y, mo, d, h, mi, sec = values
+        try:
+            return calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(sec)))
+        except (ValueError, OverflowError):
+            return None
+    if kind == "glog":
+        mo, d, h, mi, sec = values
+        if not 1 <= int(mo) <= 12:
+            return None
+        return calendar.timegm((2000, int(mo), int(d), int(h), int(mi), int(sec)))
+    mon, d, h, mi, sec = values
+    return calendar.timegm((2000, _MONTHS[mon], int(d), int(h), int(mi), int(sec)))
+
+
+_UNREAD = object()
+# Stamps remembered per log, to the second (a bound on memory whatever the log).
+_SECONDS_MAX = 50_000
 
 
 def parse_timestamp(line: str) -> Timestamp | None:
@@ -203,9 +232,10 @@ class LineReader:
     def __init__(self) -> None:
         self._layouts: dict[bytes, _Layout] = {}
         self._chars = 0
+        self._seconds: dict[tuple[str, str], int | None] = {}
 
     def facts(self, line: str) -> LineFacts:
-        return _read(self._layout_of(line), line)
+        return _read(self._layout_of(line), line, self._seconds)
 
     def prefix(self, line: str) -> tuple[int | None, int]:
         """`(rank, message_start)` of `line`, as `facts` gives them, without reading the

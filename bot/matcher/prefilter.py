@@ -74,6 +74,9 @@ class Prefilter:
         self.words = sorted({w for c in self.conditions for w in (*c.any_of, *(c.and_any_of or ())) if w and "\n" not in w})
         index = {w: i for i, w in enumerate(self.words)}
         self._encoded = [w.encode("utf-8") for w in self.words]
+        # Each literal as a Hyperscan expression, spelled once: a log builds a database or
+        # two as its samples choose (`variant`), each from these.
+        self._expressions = [hyperscan_literal(w) for w in (*self.words, *self.direct)]
         # Per condition, both sides as literal indexes; per literal, the conditions it is in.
         self._sides: list[tuple[frozenset[int], frozenset[int] | None]] = []
         self._touches: list[set[int]] = [set() for _ in self.words]
@@ -262,12 +265,11 @@ class Prefilter:
             return [], []
         if end is None:
             end = len(chunk)
-        grouper = _LineGrouper if reports is None else _CountingGrouper
-        grouped = grouper(chunk, start, self._single, self._first_direct, self._direct_at)
-        if reports is not None:
-            grouped.reports = reports
+        grouped = _LineGrouper(chunk, start, self._single, self._first_direct, self._direct_at, count=reports is not None)
         window = chunk if start == 0 and end == len(chunk) else memoryview(chunk)[start:end]
         variant.database.scan(window, match_event_handler=grouped.hit, scratch=variant.scratch())
+        if reports is not None:
+            reports.update({i: n for i, n in enumerate(grouped.reports) if n})
         cached, resolve = variant.met.get, variant.resolve
         out = []
         for first, stop, lits in grouped.lines():
@@ -298,10 +300,7 @@ class Variant:
         # Conditions met on their keywords alone: their derived side holds a relaxed literal.
         self._opened = frozenset(ci for i in relaxed for ci in prefilter._touches[i])
         self._p = prefilter
-        words = prefilter.words
-        n = len(words)
-        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(words) if i not in dropped]
-        expressions += [(n + k, hyperscan_literal(w)) for k, w in enumerate(prefilter.direct)]
+        expressions = [(i, e) for i, e in enumerate(prefilter._expressions) if i not in dropped]
         self.database = block_database(expressions, hyperscan.HS_FLAG_CASELESS) if expressions else None
         # Per distinct set of reported literals: (conditions met, ((condition, literals to look for), ...)).
         self.met: dict[frozenset[int], tuple[frozenset[int], tuple[tuple[int, tuple[bytes, ...]], ...]]] = {}
@@ -361,12 +360,16 @@ _REPORTS_PER_CANDIDATE = 8
 
 
 class _LineGrouper:
-    """Turns expression hits (id, end offset) into lines with the set of literals each holds."""
+    """Turns expression hits (id, end offset) into lines with the set of literals each holds,
+    and with `count`, counts each literal's reports (for a scan's sample) in `reports`."""
 
     __slots__ = ("_base", "_chunk", "_cur", "_direct_at", "_first_direct", "_merged", "_out", "_single",
-                 "_start", "_stop", "_unordered", "direct")  # fmt: skip
+                 "_start", "_stop", "_unordered", "direct", "reports")  # fmt: skip
 
-    def __init__(self, chunk: bytes, base: int, single: list[frozenset[int]], first_direct: int, direct_at: tuple[int, ...]):
+    def __init__(
+        self, chunk: bytes, base: int, single: list[frozenset[int]], first_direct: int, direct_at: tuple[int, ...],
+        *, count: bool = False,
+    ):
         self._chunk = chunk
         self._base = base
         self._single = single
@@ -378,6 +381,8 @@ class _LineGrouper:
         self._merged = False
         self._unordered = False
         self.direct: list[tuple[int, int]] = []
+        # A list, not a Counter: one report is one call into Python, and this is all it adds.
+        self.reports: list[int] | None = [0] * first_direct if count else None
 
     def hit(self, idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
         to += self._base
@@ -385,6 +390,8 @@ class _LineGrouper:
             k = idx - self._first_direct
             self.direct.append((k, to - self._direct_at[k]))
             return
+        if self.reports is not None:
+            self.reports[idx] += 1
         # No expression matches a newline, so the line holding the hit is the one holding to-1.
         if self._start < to <= self._stop:
             if not self._merged:
@@ -393,19 +400,17 @@ class _LineGrouper:
             return
         if to <= self._start:
             self._unordered = True  # not expected of Hyperscan's block mode; merged in lines()
-        self._flush()
+        if self._start >= 0:
+            self._out.append((self._start, self._stop, frozenset(self._cur) if self._merged else self._cur))
         chunk = self._chunk
         self._start = chunk.rfind(b"\n", 0, to - 1) + 1
         stop = chunk.find(b"\n", to - 1)
         self._stop = stop if stop >= 0 else len(chunk)
         self._cur, self._merged = self._single[idx], False
 
-    def _flush(self) -> None:
+    def lines(self) -> list[tuple[int, int, frozenset[int]]]:
         if self._start >= 0:
             self._out.append((self._start, self._stop, frozenset(self._cur) if self._merged else self._cur))
-
-    def lines(self) -> list[tuple[int, int, frozenset[int]]]:
-        self._flush()
         self._start = -1
         if self._unordered:
             merged: dict[tuple[int, int], frozenset[int]] = {}
@@ -414,18 +419,6 @@ class _LineGrouper:
             self._out = [(start, stop, lits) for (start, stop), lits in sorted(merged.items())]
             self.direct.sort(key=lambda hit: hit[1])
         return self._out
-
-
-class _CountingGrouper(_LineGrouper):
-    """A `_LineGrouper` that also counts the reports of each literal (for a scan's sample)."""
-
-    __slots__ = ("reports",)
-    reports: Counter[int]
-
-    def hit(self, idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
-        if idx < self._first_direct:
-            self.reports[idx] += 1
-        super().hit(idx, _from, to, _flags, _context)
 
 
 __all__ = ["Condition", "Prefilter", "Variant"]

@@ -118,3 +118,27 @@ def test_line_reader_reads_every_line_of_a_shape_as_parse_line_does() -> None:
             # What the probes take instead of the facts: the same rank and message start.
             facts = parse_line(other)
             assert reader.prefix(other) == (facts.rank, facts.message_start), other
+
+
+def test_line_reader_remembers_a_stamps_second_but_reads_its_fraction_on_every_line() -> None:
+    """Lines printed in one second share their stamp's time to the second (LineReader reads it
+    once), never its fraction; a stamp that names no time (glog month 13) stays none on repeat."""
+    from bot.matcher.lines import LineReader, parse_line
+
+    reader = LineReader()
+    for fraction, s in [(f, s) for f in ("118204", "118205", "9", "000001", "118204") for s in "565"]:
+        for line in (
+            f"[rank3]:[E1130 04:12:5{s}.{fraction} 3301 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught",
+            f"[E1330 04:12:5{s}.{fraction} 3301 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught",
+            f"[2024-05-01 12:00:0{s},{fraction}] [INFO] [Rank 0] step=100",
+            f"2024-02-31T12:00:0{s}.{fraction}Z rank=5 loss 1.25",
+            f"Nov 30 04:15:0{s} node{fraction} kernel: NVRM: Xid",
+        ):
+            facts = reader.facts(line)
+            assert facts == parse_line(line), line
+    stamped = reader.facts("[rank3]:[E1130 04:12:55.9 3301 ProcessGroupNCCL.cpp:616] [Rank 3] x").timestamp
+    again = reader.facts("[rank3]:[E1130 04:12:55.5 3301 ProcessGroupNCCL.cpp:616] [Rank 3] x").timestamp
+    assert stamped is not None and again is not None and stamped.value - again.value == pytest.approx(0.4)
+    assert reader.facts("[E1330 04:12:55.5 3301 ProcessGroupNCCL.cpp:616] x").timestamp == parse_line(
+        "[E1330 04:12:55.5 3301 ProcessGroupNCCL.cpp:616] x"
+    ).timestamp
