@@ -55,7 +55,8 @@ from bot.masking.hosts import (
     learn_nccl_hosts,
 )
 from bot.masking.keys import KEY_KINDS
-from bot.masking.names import NAME_WORDS, find_names
+from bot.masking.names import NAME_WORDS, ROLE_WORDS, find_names, find_role_names
+from bot.masking.owners import OWNER_LINE_WORDS, find_owner_logins
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.people import (
     PEOPLE_WORDS,
@@ -125,7 +126,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
+    Detector("owner-logins", "people", lambda s: find_owner_logins(s.text, s.edits, s.state), ("user",), line_anchors=OWNER_LINE_WORDS),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
+    Detector("role-names", "names", lambda s: find_role_names(s.text, s.edits, s.state), ("name",), line_anchors=ROLE_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),

@@ -216,7 +216,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
     # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`; its events: `Successfully
     # assigned ns/pod to gpu-node-07`.
-    ("node:", re.compile(r"Node:[ \t]+" + _H + r"/\d")),
+    # (The address is a placeholder by then: the addresses stage runs first.)
+    ("node:", re.compile(r"Node:[ \t]+" + _H + r"/(?:\d|<IP)")),
     ("successfully assigned ", re.compile(r"uccessfully assigned [\w.-]{1,253}/[\w.-]{1,253} to " + _H)),
     # DeepSpeed hostfile rows: `worker-1 slots=8`.
     (" slots=", LinePattern(r"[ \t]*" + _H + r"[ \t]+slots=\d")),
@@ -225,6 +226,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `Running on runner-xyz-project-42-concurrent-0 via gitlab-gpu-01...`, Jenkins
     # `Running on gpu-agent-07 in /var/lib/jenkins/workspace/x`.
     ("runner name: '", re.compile(r"Runner name: '" + _H + r"'")),
+    # Jenkins on an agent: `Building remotely on gpu-agent-07 (linux gpu) in workspace /var/...`.
+    ("building remotely on ", re.compile(r"Building remotely on " + _H + r"(?= \(| in workspace )")),
     ("machine name: '", re.compile(r"Machine name: '" + _H + r"'")),
     ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
     # Gated on `running on `, not ` via `: NCCL prints ` via P2P/IPC` on line after line.

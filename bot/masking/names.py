@@ -231,3 +231,42 @@ def _personal_account(m: re.Match[str]) -> bool:
     uid = int(m.group("uid"))
     name = m.group("name").strip()
     return 1000 <= uid < 65534 and bool(name) and name.lower() != m.group("user").lower() and any(c.isalpha() for c in name)
+
+
+# The person a record or a config puts in charge (`oncall: Hannah Fischer`, `"owner": "Hannah
+# Fischer"`, a tracker's `Assignee:`), and who a CI run or a ticket says acted (`triggered by
+# Hannah Fischer`, `Approved by Hannah Fischer`): a name of two to four capitalised words.
+# (A login under these keys is a user name: bot/masking/pairs.py.)
+ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
+              "reviewer", "requester", "submitter", "ed by ", "ed_by")  # fmt: skip
+_FULL_NAME = r"(?P<name>[A-Z][a-z'’-]{1,40}(?:[ \t](?:[A-Z][a-z'’-]{1,40}|" + "|".join(sorted(_PARTICLES)) + r")){1,3})"
+_ROLE_KEY_NAME = re.compile(
+    r"(?i:(?<![\w-])[\"']?(?:owner|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter"
+    r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
+    r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
+)
+_ACTED_BY = re.compile(
+    r"\b(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
+    r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
+    r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
+    r" by " + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])"
+)
+# Capitalised words that name a thing, not a person: `Triggered by Pull Request`.
+_THING_WORDS = frozenset(
+    ("pull", "request", "push", "merge", "schedule", "scheduled", "cron", "webhook", "api", "upstream", "timer", "user",
+     "controller", "workflow", "pipeline", "job", "event", "policy", "rule", "automation", "actions", "action", "app",
+     "github", "gitlab", "jenkins", "slurm", "kubernetes", "node", "cluster", "health", "check", "watchdog", "oom",
+     "killer", "signal", "the", "a", "an", "this", "that", "our", "your", "default", "unknown", "release", "merge")
+)  # fmt: skip
+
+
+def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the names under role keys and after `<verb> by`, and learn them."""
+    for rx in (_ROLE_KEY_NAME, _ACTED_BY):
+        for m in rx.finditer(text):
+            raw = m.group("name")
+            if any(w.lower() in _THING_WORDS or w.lower() in _SYSTEM_WORDS for w in raw.split()):
+                continue
+            if _plausible(raw) != raw:
+                continue
+            _take(text, m.start("name"), raw, edits, state)

@@ -8,7 +8,7 @@ import regex
 
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
-from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.state import LogState
 
@@ -236,19 +236,6 @@ _WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
 _WANDB_PATHS = frozenset(
     ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
 )
-# Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
-_TEAM_WORDS = frozenset(
-    ("ml", "ai", "team", "teams", "lab", "labs", "research", "org", "group", "inc", "corp", "nlp", "cv", "llm",
-     "vision", "platform", "infra", "core", "eng", "dev", "prod", "staging", "public", "shared", "project", "projects")
-)  # fmt: skip
-_ENTITY_PARTS = re.compile(r"[-_.]")
-
-
-def _team_like(entity: str) -> bool:
-    """An entity named for a team (`acme-ml`); a personal entity is the user's name."""
-    return any(part in _TEAM_WORDS for part in _ENTITY_PARTS.split(entity.lower()))
-
-
 # Database errors name the account: FATAL: password authentication failed for user "alice";
 # PAM, Slurm and sudo leave it bare: `session opened for user bob(uid=1000)`,
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
@@ -371,7 +358,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     if "wandb.ai/" in present:
         for m in _WANDB_URL_RX.finditer(text):
             name = m.group("user")
-            if name.lower() not in _WANDB_PATHS and name not in state.teams and not _team_like(name):
+            if name.lower() not in _WANDB_PATHS and name not in state.teams and not team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if "for user " in present:
@@ -494,7 +481,15 @@ _PHONE_RX = re.compile(
     r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+# In prose a number is asked to be called (`call me on +44 20 7946 0958`, `reach me at (415)
+# 555-0132`): there it must read as a phone number, with a country code or an area code in
+# parentheses, since `call` and `text` are common words before other numbers.
+_PROSE_PHONE_RX = re.compile(
+    r"(?i)(?<![a-z])(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?[ \t]*:?[ \t]*"
+    r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
+)
+_PROSE_STARTS = ("call", "ring", "reach", "text", "sms")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS)
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
 _PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
 
@@ -507,10 +502,10 @@ def find_phones(text: str, edits: list[Edit]) -> None:
     the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
     """
     lowered = text.lower()
-    for word in _PHONE_STARTS:
+    for word, rx in (*((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS)):
         pos = lowered.find(word)
         while pos != -1:
-            m = _PHONE_RX.match(text, pos)
+            m = rx.match(text, pos)
             if m is not None:
                 number = m.group("p").rstrip(" .-")
                 if 7 <= sum(c.isdigit() for c in number) <= 15:

@@ -43,9 +43,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Supabase (sbp_ + 40 hex), Shopify (shpat_/shpss_/shpca_/shppa_ + 32 hex), DigitalOcean
     # (dop_v1_/doo_v1_/dor_v1_ + 64 hex), Linear (lin_api_ + 40), Grafana service accounts
     # (glsa_ + 32 _ 8 hex) and Cloud (glc_ + base64 JSON), Pinecone (pcsk_ + 6 _ + key),
-    # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Docker Hub's dckr_pat_, Fly.io's
-    # fo1_, Doppler's dp.st. and Mailchimp's -us12 would each need a scan of their own: under
-    # a key name they are masked as any value there.)
+    # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Mailchimp's -us12 would need a scan
+    # of its own: under a key name it is masked as any value there.)
     ("notion", "notion-token", 4, "_", r"(?<=ntn_)(?<![\w-]ntn_)[A-Za-z0-9]{40,50}" + _B),
     ("supabase", "supabase-token", 4, "_", r"(?<=sbp_)(?<![\w-]sbp_)[0-9a-f]{40}" + _B),
     ("shopify", "shopify-token", 6, "_", r"(?<=shp(?:at|ss|ca|pa)_)(?<![\w-]shp(?:at|ss|ca|pa)_)[0-9a-fA-F]{32}" + _B),
@@ -58,6 +57,11 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
     ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
     ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
+    # Docker Hub personal access tokens (dckr_pat_ + 27 base64url) and Fly.io tokens (fo1_ +
+    # 43 base64url): their bodies hold `-` and `_`, so the `_` lead's look-ahead lets them in
+    # by their prefix (`pat_`, a `fo1_` behind).
+    ("dckr", "docker-token", 5, "_", r"(?<=dckr_)(?<![\w-]dckr_)pat_[A-Za-z0-9_-]{27,40}" + _BW),
+    ("fly", "fly-token", 4, "_", r"(?<=fo1_)(?<![\w-]fo1_)[A-Za-z0-9_-]{43}" + _BW),
     # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
     ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
     # Anthropic before OpenAI: both start with sk-.
@@ -93,6 +97,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("tfc", "terraform-token", 15, ".", r"(?<=[A-Za-z0-9]{14}\.)(?<![\w-][A-Za-z0-9]{14}\.)(?<![A-Za-z0-9]{15}\.)atlasv1\.[A-Za-z0-9_-]{60,70}" + _BW),
     # HashiCorp Vault service, batch and recovery tokens (`vault login` prints them in its
     # Key/Value table: `token                hvs.CAES...`).
+    # Doppler personal, service, service-account and CLI tokens: dp.pt. / dp.st.<config>. /
+    # dp.sa. / dp.ct. + 40-44 letters and digits (`dp.st.prd` alone is a config name).
+    ("doppler", "doppler-token", 3, ".", r"(?<=dp\.)(?<![\w-]dp\.)(?:pt|st|sa|ct)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}" + _B),
     ("vault", "vault-token", 4, ".", r"(?<=hv[sbr]\.)(?<![\w-]hv[sbr]\.)[A-Za-z0-9_-]{24,1024}" + _BW),
     # Azure AD client secrets carry `<digit>Q~` at offset 3.
     ("azad", "azure-client-secret", 5, "Q", r"(?<=[A-Za-z0-9_~.]{3}\dQ)~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
@@ -125,7 +132,7 @@ _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
 # `2.345`) before any branch is tried.
-_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
+_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20}|pat_|(?<=fo1_))", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5}|(?<=dp\.)[psc][tac]\.)", "Q": "(?=~)"}
 
 
 def _compile_by_lead() -> list[re.Pattern[str]]:
@@ -146,7 +153,7 @@ VENDOR_PATTERNS = _compile_by_lead()
 _PREFIXES = (
     "ntn_", "sbp_", "shp", "do", "lin_api_", "glsa_", "glc_", "pcsk_", "sntrys_", "secret_", "fw_", "PMAK-",
     "NRAK-", "HRKU-", "pplx-", "xai-", "tvly-", "pul-", "AGE-SECRET-KEY-", "SG.", "ATATT3", "xapp-", "lsv2_",
-    "wandb_", "hvs.", "hvb.", "hvr.",
+    "wandb_", "hvs.", "hvb.", "hvr.", "dckr_pat_", "fo1_", "dp.",
 )  # fmt: skip
 _KEY_NAMED = frozenset(("azure-client-secret", "azure-storage-key"))
 _EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt"))
@@ -216,7 +223,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
     """Per-vendor checks that keep identifiers and words from passing as keys."""
     if name in ("hf", "hforg"):
         return char_classes(body) >= 2 and not body.islower()
-    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1"):
+    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1", "dckr", "fly", "doppler"):
         return char_classes(body) >= 2
     if name == "oai":
         # `sk-learn-style` words are no key; a long random part is, dashes or not (OpenRouter's
