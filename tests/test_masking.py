@@ -596,6 +596,19 @@ def test_owners_of_things_are_learned_and_masked_in_the_things() -> None:
     assert re.fullmatch(r"<USER-\d>-train-0   0/1   CrashLoopBackOff", masked.splitlines()[0]), masked
 
 
+def test_a_learned_numbered_host_teaches_its_siblings() -> None:
+    """A cluster numbers its nodes alike: `sc-061` learned from a prompt makes `sc-064` in a
+    mail subject a machine too (same stem, same digit count); other numbers and words stay."""
+    text = (
+        "[hfischer@sc-061 ~]$ sinfo -R\n"
+        "Subject: Re: sc-064 keeps draining\n"
+        "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100\n"
+    )
+    masked = mask(text).text
+    assert masked.splitlines()[1] == "Subject: Re: <HOST-2> keeps draining"
+    assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
+
+
 def test_a_role_name_is_learned_for_the_rest_of_the_log() -> None:
     text = "Pipeline #48213 triggered by Elif Quinn\nthanks Elif Quinn, rerunning\n"
     assert mask(text).text == "Pipeline #48213 triggered by <NAME-1>\nthanks <NAME-1>, rerunning\n"
