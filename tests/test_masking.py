@@ -334,6 +334,13 @@ PERSONAL = [
     # A number someone asks to be called on in a mail or chat, with its country or area code.
     ("Can you call me on +44 20 7946 0958 after standup?", "+44 20 7946 0958", "PHONE"),
     ("or reach me at (415) 555-0132", "(415) 555-0132", "PHONE"),
+    # A signature's contact line: the address, a bar, the number with its country code.
+    ("lukas.brandt@acme-research.org | +49 89 1234 5678", "+49 89 1234 5678", "PHONE"),
+    # Teams copied with the date; a git trailer without an address; GitHub's PR page pasted.
+    ("[12/4/2026 10:41 AM] Brandt, Lukas:", "Brandt, Lukas", "NAME"),
+    ("Reviewed-by: Omar Haddad", "Omar Haddad", "NAME"),
+    ("kanerva commented 3 hours ago", "kanerva", "USER"),
+    ("rbanerjee requested changes on this pull request", "rbanerjee", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -440,6 +447,7 @@ DECOYS = [
     '{"owner": "ml-platform", "created_by": "airflow"} Owner=N/A',
     "Triggered by Pull Request; Cancelled by Slurm Controller; caused by Out Of Memory",
     "call 3 times at 12:00; reach 1000 steps; text 2026 12 05",
+    "loss | +0.25 | step 1200 | +3 more | +1 (2 GPUs)",
     '0f1e2d3c4b5a   vllm/vllm-openai:v0.6.3   "python3 -m vllm.ent…"   3 days ago   Up 3 days   8000/tcp   vllm-dev',
 ]
 
@@ -607,6 +615,12 @@ def test_a_learned_numbered_host_teaches_its_siblings() -> None:
     masked = mask(text).text
     assert masked.splitlines()[1] == "Subject: Re: <HOST-2> keeps draining"
     assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
+
+
+def test_a_relaying_service_is_no_part_of_the_name() -> None:
+    """Slack and Google Groups send as `<person> via <service> <address>`: the person goes."""
+    masked = mask("From: Hannah Fischer via Slack <notifications@slack.com>\n").text
+    assert masked == "From: <NAME-1> via Slack <notifications@slack.com>\n"
 
 
 def test_a_role_name_is_learned_for_the_rest_of_the_log() -> None:

@@ -98,9 +98,16 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
     # Microsoft Teams copies a message as `[10:42 AM] Hannah Fischer` (or `Fischer, Hannah`)
     # above its text.
+    # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
-        r"[ \t]*\[\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>[A-Z][a-z'’-]{1,40}(?:,?[ \t][A-Z][a-z'’-]{0,40}){1,3})[ \t]*\r?$",
+        r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
+        r"(?P<name>[A-Z][a-z'’-]{1,40}(?:,?[ \t][A-Z][a-z'’-]{0,40}){1,3}):?[ \t]*\r?$",
+        re.M,
+    )),
+    # A git trailer naming a person without an address: `Reviewed-by: Omar Haddad`.
+    (("-by:",), LinePattern(
+        r"[ \t]*(?:Signed-off|Reviewed|Acked|Tested|Reported|Suggested|Co-authored|Co-developed|Helped|Approved|Requested)-by:"
+        r"[ \t]+(?P<whole>)(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})[ \t]*\r?$",
         re.M,
     )),
     (_CHAT_LITERALS, LinePattern(
@@ -181,6 +188,9 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             if back is None:
                 continue
             raw = back.group("name")
+            if " via " in raw:
+                # `Hannah Fischer via Slack <notifications@slack.com>`: a service relays her.
+                raw = raw[: raw.index(" via ")]
             name = _plausible(raw)
             if name:
                 _take(text, back.start("name") + raw.rindex(name), name, edits, state)

@@ -145,7 +145,8 @@ _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/",
+                " commented ", " requested changes")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -317,6 +318,10 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("_actor", re.compile(
         r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
     )),
+    # GitHub's pull request page pasted: `hfischer commented 3 hours ago`, `... commented on
+    # Dec 4, 2026`, `hfischer requested changes` / `approved these changes`.
+    (" commented ", re.compile(r"(?<![\w@-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) commented (?:\d{1,3} \w{3,7} ago|on [A-Z][a-z]{2} \d)")),
+    (" requested changes", re.compile(r"(?<![\w@-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) requested changes")),
     # git push over HTTPS: `remote: Permission to acme/llm.git denied to hfischer.`
     # (`... denied to deploy key` names a key, not an account).
     ("denied to ", re.compile(r"Permission to \S{1,256} denied to (?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w-]| key)")),
@@ -489,7 +494,10 @@ _PROSE_PHONE_RX = re.compile(
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
 )
 _PROSE_STARTS = ("call", "ring", "reach", "text", "sms")
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS)
+# A signature's contact line puts the number after a bar, unlabelled:
+# `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
+_BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +")
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
 _PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
 
@@ -502,7 +510,8 @@ def find_phones(text: str, edits: list[Edit]) -> None:
     the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
     """
     lowered = text.lower()
-    for word, rx in (*((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS)):
+    starts = (*((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX))
+    for word, rx in starts:
         pos = lowered.find(word)
         while pos != -1:
             m = rx.match(text, pos)
