@@ -448,6 +448,9 @@ DECOYS = [
     "Triggered by Pull Request; Cancelled by Slurm Controller; caused by Out Of Memory",
     "call 3 times at 12:00; reach 1000 steps; text 2026 12 05",
     "loss | +0.25 | step 1200 | +3 more | +1 (2 GPUs)",
+    # Owners and maintainers that are tools, teams or projects.
+    'reporter: wandb\nOwner: Data Platform\nCreated by Meta Platforms\n{"owner": "wandb", "created_by": "root"}',
+    "Maintainer: Ubuntu Developers\n  remotes/origin/gh-readonly-queue/main/pr-123-abc",
     '0f1e2d3c4b5a   vllm/vllm-openai:v0.6.3   "python3 -m vllm.ent…"   3 days ago   Up 3 days   8000/tcp   vllm-dev',
 ]
 

@@ -57,7 +57,7 @@ _USER_EXACT = frozenset(
 # bot/masking/names.py), and is learned: the same login names a namespace or a container.
 OWNER_KEYS = frozenset(
     ("owner", "job_owner", "run_owner", "owned_by", "created_by", "submitted_by", "requested_by", "triggered_by",
-     "launched_by", "started_by", "assignee", "reporter", "submitter", "requester")
+     "launched_by", "started_by", "assignee", "submitter", "requester")
 )  # fmt: skip
 # Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
 _TEAM_WORDS = frozenset(
@@ -70,19 +70,6 @@ _TEAM_PARTS = re.compile(r"[-_.]")
 def team_like(entity: str) -> bool:
     """An entity named for a team (`acme-ml`); a personal entity is the user's name."""
     return any(part in _TEAM_WORDS for part in _TEAM_PARTS.split(entity.lower()))
-
-
-# Owners that are services, not people (`"owner": "airflow"`): masked in place, not learned.
-_SERVICE_OWNERS = frozenset(
-    ("system", "scheduler", "controller", "operator", "kubelet", "airflow", "mlflow", "jenkins", "github", "gitlab",
-     "argo", "kubeflow", "ray", "bot", "service", "automation", "ci", "cron", "slurm", "unknown", "unassigned")
-)  # fmt: skip
-
-
-def owner_learnable(value: str) -> bool:
-    """An owner key's value names a person's account, not a team or a service."""
-    lowered = value.lower()
-    return not team_like(value) and lowered not in _SERVICE_OWNERS and not lowered.endswith(("bot", "-sa", "-svc", "]"))
 
 
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))

@@ -129,7 +129,9 @@ NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:",
 # A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
 _SYSTEM_WORDS = frozenset(
     ("manager", "workload", "daemon", "service", "system", "notifications", "notification", "alerts", "alert",
-     "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer")
+     "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer",
+     # Distributions' and projects' maintainers (`Maintainer: Ubuntu Developers <...>` in `apt show`).
+     "developers", "maintainers", "contributors", "authors", "foundation", "community")
 )  # fmt: skip
 
 
@@ -266,7 +268,11 @@ _THING_WORDS = frozenset(
     ("pull", "request", "push", "merge", "schedule", "scheduled", "cron", "webhook", "api", "upstream", "timer", "user",
      "controller", "workflow", "pipeline", "job", "event", "policy", "rule", "automation", "actions", "action", "app",
      "github", "gitlab", "jenkins", "slurm", "kubernetes", "node", "cluster", "health", "check", "watchdog", "oom",
-     "killer", "signal", "the", "a", "an", "this", "that", "our", "your", "default", "unknown", "release", "merge")
+     "killer", "signal", "the", "a", "an", "this", "that", "our", "your", "default", "unknown", "release", "merge",
+     "platform", "platforms", "data", "infrastructure", "infra", "engineering", "operations", "ops", "research",
+     "group", "developers", "maintainers", "contributors", "authors", "foundation", "community", "project",
+     "corporation", "inc", "ltd", "llc", "gmbh", "labs", "lab", "department", "dept", "center", "centre", "desk",
+     "helpdesk", "it", "on-call", "oncall", "rotation", "queue", "channel")
 )  # fmt: skip
 
 

@@ -28,6 +28,9 @@ _NOT_LOGINS = frozenset(
         "users", "user", "origin", "upstream", "tags", "heads", "pull", "pr", "gh-pages", "backup", "tmp", "temp",
         "sandbox", "staging", "stage", "prod", "production", "revert", "deps", "update", "updates", "style",
         "security", "cherry-pick", "copilot", "claude", "codex", "snyk", "changeset", "hf", "remotes", "refs",
+        "cursor", "devin", "gh", "readonly", "queue", "auto", "automated", "sync", "mirror", "backport", "patch",
+        "patches", "issue", "issues", "task", "tasks", "story", "epic", "spike", "poc", "demo", "draft", "old", "new",
+        "archive", "legacy", "next", "canary", "beta", "alpha", "rc", "nightly", "stable", "lts",
         # Models, frameworks and methods a branch or a container is named for.
         "wandb", "mlflow", "ray", "llama", "mistral", "mixtral", "gpt", "bert", "roberta", "vit", "clip", "qwen",
         "gemma", "phi", "falcon", "deepseek", "olmo", "pythia", "opt", "bloom", "whisper", "sdxl", "flux", "moe",
@@ -49,7 +52,7 @@ _PARTS = re.compile(r"[-_.]")
 _LOGIN = re.compile(r"[a-z][a-z0-9._-]{1,38}[a-z0-9]\Z")
 
 
-def _login(value: str) -> bool:
+def login_like(value: str) -> bool:
     """Whether `value` reads as a person's login: no part of it names a type, tool or team."""
     if _LOGIN.match(value) is None or value in TECHNICAL_USERS or team_like(value):
         return False
@@ -100,7 +103,7 @@ def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the login in personal branches, namespaces and container names, and learn it."""
     for m in _BRANCH.finditer(text):
         user = m.group("user")
-        if _login(user):
+        if login_like(user):
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
     for m in _NAMESPACE.finditer(text):
@@ -109,7 +112,7 @@ def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         group = next(g for g in ("a", "b", "c") if personal.group(g) is not None)
         user = personal.group(group)
-        if _login(user):
+        if login_like(user):
             start = m.start("ns") + personal.start(group)
             edits.append((start, start + len(user), "user", user))
             state.learn_user(user)
@@ -120,7 +123,7 @@ def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
                 continue
             group = "a" if role.group("a") is not None else "b"
             user = role.group(group)
-            if _login(user):
+            if login_like(user):
                 start = m.start("names") + role.start(group)
                 edits.append((start, start + len(user), "user", user))
                 state.learn_user(user)

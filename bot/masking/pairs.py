@@ -31,11 +31,11 @@ from bot.masking.keys import (
     looks_like_code,
     looks_like_path,
     looks_like_secret,
-    owner_learnable,
     split_words,
     username_ok,
 )
 from bot.masking.lines import NEXT_LINE, line_end, line_start, starts_line
+from bot.masking.owners import login_like
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
@@ -47,7 +47,7 @@ KEY_WORDS = (
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
     "runner_name", "runner_description", "computername",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
-    "owner", "ed_by", "assignee", "reporter", "submitter", "requester",
+    "owner", "ed_by", "assignee", "submitter", "requester",
 )
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
@@ -352,8 +352,8 @@ class _PairScanner:
         owner = "_".join(split_words(core)) in OWNER_KEYS
         if owner and _FULL_NAME_NEXT.match(self.text, vstart + len(value)):
             return  # `owner: Hannah Fischer`: a person's name, the names pass masks it whole
-        if owner and not owner_learnable(value):
-            return  # `"owner": "ml-platform"`: a team's or a service's, kept like a team entity
+        if owner and not login_like(value):
+            return  # `"owner": "ml-platform"`, `airflow`: a team's or a tool's, kept like a team entity
         if username_ok(value):
             self.edits.append((vstart, vstart + len(value), "user", value))
             if owner or core.isupper():
