@@ -341,6 +341,13 @@ PERSONAL = [
     ("Reviewed-by: Omar Haddad", "Omar Haddad", "NAME"),
     ("kanerva commented 3 hours ago", "kanerva", "USER"),
     ("rbanerjee requested changes on this pull request", "rbanerjee", "USER"),
+    # Another user's home as bash expands it, chown's new owner, a crontab's owner, `fuser -v`.
+    ("cp ~kmensah/ckpt/model.pt .", "kmensah", "USER"),
+    ("$ chown -R iberg:users /data/ckpt", "iberg", "USER"),
+    ("crontab: installing new crontab /var/spool/cron/crontabs/lfischer", "lfischer", "USER"),
+    ("/dev/nvidia0:        gquinn     48211 F...m python", "gquinn", "USER"),
+    # JupyterHub's KubeSpawner names a user's server pod after the login.
+    ('Error from server (Forbidden): pods "jupyter-ohaddad" is forbidden: User "system:serviceaccount:jhub:hub" cannot get resource "pods"', "ohaddad", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -451,6 +458,9 @@ DECOYS = [
     # Owners and maintainers that are tools, teams or projects.
     'reporter: wandb\nOwner: Data Platform\nCreated by Meta Platforms\n{"owner": "wandb", "created_by": "root"}',
     "Maintainer: Ubuntu Developers\n  remotes/origin/gh-readonly-queue/main/pr-123-abc",
+    "Approved by Change Advisory Board\nReviewed-by: Continuous Integration\nTriggered by the NCCL watchdog after 1800s",
+    "jupyter-lab --port 8888; jupyter-notebook; pip install jupyter-server-proxy; ~/.ssh ~1 x~y/ a~b/c",
+    "chown root:root /etc/x; chown -R 1000:1000 /data; /dev/shm: No space left on device",
     '0f1e2d3c4b5a   vllm/vllm-openai:v0.6.3   "python3 -m vllm.ent…"   3 days ago   Up 3 days   8000/tcp   vllm-dev',
 ]
 

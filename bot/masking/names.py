@@ -131,7 +131,9 @@ _SYSTEM_WORDS = frozenset(
     ("manager", "workload", "daemon", "service", "system", "notifications", "notification", "alerts", "alert",
      "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer",
      # Distributions' and projects' maintainers (`Maintainer: Ubuntu Developers <...>` in `apt show`).
-     "developers", "maintainers", "contributors", "authors", "foundation", "community")
+     "developers", "maintainers", "contributors", "authors", "foundation", "community",
+     # Bodies and systems that approve or review: `Approved by Change Advisory Board`.
+     "board", "committee", "council", "integration", "pipeline", "automation")
 )  # fmt: skip
 
 

@@ -1,5 +1,5 @@
 """Account names that a person's things carry: git branch prefixes, Kubernetes namespaces,
-container names.
+JupyterHub's server pods, container names.
 
 Teams name what belongs to a person after them: a branch `hfischer/fix-oom` (git's own
 convention for personal branches), a namespace `user-hfischer` (Kubeflow profiles, JupyterHub
@@ -93,9 +93,15 @@ _CONTAINER_ROLE = re.compile(
     r"|sandbox|ws|workspace|work|exp|shell|vscode|code|lab|tb|tensorboard|bench|finetune|sft|serve|infer|inference)\d{0,3}"
     r"|(?:train|dev|jupyter|notebook|debug|sandbox|ws|workspace)[_-](?P<b>[a-z][a-z0-9._-]{1,38}[a-z0-9]))\Z"
 )
+# JupyterHub on Kubernetes names each user's server pod `jupyter-<escaped login>`
+# (KubeSpawner; a named server after `--`): `jupyter-hfischer`, `jupyter-hannah-2efischer`.
+_JUPYTER_POD = re.compile(r"(?<![\w-])jupyter-(?P<user>[a-z][a-z0-9-]{1,62}?[a-z0-9])(?:--[a-z0-9-]{1,63})?(?![\w-])")
+_JUPYTER_WORDS = frozenset(("lab", "notebook", "server", "hub", "client", "console", "kernel", "book", "singleuser", "proxy",
+                            "nbconvert", "nbextension", "serverextension", "labextension", "core", "events", "lsp", "ydoc"))  # fmt: skip
 OWNER_LINE_WORDS = (
     "remotes/", "refs/heads/", "branch '", "on branch ", "checkout -b ", "switch -c ", "head -> ", "[new branch]",
     "head_ref", "ref_name", "commit_branch", "branch_name", "git_branch", "namespace", "kubectl", "helm", " ago ",
+    "jupyter-",
 )  # fmt: skip
 
 
@@ -115,6 +121,11 @@ def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
         if login_like(user):
             start = m.start("ns") + personal.start(group)
             edits.append((start, start + len(user), "user", user))
+            state.learn_user(user)
+    for m in _JUPYTER_POD.finditer(text):
+        user = m.group("user")
+        if user.split("-", 1)[0] not in _JUPYTER_WORDS and login_like(user):
+            edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
     if " ago " in text:
         for m in _CONTAINER_ROW.finditer(text):

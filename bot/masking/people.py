@@ -146,7 +146,7 @@ _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/",
-                " commented ", " requested changes")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -318,6 +318,12 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("_actor", re.compile(
         r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
     )),
+    # Another user's home as the shell spells it (`cp ~hfischer/ckpt .`), an owner handed
+    # over (`chown -R hfischer:users /data/x`), a user's crontab, `fuser -v`'s USER column.
+    ("~", re.compile(r"(?<![\w~/.:-])~(?P<user>[a-z_][a-z0-9_.-]{1,31})(?=/)")),
+    ("chown ", re.compile(r"\bchown (?:-[A-Za-z]{1,4} )*(?P<user>[a-z_][a-z0-9_.-]{0,31})(?=:[a-z_]|[ \t]+/)")),
+    ("crontabs/", re.compile(r"/var/spool/cron/(?:crontabs/)?(?P<user>[a-z_][a-z0-9_.-]{0,31})(?![\w.-])")),
+    ("/dev/", re.compile(r"/dev/[\w/]{1,64}:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+\d{1,9} [Fcerfm.]{5} ")),
     # GitHub's pull request page pasted: `hfischer commented 3 hours ago`, `... commented on
     # Dec 4, 2026`, `hfischer requested changes` / `approved these changes`.
     (" commented ", re.compile(r"(?<![\w@-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) commented (?:\d{1,3} \w{3,7} ago|on [A-Z][a-z]{2} \d)")),
