@@ -340,6 +340,7 @@ PERSONAL = [
     ("[12/4/2026 10:41 AM] Brandt, Lukas:", "Brandt, Lukas", "NAME"),
     ("Reviewed-by: Omar Haddad", "Omar Haddad", "NAME"),
     ("kanerva commented 3 hours ago", "kanerva", "USER"),
+    ("@rbanerjee commented on Dec 4, 2026", "rbanerjee", "USER"),
     ("rbanerjee requested changes on this pull request", "rbanerjee", "USER"),
     # Another user's home as bash expands it, chown's new owner, a crontab's owner, `fuser -v`.
     ("cp ~kmensah/ckpt/model.pt .", "kmensah", "USER"),

@@ -320,14 +320,18 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     )),
     # Another user's home as the shell spells it (`cp ~hfischer/ckpt .`), an owner handed
     # over (`chown -R hfischer:users /data/x`), a user's crontab, `fuser -v`'s USER column.
-    ("~", re.compile(r"(?<![\w~/.:-])~(?P<user>[a-z_][a-z0-9_.-]{1,31})(?=/)")),
-    ("chown ", re.compile(r"\bchown (?:-[A-Za-z]{1,4} )*(?P<user>[a-z_][a-z0-9_.-]{0,31})(?=:[a-z_]|[ \t]+/)")),
+    # (Each led by its literal, so `re` skips to it: a lookbehind first would try every position.)
+    ("~", re.compile(r"~(?<![\w~/.:-]~)(?P<user>[a-z_][a-z0-9_.-]{1,31})(?=/)")),
+    ("chown ", re.compile(r"chown (?<![\w-]chown )(?:-[A-Za-z]{1,4} )*(?P<user>[a-z_][a-z0-9_.-]{0,31})(?=:[a-z_]|[ \t]+/)")),
     ("crontabs/", re.compile(r"/var/spool/cron/(?:crontabs/)?(?P<user>[a-z_][a-z0-9_.-]{0,31})(?![\w.-])")),
     ("/dev/", re.compile(r"/dev/[\w/]{1,64}:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+\d{1,9} [Fcerfm.]{5} ")),
     # GitHub's pull request page pasted: `hfischer commented 3 hours ago`, `... commented on
     # Dec 4, 2026`, `hfischer requested changes` / `approved these changes`.
-    (" commented ", re.compile(r"(?<![\w@-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) commented (?:\d{1,3} \w{3,7} ago|on [A-Z][a-z]{2} \d)")),
-    (" requested changes", re.compile(r"(?<![\w@-])(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) requested changes")),
+    # (The login opens its line there: read from line starts, which `re` skips to in C.)
+    *((word, LinePattern(
+        r"[ \t]*@?(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) (?:commented (?:\d{1,3} \w{3,7} ago|on [A-Z][a-z]{2} \d)|requested changes)",
+        re.M, gate=r" commented | requested changes",
+    )) for word in (" commented ", " requested changes")),
     # git push over HTTPS: `remote: Permission to acme/llm.git denied to hfischer.`
     # (`... denied to deploy key` names a key, not an account).
     ("denied to ", re.compile(r"Permission to \S{1,256} denied to (?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w-]| key)")),

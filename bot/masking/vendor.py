@@ -44,7 +44,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # (dop_v1_/doo_v1_/dor_v1_ + 64 hex), Linear (lin_api_ + 40), Grafana service accounts
     # (glsa_ + 32 _ 8 hex) and Cloud (glc_ + base64 JSON), Pinecone (pcsk_ + 6 _ + key),
     # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Mailchimp's -us12 would need a scan
-    # of its own: under a key name it is masked as any value there.)
+    # of its own: under a key name it is masked as any value there. Docker Hub's, Fly.io's and
+    # Doppler's prefixes are anchor words: find_contextual_keys.)
     ("notion", "notion-token", 4, "_", r"(?<=ntn_)(?<![\w-]ntn_)[A-Za-z0-9]{40,50}" + _B),
     ("supabase", "supabase-token", 4, "_", r"(?<=sbp_)(?<![\w-]sbp_)[0-9a-f]{40}" + _B),
     ("shopify", "shopify-token", 6, "_", r"(?<=shp(?:at|ss|ca|pa)_)(?<![\w-]shp(?:at|ss|ca|pa)_)[0-9a-fA-F]{32}" + _B),
@@ -57,11 +58,6 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
     ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
     ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
-    # Docker Hub personal access tokens (dckr_pat_ + 27 base64url) and Fly.io tokens (fo1_ +
-    # 43 base64url): their bodies hold `-` and `_`, so the `_` lead's look-ahead lets them in
-    # by their prefix (`pat_`, a `fo1_` behind).
-    ("dckr", "docker-token", 5, "_", r"(?<=dckr_)(?<![\w-]dckr_)pat_[A-Za-z0-9_-]{27,40}" + _BW),
-    ("fly", "fly-token", 4, "_", r"(?<=fo1_)(?<![\w-]fo1_)[A-Za-z0-9_-]{43}" + _BW),
     # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
     ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
     # Anthropic before OpenAI: both start with sk-.
@@ -97,9 +93,6 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("tfc", "terraform-token", 15, ".", r"(?<=[A-Za-z0-9]{14}\.)(?<![\w-][A-Za-z0-9]{14}\.)(?<![A-Za-z0-9]{15}\.)atlasv1\.[A-Za-z0-9_-]{60,70}" + _BW),
     # HashiCorp Vault service, batch and recovery tokens (`vault login` prints them in its
     # Key/Value table: `token                hvs.CAES...`).
-    # Doppler personal, service, service-account and CLI tokens: dp.pt. / dp.st.<config>. /
-    # dp.sa. / dp.ct. + 40-44 letters and digits (`dp.st.prd` alone is a config name).
-    ("doppler", "doppler-token", 3, ".", r"(?<=dp\.)(?<![\w-]dp\.)(?:pt|st|sa|ct)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}" + _B),
     ("vault", "vault-token", 4, ".", r"(?<=hv[sbr]\.)(?<![\w-]hv[sbr]\.)[A-Za-z0-9_-]{24,1024}" + _BW),
     # Azure AD client secrets carry `<digit>Q~` at offset 3.
     ("azad", "azure-client-secret", 5, "Q", r"(?<=[A-Za-z0-9_~.]{3}\dQ)~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
@@ -126,13 +119,26 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("pemb64", "private-key", 1, "L", r"S0tLS1CRUdJTi[A-Za-z0-9+/=]{20,20000}"),
 ]
 
+# Tokens whose prefix is an anchor word (found from the anchor scan's hits, no scan of their
+# own): Docker Hub personal access tokens (dckr_pat_ + 27 base64url), Fly.io tokens (fo1_ + 43
+# base64url), Doppler personal, service, service-account and CLI tokens (dp.pt. / dp.st.<config>.
+# / dp.sa. / dp.ct. + 40-44; `dp.st.prd` alone is a config name).
+_PREFIX_TOKENS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "dckr_pat_": ("docker-token", re.compile(r"dckr_pat_[A-Za-z0-9_-]{27,40}(?![\w-])")),
+    "fo1_": ("fly-token", re.compile(r"fo1_[A-Za-z0-9_-]{43}(?![\w-])")),
+    **{f"dp.{t}.": ("doppler-token", re.compile(r"dp\.(?:pt|st|sa|ct)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])"))
+       for t in ("pt", "st", "sa", "ct")},
+}
+PREFIX_TOKEN_KINDS = ("docker-token", "fly-token", "doppler-token")
+
 _KIND = {name: kind for name, kind, _, _, _ in _BRANCHES}
-VENDOR_KINDS = tuple(dict.fromkeys(kind for _, kind, _, _, _ in _BRANCHES))
+# The kinds a vendor shape names (kind_of_value names the prefixed ones too, under a key).
+VENDOR_KINDS = (*dict.fromkeys(kind for _, kind, _, _, _ in _BRANCHES), *PREFIX_TOKEN_KINDS)
 _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
 # `2.345`) before any branch is tried.
-_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20}|pat_|(?<=fo1_))", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5}|(?<=dp\.)[psc][tac]\.)", "Q": "(?=~)"}
+_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
 
 
 def _compile_by_lead() -> list[re.Pattern[str]]:
@@ -153,7 +159,7 @@ VENDOR_PATTERNS = _compile_by_lead()
 _PREFIXES = (
     "ntn_", "sbp_", "shp", "do", "lin_api_", "glsa_", "glc_", "pcsk_", "sntrys_", "secret_", "fw_", "PMAK-",
     "NRAK-", "HRKU-", "pplx-", "xai-", "tvly-", "pul-", "AGE-SECRET-KEY-", "SG.", "ATATT3", "xapp-", "lsv2_",
-    "wandb_", "hvs.", "hvb.", "hvr.", "dckr_pat_", "fo1_", "dp.",
+    "wandb_", "hvs.", "hvb.", "hvr.",
 )  # fmt: skip
 _KEY_NAMED = frozenset(("azure-client-secret", "azure-storage-key"))
 _EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt"))
@@ -223,7 +229,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
     """Per-vendor checks that keep identifiers and words from passing as keys."""
     if name in ("hf", "hforg"):
         return char_classes(body) >= 2 and not body.islower()
-    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1", "dckr", "fly", "doppler"):
+    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1"):
         return char_classes(body) >= 2
     if name == "oai":
         # `sk-learn-style` words are no key; a long random part is, dashes or not (OpenRouter's
@@ -281,6 +287,8 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         edits.append((start, m.end(), _KIND[name], token))
 
 
+
+
 # Shapes checked against a whole value found under a key, to name its kind precisely.
 _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("hf-token", re.compile(r"(?:hf|api_org)_[A-Za-z0-9]{30,40}\Z")),
@@ -303,6 +311,7 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,56}\Z")),
     ("stripe-key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}\Z")),
     ("google-client-secret", re.compile(r"GOCSPX-[\w-]{20,40}\Z")),
+    *((kind, re.compile(rx.pattern + r"\Z")) for kind, rx in _PREFIX_TOKENS.values()),
 ]
 
 
@@ -347,7 +356,7 @@ _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots
 # (`co = cohere.Client("...")`, as Cohere's own quickstart writes it).
 # `dapi`: Databricks personal access tokens are `dapi` + 32 hex (`-2` and such appended by
 # newer workspaces), found from the word itself rather than by a scan of their own.
-CONTEXT_WORDS = ("wandb", "aws", "akia", "asia", "cohere", "dapi", "gr1348941")
+CONTEXT_WORDS = ("wandb", "aws", "akia", "asia", "cohere", "dapi", "gr1348941", *_PREFIX_TOKENS)
 _CONTEXT_OF = {"w": "wandb", "a": "aws", "c": "cohere"}
 _DATABRICKS_RX = re.compile(r"dapi[0-9A-Za-z]{32}(?:-\d{1,2})?(?![A-Za-z0-9])")
 # GitLab's legacy runner registration tokens (`--registration-token GR1348941...`), also
@@ -367,7 +376,14 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
                 edits.append((m.start() - 6, m.end(), "kube-token", text[m.start() - 6 : m.end()]))
     scanned = {"wandb": 0, "aws": 0, "cohere": 0}  # per context: text before this was already scanned
     for word, pos, _ in hits:
-        if word[0] not in "wacdg" or not word.startswith(CONTEXT_WORDS):
+        if word[0] not in "wacdgf" or not word.startswith(CONTEXT_WORDS):
+            continue
+        prefixed = _PREFIX_TOKENS.get(word)
+        if prefixed is not None:
+            kind, rx = prefixed
+            m = rx.match(text, pos)
+            if m is not None and (pos == 0 or text[pos - 1] not in _ALNUM) and char_classes(m.group()) >= 3:
+                edits.append((pos, m.end(), kind, m.group()))
             continue
         if word in ("dapi", "gr1348941"):
             rx, kind = (_DATABRICKS_RX, "databricks-token") if word == "dapi" else (_GITLAB_REGISTRATION_RX, "gitlab-token")
