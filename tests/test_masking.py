@@ -347,6 +347,10 @@ PERSONAL = [
     ("$ chown -R iberg:users /data/ckpt", "iberg", "USER"),
     ("crontab: installing new crontab /var/spool/cron/crontabs/lfischer", "lfischer", "USER"),
     ("/dev/nvidia0:        gquinn     48211 F...m python", "gquinn", "USER"),
+    # A numbered machine named in prose after what is done to it.
+    ("node gn-192 is down again since the ECC errors", "gn-192", "HOST"),
+    ("can someone ssh into hpc-n0412 and check dmesg?", "hpc-n0412", "HOST"),
+    ("drained cn-073, will reboot it tonight", "cn-073", "HOST"),
     # JupyterHub's KubeSpawner names a user's server pod after the login.
     ('Error from server (Forbidden): pods "jupyter-ohaddad" is forbidden: User "system:serviceaccount:jhub:hub" cannot get resource "pods"', "ohaddad", "USER"),
 ]
@@ -462,6 +466,7 @@ DECOYS = [
     "Approved by Change Advisory Board\nReviewed-by: Continuous Integration\nTriggered by the NCCL watchdog after 1800s",
     "jupyter-lab --port 8888; jupyter-notebook; pip install jupyter-server-proxy; ~/.ssh ~1 x~y/ a~b/c",
     "chown root:root /etc/x; chown -R 1000:1000 /data; /dev/shm: No space left on device",
+    "node 3 of 16, node rank-01, node cuda12x, Node 0: ok, nodes: 16, drain the queue, reboot required",
     '0f1e2d3c4b5a   vllm/vllm-openai:v0.6.3   "python3 -m vllm.ent…"   3 days ago   Up 3 days   8000/tcp   vllm-dev',
 ]
 

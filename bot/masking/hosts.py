@@ -244,6 +244,12 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # organisation's machines).
     ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
+    # Prose names a machine after what is done to it: `node gn-192 is down`, `ssh into
+    # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
+    # letters, an optional dash, two to five digits.
+    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5})(?![\w.-])"))
+      for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
+                       ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
     # `$ hostname` (or `uname -n`) and its output alone on the next line.
