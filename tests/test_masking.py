@@ -307,6 +307,52 @@ PERSONAL = [
     ('  "givenName": "Marco",', "Marco", "NAME"),
     ('  "surname": "Rossi",', "Rossi", "NAME"),
     ('{"sub": "248289761001", "given_name": "Jane", "family_name": "Doe"}', "Doe", "NAME"),
+    # Jenkins on an agent (`Building remotely on <node> (<labels>) in workspace <dir>`), and
+    # kubectl describe pod's `Node:` with its address masked before the host is read.
+    ("Building remotely on gpu-agent-07 (linux gpu) in workspace /var/lib/jenkins/workspace/train", "gpu-agent-07", "HOST"),
+    ("Node:             a100-017/10.8.1.27", "a100-017", "HOST"),
+    # Owner keys of a JSON log record or a tracker hold a login, role keys a person's name.
+    ('{"level": "error", "msg": "checkpoint upload failed", "owner": "niamhba", "job_id": "55113"}', "niamhba", "USER"),
+    ("created_by: tpetrov42", "tpetrov42", "USER"),
+    ("  oncall: Niamh Adeyemi", "Niamh Adeyemi", "NAME"),
+    ("Assignee: Jonas Okafor", "Jonas Okafor", "NAME"),
+    # GitLab's pipeline header (`Pipeline #48213 triggered ... by <name>`).
+    ("Pipeline #48213 triggered by Elif Quinn", "Elif Quinn", "NAME"),
+    # Personal branches (`git branch -a`, git's checkout message, a CI branch variable),
+    # personal namespaces and a container named for its user in `docker ps`.
+    ("  remotes/origin/hfischer/fix-oom", "hfischer", "USER"),
+    ("Switched to a new branch 'aiko.haddad/nccl-timeout'", "aiko.haddad", "USER"),
+    ("CI_COMMIT_REF_NAME=lundgren20/bf16-loss", "lundgren20", "USER"),
+    ("$ kubectl get pods -n user-tpetrov -o wide", "tpetrov", "USER"),
+    ("Namespace:        kowalski39", "kowalski39", "USER"),
+    (
+        '3fc208e384b3   nvcr.io/nvidia/pytorch:24.05-py3   "/opt/nvidia/nvidia_…"   2 hours ago   Up 2 hours   '
+        "0.0.0.0:8888->8888/tcp   lucia_fischer_train",
+        "lucia_fischer",
+        "USER",
+    ),
+    # A number someone asks to be called on in a mail or chat, with its country or area code.
+    ("Can you call me on +44 20 7946 0958 after standup?", "+44 20 7946 0958", "PHONE"),
+    ("or reach me at (415) 555-0132", "(415) 555-0132", "PHONE"),
+    # A signature's contact line: the address, a bar, the number with its country code.
+    ("lukas.brandt@acme-research.org | +49 89 1234 5678", "+49 89 1234 5678", "PHONE"),
+    # Teams copied with the date; a git trailer without an address; GitHub's PR page pasted.
+    ("[12/4/2026 10:41 AM] Brandt, Lukas:", "Brandt, Lukas", "NAME"),
+    ("Reviewed-by: Omar Haddad", "Omar Haddad", "NAME"),
+    ("kanerva commented 3 hours ago", "kanerva", "USER"),
+    ("@rbanerjee commented on Dec 4, 2026", "rbanerjee", "USER"),
+    ("rbanerjee requested changes on this pull request", "rbanerjee", "USER"),
+    # Another user's home as bash expands it, chown's new owner, a crontab's owner, `fuser -v`.
+    ("cp ~kmensah/ckpt/model.pt .", "kmensah", "USER"),
+    ("$ chown -R iberg:users /data/ckpt", "iberg", "USER"),
+    ("crontab: installing new crontab /var/spool/cron/crontabs/lfischer", "lfischer", "USER"),
+    ("/dev/nvidia0:        gquinn     48211 F...m python", "gquinn", "USER"),
+    # A numbered machine named in prose after what is done to it.
+    ("node gn-192 is down again since the ECC errors", "gn-192", "HOST"),
+    ("can someone ssh into hpc-n0412 and check dmesg?", "hpc-n0412", "HOST"),
+    ("drained cn-073, will reboot it tonight", "cn-073", "HOST"),
+    # JupyterHub's KubeSpawner names a user's server pod after the login.
+    ('Error from server (Forbidden): pods "jupyter-ohaddad" is forbidden: User "system:serviceaccount:jhub:hub" cannot get resource "pods"', "ohaddad", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -406,6 +452,22 @@ DECOYS = [
     "scp: /scratch/ckpt: No space left on device; GPU gpu0 of an a100-80gb, A100-SXM4-80GB, http://mlflow:5000/#/experiments/1",
     "       JobID    JobName      User      State ExitCode \n------------ ---------- --------- ---------- -------- \n     9923491   pretrain      root     FAILED      1:0 ",
     "cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMF19 --master_addr=127.0.0.1",
+    # Branch types, models and system namespaces are nobody's; a team or a service owns things
+    # too; things, not people, trigger runs; a number of calls is no phone number.
+    "  remotes/origin/feature/llama3-rope\n  remotes/origin/dependabot/pip/torch-2.5.1\nOn branch release/v2.1",
+    "$ kubectl get pods -n kube-system\nNamespace:        gpu-operator\nkubectl logs -n kubeflow-user-ml-team x",
+    '{"owner": "ml-platform", "created_by": "airflow"} Owner=N/A',
+    "Triggered by Pull Request; Cancelled by Slurm Controller; caused by Out Of Memory",
+    "call 3 times at 12:00; reach 1000 steps; text 2026 12 05",
+    "loss | +0.25 | step 1200 | +3 more | +1 (2 GPUs)",
+    # Owners and maintainers that are tools, teams or projects.
+    'reporter: wandb\nOwner: Data Platform\nCreated by Meta Platforms\n{"owner": "wandb", "created_by": "root"}',
+    "Maintainer: Ubuntu Developers\n  remotes/origin/gh-readonly-queue/main/pr-123-abc",
+    "Approved by Change Advisory Board\nReviewed-by: Continuous Integration\nTriggered by the NCCL watchdog after 1800s",
+    "jupyter-lab --port 8888; jupyter-notebook; pip install jupyter-server-proxy; ~/.ssh ~1 x~y/ a~b/c",
+    "chown root:root /etc/x; chown -R 1000:1000 /data; /dev/shm: No space left on device",
+    "node 3 of 16, node rank-01, node cuda12x, Node 0: ok, nodes: 16, drain the queue, reboot required",
+    '0f1e2d3c4b5a   vllm/vllm-openai:v0.6.3   "python3 -m vllm.ent…"   3 days ago   Up 3 days   8000/tcp   vllm-dev',
 ]
 
 
@@ -543,6 +605,46 @@ def test_learned_user_name_is_masked_everywhere() -> None:
     masked = mask(text).text
     assert "jsmith" not in masked
     assert masked.splitlines()[2] == "run-<USER-1>-7 by <USER-1>'s job"
+
+
+def test_owners_of_things_are_learned_and_masked_in_the_things() -> None:
+    """A login seen only as a branch prefix, a JSON log's owner or a namespace is masked in the
+    pods, containers and prose that carry it, before and after the line that teaches it."""
+    text = (
+        "kowalski39-train-0   0/1   CrashLoopBackOff\n"
+        "  remotes/origin/kowalski39/fix-oom\n"
+        '{"level": "error", "host": "nid0051", "owner": "niamhba"}\n'
+        "docker logs niamhba_train; Node:  nid0051/10.1.2.3\n"
+    )
+    masker = Masker()
+    masker.learn(text.encode())
+    masked = masker.mask(text)
+    assert "kowalski39" not in masked and "niamhba" not in masked and "nid0051" not in masked, masked
+    assert re.fullmatch(r"<USER-\d>-train-0   0/1   CrashLoopBackOff", masked.splitlines()[0]), masked
+
+
+def test_a_learned_numbered_host_teaches_its_siblings() -> None:
+    """A cluster numbers its nodes alike: `sc-061` learned from a prompt makes `sc-064` in a
+    mail subject a machine too (same stem, same digit count); other numbers and words stay."""
+    text = (
+        "[hfischer@sc-061 ~]$ sinfo -R\n"
+        "Subject: Re: sc-064 keeps draining\n"
+        "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100\n"
+    )
+    masked = mask(text).text
+    assert masked.splitlines()[1] == "Subject: Re: <HOST-2> keeps draining"
+    assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
+
+
+def test_a_relaying_service_is_no_part_of_the_name() -> None:
+    """Slack and Google Groups send as `<person> via <service> <address>`: the person goes."""
+    masked = mask("From: Hannah Fischer via Slack <notifications@slack.com>\n").text
+    assert masked == "From: <NAME-1> via Slack <notifications@slack.com>\n"
+
+
+def test_a_role_name_is_learned_for_the_rest_of_the_log() -> None:
+    text = "Pipeline #48213 triggered by Elif Quinn\nthanks Elif Quinn, rerunning\n"
+    assert mask(text).text == "Pipeline #48213 triggered by <NAME-1>\nthanks <NAME-1>, rerunning\n"
 
 
 def test_wandb_team_entity_is_kept_and_personal_entity_masked() -> None:

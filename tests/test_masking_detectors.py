@@ -80,6 +80,11 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "sendgrid-key": ("sg = SendGridAPIClient('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')", "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"),
     "terraform-token": ("credentials \"app.terraform.io\" { token = \"7qYYOLQZ7mBhIo.atlasv1.Pj6r0jedkYtMV0K6sChDStSz8rGIFCfMc4BVuMqbfo9R13KL8bWR0rKcWWlEHPC6rlL\" }", "7qYYOLQZ7mBhIo.atlasv1.Pj6r0jedkYtMV0K6sChDStSz8rGIFCfMc4BVuMqbfo9R13KL8bWR0rKcWWlEHPC6rlL"),
     "atlassian-token": ("curl -u bot@acme.io:ATATT3xFfGF0BO0FfEwAvuQg2kvASFsQ8z0WJcDfuquhXz3G0aQ3IDAdmHxNWFOCWdnrJi7sC4SFhbOMZpTktJaJAfo16hD8hP1jF7TsGTrA1EEpDJjym6MGV4i3erXY2Av7YGr0asUt1LLQF3jCIEwvJWIyD7u3mSpKyo2XAcuVET6ZyyQY0P https://acme.atlassian.net/rest/api/3/myself", "ATATT3xFfGF0BO0FfEwAvuQg2kvASFsQ8z0WJcDfuquhXz3G0aQ3IDAdmHxNWFOCWdnrJi7sC4SFhbOMZpTktJaJAfo16hD8hP1jF7TsGTrA1EEpDJjym6MGV4i3erXY2Av7YGr0asUt1LLQF3jCIEwvJWIyD7u3mSpKyo2XAcuVET6ZyyQY0P"),
+    # Docker Hub's access token piped to `docker login`, `flyctl auth token`'s answer, and
+    # `doppler configs tokens create --plain`'s service token, each bare on its line.
+    "docker-token": ("$ echo dckr_pat_2b3e36beeb386dfdaacb9b46004 | docker login -u hfischer --password-stdin", "dckr_pat_2b3e36beeb386dfdaacb9b46004"),
+    "fly-token": ("$ flyctl auth token\nfo1_cAqs0DYe5zmKAvJ3o5tg2tv8I0TYwN5Ayiy8tV8Ts1Q", "fo1_cAqs0DYe5zmKAvJ3o5tg2tv8I0TYwN5Ayiy8tV8Ts1Q"),
+    "doppler-token": ("$ doppler configs tokens create ci --plain\ndp.st.prd.VhcTGQ8fVzRkQbRM9Lk3tsIbKf9hsgvCYBbgGKDlMqNb", "dp.st.prd.VhcTGQ8fVzRkQbRM9Lk3tsIbKf9hsgvCYBbgGKDlMqNb"),
 }
 
 

@@ -13,6 +13,7 @@ PREFIXED = (
     "notion-token", "supabase-token", "shopify-token", "digitalocean-token", "linear-key", "grafana-token",
     "pinecone-key", "sentry-token", "fireworks-key", "postman-key", "newrelic-key", "heroku-key", "perplexity-key",
     "xai-key", "tavily-key", "pulumi-token", "age-key", "sendgrid-key", "terraform-token", "atlassian-token",
+    "docker-token", "fly-token", "doppler-token",
 )  # fmt: skip
 
 
@@ -30,6 +31,7 @@ def test_prefixed_key_pasted_bare_is_masked_with_its_kind(kind: str) -> None:
     [
         "sk-learn-style-words and sk-or-v1 without a key; fw_version_string_for_board fw_update",
         "secret_key_base is unset; pul-request-template.md; dp.st.prd is a config name",
+        "dckr_pat_ is Docker's prefix; fo1_short; dp.st.prd.config and dp.pt. alone",
         "md5 d41d8cd98f00b204e9800998ecf8427e-us is a checksum; NRAK-short; xai-grok-beta",
     ],
 )

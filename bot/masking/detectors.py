@@ -55,7 +55,8 @@ from bot.masking.hosts import (
     learn_nccl_hosts,
 )
 from bot.masking.keys import KEY_KINDS
-from bot.masking.names import NAME_WORDS, find_names
+from bot.masking.names import NAME_WORDS, ROLE_WORDS, find_names, find_role_names
+from bot.masking.owners import OWNER_LINE_WORDS, find_owner_logins
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.people import (
     PEOPLE_WORDS,
@@ -69,7 +70,13 @@ from bot.masking.people import (
 )
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
-from bot.masking.vendor import CONTEXT_WORDS, VENDOR_KINDS, find_contextual_keys, find_vendor_tokens
+from bot.masking.vendor import (
+    CONTEXT_WORDS,
+    PREFIX_TOKEN_KINDS,
+    VENDOR_KINDS,
+    find_contextual_keys,
+    find_vendor_tokens,
+)
 from bot.masking.web import WEB_KINDS, WEB_WORDS, find_web_credentials
 
 # (word, start, end) in the lowered text, as anchors.find_anchors reports them.
@@ -101,6 +108,11 @@ class Detector:
     line_anchors: tuple[str, ...] = ()
 
 
+def _owners(scan: Scan) -> None:
+    find_owner_logins(scan.text, scan.edits, scan.state)
+    find_role_names(scan.text, scan.edits, scan.state)
+
+
 def _labelled_numbers(scan: Scan) -> None:
     find_serials(scan.text, scan.edits)
     find_phones(scan.text, scan.edits)
@@ -113,7 +125,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("pem-blocks", "blocks", lambda s: find_pem_blocks(s.text, s.edits, s.state), ("private-key",)),
     Detector("kubernetes-secret-data", "blocks", lambda s: find_secret_data(s.text, s.edits, s.state), ("k8s-secret",)),
     Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS),
-    Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key", "cohere-key", "databricks-token", "gitlab-token"), CONTEXT_WORDS),
+    Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key", "cohere-key", "databricks-token", "gitlab-token", *PREFIX_TOKEN_KINDS), CONTEXT_WORDS),
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key", *VENDOR_KINDS), COMMAND_WORDS),
@@ -125,6 +137,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
+    # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
+    # keys and after `triggered by` (one row, so one line-gate pass for both).
+    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).

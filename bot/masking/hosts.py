@@ -216,7 +216,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
     # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`; its events: `Successfully
     # assigned ns/pod to gpu-node-07`.
-    ("node:", re.compile(r"Node:[ \t]+" + _H + r"/\d")),
+    # (The address is a placeholder by then: the addresses stage runs first.)
+    ("node:", re.compile(r"Node:[ \t]+" + _H + r"/(?:\d|<IP)")),
     ("successfully assigned ", re.compile(r"uccessfully assigned [\w.-]{1,253}/[\w.-]{1,253} to " + _H)),
     # DeepSpeed hostfile rows: `worker-1 slots=8`.
     (" slots=", LinePattern(r"[ \t]*" + _H + r"[ \t]+slots=\d")),
@@ -225,6 +226,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `Running on runner-xyz-project-42-concurrent-0 via gitlab-gpu-01...`, Jenkins
     # `Running on gpu-agent-07 in /var/lib/jenkins/workspace/x`.
     ("runner name: '", re.compile(r"Runner name: '" + _H + r"'")),
+    # Jenkins on an agent: `Building remotely on gpu-agent-07 (linux gpu) in workspace /var/...`.
+    ("building remotely on ", re.compile(r"Building remotely on " + _H + r"(?= \(| in workspace )")),
     ("machine name: '", re.compile(r"Machine name: '" + _H + r"'")),
     ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
     # Gated on `running on `, not ` via `: NCCL prints ` via P2P/IPC` on line after line.
@@ -241,6 +244,12 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # organisation's machines).
     ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
+    # Prose names a machine after what is done to it: `node gn-192 is down`, `ssh into
+    # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
+    # letters, an optional dash, two to five digits.
+    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5})(?![\w.-])"))
+      for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
+                       ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
     # `$ hostname` (or `uname -n`) and its output alone on the next line.

@@ -52,6 +52,26 @@ _USER_EXACT = frozenset(
         "lsb_jobuser", "build_user_id",
     )
 )
+# Keys that name who owns or started something: a JSON log's `"owner"`, a tracker's
+# `created_by`, a job's `submitted_by`. Their value is a person's account (or name, left to
+# bot/masking/names.py), and is learned: the same login names a namespace or a container.
+OWNER_KEYS = frozenset(
+    ("owner", "job_owner", "run_owner", "owned_by", "created_by", "submitted_by", "requested_by", "triggered_by",
+     "launched_by", "started_by", "assignee", "submitter", "requester")
+)  # fmt: skip
+# Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
+_TEAM_WORDS = frozenset(
+    ("ml", "ai", "team", "teams", "lab", "labs", "research", "org", "group", "inc", "corp", "nlp", "cv", "llm",
+     "vision", "platform", "infra", "core", "eng", "dev", "prod", "staging", "public", "shared", "project", "projects")
+)  # fmt: skip
+_TEAM_PARTS = re.compile(r"[-_.]")
+
+
+def team_like(entity: str) -> bool:
+    """An entity named for a team (`acme-ml`); a personal entity is the user's name."""
+    return any(part in _TEAM_WORDS for part in _TEAM_PARTS.split(entity.lower()))
+
+
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
 # CI runners and Windows machines name themselves in the environment: GitHub Actions'
 # RUNNER_NAME, GitLab's CI_RUNNER_DESCRIPTION (the runner's name unless someone wrote prose
@@ -172,7 +192,7 @@ def classify_key(key: str) -> KeyInfo | None:
     env = _ENV_NAME.match(key) is not None and len(words) > 1
     last, prev = words[-1], set(words[:-1])
 
-    if last in _USER_LAST or norm in _USER_EXACT:
+    if last in _USER_LAST or norm in _USER_EXACT or norm in OWNER_KEYS:
         return KeyInfo(Role.USER, "user")
     if last in _HOST_LAST or norm in _HOST_EXACT:
         return KeyInfo(Role.HOST, "host")

@@ -98,9 +98,16 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
     # Microsoft Teams copies a message as `[10:42 AM] Hannah Fischer` (or `Fischer, Hannah`)
     # above its text.
+    # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
-        r"[ \t]*\[\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>[A-Z][a-z'’-]{1,40}(?:,?[ \t][A-Z][a-z'’-]{0,40}){1,3})[ \t]*\r?$",
+        r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
+        r"(?P<name>[A-Z][a-z'’-]{1,40}(?:,?[ \t][A-Z][a-z'’-]{0,40}){1,3}):?[ \t]*\r?$",
+        re.M,
+    )),
+    # A git trailer naming a person without an address: `Reviewed-by: Omar Haddad`.
+    (("-by:",), LinePattern(
+        r"[ \t]*(?:Signed-off|Reviewed|Acked|Tested|Reported|Suggested|Co-authored|Co-developed|Helped|Approved|Requested)-by:"
+        r"[ \t]+(?P<whole>)(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})[ \t]*\r?$",
         re.M,
     )),
     (_CHAT_LITERALS, LinePattern(
@@ -122,7 +129,11 @@ NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:",
 # A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
 _SYSTEM_WORDS = frozenset(
     ("manager", "workload", "daemon", "service", "system", "notifications", "notification", "alerts", "alert",
-     "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer")
+     "bot", "team", "support", "admin", "administrator", "scheduler", "monitor", "robot", "noreply", "mailer",
+     # Distributions' and projects' maintainers (`Maintainer: Ubuntu Developers <...>` in `apt show`).
+     "developers", "maintainers", "contributors", "authors", "foundation", "community",
+     # Bodies and systems that approve or review: `Approved by Change Advisory Board`.
+     "board", "committee", "council", "integration", "pipeline", "automation")
 )  # fmt: skip
 
 
@@ -181,6 +192,9 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             if back is None:
                 continue
             raw = back.group("name")
+            if " via " in raw:
+                # `Hannah Fischer via Slack <notifications@slack.com>`: a service relays her.
+                raw = raw[: raw.index(" via ")]
             name = _plausible(raw)
             if name:
                 _take(text, back.start("name") + raw.rindex(name), name, edits, state)
@@ -231,3 +245,46 @@ def _personal_account(m: re.Match[str]) -> bool:
     uid = int(m.group("uid"))
     name = m.group("name").strip()
     return 1000 <= uid < 65534 and bool(name) and name.lower() != m.group("user").lower() and any(c.isalpha() for c in name)
+
+
+# The person a record or a config puts in charge (`oncall: Hannah Fischer`, `"owner": "Hannah
+# Fischer"`, a tracker's `Assignee:`), and who a CI run or a ticket says acted (`triggered by
+# Hannah Fischer`, `Approved by Hannah Fischer`): a name of two to four capitalised words.
+# (A login under these keys is a user name: bot/masking/pairs.py.)
+ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
+              "reviewer", "requester", "submitter", "ed by ", "ed_by")  # fmt: skip
+_FULL_NAME = r"(?P<name>[A-Z][a-z'’-]{1,40}(?:[ \t](?:[A-Z][a-z'’-]{1,40}|" + "|".join(sorted(_PARTICLES)) + r")){1,3})"
+_ROLE_KEY_NAME = re.compile(
+    r"(?i:(?<![\w-])[\"']?(?:owner|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter"
+    r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
+    r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
+)
+_ACTED_BY = re.compile(
+    r"\b(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
+    r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
+    r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
+    r" by " + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])"
+)
+# Capitalised words that name a thing, not a person: `Triggered by Pull Request`.
+_THING_WORDS = frozenset(
+    ("pull", "request", "push", "merge", "schedule", "scheduled", "cron", "webhook", "api", "upstream", "timer", "user",
+     "controller", "workflow", "pipeline", "job", "event", "policy", "rule", "automation", "actions", "action", "app",
+     "github", "gitlab", "jenkins", "slurm", "kubernetes", "node", "cluster", "health", "check", "watchdog", "oom",
+     "killer", "signal", "the", "a", "an", "this", "that", "our", "your", "default", "unknown", "release", "merge",
+     "platform", "platforms", "data", "infrastructure", "infra", "engineering", "operations", "ops", "research",
+     "group", "developers", "maintainers", "contributors", "authors", "foundation", "community", "project",
+     "corporation", "inc", "ltd", "llc", "gmbh", "labs", "lab", "department", "dept", "center", "centre", "desk",
+     "helpdesk", "it", "on-call", "oncall", "rotation", "queue", "channel")
+)  # fmt: skip
+
+
+def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the names under role keys and after `<verb> by`, and learn them."""
+    for rx in (_ROLE_KEY_NAME, _ACTED_BY):
+        for m in rx.finditer(text):
+            raw = m.group("name")
+            if any(w.lower() in _THING_WORDS or w.lower() in _SYSTEM_WORDS for w in raw.split()):
+                continue
+            if _plausible(raw) != raw:
+                continue
+            _take(text, m.start("name"), raw, edits, state)

@@ -24,15 +24,18 @@ from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import (
+    OWNER_KEYS,
     KeyInfo,
     Role,
     exempt_value,
     looks_like_code,
     looks_like_path,
     looks_like_secret,
+    split_words,
     username_ok,
 )
 from bot.masking.lines import NEXT_LINE, line_end, line_start, starts_line
+from bot.masking.owners import login_like
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
@@ -43,6 +46,8 @@ KEY_WORDS = (
     "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
     "runner_name", "runner_description", "computername",
+    # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
+    "owner", "ed_by", "assignee", "submitter", "requester",
 )
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
@@ -89,6 +94,7 @@ _SCHEMES = re.compile(
 )
 _CRED = re.compile(r"""[^\s"'\\,;]{4,8192}""")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z")
+_FULL_NAME_NEXT = re.compile(r"[ \t][A-Z][a-z'’-]")
 
 
 def _decodes_to_pair(value: str) -> bool:
@@ -343,11 +349,17 @@ class _PairScanner:
                 pstart = vstart + len(user) + 1
                 self.edits.append((pstart, pstart + len(password), "password", password))
             value = user
+        owner = "_".join(split_words(core)) in OWNER_KEYS
+        if owner and _FULL_NAME_NEXT.match(self.text, vstart + len(value)):
+            return  # `owner: Hannah Fischer`: a person's name, the names pass masks it whole
+        if owner and not login_like(value):
+            return  # `"owner": "ml-platform"`, `airflow`: a team's or a tool's, kept like a team entity
         if username_ok(value):
             self.edits.append((vstart, vstart + len(value), "user", value))
-            if core.isupper():
-                # USER=, LOGNAME=, SLURM_JOB_USER= name the account running the job. Other
-                # user keys (a DB login, a registry user) are masked where they stand only.
+            if owner or core.isupper():
+                # USER=, LOGNAME=, SLURM_JOB_USER= name the account running the job, an owner
+                # key whose thing it is. Other user keys (a DB login, a registry user) are
+                # masked where they stand only.
                 self.state.learn_user(value)
 
     def _hosts(self, value: str, vstart: int, strict: bool) -> None:
@@ -360,7 +372,9 @@ class _PairScanner:
                 host = ""
             if host and host_value_ok(host):
                 self.edits.append((vstart + offset, vstart + offset + len(host), "host", host))
-                if not strict:
+                # A numbered name under `host:` (`"host": "nid0051"`, a JSON log's field) is a
+                # machine wherever it recurs (`Node: nid0051/...`); a prose word is not learned.
+                if not strict or any(c.isdigit() for c in host):
                     self.state.learn_host(host)
             offset += len(item)
 

@@ -8,7 +8,7 @@ import regex
 
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
-from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.state import LogState
 
@@ -145,7 +145,8 @@ _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/")  # fmt: skip
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/",
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
@@ -236,19 +237,6 @@ _WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
 _WANDB_PATHS = frozenset(
     ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
 )
-# Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
-_TEAM_WORDS = frozenset(
-    ("ml", "ai", "team", "teams", "lab", "labs", "research", "org", "group", "inc", "corp", "nlp", "cv", "llm",
-     "vision", "platform", "infra", "core", "eng", "dev", "prod", "staging", "public", "shared", "project", "projects")
-)  # fmt: skip
-_ENTITY_PARTS = re.compile(r"[-_.]")
-
-
-def _team_like(entity: str) -> bool:
-    """An entity named for a team (`acme-ml`); a personal entity is the user's name."""
-    return any(part in _TEAM_WORDS for part in _ENTITY_PARTS.split(entity.lower()))
-
-
 # Database errors name the account: FATAL: password authentication failed for user "alice";
 # PAM, Slurm and sudo leave it bare: `session opened for user bob(uid=1000)`,
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
@@ -330,6 +318,20 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("_actor", re.compile(
         r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
     )),
+    # Another user's home as the shell spells it (`cp ~hfischer/ckpt .`), an owner handed
+    # over (`chown -R hfischer:users /data/x`), a user's crontab, `fuser -v`'s USER column.
+    # (Each led by its literal, so `re` skips to it: a lookbehind first would try every position.)
+    ("~", re.compile(r"~(?<![\w~/.:-]~)(?P<user>[a-z_][a-z0-9_.-]{1,31})(?=/)")),
+    ("chown ", re.compile(r"chown (?<![\w-]chown )(?:-[A-Za-z]{1,4} )*(?P<user>[a-z_][a-z0-9_.-]{0,31})(?=:[a-z_]|[ \t]+/)")),
+    ("crontabs/", re.compile(r"/var/spool/cron/(?:crontabs/)?(?P<user>[a-z_][a-z0-9_.-]{0,31})(?![\w.-])")),
+    ("/dev/", re.compile(r"/dev/[\w/]{1,64}:[ \t]+(?P<user>[a-z_][a-z0-9_.-]{0,31})[ \t]+\d{1,9} [Fcerfm.]{5} ")),
+    # GitHub's pull request page pasted: `hfischer commented 3 hours ago`, `... commented on
+    # Dec 4, 2026`, `hfischer requested changes` / `approved these changes`.
+    # (The login opens its line there: read from line starts, which `re` skips to in C.)
+    *((word, LinePattern(
+        r"[ \t]*@?(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38}) (?:commented (?:\d{1,3} \w{3,7} ago|on [A-Z][a-z]{2} \d)|requested changes)",
+        re.M, gate=r" commented | requested changes",
+    )) for word in (" commented ", " requested changes")),
     # git push over HTTPS: `remote: Permission to acme/llm.git denied to hfischer.`
     # (`... denied to deploy key` names a key, not an account).
     ("denied to ", re.compile(r"Permission to \S{1,256} denied to (?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w-]| key)")),
@@ -371,7 +373,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     if "wandb.ai/" in present:
         for m in _WANDB_URL_RX.finditer(text):
             name = m.group("user")
-            if name.lower() not in _WANDB_PATHS and name not in state.teams and not _team_like(name):
+            if name.lower() not in _WANDB_PATHS and name not in state.teams and not team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if "for user " in present:
@@ -494,7 +496,18 @@ _PHONE_RX = re.compile(
     r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+# In prose a number is asked to be called (`call me on +44 20 7946 0958`, `reach me at (415)
+# 555-0132`): there it must read as a phone number, with a country code or an area code in
+# parentheses, since `call` and `text` are common words before other numbers.
+_PROSE_PHONE_RX = re.compile(
+    r"(?i)(?<![a-z])(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?[ \t]*:?[ \t]*"
+    r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
+)
+_PROSE_STARTS = ("call", "ring", "reach", "text", "sms")
+# A signature's contact line puts the number after a bar, unlabelled:
+# `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
+_BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +")
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
 _PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
 
@@ -507,10 +520,11 @@ def find_phones(text: str, edits: list[Edit]) -> None:
     the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
     """
     lowered = text.lower()
-    for word in _PHONE_STARTS:
+    starts = (*((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX))
+    for word, rx in starts:
         pos = lowered.find(word)
         while pos != -1:
-            m = _PHONE_RX.match(text, pos)
+            m = rx.match(text, pos)
             if m is not None:
                 number = m.group("p").rstrip(" .-")
                 if 7 <= sum(c.isdigit() for c in number) <= 15:

@@ -85,6 +85,8 @@ class LogState:
     # one is added.
     learned_words: Words | None = None
     learned_size: int = 0
+    # Stems of learned numbered hosts and their digit counts (learned.py): their siblings go too.
+    learned_stems: dict[bytes, int] = field(default_factory=dict)
     secrets_words: Words | None = None
     secrets_size: int = 0
 

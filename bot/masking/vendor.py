@@ -43,9 +43,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Supabase (sbp_ + 40 hex), Shopify (shpat_/shpss_/shpca_/shppa_ + 32 hex), DigitalOcean
     # (dop_v1_/doo_v1_/dor_v1_ + 64 hex), Linear (lin_api_ + 40), Grafana service accounts
     # (glsa_ + 32 _ 8 hex) and Cloud (glc_ + base64 JSON), Pinecone (pcsk_ + 6 _ + key),
-    # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Docker Hub's dckr_pat_, Fly.io's
-    # fo1_, Doppler's dp.st. and Mailchimp's -us12 would each need a scan of their own: under
-    # a key name they are masked as any value there.)
+    # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Mailchimp's -us12 would need a scan
+    # of its own: under a key name it is masked as any value there. Docker Hub's, Fly.io's and
+    # Doppler's prefixes are anchor words: find_contextual_keys.)
     ("notion", "notion-token", 4, "_", r"(?<=ntn_)(?<![\w-]ntn_)[A-Za-z0-9]{40,50}" + _B),
     ("supabase", "supabase-token", 4, "_", r"(?<=sbp_)(?<![\w-]sbp_)[0-9a-f]{40}" + _B),
     ("shopify", "shopify-token", 6, "_", r"(?<=shp(?:at|ss|ca|pa)_)(?<![\w-]shp(?:at|ss|ca|pa)_)[0-9a-fA-F]{32}" + _B),
@@ -119,8 +119,21 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("pemb64", "private-key", 1, "L", r"S0tLS1CRUdJTi[A-Za-z0-9+/=]{20,20000}"),
 ]
 
+# Tokens whose prefix is an anchor word (found from the anchor scan's hits, no scan of their
+# own): Docker Hub personal access tokens (dckr_pat_ + 27 base64url), Fly.io tokens (fo1_ + 43
+# base64url), Doppler personal, service, service-account and CLI tokens (dp.pt. / dp.st.<config>.
+# / dp.sa. / dp.ct. + 40-44; `dp.st.prd` alone is a config name).
+_PREFIX_TOKENS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "dckr_pat_": ("docker-token", re.compile(r"dckr_pat_[A-Za-z0-9_-]{27,40}(?![\w-])")),
+    "fo1_": ("fly-token", re.compile(r"fo1_[A-Za-z0-9_-]{43}(?![\w-])")),
+    **{f"dp.{t}.": ("doppler-token", re.compile(r"dp\.(?:pt|st|sa|ct)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])"))
+       for t in ("pt", "st", "sa", "ct")},
+}
+PREFIX_TOKEN_KINDS = ("docker-token", "fly-token", "doppler-token")
+
 _KIND = {name: kind for name, kind, _, _, _ in _BRANCHES}
-VENDOR_KINDS = tuple(dict.fromkeys(kind for _, kind, _, _, _ in _BRANCHES))
+# The kinds a vendor shape names (kind_of_value names the prefixed ones too, under a key).
+VENDOR_KINDS = (*dict.fromkeys(kind for _, kind, _, _, _ in _BRANCHES), *PREFIX_TOKEN_KINDS)
 _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
@@ -274,6 +287,8 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         edits.append((start, m.end(), _KIND[name], token))
 
 
+
+
 # Shapes checked against a whole value found under a key, to name its kind precisely.
 _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("hf-token", re.compile(r"(?:hf|api_org)_[A-Za-z0-9]{30,40}\Z")),
@@ -296,6 +311,7 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,56}\Z")),
     ("stripe-key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}\Z")),
     ("google-client-secret", re.compile(r"GOCSPX-[\w-]{20,40}\Z")),
+    *((kind, re.compile(rx.pattern + r"\Z")) for kind, rx in _PREFIX_TOKENS.values()),
 ]
 
 
@@ -340,7 +356,7 @@ _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots
 # (`co = cohere.Client("...")`, as Cohere's own quickstart writes it).
 # `dapi`: Databricks personal access tokens are `dapi` + 32 hex (`-2` and such appended by
 # newer workspaces), found from the word itself rather than by a scan of their own.
-CONTEXT_WORDS = ("wandb", "aws", "akia", "asia", "cohere", "dapi", "gr1348941")
+CONTEXT_WORDS = ("wandb", "aws", "akia", "asia", "cohere", "dapi", "gr1348941", *_PREFIX_TOKENS)
 _CONTEXT_OF = {"w": "wandb", "a": "aws", "c": "cohere"}
 _DATABRICKS_RX = re.compile(r"dapi[0-9A-Za-z]{32}(?:-\d{1,2})?(?![A-Za-z0-9])")
 # GitLab's legacy runner registration tokens (`--registration-token GR1348941...`), also
@@ -360,7 +376,14 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
                 edits.append((m.start() - 6, m.end(), "kube-token", text[m.start() - 6 : m.end()]))
     scanned = {"wandb": 0, "aws": 0, "cohere": 0}  # per context: text before this was already scanned
     for word, pos, _ in hits:
-        if word[0] not in "wacdg" or not word.startswith(CONTEXT_WORDS):
+        if word[0] not in "wacdgf" or not word.startswith(CONTEXT_WORDS):
+            continue
+        prefixed = _PREFIX_TOKENS.get(word)
+        if prefixed is not None:
+            kind, rx = prefixed
+            m = rx.match(text, pos)
+            if m is not None and (pos == 0 or text[pos - 1] not in _ALNUM) and char_classes(m.group()) >= 3:
+                edits.append((pos, m.end(), kind, m.group()))
             continue
         if word in ("dapi", "gr1348941"):
             rx, kind = (_DATABRICKS_RX, "databricks-token") if word == "dapi" else (_GITLAB_REGISTRATION_RX, "gitlab-token")

@@ -319,6 +319,9 @@ def docker(p: P) -> list[str]:
         p.keep("docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]]."),
         "trainer-1  | " + p.keep("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory."),
         "trainer-1 exited with code 137",
+        "$ docker ps -a",
+        "CONTAINER ID   IMAGE                              COMMAND                  CREATED          STATUS                       PORTS     NAMES",
+        f'{p.rng.randbytes(6).hex()}   nvcr.io/nvidia/pytorch:24.01-py3   "/opt/nvidia/nvidia_…"   12 minutes ago   Exited (137) 2 minutes ago             {u}_train',
     ]
 
 
@@ -682,6 +685,8 @@ def ci_env(p: P) -> list[str]:
         f"co = cohere.Client('{p.plant('secret', rs(r, 40))}')",
         f"STRIPE_SECRET={p.plant('secret', 'sk_test_' + rs(r, 24))}",
         f"remote: Permission to {p.org}/llm.git denied to {p.u()}.",
+        f"CI_COMMIT_REF_NAME={p.u()}/fix-nccl-timeout",
+        f'{{"level": "error", "msg": "job failed", "owner": "{p.u()}", "pipeline": 48213}}',
         f"token                {p.plant('secret', 'hvs.' + rs(r, 90, AL + '_-'))}",
         f"gitlab-runner register --url https://gitlab.com/ --token {p.plant('secret', 'glrt-' + rs(r, 20, AL + '_-'))}",
         f"databricks: using token {p.plant('secret', 'dapi' + rs(r, 32, '0123456789abcdef'))}",

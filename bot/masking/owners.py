@@ -1,0 +1,140 @@
+"""Account names that a person's things carry: git branch prefixes, Kubernetes namespaces,
+JupyterHub's server pods, container names.
+
+Teams name what belongs to a person after them: a branch `hfischer/fix-oom` (git's own
+convention for personal branches), a namespace `user-hfischer` (Kubeflow profiles, JupyterHub
+on Kubernetes), a container `hfischer_train` in `docker ps`. Often nothing else in the log says
+whose they are, so the login is learned from them and masked wherever it recurs (its pods,
+`docker logs hfischer_train`). Only the owner part is taken, and only when it reads as a
+login: a branch type (`feature/`), a model (`llama3/`) or a team (`ml-platform`) is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.keys import TECHNICAL_USERS, team_like
+from bot.masking.state import LogState
+
+# Words that prefix a branch, name a namespace or a container, or a model, a tool or a
+# service: none is a person's login.
+_NOT_LOGINS = frozenset(
+    (
+        # Branch types and git's own names.
+        "feature", "feat", "features", "fix", "fixes", "bugfix", "bug", "hotfix", "release", "releases", "chore",
+        "docs", "doc", "refactor", "test", "tests", "testing", "ci", "cd", "build", "perf", "exp", "experiment",
+        "experiments", "wip", "dev", "develop", "development", "main", "master", "trunk", "dependabot", "renovate",
+        "users", "user", "origin", "upstream", "tags", "heads", "pull", "pr", "gh-pages", "backup", "tmp", "temp",
+        "sandbox", "staging", "stage", "prod", "production", "revert", "deps", "update", "updates", "style",
+        "security", "cherry-pick", "copilot", "claude", "codex", "snyk", "changeset", "hf", "remotes", "refs",
+        "cursor", "devin", "gh", "readonly", "queue", "auto", "automated", "sync", "mirror", "backport", "patch",
+        "patches", "issue", "issues", "task", "tasks", "story", "epic", "spike", "poc", "demo", "draft", "old", "new",
+        "archive", "legacy", "next", "canary", "beta", "alpha", "rc", "nightly", "stable", "lts",
+        # Models, frameworks and methods a branch or a container is named for.
+        "wandb", "mlflow", "ray", "llama", "mistral", "mixtral", "gpt", "bert", "roberta", "vit", "clip", "qwen",
+        "gemma", "phi", "falcon", "deepseek", "olmo", "pythia", "opt", "bloom", "whisper", "sdxl", "flux", "moe",
+        "rlhf", "dpo", "ppo", "grpo", "sft", "lora", "qlora", "fsdp", "deepspeed", "megatron", "nccl", "cuda", "rocm",
+        "triton", "vllm", "tgi", "sglang", "jax", "torch", "pytorch", "tensorflow", "onnx", "trt", "tensorrt",
+        "eval", "evals", "bench", "benchmark", "data", "dataset", "datasets", "ops", "mlops", "model", "models",
+        "train", "training", "trainer", "inference", "serve", "serving", "api", "ui", "web", "frontend", "backend",
+        "config", "configs", "k8s", "helm", "terraform", "scripts", "tools", "utils", "notebook", "notebooks",
+        "jupyter", "jupyterhub", "tensorboard", "vscode", "code",
+        # Services and system namespaces.
+        "redis", "postgres", "mysql", "mongo", "nginx", "kafka", "minio", "cache", "db", "default", "kube", "system",
+        "monitoring", "logging", "cert", "manager", "operator", "gpu", "cpu", "kubeflow", "argo", "istio", "knative",
+        "nvidia", "amd", "intel", "common", "lib", "app", "apps", "service", "services", "worker", "workers", "node",
+        "nodes", "cluster", "spark", "dask", "airflow", "prefect", "dagster", "ingress", "grafana", "prometheus",
+        "loki", "tempo", "jaeger", "elastic", "opensearch", "vault", "consul", "velero", "local", "debug", "base",
+    )
+)  # fmt: skip
+_PARTS = re.compile(r"[-_.]")
+_LOGIN = re.compile(r"[a-z][a-z0-9._-]{1,38}[a-z0-9]\Z")
+
+
+def login_like(value: str) -> bool:
+    """Whether `value` reads as a person's login: no part of it names a type, tool or team."""
+    if _LOGIN.match(value) is None or value in TECHNICAL_USERS or team_like(value):
+        return False
+    parts = [p.rstrip("0123456789") for p in _PARTS.split(value)]
+    return all(p and p not in _NOT_LOGINS and len(p) >= 2 for p in parts) and len(value.rstrip("0123456789")) >= 3
+
+
+# git: `remotes/origin/hfischer/fix-oom`, `refs/heads/hfischer/fix-oom`, `Switched to a new
+# branch 'hfischer/fix-oom'`, `On branch ...`, `checkout -b ...`, a decoration's `HEAD -> ...`,
+# push's `* [new branch]      x -> x`, CI's branch variables (GitHub's GITHUB_HEAD_REF, GitLab's
+# CI_COMMIT_REF_NAME / CI_COMMIT_BRANCH, Jenkins' BRANCH_NAME / GIT_BRANCH=origin/...).
+_BRANCH = re.compile(
+    r"(?:remotes/[\w.-]{1,64}/|refs/heads/|refs/remotes/[\w.-]{1,64}/|[Bb]ranch '|On branch |checkout -b |switch -c "
+    r"|HEAD -> |\[new branch\][ \t]{1,32}|(?:GITHUB_HEAD_REF|CI_COMMIT_REF_NAME|CI_COMMIT_BRANCH|BRANCH_NAME|GIT_BRANCH)"
+    r"[\"']?[ \t]*[=:][ \t]*[\"']?(?:origin/)?)"
+    r"(?:users?/)?(?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])/(?=[\w.-])"
+)
+# Kubernetes namespaces: `kubectl ... -n user-hfischer`, describe's `Namespace:  user-hfischer`,
+# a manifest's `namespace: ...`, an API path's `namespaces/user-hfischer/`, RBAC's
+# `in the namespace "user-hfischer"`.
+_NAMESPACE = re.compile(
+    r"(?:(?:kubectl|helm|oc)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|[Nn]amespace:[ \t]+|\"namespace\":[ \t]*\""
+    r"|namespaces/|namespace \")(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
+)
+# A personal namespace: a login after a profile-like prefix or before a workspace-like suffix,
+# or a login with a number (`kowalski39`) alone.
+_PERSONAL_NS = re.compile(
+    r"(?:(?:user|u|ns|home|profile|personal|sandbox|kubeflow-user)-(?P<a>[a-z][a-z0-9-]{1,50}[a-z0-9])"
+    r"|(?P<b>[a-z][a-z0-9-]{1,50}[a-z0-9])-(?:ns|home|sandbox|workspace|ws|personal)|(?P<c>[a-z]{3,20}\d{2}))\Z"
+)
+# `docker ps` rows: the container name is the last column, after CREATED's `... ago` and STATUS.
+_CONTAINER_ROW = re.compile(
+    r"^[0-9a-f]{12}[ \t]{2,}[^\n]{1,2000}? ago[ \t]{2,}[^\n]{0,2000}?[ \t]{2,}(?P<names>[\w.-]{1,128})[ \t]*\r?$", re.M
+)
+# What a person's container is for: `hfischer_train`, `dev-hfischer`, `hfischer-jupyter`.
+_CONTAINER_ROLE = re.compile(
+    r"(?:(?P<a>[a-z][a-z0-9._-]{1,38}[a-z0-9])[_-](?:train|training|dev|devel|jupyter|notebook|nb|debug|test|eval"
+    r"|sandbox|ws|workspace|work|exp|shell|vscode|code|lab|tb|tensorboard|bench|finetune|sft|serve|infer|inference)\d{0,3}"
+    r"|(?:train|dev|jupyter|notebook|debug|sandbox|ws|workspace)[_-](?P<b>[a-z][a-z0-9._-]{1,38}[a-z0-9]))\Z"
+)
+# JupyterHub on Kubernetes names each user's server pod `jupyter-<escaped login>`
+# (KubeSpawner; a named server after `--`): `jupyter-hfischer`, `jupyter-hannah-2efischer`.
+_JUPYTER_POD = re.compile(r"(?<![\w-])jupyter-(?P<user>[a-z][a-z0-9-]{1,62}?[a-z0-9])(?:--[a-z0-9-]{1,63})?(?![\w-])")
+_JUPYTER_WORDS = frozenset(("lab", "notebook", "server", "hub", "client", "console", "kernel", "book", "singleuser", "proxy",
+                            "nbconvert", "nbextension", "serverextension", "labextension", "core", "events", "lsp", "ydoc"))  # fmt: skip
+OWNER_LINE_WORDS = (
+    "remotes/", "refs/heads/", "branch '", "on branch ", "checkout -b ", "switch -c ", "head -> ", "[new branch]",
+    "head_ref", "ref_name", "commit_branch", "branch_name", "git_branch", "namespace", "kubectl", "helm", " ago ",
+    "jupyter-",
+)  # fmt: skip
+
+
+def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the login in personal branches, namespaces and container names, and learn it."""
+    for m in _BRANCH.finditer(text):
+        user = m.group("user")
+        if login_like(user):
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
+    for m in _NAMESPACE.finditer(text):
+        personal = _PERSONAL_NS.match(m.group("ns"))
+        if personal is None:
+            continue
+        group = next(g for g in ("a", "b", "c") if personal.group(g) is not None)
+        user = personal.group(group)
+        if login_like(user):
+            start = m.start("ns") + personal.start(group)
+            edits.append((start, start + len(user), "user", user))
+            state.learn_user(user)
+    for m in _JUPYTER_POD.finditer(text):
+        user = m.group("user")
+        if user.split("-", 1)[0] not in _JUPYTER_WORDS and login_like(user):
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
+    if " ago " in text:
+        for m in _CONTAINER_ROW.finditer(text):
+            role = _CONTAINER_ROLE.match(m.group("names"))
+            if role is None:
+                continue
+            group = "a" if role.group("a") is not None else "b"
+            user = role.group(group)
+            if login_like(user):
+                start = m.start("names") + role.start(group)
+                edits.append((start, start + len(user), "user", user))
+                state.learn_user(user)
