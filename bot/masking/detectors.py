@@ -5,8 +5,9 @@ literal anchor words it starts from, the stage it runs in and the function that 
 masker (masker.py) runs the stages in order, each row of a stage over the same text, then
 applies the stage's edits at once; the anchor automaton (anchors.py) is built from the
 rows' anchor words, so a new row's words cannot be left out of the gate. A row with
-`line_anchors` runs only on the lines that hold one of them (gate.py says what it promises;
-tests/test_masking_gate.py checks the promise row by row); a row without runs on every line. The tests read this
+`line_anchors` or a `line_trigger` runs only on the lines that hold one of the words or match
+the trigger (gate.py says what it promises; tests/test_masking_gate.py checks the promise row
+by row); a row without runs on every line. The tests read this
 table: every kind a row declares must have examples as real tools print them
 (tests/test_masking_detectors.py), so a new kind cannot skip the per-kind tests.
 
@@ -28,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.masking.addresses import (
+    IPV6_TRIGGER,
+    MAC_TRIGGER,
     MAC_WORDS,
     SERIAL_WORDS,
     find_ipv4,
@@ -96,9 +99,14 @@ class Detector:
     find: Callable[[Scan], None]
     kinds: tuple[str, ...]  # the kinds of the values it masks (placeholder types)
     anchors: tuple[str, ...] = ()  # literal words it starts from, lowercase; () = its own literal scan
-    # Runs only on the lines holding one of these (gate.py states what a row promises by them);
-    # () = on the whole text.
+    # Runs only on the lines holding one of these words or matching `line_trigger`, a
+    # Hyperscan pattern (gate.py states what a row promises by them); neither = the whole text.
     line_anchors: tuple[str, ...] = ()
+    line_trigger: str = ""
+
+    @property
+    def gated(self) -> bool:
+        return bool(self.line_anchors or self.line_trigger)
 
 
 def _labelled_numbers(scan: Scan) -> None:
@@ -126,10 +134,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
-    Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
+    Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
-    Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
+    Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
