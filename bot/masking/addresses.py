@@ -91,6 +91,10 @@ def _is_netmask(addr: str) -> bool:
     return value != 0 and inverted & (inverted + 1) == 0
 
 
+# The line gate of find_ipv4 (bot/masking/gate.py): four dotted numbers.
+IPV4_TRIGGER = r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"
+
+
 def find_ipv4(text: str, edits: list[Edit]) -> None:
     """Mask IPv4 addresses; keep well-known non-personal ones, netmasks and versions."""
     if "." not in text:

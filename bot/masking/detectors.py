@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.masking.addresses import (
+    IPV4_TRIGGER,
     IPV6_TRIGGER,
     MAC_TRIGGER,
     MAC_WORDS,
@@ -43,7 +44,9 @@ from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
+    ETC_HOSTS_TRIGGER,
     HOST_WORDS,
+    HOSTLIST_TRIGGER,
     NODE_LINE_WORDS,
     find_etc_hosts,
     find_fqdns,
@@ -138,15 +141,15 @@ DETECTORS: tuple[Detector, ...] = (
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
-    Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
+    Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
     Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
-    Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",)),
+    Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",), line_trigger=HOSTLIST_TRIGGER),
     Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),
-    Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",)),
+    Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",), line_trigger=ETC_HOSTS_TRIGGER),
     Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
     Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),

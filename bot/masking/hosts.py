@@ -496,12 +496,18 @@ _HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}
 _HOSTLIST_HEAD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 _HOSTLIST_SKIP = ("rank", "default", "local", "cuda", "dev", "device", "step", "epoch", "x", "y")
 _MAX_EXPANDED = 256
+# The line gate of find_hostlists (bot/masking/gate.py): what a list it masks holds, a `-`
+# before its `[`, in its range (`[01-04]`, `[1,3]`) or in its tail (`node[1]-ib`); `?` is a
+# non-ASCII digit as the gate reads it (`\d` takes those). NCCL's `0[0] -> 1[1]` holds none.
+HOSTLIST_TRIGGER = r"-\[[0-9?]|[A-Za-z0-9-]\[[0-9?]{1,6}(?:[-,]|\][A-Za-z0-9]{0,31}-)"
 
 # /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.
 _ETC_HOSTS_RX = LinePattern(
     r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])",
     gate=r"(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)[ \t]",
 )
+# The line gate of find_etc_hosts (bot/masking/gate.py): the address's head.
+ETC_HOSTS_TRIGGER = r"<IP|127\.|::1|fe00::0|ff0"
 _ROW_TOKEN = re.compile(r"[ \t]+([^\s#]{1,253})")
 _ETC_KEEP = frozenset(
     ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
