@@ -107,6 +107,9 @@ FRAGMENTS = [
     "0x0c42a10300123456", ' ports 1 "', '"H-0c42a10300123456"', "fe80::14ad:64ff:fe64:b31e%eth0", "::ffff:10.0.0.1",
     "2001:db8:85a3:0:0:8a2e:370:7334", "fe80:0000:0000:0000:0c42:a1ff:fe9b:6d2c", "veth1:", "<0>", "::", "10.1.2.3",
     "CUDA Version: ", "127.0.0.1", "<IP-1>", "gpu-node-[017-018]", "node[01-04,7]", "[٣]", "layers[3]", " localhost",
+    # Line prefixes that name a host: syslog, RFC 5424, pdsh.
+    "May  6 10:42:01 a100-03 kernel: ", "2026-05-06T10:42:01.123Z gpu-07 systemd[1]: ", "10:42:0", "worker-1: [2025-",
+    "worker-1: [INFO", "deepspeed.runtime: [INFO", "1٣:42:01 ",
 ]  # fmt: skip
 
 

@@ -308,6 +308,15 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
                     if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value):
                         edits.append((base + item.start(group), base + item.end(group), "host", value))
                         state.learn_host(value)
+
+
+# The line gate of find_line_hosts (bot/masking/gate.py): the clock of a syslog or RFC 5424
+# stamp, or the `: [` after pdsh's host (`?`: a non-ASCII digit as the gate reads it).
+LINE_HOSTS_TRIGGER = r"[0-9?]{2}:[0-9?]{2}:[0-9?]{2}|: \[(?:[0-9?]{4}-|rank|INFO|WARNING|ERROR|DEBUG)"
+
+
+def find_line_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the host a syslog, journald or pdsh line prefix names, and learn it."""
     for rx in _LINE_POSITIONS:
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
