@@ -70,3 +70,38 @@ class Words:
                 pos = -neg_end
                 out.append((idx, start, pos))
         return out
+
+
+class LiteralSet:
+    """Which of a fixed set of literals occur in a text, exactly (case counts): one scan, at
+    most one report per literal, where `literal in text` for each would sweep the text once
+    per literal."""
+
+    def __init__(self, literals: Iterable[str]) -> None:
+        self.literals = list(dict.fromkeys(literals))
+        if not self.literals or not all(self.literals):
+            raise ValueError("a literal set needs literals, and an empty one would be everywhere")
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self._db.compile(
+            expressions=[hyperscan_literal(w).encode("ascii") for w in self.literals],
+            ids=list(range(len(self.literals))),
+            elements=len(self.literals),
+            flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(self.literals),
+        )
+        self._local = threading.local()
+
+    def present(self, text: str) -> set[str]:
+        """The literals that occur in `text`."""
+        found: set[str] = set()
+        literals = self.literals
+
+        def hit(idx: int, _from: int, _to: int, _flags: int, _context: object) -> None:
+            found.add(literals[idx])
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        # UTF-8 never puts one character's bytes inside another's, so a literal's bytes occur
+        # exactly where the literal does (surrogatepass: a lone surrogate is a character too).
+        self._db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=hit, scratch=scratch)
+        return found

@@ -15,7 +15,8 @@ A trigger is a necessary condition, not the row's pattern: it must match on ever
 the row can match. It is matched on the text with each non-ASCII character read as `?` (one
 byte per character, so offsets are character offsets), so it may require only ASCII
 characters the row's own pattern requires (`[0-9A-Fa-f]`, not `\\w` or `\\d`, which match
-non-ASCII letters and digits in Python); and it must never match a newline.
+non-ASCII letters and digits in Python); it must never match a newline; `^` and `$` are a
+line's start and end.
 """
 
 from __future__ import annotations

@@ -310,9 +310,14 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
                         state.learn_host(value)
 
 
-# The line gate of find_line_hosts (bot/masking/gate.py): the clock of a syslog or RFC 5424
-# stamp, or the `: [` after pdsh's host (`?`: a non-ASCII digit as the gate reads it).
-LINE_HOSTS_TRIGGER = r"[0-9?]{2}:[0-9?]{2}:[0-9?]{2}|: \[(?:[0-9?]{4}-|rank|INFO|WARNING|ERROR|DEBUG)"
+# The line gate of find_line_hosts (bot/masking/gate.py): a syslog or RFC 5424 clock, its
+# fraction and zone, the host, the tag (`[^ \t\n:]` holds `[\w./()-]` and `[pid]`) and `: `;
+# or pdsh's host at the line's start and the `: [` after it. `?`: a non-ASCII character as the
+# gate reads it (`\d` and `\w` take some). c10d's `01:07:13.230777811 socket.cpp:697]` is neither.
+LINE_HOSTS_TRIGGER = (
+    r"[0-9?]{2}:[0-9?]{2}:[0-9?]{2}[0-9?.Z:+-]* [A-Za-z][A-Za-z0-9.-]* [^ \t\n:]+: "
+    r"|^[A-Za-z][A-Za-z0-9.-]*: \[(?:[0-9?]{4}-|rank|INFO|WARNING|ERROR|DEBUG)"
+)
 
 
 def find_line_hosts(text: str, edits: list[Edit], state: LogState) -> None:
@@ -608,12 +613,13 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
                 lo = max(0, start - 64)
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
-                if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(text[start:end]):
-                    continue
             host = text[start:end]
             if host in known and not (start and text[start - 1] == "<"):
                 # Masked by the learned-names pass, which leaves a name after `<` alone (it
                 # may be inside a placeholder): `node01<node01` is masked here, whole, at once.
+                # (Asked first: every NCCL line's prefix host is one, and is decided here.)
+                continue
+            if name in ("cluster", "accel") and ((start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host)):
                 continue
             edits.append((start, m.end(), "host", host))
             state.learn_host(host)
