@@ -10,6 +10,7 @@ from collections import Counter
 
 import regex
 
+from bot.literals import LiteralSet
 from bot.masking.edits import Edit
 from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
 from bot.masking.state import LogState
@@ -503,6 +504,8 @@ NODE_LINE_WORDS: tuple[str, ...] = (
     *(w for w in _SHAPE_LITERALS.values() if w), "ec2-", *_CLUSTER_WORDS,
     "gpu-", *(f"gpu{d}" for d in range(10)), "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
 )  # fmt: skip
+# The shapes' literals, looked for in one scan rather than one sweep of the text each.
+_NODE_LITERALS = LiteralSet([*(w for w in _SHAPE_LITERALS.values() if w), "ip-", "ec2-", *_CLUSTER_WORDS])
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
@@ -597,11 +600,14 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
 def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
     known = state.hosts  # masked by the learned-names pass anyway (NCCL prefixes: every line)
+    found = _NODE_LITERALS.present(text)
     for name, rx in _NODE_SHAPES:
         literal = _SHAPE_LITERALS[name]
-        if literal and literal not in text:
+        if literal and literal not in found:
             continue
-        if name == "cluster" and not any(w in text for w in _CLUSTER_WORDS):
+        if name == "ec2" and "ip-" not in found and "ec2-" not in found:
+            continue  # (`p-` gates lines; a text without the shape's own heads has no match)
+        if name == "cluster" and not any(w in found for w in _CLUSTER_WORDS):
             continue
         for m in rx.finditer(text):
             start, end = m.span()
