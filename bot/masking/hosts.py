@@ -446,6 +446,7 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask NCCL prefix hosts the other passes left (prefix after a wrapper), and learn them."""
     if " NCCL" not in text or _all_prefixes_learned(text, state):
         return
+    is_host: dict[str, bool] = {}  # a wrapped prefix repeats its few hosts on every line
     for m in _NCCL_LEFTOVER.finditer(text):
         end = m.start()
         back = _PREFIX_HOST_BACK.match(text, max(0, end - 253), end)
@@ -453,7 +454,10 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         i = back.start()
         host = text[i:end]
-        if not IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS:
+        ok = is_host.get(host)
+        if ok is None:
+            ok = is_host[host] = not IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS
+        if ok:
             edits.append((i, end, "host", host))
             state.learn_host(host)
 
