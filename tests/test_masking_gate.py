@@ -72,8 +72,10 @@ def test_gate_finds_what_the_whole_text_pass_finds_on_the_corpora(detector: Dete
         _check(detector, text)
 
 
-# Lines as a later stage reads them: the hosts stage sees addresses as placeholders already.
+# Lines as a later stage reads them (the hosts stage sees addresses as placeholders already),
+# and shapes the corpora lack.
 STAGED = """\
+[rank0]: -rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py
 <IP-1>   gpu-node-07 gpu-node-07.cluster.local
 [rank3]: <IPV6-2> trainbox05 # login
 127.0.1.1\ttrainbox05
@@ -110,6 +112,8 @@ FRAGMENTS = [
     # Line prefixes that name a host: syslog, RFC 5424, pdsh.
     "May  6 10:42:01 a100-03 kernel: ", "2026-05-06T10:42:01.123Z gpu-07 systemd[1]: ", "10:42:0", "worker-1: [2025-",
     "worker-1: [INFO", "deepspeed.runtime: [INFO", "1٣:42:01 ",
+    # `ls -l` rows.
+    "-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py", "drwxr-xr-x.  2 ", "lrwxrwxrwx 1 ", "bsmith users ", "-rw-r--r-- ٣ ",
 ]  # fmt: skip
 
 

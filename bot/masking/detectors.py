@@ -66,9 +66,11 @@ from bot.masking.keys import KEY_KINDS
 from bot.masking.names import NAME_WORDS, find_names
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.people import (
+    LS_OWNER_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
     find_emails,
+    find_file_owners,
     find_home_users,
     find_mentions,
     find_named_users,
@@ -137,6 +139,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
+    Detector("file-owners", "people", lambda s: find_file_owners(s.text, s.edits, s.state), ("user",), line_trigger=LS_OWNER_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
