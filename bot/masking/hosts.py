@@ -563,6 +563,7 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     (LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
 ]  # fmt: skip
 _TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")  # HOST_NAME holds NAME
+_TABLE_LITERALS = LiteralSet(_TABLE_WORDS)  # one scan, not a sweep of the text per word
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
@@ -670,7 +671,7 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
         cells, layout = state.open_table
         state.open_table = None
         _table_rows(text, 0, cells, layout, edits, state)
-    if not any(word in text for word in _TABLE_WORDS):
+    if not _TABLE_LITERALS.present(text):
         return
     for header_rx, cells, wanted in _TABLES:
         for header in header_rx.finditer(text):
