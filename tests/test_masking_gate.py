@@ -28,11 +28,23 @@ DATA = Path(__file__).parent / "data" / "masking"
 GATES = {d.name: Gate([d]) for d in GATED}
 
 
-def _run(detector: Detector, text: str, gate: bool) -> tuple[list, dict, dict]:
+def _own_lines(detector: Detector, text: str) -> list[tuple[int, int]]:
+    """The lines the row's gate matches, each looked at alone (the gate may give the whole
+    text instead, where they are most of it)."""
+    spans, start = [], 0
+    for line in text.split("\n"):
+        end = min(start + len(line) + 1, len(text))  # the newline with it (a line ends only there)
+        if GATES[detector.name].spans(line)[detector.name]:
+            spans.append((start, end))
+        start = end
+    return spans
+
+
+def _run(detector: Detector, text: str, gate: bool, own: bool = False) -> tuple[list, dict, dict]:
     state = LogState()
     present = present_words(text, find_anchors(text))
     if gate:
-        lines = GATES[detector.name].spans(text)[detector.name]
+        lines = _own_lines(detector, text) if own else GATES[detector.name].spans(text)[detector.name]
         joined, joined_starts, text_starts = gated_text(text, lines)
         scan = Scan(joined, [], present, [], state)
         detector.find(scan)
@@ -47,6 +59,7 @@ def _run(detector: Detector, text: str, gate: bool) -> tuple[list, dict, dict]:
 def _check(detector: Detector, text: str) -> None:
     whole = _run(detector, text, gate=False)
     assert _run(detector, text, gate=True) == whole
+    assert _run(detector, text, gate=True, own=True) == whole
     gate = GATES[detector.name]
     for start, end, _, _ in whole[0]:
         line = text[text.rfind("\n", 0, start) + 1 : (text.find("\n", end) + 1 or len(text) + 1) - 1]
@@ -134,3 +147,11 @@ def test_a_stage_gate_finds_each_rows_lines_as_the_rows_own_gate_does() -> None:
         for text in _corpora():
             found = stage_gate.spans(text)
             assert found == {d.name: GATES[d.name].spans(text)[d.name] for d in rows}
+
+
+def test_a_row_on_most_lines_is_given_the_whole_text() -> None:
+    node = next(d for d in GATED if d.name == "node-names")
+    dense = "gpu-node-017:1:2 [0] NCCL INFO x\nplain\ngpu-node-018:1:2 [0] NCCL INFO y\n"
+    assert GATES[node.name].spans(dense)[node.name] == [(0, len(dense))]
+    sparse = "plain\ngpu-node-017 up\nplain\n"
+    assert GATES[node.name].spans(sparse)[node.name] == [(6, 22)]
