@@ -72,6 +72,22 @@ class Words:
         return out
 
 
+_last = threading.local()
+
+
+def one_byte(text: str) -> bytes:
+    """`text` with every non-ASCII character as `?`: one byte per character, so offsets in it
+    are offsets in `text`.
+
+    The bytes of the last text asked for are kept (one per thread): the masker's stage gate,
+    anchor scan and literal tests all read the same stage text, and a text with one non-ASCII
+    character costs a slow encode each time."""
+    if getattr(_last, "text", None) is not text:
+        _last.data = text.encode("ascii", errors="replace")
+        _last.text = text
+    return _last.data
+
+
 class LiteralSet:
     """Which of a fixed set of literals occur in a text, exactly (case counts): one scan, at
     most one report per literal, where `literal in text` for each would sweep the text once
@@ -81,6 +97,9 @@ class LiteralSet:
         self.literals = list(dict.fromkeys(literals))
         if not self.literals or not all(self.literals):
             raise ValueError("a literal set needs literals, and an empty one would be everywhere")
+        # Looked for in `one_byte(text)`, where `?` also stands for any non-ASCII character.
+        if not all(w.isascii() and "?" not in w for w in self.literals):
+            raise ValueError("a literal set holds ASCII literals without `?`")
         self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         self._db.compile(
             expressions=[hyperscan_literal(w).encode("ascii") for w in self.literals],
@@ -101,7 +120,6 @@ class LiteralSet:
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = hyperscan.Scratch(self._db)
-        # UTF-8 never puts one character's bytes inside another's, so a literal's bytes occur
-        # exactly where the literal does (surrogatepass: a lone surrogate is a character too).
-        self._db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=hit, scratch=scratch)
+        # An ASCII literal without `?` occurs in `one_byte(text)` exactly where it does in `text`.
+        self._db.scan(one_byte(text), match_event_handler=hit, scratch=scratch)
         return found

@@ -28,7 +28,7 @@ from typing import Protocol
 
 import hyperscan
 
-from bot.literals import hyperscan_literal
+from bot.literals import hyperscan_literal, one_byte
 from bot.masking.edits import Edit
 
 
@@ -67,7 +67,7 @@ class Gate:
     def spans(self, text: str) -> dict[str, list[tuple[int, int]]]:
         """Row name -> the (start, end) of its lines, newline included, in text order: the lines
         its gate matches, or the whole text where those are more than half the lines."""
-        data = text.encode("ascii", errors="replace")
+        data = one_byte(text)
         ends: list[list[int]] = [[] for _ in self.names]
 
         def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
