@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 import re
+import threading
 from collections import Counter
 
 import regex
@@ -387,12 +388,22 @@ _PREFIX_HOST_BACK = regex.compile(r"(?r)[^\s\[\]<>|:]{1,253}")
 NCCL_AFTER_DIGIT = regex.compile(r" NCCL(?<=[\w./-]:\d{1,6} NCCL)")
 
 
+_last_prefixes = threading.local()
+
+
 def _line_prefix_hosts(text: str) -> Counter[str]:
-    """Host token of every line-leading NCCL prefix in `text`, with its number of lines."""
+    """Host token of every line-leading NCCL prefix in `text`, with its number of lines.
+
+    The last text's answer is kept (one per thread; callers do not change it): the leftover
+    pass reads the very text the prefix-host row read whenever the hosts stage masked nothing,
+    as on most pieces of an NCCL log, where either scan reads every line."""
+    if getattr(_last_prefixes, "text", None) is text:
+        return _last_prefixes.found
     found = Counter(_NCCL_LINE.findall(text))
     first = _NCCL_PREFIX.match(text)
     if first is not None:
         found[first.group(1)] += 1
+    _last_prefixes.text, _last_prefixes.found = text, found
     return found
 
 
@@ -415,8 +426,7 @@ def _all_prefixes_learned(text: str, state: LogState) -> bool:
 def learn_nccl_hosts(text: str, state: LogState) -> None:
     """Learn every host named in an NCCL line prefix at the start of a line."""
     if " NCCL" in text:
-        first = _NCCL_PREFIX.match(text)
-        _learn_prefix_hosts(_NCCL_LINE.findall(text), first.group(1) if first else None, state)
+        _learn_prefix_hosts(list(_line_prefix_hosts(text)), None, state)
 
 
 # The same prefix on raw bytes, for learning from a log that is never decoded whole.
