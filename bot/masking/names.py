@@ -113,10 +113,11 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         re.M,
     )),
 ]  # fmt: skip
-# The literals of the shapes `present` does not decide, looked for in one scan (the eleven
-# `in` sweeps cost more than the shapes' own scans on a log that holds none).
+# The literals `find_names` tests, looked for in one scan (the eleven `in` sweeps cost more
+# than the shapes' own scans on a log that holds none). The chat and Teams clocks are decided
+# by `present` alone; a key of a name is tested here too when `present` holds `_name`.
 _LITERALS = LiteralSet(
-    literal for literals, _ in _SHAPES if literals not in (_CHAT_LITERALS, _TEAMS_LITERALS, _KEY_NAME_LITERALS) for literal in literals
+    literal for literals, _ in _SHAPES if literals not in (_CHAT_LITERALS, _TEAMS_LITERALS) for literal in literals
 )
 # Learning sees the lines that can teach a name: these words, and `@`.
 # Learning also reads `git shortlog -s` rows (`    42\tHannah Fischer`), by teaching-only words
