@@ -70,3 +70,56 @@ class Words:
                 pos = -neg_end
                 out.append((idx, start, pos))
         return out
+
+
+_last = threading.local()
+
+
+def one_byte(text: str) -> bytes:
+    """`text` with every non-ASCII character as `?`: one byte per character, so offsets in it
+    are offsets in `text`.
+
+    The bytes of the last text asked for are kept (one per thread): the masker's stage gate,
+    anchor scan and literal tests all read the same stage text, and a text with one non-ASCII
+    character costs a slow encode each time."""
+    if getattr(_last, "text", None) is not text:
+        _last.data = text.encode("ascii", errors="replace")
+        _last.text = text
+    return _last.data
+
+
+class LiteralSet:
+    """Which of a fixed set of literals occur in a text, exactly (case counts): one scan, at
+    most one report per literal, where `literal in text` for each would sweep the text once
+    per literal."""
+
+    def __init__(self, literals: Iterable[str]) -> None:
+        self.literals = list(dict.fromkeys(literals))
+        if not self.literals or not all(self.literals):
+            raise ValueError("a literal set needs literals, and an empty one would be everywhere")
+        # Looked for in `one_byte(text)`, where `?` also stands for any non-ASCII character.
+        if not all(w.isascii() and "?" not in w for w in self.literals):
+            raise ValueError("a literal set holds ASCII literals without `?`")
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self._db.compile(
+            expressions=[hyperscan_literal(w).encode("ascii") for w in self.literals],
+            ids=list(range(len(self.literals))),
+            elements=len(self.literals),
+            flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(self.literals),
+        )
+        self._local = threading.local()
+
+    def present(self, text: str) -> set[str]:
+        """The literals that occur in `text`."""
+        found: set[str] = set()
+        literals = self.literals
+
+        def hit(idx: int, _from: int, _to: int, _flags: int, _context: object) -> None:
+            found.add(literals[idx])
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        # An ASCII literal without `?` occurs in `one_byte(text)` exactly where it does in `text`.
+        self._db.scan(one_byte(text), match_event_handler=hit, scratch=scratch)
+        return found

@@ -1,4 +1,5 @@
-"""The literal engine's word finder (bot/literals.py) against a plain reading of leftmost-longest."""
+"""The literal engine (bot/literals.py): its word finder against a plain reading of
+leftmost-longest, its literal set against `in`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.literals import Words
+from bot.literals import LiteralSet, Words
 
 _ALPHABET = "abAB@ -:\n\xe9"
 
@@ -83,3 +84,20 @@ def test_a_refused_longest_match_gives_way_to_a_shorter_one() -> None:
         return end == len(data) or not chr(data[end]).isalnum()
 
     assert [(data[s:e], i) for i, s, e in words.find(data, accept)] == [(b"gpu-node-1", 0)]
+
+
+_LITERALS = ["ab", "a", ":x:", "B ", "\n", "-:", "A\nb"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_ALPHABET + "?\u00e9\u2588\ud800", max_size=40))
+def test_a_literal_set_finds_what_in_finds(text: str) -> None:
+    """Exactly the literals `in` finds, case and all, whatever non-ASCII characters (read as
+    `?` by the scan) stand around them."""
+    assert LiteralSet(_LITERALS).present(text) == {w for w in _LITERALS if w in text}
+
+
+def test_a_literal_set_refuses_what_its_scan_cannot_tell_apart() -> None:
+    for bad in (["é"], ["a?"], [""]):
+        with pytest.raises(ValueError):
+            LiteralSet(bad)

@@ -1,10 +1,10 @@
 """The line gate (bot/masking/gate.py) never changes what a gated detector finds.
 
-A detector with `line_anchors` runs on the masker's path only over the lines holding one of
-them. These tests run each gated row of the detectors table both ways, over the whole text and
+A detector with `line_anchors` or a `line_trigger` runs on the masker's path only over the
+lines holding one of the words or matching the trigger. These tests run each gated row of the detectors table both ways, over the whole text and
 over its gated lines, on the masking corpora, the families generator and random texts built
 from the shapes the detectors look for, and check the edits and what it learns are the same;
-and that every edit it makes over the whole text lies on a line holding one of its anchors.
+and that every edit it makes over the whole text lies on a line its gate finds.
 """
 
 from __future__ import annotations
@@ -18,19 +18,33 @@ from hypothesis import strategies as st
 
 from bot.masking.anchors import find_anchors, present_words
 from bot.masking.detectors import DETECTORS, Detector, Scan
-from bot.masking.gate import LineGate, gated_text, remap
+from bot.masking.gate import Gate, gated_text, remap
 from bot.masking.state import LogState
 from tests.data.masking import families
 
-GATED = [d for d in DETECTORS if d.line_anchors]
+GATED = [d for d in DETECTORS if d.gated]
 DATA = Path(__file__).parent / "data" / "masking"
+# Each row's own gate, as the masker's stage gate holds it (compiled once: Hyperscan is slow to build).
+GATES = {d.name: Gate([d]) for d in GATED}
 
 
-def _run(detector: Detector, text: str, gate: bool) -> tuple[list, dict, dict]:
+def _own_lines(detector: Detector, text: str) -> list[tuple[int, int]]:
+    """The lines the row's gate matches, each looked at alone (the gate may give the whole
+    text instead, where they are most of it)."""
+    spans, start = [], 0
+    for line in text.split("\n"):
+        end = min(start + len(line) + 1, len(text))  # the newline with it (a line ends only there)
+        if GATES[detector.name].spans(line)[detector.name]:
+            spans.append((start, end))
+        start = end
+    return spans
+
+
+def _run(detector: Detector, text: str, gate: bool, own: bool = False) -> tuple[list, dict, dict]:
     state = LogState()
     present = present_words(text, find_anchors(text))
     if gate:
-        lines = LineGate(detector.line_anchors).spans(text)
+        lines = _own_lines(detector, text) if own else GATES[detector.name].spans(text)[detector.name]
         joined, joined_starts, text_starts = gated_text(text, lines)
         scan = Scan(joined, [], present, [], state)
         detector.find(scan)
@@ -45,10 +59,11 @@ def _run(detector: Detector, text: str, gate: bool) -> tuple[list, dict, dict]:
 def _check(detector: Detector, text: str) -> None:
     whole = _run(detector, text, gate=False)
     assert _run(detector, text, gate=True) == whole
-    words = [w.lower() for w in detector.line_anchors]
+    assert _run(detector, text, gate=True, own=True) == whole
+    gate = GATES[detector.name]
     for start, end, _, _ in whole[0]:
-        line = text[text.rfind("\n", 0, start) + 1 : (text.find("\n", end) + 1 or len(text) + 1) - 1].lower()
-        assert "\n" not in text[start:end] and any(w in line for w in words), (detector.name, text[start:end])
+        line = text[text.rfind("\n", 0, start) + 1 : (text.find("\n", end) + 1 or len(text) + 1) - 1]
+        assert "\n" not in text[start:end] and gate.spans(line)[detector.name], (detector.name, text[start:end])
 
 
 def test_some_rows_are_gated() -> None:
@@ -70,10 +85,26 @@ def test_gate_finds_what_the_whole_text_pass_finds_on_the_corpora(detector: Dete
         _check(detector, text)
 
 
+# Lines as a later stage reads them (the hosts stage sees addresses as placeholders already),
+# and shapes the corpora lack.
+STAGED = """\
+[rank0]: -rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py
+<IP-1>   gpu-node-07 gpu-node-07.cluster.local
+[rank3]: <IPV6-2> trainbox05 # login
+127.0.1.1\ttrainbox05
+::1 localhost ip6-localhost
+"""
+
+
+def test_gate_finds_what_the_whole_text_pass_finds_on_staged_lines() -> None:
+    for detector in GATED:
+        _check(detector, STAGED)
+
+
 def test_the_corpora_exercise_every_gated_row() -> None:
     """Each gated row finds something in the corpora, so the equality above is not vacuous."""
     for detector in GATED:
-        assert any(_run(detector, text, gate=False)[0] for text in _corpora()), detector.name
+        assert any(_run(detector, text, gate=False)[0] for text in [*_corpora(), STAGED]), detector.name
 
 
 # Pieces of the shapes the gated rows look for, and near misses, run together at random.
@@ -86,6 +117,16 @@ FRAGMENTS = [
     "AIDAABCDEFGHIJKLMNOP", "AROAABCDEFGHIJKLMNOP:alice", "/subscriptions/0123abcd-0123-4567-89ab-0123456789ab/",
     '"id": "0123abcd-0123-4567-89ab-0123456789ab"', '"tenantId"', "tenant_id=0123abcd-0123-4567-89ab-0123456789ab",
     "step-", "x", "-", ":", "[0]", "NCCL INFO", "ACCOUNT", "é", "\t", "  ", "12", "\r",
+    # Addresses, hardware addresses and host lists, and near misses.
+    "0c:42:a1:9b:6d:2c", "0C-42-A1-9B-6D-2C", "0c42.a19b.6d2c", "brd ", "Port GUID: 0x0c42a10300123456", "guİd: ",
+    "0x0c42a10300123456", ' ports 1 "', '"H-0c42a10300123456"', "fe80::14ad:64ff:fe64:b31e%eth0", "::ffff:10.0.0.1",
+    "2001:db8:85a3:0:0:8a2e:370:7334", "fe80:0000:0000:0000:0c42:a1ff:fe9b:6d2c", "veth1:", "<0>", "::", "10.1.2.3",
+    "CUDA Version: ", "127.0.0.1", "<IP-1>", "gpu-node-[017-018]", "node[01-04,7]", "[٣]", "layers[3]", " localhost",
+    # Line prefixes that name a host: syslog, RFC 5424, pdsh.
+    "May  6 10:42:01 a100-03 kernel: ", "2026-05-06T10:42:01.123Z gpu-07 systemd[1]: ", "10:42:0", "worker-1: [2025-",
+    "worker-1: [INFO", "deepspeed.runtime: [INFO", "1٣:42:01 ",
+    # `ls -l` rows.
+    "-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py", "drwxr-xr-x.  2 ", "lrwxrwxrwx 1 ", "bsmith users ", "-rw-r--r-- ٣ ",
 ]  # fmt: skip
 
 
@@ -96,3 +137,21 @@ def test_gate_finds_what_the_whole_text_pass_finds_on_random_texts(lines: list[l
     text = "\n".join("".join(parts) for parts in lines)
     for detector in GATED:
         _check(detector, text)
+
+
+def test_a_stage_gate_finds_each_rows_lines_as_the_rows_own_gate_does() -> None:
+    """The masker scans one database per stage: each row's lines in it are its own gate's."""
+    for stage in {d.stage for d in GATED}:
+        rows = [d for d in GATED if d.stage == stage]
+        stage_gate = Gate(rows)
+        for text in _corpora():
+            found = stage_gate.spans(text)
+            assert found == {d.name: GATES[d.name].spans(text)[d.name] for d in rows}
+
+
+def test_a_row_on_most_lines_is_given_the_whole_text() -> None:
+    node = next(d for d in GATED if d.name == "node-names")
+    dense = "gpu-node-017:1:2 [0] NCCL INFO x\nplain\ngpu-node-018:1:2 [0] NCCL INFO y\n"
+    assert GATES[node.name].spans(dense)[node.name] == [(0, len(dense))]
+    sparse = "plain\ngpu-node-017 up\nplain\n"
+    assert GATES[node.name].spans(sparse)[node.name] == [(6, 22)]

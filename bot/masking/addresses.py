@@ -91,6 +91,10 @@ def _is_netmask(addr: str) -> bool:
     return value != 0 and inverted & (inverted + 1) == 0
 
 
+# The line gate of find_ipv4 (bot/masking/gate.py): four dotted numbers.
+IPV4_TRIGGER = r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"
+
+
 def find_ipv4(text: str, edits: list[Edit]) -> None:
     """Mask IPv4 addresses; keep well-known non-personal ones, netmasks and versions."""
     if "." not in text:
@@ -151,6 +155,10 @@ def _v6_edit(text: str, start: int, end: int, edits: list[Edit]) -> None:
     edits.append((start, end, "ipv6", low))
 
 
+# The line gate of find_ipv6 (bot/masking/gate.py): every form holds `::` or eight groups.
+IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}"
+
+
 def find_ipv6(text: str, edits: list[Edit]) -> None:
     """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
     if ":" not in text:
@@ -207,15 +215,20 @@ _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 _KEEP_MAC = frozenset(("ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00", "ff-ff-ff-ff-ff-ff", "00-00-00-00-00-00"))
 _BROADCAST_BEFORE = regex.compile(r"(?:brd|broadcast|bcast)(?::|[ \t]+)\Z", regex.IGNORECASE)
 MAC_WORDS = ("guid",)
+# The line gate of find_macs (bot/masking/gate.py): each shape above needs one of these on its
+# line. Six hex pairs joined by `:` (the 20-byte form holds them too) or `-`, the dotted form,
+# `guid` in any case (`?`: a non-ASCII letter, as the gate reads it, that folds to `i`), a
+# 16-digit `0x` GUID (alone or before ` ports `), ibnetdiscover's `"H-` GUID.
+MAC_TRIGGER = (
+    r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}"
+    r"|(?i:gu[i?]d)|0x[0-9a-f]{16}|\x22[HS]-[0-9a-f]{16}\x22"
+)
 
 
 def find_macs(text: str, edits: list[Edit]) -> None:
     """Mask MAC addresses, InfiniBand hardware addresses and port/node GUIDs (as <MAC-n>)."""
     for name, rx in _MAC_SHAPES:
-        if name == "guid":
-            if "guid" not in text and "GUID" not in text and "Guid" not in text:
-                continue
-        elif (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
+        if (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
             name == "guid-alone" and "\n0x" not in text and not text.startswith("0x")
         ):
             continue

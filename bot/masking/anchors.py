@@ -8,7 +8,7 @@ sweep per word.
 
 from __future__ import annotations
 
-from bot.literals import Words
+from bot.literals import Words, one_byte
 from bot.masking.detectors import ANCHOR_WORDS, Hit
 
 # The anchor words of every row of the detectors table. Words found after the first stage
@@ -32,7 +32,7 @@ def find_anchors(text: str) -> list[Hit]:
     # One byte per character: non-ASCII characters become `?`, which no anchor word contains,
     # so byte offsets are character offsets (str.lower could turn one character into two;
     # the engine folds ASCII case itself).
-    data = text.encode("ascii", errors="replace")
+    data = one_byte(text)
     return [(_SCANNED[i], start, end) for i, start, end in _WORDS.find(data)]
 
 

@@ -21,13 +21,23 @@ from bot.masking.placeholders import PLACEHOLDER_RX
 # Only JSON's own escapes: a line with another (`\\x41`) is no entry, and is masked as text.
 # Docker writes `{"log":"`; collectors that re-serialise (fluent-bit, Python's json) may put
 # blanks around the colon.
+# Runs of plain characters and whole escapes, possessive: there is one way to read a string,
+# and `re` takes a run in one step where one character a step cost ten times as much.
 _ENTRY = re.compile(
-    r'(?P<head>\{[ \t]*"log"[ \t]*:[ \t]*)"(?P<log>(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,65536})"(?P<rest>[^\n]*)'
+    r'(?P<head>\{[ \t]*"log"[ \t]*:[ \t]*)"(?P<log>(?:[^"\\\n]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+)"(?P<rest>[^\n]*)'
 )
+# An entry's string holds at most this many characters, an escape counting as one.
+_MAX_CHARS = 65536
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)")
 # A lone surrogate (`\\ud800`) decodes to no text that can be written back as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 _GO_STYLE = re.compile("(?P<keep>" + PLACEHOLDER_RX.pattern + ")|[<>&]")
+
+
+def _fits(log: str) -> bool:
+    """The escaped string holds at most _MAX_CHARS characters."""
+    return len(log) <= _MAX_CHARS or len(log) - sum(len(e) - 1 for e in _ESCAPE.findall(log)) <= _MAX_CHARS
 
 
 def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
@@ -37,11 +47,13 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
     if '"log"' not in text:
         return None
     lines = text.split("\n")
-    entries = {i: m for i, line in enumerate(lines) if line.startswith("{") and (m := _ENTRY.fullmatch(line))}
+    entries = {i: m for i, line in enumerate(lines) if line.startswith("{") and (m := _ENTRY.fullmatch(line)) and _fits(m["log"])}
     # One decoding call for every entry: a JSON array of their strings.
     # strict=False: a raw tab in a hand-made entry reads as a tab, not as an error.
     logs = json.loads("[" + ",".join('"' + m["log"] + '"' for m in entries.values()) + "]", strict=False)
-    decoded = {i: log for i, log in zip(entries, logs, strict=True) if not _SURROGATE.search(log)}
+    # (One search over them all first: a lone surrogate is rare.)
+    surrogates = _SURROGATE.search("".join(logs)) is not None
+    decoded = {i: log for i, log in zip(entries, logs, strict=True) if not (surrogates and _SURROGATE.search(log))}
     entries = {i: entries[i] for i in decoded}  # a lone surrogate's line is read as plain text
     if not entries:
         return None

@@ -5,8 +5,9 @@ literal anchor words it starts from, the stage it runs in and the function that 
 masker (masker.py) runs the stages in order, each row of a stage over the same text, then
 applies the stage's edits at once; the anchor automaton (anchors.py) is built from the
 rows' anchor words, so a new row's words cannot be left out of the gate. A row with
-`line_anchors` runs only on the lines that hold one of them (gate.py says what it promises;
-tests/test_masking_gate.py checks the promise row by row); a row without runs on every line. The tests read this
+`line_anchors` or a `line_trigger` runs only on the lines that hold one of the words or match
+the trigger (gate.py says what it promises; tests/test_masking_gate.py checks the promise row
+by row); a row without runs on every line. The tests read this
 table: every kind a row declares must have examples as real tools print them
 (tests/test_masking_detectors.py), so a new kind cannot skip the per-kind tests.
 
@@ -28,6 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.masking.addresses import (
+    IPV4_TRIGGER,
+    IPV6_TRIGGER,
+    MAC_TRIGGER,
     MAC_WORDS,
     SERIAL_WORDS,
     find_ipv4,
@@ -40,12 +44,16 @@ from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
+    ETC_HOSTS_TRIGGER,
     HOST_WORDS,
+    HOSTLIST_TRIGGER,
+    LINE_HOSTS_TRIGGER,
     NODE_LINE_WORDS,
     find_etc_hosts,
     find_fqdns,
     find_host_positions,
     find_hostlists,
+    find_line_hosts,
     find_nccl_leftovers,
     find_node_names,
     find_org_hosts,
@@ -59,9 +67,11 @@ from bot.masking.names import NAME_WORDS, ROLE_WORDS, find_names, find_role_name
 from bot.masking.owners import OWNER_LINE_WORDS, find_owner_logins
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.people import (
+    LS_OWNER_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
     find_emails,
+    find_file_owners,
     find_home_users,
     find_mentions,
     find_named_users,
@@ -103,9 +113,14 @@ class Detector:
     find: Callable[[Scan], None]
     kinds: tuple[str, ...]  # the kinds of the values it masks (placeholder types)
     anchors: tuple[str, ...] = ()  # literal words it starts from, lowercase; () = its own literal scan
-    # Runs only on the lines holding one of these (gate.py states what a row promises by them);
-    # () = on the whole text.
+    # Runs only on the lines holding one of these words or matching `line_trigger`, a
+    # Hyperscan pattern (gate.py states what a row promises by them); neither = the whole text.
     line_anchors: tuple[str, ...] = ()
+    line_trigger: str = ""
+
+    @property
+    def gated(self) -> bool:
+        return bool(self.line_anchors or self.line_trigger)
 
 
 def _owners(scan: Scan) -> None:
@@ -136,24 +151,26 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
+    Detector("file-owners", "people", lambda s: find_file_owners(s.text, s.edits, s.state), ("user",), line_trigger=LS_OWNER_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
     Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
-    Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS),
+    Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
-    Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip")),
-    Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",)),
+    Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
+    Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
     Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
-    Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",)),
+    Detector("line-hosts", "hosts", lambda s: find_line_hosts(s.text, s.edits, s.state), ("host",), line_trigger=LINE_HOSTS_TRIGGER),
+    Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",), line_trigger=HOSTLIST_TRIGGER),
     Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),
-    Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",)),
+    Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",), line_trigger=ETC_HOSTS_TRIGGER),
     Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
     Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),

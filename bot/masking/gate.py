@@ -1,44 +1,91 @@
-"""The line gate: a detector that declares `line_anchors` runs only on the lines holding one.
+"""The line gate: a gated detector runs only on the lines its gate finds.
 
-A gated detector promises (tests/test_masking_gate.py checks it) that every match it makes
-lies within one line holding one of its anchor words, that it reads nothing beyond that line,
-and that every literal its own whole-text checks test (`"dgx" in text`) is an anchor too. Then
-running it on those lines alone, joined in order, finds the same edits in the same order (so
-the same placeholders and learned names), at a fraction of the cost: most lines of a log hold
-no `dgx`, `arn:` or `account`. One automaton pass per gated row finds its lines.
+A row of the detectors table is gated when it declares `line_anchors` (literal words, any
+case) or a `line_trigger` (a Hyperscan pattern over one line). A gated row promises
+(tests/test_masking_gate.py checks it, row by row) that every match it makes lies within one
+line on which one of its anchor words or its trigger matches, that it reads nothing beyond
+that line, and that every whole-text check it makes (`"dgx" in text`) answers the same on
+those lines as on the whole text. Then running it on those lines alone (or on any lines that
+include them), joined in order, finds the same edits in the same order (so the same placeholders and learned names), at a
+fraction of the cost: most lines of a log hold no `dgx`, no MAC address, no `::`.
+
+The gates of every gated row of a stage are compiled into ONE Hyperscan database, scanned
+once over the stage's text: a row's gate is read from its row, so a new row cannot be missed.
+A trigger is a necessary condition, not the row's pattern: it must match on every line where
+the row can match. It is matched on the text with each non-ASCII character read as `?` (one
+byte per character, so offsets are character offsets), so it may require only ASCII
+characters the row's own pattern requires (`[0-9A-Fa-f]`, not `\\w` or `\\d`, which match
+non-ASCII letters and digits in Python); it must never match a newline; `^` and `$` are a
+line's start and end.
 """
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import Protocol
 
-from bot.literals import Words
+import hyperscan
+
+from bot.literals import hyperscan_literal, one_byte
 from bot.masking.edits import Edit
 
 
-class LineGate:
-    """The lines of a text that hold one of a gated detector's anchor words (case-insensitive)."""
+class GatedRow(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def line_anchors(self) -> tuple[str, ...]: ...
+    @property
+    def line_trigger(self) -> str: ...
 
-    def __init__(self, words: Sequence[str]) -> None:
-        # Leftmost-longest, not overlapping: one hit per line is all the gate needs, and no
-        # anchor spans a newline, so a line holding any anchor yields at least one hit.
-        self._words = Words(sorted({w.lower() for w in words}))
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """The (start, end) of the lines holding an anchor, newline included, in text order."""
-        # One byte per character (non-ASCII becomes `?`, in no anchor), so offsets are
-        # character offsets.
-        data = text.encode("ascii", errors="replace")
-        spans: list[tuple[int, int]] = []
-        end = -1
-        for _, start, _ in self._words.find(data):
-            if start < end:
-                continue  # another anchor on a line already taken
-            begin = data.rfind(b"\n", 0, start) + 1
-            end = data.find(b"\n", start) + 1 or len(data)
-            spans.append((begin, end))
-        return spans
+class Gate:
+    """The lines of a text on which each gated row's anchor words or trigger match."""
+
+    def __init__(self, rows: Sequence[GatedRow]) -> None:
+        self.names = [row.name for row in rows]
+        expressions: list[bytes] = []
+        for row in rows:
+            words = "|".join(hyperscan_literal(w) for w in sorted({w.lower() for w in row.line_anchors}))
+            alternatives = [f"(?i:{words})" if words else "", f"(?:{row.line_trigger})" if row.line_trigger else ""]
+            if not any(alternatives):
+                raise ValueError(f"{row.name}: a gated row needs line anchors or a line trigger")
+            # `.*$` to the line's end: Hyperscan reports one match per pattern and end offset,
+            # so a line reports once however many anchors it holds (a callback each would
+            # cost more than the scan on lines that all hold one, as NCCL's do).
+            expressions.append(("(?:" + "|".join(a for a in alternatives if a) + ").*$").encode("ascii"))
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self._db.compile(
+            expressions=expressions, ids=list(range(len(rows))), elements=len(rows),
+            flags=[hyperscan.HS_FLAG_MULTILINE] * len(rows),
+        )  # fmt: skip
+        # Scratch space serves one scan at a time: one per thread (the bot's workers).
+        self._local = threading.local()
+
+    def spans(self, text: str) -> dict[str, list[tuple[int, int]]]:
+        """Row name -> the (start, end) of its lines, newline included, in text order: the lines
+        its gate matches, or the whole text where those are more than half the lines."""
+        data = one_byte(text)
+        ends: list[list[int]] = [[] for _ in self.names]
+
+        def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
+            ends[idx].append(to)  # the end of the line (before its newline)
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        self._db.scan(data, match_event_handler=hit, scratch=scratch)
+        rfind, size = data.rfind, len(data)
+        # A row on most lines (every NCCL line holds a node name) is given the whole text:
+        # a row finds the same on any lines that include its own (the promise above), and
+        # cutting out the few others would cost more than they do.
+        half = (data.count(b"\n") + (not data.endswith(b"\n"))) // 2
+        return {
+            name: [(0, size)] if len(row_ends) > half else [(rfind(b"\n", 0, to) + 1, min(to + 1, size)) for to in sorted(row_ends)]
+            for name, row_ends in zip(self.names, ends, strict=True)
+        }
 
 
 def gated_text(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[int], list[int]]:

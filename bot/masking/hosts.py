@@ -6,10 +6,12 @@ import base64
 import binascii
 import json
 import re
+import threading
 from collections import Counter
 
 import regex
 
+from bot.literals import LiteralSet
 from bot.masking.edits import Edit
 from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
 from bot.masking.state import LogState
@@ -317,6 +319,20 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
                     if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value):
                         edits.append((base + item.start(group), base + item.end(group), "host", value))
                         state.learn_host(value)
+
+
+# The line gate of find_line_hosts (bot/masking/gate.py): a syslog or RFC 5424 clock, its
+# fraction and zone, the host, the tag (`[^ \t\n:]` holds `[\w./()-]` and `[pid]`) and `: `;
+# or pdsh's host at the line's start and the `: [` after it. `?`: a non-ASCII character as the
+# gate reads it (`\d` and `\w` take some). c10d's `01:07:13.230777811 socket.cpp:697]` is neither.
+LINE_HOSTS_TRIGGER = (
+    r"[0-9?]{2}:[0-9?]{2}:[0-9?]{2}[0-9?.Z:+-]* [A-Za-z][A-Za-z0-9.-]* [^ \t\n:]+: "
+    r"|^[A-Za-z][A-Za-z0-9.-]*: \[(?:[0-9?]{4}-|rank|INFO|WARNING|ERROR|DEBUG)"
+)
+
+
+def find_line_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the host a syslog, journald or pdsh line prefix names, and learn it."""
     for rx in _LINE_POSITIONS:
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
@@ -381,12 +397,22 @@ _PREFIX_HOST_BACK = regex.compile(r"(?r)[^\s\[\]<>|:]{1,253}")
 NCCL_AFTER_DIGIT = regex.compile(r" NCCL(?<=[\w./-]:\d{1,6} NCCL)")
 
 
+_last_prefixes = threading.local()
+
+
 def _line_prefix_hosts(text: str) -> Counter[str]:
-    """Host token of every line-leading NCCL prefix in `text`, with its number of lines."""
+    """Host token of every line-leading NCCL prefix in `text`, with its number of lines.
+
+    The last text's answer is kept (one per thread; callers do not change it): the leftover
+    pass reads the very text the prefix-host row read whenever the hosts stage masked nothing,
+    as on most pieces of an NCCL log, where either scan reads every line."""
+    if getattr(_last_prefixes, "text", None) is text:
+        return _last_prefixes.found
     found = Counter(_NCCL_LINE.findall(text))
     first = _NCCL_PREFIX.match(text)
     if first is not None:
         found[first.group(1)] += 1
+    _last_prefixes.text, _last_prefixes.found = text, found
     return found
 
 
@@ -409,8 +435,7 @@ def _all_prefixes_learned(text: str, state: LogState) -> bool:
 def learn_nccl_hosts(text: str, state: LogState) -> None:
     """Learn every host named in an NCCL line prefix at the start of a line."""
     if " NCCL" in text:
-        first = _NCCL_PREFIX.match(text)
-        _learn_prefix_hosts(_NCCL_LINE.findall(text), first.group(1) if first else None, state)
+        _learn_prefix_hosts(list(_line_prefix_hosts(text)), None, state)
 
 
 # The same prefix on raw bytes, for learning from a log that is never decoded whole.
@@ -440,6 +465,7 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask NCCL prefix hosts the other passes left (prefix after a wrapper), and learn them."""
     if " NCCL" not in text or _all_prefixes_learned(text, state):
         return
+    is_host: dict[str, bool] = {}  # a wrapped prefix repeats its few hosts on every line
     for m in _NCCL_LEFTOVER.finditer(text):
         end = m.start()
         back = _PREFIX_HOST_BACK.match(text, max(0, end - 253), end)
@@ -447,7 +473,10 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         i = back.start()
         host = text[i:end]
-        if not IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS:
+        ok = is_host.get(host)
+        if ok is None:
+            ok = is_host[host] = not IPV4ISH.match(host) and host.lower() not in _KEEP_HOSTS
+        if ok:
             edits.append((i, end, "host", host))
             state.learn_host(host)
 
@@ -498,6 +527,8 @@ NODE_LINE_WORDS: tuple[str, ...] = (
     *(w for w in _SHAPE_LITERALS.values() if w), "ec2-", *_CLUSTER_WORDS,
     "gpu-", *(f"gpu{d}" for d in range(10)), "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
 )  # fmt: skip
+# The shapes' literals, looked for in one scan rather than one sweep of the text each.
+_NODE_LITERALS = LiteralSet([*(w for w in _SHAPE_LITERALS.values() if w), "ip-", "ec2-", *_CLUSTER_WORDS])
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
@@ -505,12 +536,18 @@ _HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}
 _HOSTLIST_HEAD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 _HOSTLIST_SKIP = ("rank", "default", "local", "cuda", "dev", "device", "step", "epoch", "x", "y")
 _MAX_EXPANDED = 256
+# The line gate of find_hostlists (bot/masking/gate.py): what a list it masks holds, a `-`
+# before its `[`, in its range (`[01-04]`, `[1,3]`) or in its tail (`node[1]-ib`); `?` is a
+# non-ASCII digit as the gate reads it (`\d` takes those). NCCL's `0[0] -> 1[1]` holds none.
+HOSTLIST_TRIGGER = r"-\[[0-9?]|[A-Za-z0-9-]\[[0-9?]{1,6}(?:[-,]|\][A-Za-z0-9]{0,31}-)"
 
 # /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.
 _ETC_HOSTS_RX = LinePattern(
     r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])",
     gate=r"(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)[ \t]",
 )
+# The line gate of find_etc_hosts (bot/masking/gate.py): the address's head.
+ETC_HOSTS_TRIGGER = r"<IP|127\.|::1|fe00::0|ff0"
 _ROW_TOKEN = re.compile(r"[ \t]+([^\s#]{1,253})")
 _ETC_KEEP = frozenset(
     ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
@@ -545,6 +582,7 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     (LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
 ]  # fmt: skip
 _TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")  # HOST_NAME holds NAME
+_TABLE_LITERALS = LiteralSet(_TABLE_WORDS)  # one scan, not a sweep of the text per word
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
@@ -586,11 +624,14 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
 def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
     known = state.hosts  # masked by the learned-names pass anyway (NCCL prefixes: every line)
+    found = _NODE_LITERALS.present(text)
     for name, rx in _NODE_SHAPES:
         literal = _SHAPE_LITERALS[name]
-        if literal and literal not in text:
+        if literal and literal not in found:
             continue
-        if name == "cluster" and not any(w in text for w in _CLUSTER_WORDS):
+        if name == "ec2" and "ip-" not in found and "ec2-" not in found:
+            continue  # (`p-` gates lines; a text without the shape's own heads has no match)
+        if name == "cluster" and not any(w in found for w in _CLUSTER_WORDS):
             continue
         for m in rx.finditer(text):
             start, end = m.span()
@@ -602,12 +643,13 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
                 lo = max(0, start - 64)
                 run = text[lo:start]
                 start -= len(run) - len(run.rstrip(_TOKEN_CHARS))
-                if (start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(text[start:end]):
-                    continue
             host = text[start:end]
             if host in known and not (start and text[start - 1] == "<"):
                 # Masked by the learned-names pass, which leaves a name after `<` alone (it
                 # may be inside a placeholder): `node01<node01` is masked here, whole, at once.
+                # (Asked first: every NCCL line's prefix host is one, and is decided here.)
+                continue
+            if name in ("cluster", "accel") and ((start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host)):
                 continue
             edits.append((start, m.end(), "host", host))
             state.learn_host(host)
@@ -648,7 +690,7 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
         cells, layout = state.open_table
         state.open_table = None
         _table_rows(text, 0, cells, layout, edits, state)
-    if not any(word in text for word in _TABLE_WORDS):
+    if not _TABLE_LITERALS.present(text):
         return
     for header_rx, cells, wanted in _TABLES:
         for header in header_rx.finditer(text):

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from bot.literals import Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.containerlog import mask_entries
-from bot.masking.detectors import BY_STAGE, DETECTORS, Scan
+from bot.masking.detectors import BY_STAGE, Scan
 from bot.masking.edits import apply_edits
-from bot.masking.gate import LineGate, gated_text, remap
+from bot.masking.gate import Gate, gated_text, remap
 from bot.masking.hosts import learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
@@ -157,8 +157,8 @@ class Masker:
         return self.mask(name)
 
 
-# One automaton over each gated row's line anchors (gate.py), by row name.
-_GATES: dict[str, LineGate] = {d.name: LineGate(d.line_anchors) for d in DETECTORS if d.line_anchors}
+# One Hyperscan database per stage over its gated rows' line anchors and triggers (gate.py).
+_GATES: dict[str, Gate] = {stage: Gate([d for d in rows if d.gated]) for stage, rows in BY_STAGE if any(d.gated for d in rows)}
 
 
 def _mask_all(text: str, state: LogState) -> str:
@@ -186,11 +186,13 @@ def _mask_clean(text: str, state: LogState) -> str:
             hits = find_anchors(text)
             present = present_words(text, hits)
         scan = Scan(text, hits, present, [], state)
+        gate = _GATES.get(stage)
+        row_lines = gate.spans(text) if gate is not None else {}
         for detector in detectors:
-            if not detector.line_anchors:
+            if not detector.gated:
                 detector.find(scan)
                 continue
-            lines = _GATES[detector.name].spans(text)
+            lines = row_lines[detector.name]
             if lines:
                 joined, joined_starts, text_starts = gated_text(text, lines)
                 sub = Scan(joined, [], present, [], state)

@@ -15,6 +15,7 @@ import re
 
 import regex
 
+from bot.literals import LiteralSet
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import LinePattern
@@ -91,10 +92,11 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     ((":",), LinePattern(
         r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<whole>)(?P<name>[^\W\d_][^()\n]{0,127}?) {1,128}"
         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)",
-        gate=r" \([^\W\d_][^()\n]{0,127}? {1,128}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} {1,8}\d{1,7}\)",
+        # (From the clock's last colon: a gate from ` (` backtracked over every parenthesis.)
+        gate=r":\d\d [+-]\d{4} {1,8}\d{1,7}\)",
     )),
     # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
-    (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S")),
+    (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S", gate=r" \(\d{1,7}\):\r?\n")),
     (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
     # Microsoft Teams copies a message as `[10:42 AM] Hannah Fischer` (or `Fischer, Hannah`)
     # above its text.
@@ -118,6 +120,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         re.M,
     )),
 ]  # fmt: skip
+# The literals `find_names` tests, looked for in one scan (the eleven `in` sweeps cost more
+# than the shapes' own scans on a log that holds none). The chat and Teams clocks are decided
+# by `present` alone; a key of a name is tested here too when `present` holds `_name`.
+_LITERALS = LiteralSet(
+    literal for literals, _ in _SHAPES if literals not in (_CHAT_LITERALS, _TEAMS_LITERALS) for literal in literals
+)
 # Learning sees the lines that can teach a name: these words, and `@`.
 # Learning also reads `git shortlog -s` rows (`    42\tHannah Fischer`), by teaching-only words
 # (bot/masking/masker.py) that the per-piece anchor scan does not pay for.
@@ -198,6 +206,7 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             name = _plausible(raw)
             if name:
                 _take(text, back.start("name") + raw.rindex(name), name, edits, state)
+    found = _LITERALS.present(text)
     for literals, rx in _SHAPES:
         if literals is _CHAT_LITERALS:
             # The chat header can also be the text's last line, with no newline after it.
@@ -208,7 +217,7 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
         elif literals is _TEAMS_LITERALS:
             if " am]" not in present and " pm]" not in present:
                 continue  # Teams' `10:42 AM]` holds the clock word the anchor scan looked for
-        elif not any(literal in text for literal in literals):
+        elif not any(literal in found for literal in literals):
             continue
         for m in rx.finditer(text):
             groups = m.groupdict()

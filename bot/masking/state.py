@@ -129,5 +129,6 @@ class LogState:
                     self.learn_user(user)
 
     def learn_host(self, name: str) -> None:
-        if learnable(name):
+        # Known already (a prefix host is learned again on every line it leads): nothing to check.
+        if name not in self.hosts and learnable(name):
             self.hosts.setdefault(name, None)
