@@ -58,6 +58,14 @@ _EVENT_WORDS = frozenset(
      "failed", "failure", "error", "errors", "warning", "started", "finished", "completed", "resumed", "stopped",
      "done", "success", "succeeded", "summary", "info", "notice", "critical", "node", "cluster", "checkpoint")
 )  # fmt: skip
+_GREETING_LITERALS = ("ing ", "hanks ", "hank you ", "hx ", "cc ", "CC ", "cc: ", "ey ", "Hi ", "hi ", "ello ")
+_CLOSING_LITERALS = ("Cheers", "Thanks", "Thank you", "Best", "egards", "BR")
+# Capitalised words after a greeting that greet nobody (`Thanks All`, `Hi Team`, `cc Infra`).
+_NOT_GREETED = frozenset(
+    ("all", "team", "everyone", "everybody", "folks", "guys", "there", "again", "so", "much", "for", "you", "both",
+     "in", "me", "us", "the", "anyone", "someone", "infra", "ops", "support", "and", "but", "this", "that", "what",
+     "it", "we", "they", "a", "an", "to", "please", "ok", "okay", "yes", "no", "sir", "madam", "world", "google")
+)  # fmt: skip
 # (literals of which the text must hold one, pattern with a `name` group, optional `user` group)
 _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
@@ -110,6 +118,19 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     (("-by:",), LinePattern(
         r"[ \t]*(?:Signed-off|Reviewed|Acked|Tested|Reported|Suggested|Co-authored|Co-developed|Helped|Approved|Requested)-by:"
         r"[ \t]+(?P<whole>)(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})[ \t]*\r?$",
+        re.M,
+    )),
+    # A thread's greetings and sign-offs name people by their given name: `ping Dana`,
+    # `Thanks Lukas!`, `cc Priya`, `-- Dana`, and a closing word above the name
+    # (`Cheers,` / `Hannah Fischer`). Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
+    (_GREETING_LITERALS, re.compile(
+        r"(?<![\w@])(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+"
+        r"(?P<name>[A-Z][a-z'’-]{2,20}(?:[ \t][A-Z][a-z'’-]{1,40})?)(?=[!,.:;?)]|[ \t]|\r?$)"
+    )),
+    (("-- ", "--\t"), LinePattern(r"[ \t]*--[ \t]?(?P<whole>)(?P<name>[A-Z][a-z'’-]{1,30}(?:[ \t][A-Z][a-z'’-]{1,40}){0,2})[ \t]*\r?$", re.M)),
+    (_CLOSING_LITERALS, LinePattern(
+        r"[ \t]*(?:Cheers|Thanks|Thank you|Many thanks|Best|Best regards|Kind regards|Regards|Warm regards|BR)[,!.]?[ \t]*\r?\n"
+        r"[ \t]*(?P<whole>)(?P<name>[A-Z][a-z'’-]{1,30}(?:[ \t][A-Z][a-z'’-]{1,40}){0,2})[ \t]*\r?$",
         re.M,
     )),
     (_CHAT_LITERALS, LinePattern(
@@ -226,6 +247,12 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             raw = m.group("name").strip()
             if "whole" in groups and _plausible(raw) != raw:
                 continue
+            if literals is _GREETING_LITERALS:
+                words = raw.split()
+                if words[0].lower() in _NOT_GREETED or words[0].lower() in NOT_MENTIONS:
+                    continue
+                if len(words) > 1 and (words[1].lower() in _NOT_GREETED or words[1].lower() in _SYSTEM_WORDS):
+                    raw = words[0]  # `Thanks Dana For ...`: the given name alone
             if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
                 continue  # `@Autowired Trainer t`: an annotation before a type
             if literals is _TEAMS_LITERALS and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):

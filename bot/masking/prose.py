@@ -1,0 +1,35 @@
+"""Secrets a person names in a sentence: `I pasted my token <value> earlier`, `the password is <value>`.
+
+A thread says what a value is in words rather than by a key: a possessive or article, an
+optional qualifier, a secret word, then the value (after `is`/`was`, `:` or `=`, or directly).
+Only a value with letters and digits mixed is taken: `my token expired` names no secret.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.state import LogState
+
+_PROSE_SECRET = re.compile(
+    r"(?<![\w-])(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+"
+    r"(?:[A-Za-z&]{2,12}[ \t]+)?(?P<word>token|password|passwd|key|secret|PAT|pat)[ \t]+"
+    r"(?:(?:is|was)[ \t]+|[=:][ \t]*)?[`'\"]?(?P<v>[A-Za-z0-9][A-Za-z0-9+/=_.!#%^*@$&~-]{7,199})"
+)
+# The gate of find_prose_secrets (bot/masking/gate.py): the article, any word, the secret word.
+PROSE_SECRET_TRIGGER = r"(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+(?:[A-Za-z&]+[ \t]+)?(?:token|passw|key|secret|PAT|pat)"
+_TRAIL = "`'\".,;:!?)"
+
+
+def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask a secret a sentence names, and learn it so it goes wherever it recurs."""
+    for m in _PROSE_SECRET.finditer(text):
+        value = m.group("v").rstrip(_TRAIL)
+        if len(value) < 8 or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+            continue
+        if value.startswith("<") or "://" in value or value.count(".") > 2:
+            continue  # a placeholder, a URL, a dotted version or host
+        kind = "password" if m.group("word").startswith("pass") else "token"
+        edits.append((m.start("v"), m.start("v") + len(value), kind, value))
+        state.secrets.setdefault(value, kind)
