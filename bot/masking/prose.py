@@ -11,6 +11,7 @@ import re
 
 from bot.masking.edits import Edit
 from bot.masking.state import LogState
+from bot.masking.vendor import PREFIX_TOKEN_HEADS, find_vendor_tokens
 
 _PROSE_SECRET = re.compile(
     r"(?<![\w-])(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+"
@@ -30,6 +31,10 @@ def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if value.startswith("<") or "://" in value or value.count(".") > 2:
             continue  # a placeholder, a URL, a dotted version or host
+        known: list[Edit] = []
+        find_vendor_tokens(value, known)
+        if known or value.startswith(PREFIX_TOKEN_HEADS):
+            continue  # a vendor's key by its prefix (`ntn_...`): its own row names the kind
         kind = "password" if m.group("word").startswith("pass") else "token"
         edits.append((m.start("v"), m.start("v") + len(value), kind, value))
         state.secrets.setdefault(value, kind)
