@@ -63,7 +63,14 @@ from bot.masking.hosts import (
     learn_nccl_hosts,
 )
 from bot.masking.keys import KEY_KINDS
-from bot.masking.names import NAME_WORDS, ROLE_WORDS, find_names, find_role_names
+from bot.masking.names import (
+    GREETING_TRIGGER,
+    NAME_WORDS,
+    ROLE_WORDS,
+    find_greeted_names,
+    find_names,
+    find_role_names,
+)
 from bot.masking.owners import OWNER_LINE_WORDS, find_owner_logins
 from bot.masking.pairs import KEY_WORDS, find_pairs
 from bot.masking.pasted import (
@@ -168,6 +175,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
     Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),
+    Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
