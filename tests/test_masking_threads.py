@@ -43,6 +43,7 @@ MASKED = [
     # A secret a sentence names; the machine a sentence moves a job to.
     ("(oops, I pasted my token Xq7mK2pL9vR4tZ8wYb3c earlier in #ml-infra, rotating it now)", "Xq7mK2pL9vR4tZ8wYb3c", "SECRET"),
     ("the password is hunter2024! so please rotate", "hunter2024!", "SECRET"),
+    ("(I pasted my token fSDkgb.ApaQBmx in the wrong channel)", "fSDkgb.ApaQBmx", "SECRET"),
     ("I moved the job to kraken-ml for now", "kraken-ml", "HOST"),
     ("ssh'd into thor-dev and the GPUs are idle", "thor-dev", "HOST"),
 ]

@@ -2,7 +2,8 @@
 
 A thread says what a value is in words rather than by a key: a possessive or article, an
 optional qualifier, a secret word, then the value (after `is`/`was`, `:` or `=`, or directly).
-Only a value with letters and digits mixed is taken: `my token expired` names no secret.
+Only a value with letters and digits mixed, or both cases and a symbol (`fSDkgb.ApaQBmx`), is
+taken: `my token expired` names no secret.
 """
 
 from __future__ import annotations
@@ -23,11 +24,18 @@ PROSE_SECRET_TRIGGER = r"(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[
 _TRAIL = "`'\".,;:!?)"
 
 
+def _secret_like(value: str) -> bool:
+    letters = any(c.isalpha() for c in value)
+    if any(c.isdigit() for c in value):
+        return letters
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(not c.isalnum() for c in value)
+
+
 def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask a secret a sentence names, and learn it so it goes wherever it recurs."""
     for m in _PROSE_SECRET.finditer(text):
         value = m.group("v").rstrip(_TRAIL)
-        if len(value) < 8 or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        if len(value) < 8 or not _secret_like(value):
             continue
         if value.startswith("<") or "://" in value or value.count(".") > 2:
             continue  # a placeholder, a URL, a dotted version or host
