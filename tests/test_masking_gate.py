@@ -93,6 +93,12 @@ STAGED = """\
 [rank3]: <IPV6-2> trainbox05 # login
 127.0.1.1\ttrainbox05
 ::1 localhost ip6-localhost
+hfischer  123456 99.3  2.1 31544212 2763444 ?     Rl   10:41  52:03 python train.py
+gpu-node-07,<IP-2> ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHd3Nn1ZpQ0kq7m0a1cR9xk2T5w8Yb3cJ4uV6eL0sA1B
+(I pasted my token Xq7mK2pL9vR4tZ8w earlier, rotating it now)
+I moved the job to kraken-ml for now
+Thanks Lukas! ping Dana if you see this
+-- Priya
 """
 
 

@@ -63,9 +63,25 @@ from bot.masking.hosts import (
     learn_nccl_hosts,
 )
 from bot.masking.keys import KEY_KINDS
-from bot.masking.names import NAME_WORDS, ROLE_WORDS, find_names, find_role_names
+from bot.masking.names import (
+    GREETING_TRIGGER,
+    NAME_WORDS,
+    ROLE_WORDS,
+    find_greeted_names,
+    find_names,
+    find_role_names,
+)
 from bot.masking.owners import OWNER_LINE_WORDS, find_owner_logins
 from bot.masking.pairs import KEY_WORDS, find_pairs
+from bot.masking.pasted import (
+    KNOWN_HOSTS_TRIGGER,
+    PROSE_HOST_TRIGGER,
+    PS_ROW_TRIGGER,
+    find_known_hosts,
+    find_prose_hosts,
+    find_ps_rows,
+    find_reason_rows,
+)
 from bot.masking.people import (
     LS_OWNER_TRIGGER,
     PEOPLE_WORDS,
@@ -78,6 +94,7 @@ from bot.masking.people import (
     find_phones,
     find_user_at_host,
 )
+from bot.masking.prose import PROSE_SECRET_TRIGGER, find_prose_secrets
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
 from bot.masking.vendor import (
@@ -146,16 +163,19 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key", *VENDOR_KINDS), COMMAND_WORDS),
     Detector("pgpass-rows", "secrets", lambda s: find_pgpass(s.text, s.present, s.edits, s.state), ("password", "user"), PGPASS_WORDS),
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
+    Detector("prose-secrets", "secrets", lambda s: find_prose_secrets(s.text, s.edits, s.state), ("password", "token"), line_trigger=PROSE_SECRET_TRIGGER),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("file-owners", "people", lambda s: find_file_owners(s.text, s.edits, s.state), ("user",), line_trigger=LS_OWNER_TRIGGER),
+    Detector("ps-rows", "people", lambda s: find_ps_rows(s.text, s.edits, s.state), ("user",), line_trigger=PS_ROW_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
     Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),
+    Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user"), NAME_WORDS),
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
@@ -171,6 +191,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",), line_trigger=HOSTLIST_TRIGGER),
     Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),
     Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",), line_trigger=ETC_HOSTS_TRIGGER),
+    Detector("known-hosts", "hosts", lambda s: find_known_hosts(s.text, s.edits, s.state), ("host",), line_trigger=KNOWN_HOSTS_TRIGGER),
+    Detector("prose-hosts", "hosts", lambda s: find_prose_hosts(s.text, s.edits, s.state), ("host",), line_trigger=PROSE_HOST_TRIGGER),
+    Detector("sinfo-reasons", "hosts", lambda s: find_reason_rows(s.text, s.edits, s.state), ("host", "user")),
     Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
     Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),

@@ -573,6 +573,9 @@ _TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
     (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M, gate=r"PARTITION[ \t]+AVAIL"), _BLANKS, {"NODELIST": "host"}),
     (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M, gate=r"NODELIST[ \t]+NODES"), _BLANKS, {"NODELIST": "host"}),
+    # gcloud compute instances list: `NAME  ZONE  MACHINE_TYPE  PREEMPTIBLE  INTERNAL_IP  EXTERNAL_IP  STATUS`
+    # (an instance's name is its host name; PREEMPTIBLE and EXTERNAL_IP may be blank).
+    (LinePattern(r"[ \t]*NAME[ \t]+ZONE[ \t]+MACHINE_TYPE[ \t][^\n]*$", re.M, gate=r"NAME[ \t]+ZONE[ \t]+MACHINE_TYPE"), _BLANKS, {"NAME": "host"}),
     # top: `    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND`
     (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+PR[ \t]+NI"), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
@@ -699,9 +702,11 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
             checks = {i: _CELL_CHECKS[name] for i, name in enumerate(names) if name in _CELL_CHECKS}
             if names and names[0] == "HOST_NAME" and len(names) > 1:
                 checks[1] = _LSF_STATUS  # a line that is no host's row ends the table
-            if names and names[0] == "NAME" and "READY" not in names and "STATUS" in names:
+            if names and names[0] == "NAME" and "READY" not in names and "ZONE" not in names and "STATUS" in names:
                 checks[names.index("STATUS")] = _NODE_STATUS  # kubectl get nodes
             width = len(names)
+            if names[:2] == ["NAME", "ZONE"]:
+                width = 4  # NAME ZONE MACHINE_TYPE and a fourth: blank cells shorten the row
             if names[0] == "SESSION" and "USER" in names:
                 width = names.index("USER") + 2  # loginctl leaves SEAT and TTY blank where there is none
             if columns:

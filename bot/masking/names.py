@@ -58,6 +58,13 @@ _EVENT_WORDS = frozenset(
      "failed", "failure", "error", "errors", "warning", "started", "finished", "completed", "resumed", "stopped",
      "done", "success", "succeeded", "summary", "info", "notice", "critical", "node", "cluster", "checkpoint")
 )  # fmt: skip
+_CLOSING_LITERALS = ("Cheers", "Thanks", "Thank you", "egards")
+# Capitalised words after a greeting that greet nobody (`Thanks All`, `Hi Team`, `cc Infra`).
+_NOT_GREETED = frozenset(
+    ("all", "team", "everyone", "everybody", "folks", "guys", "there", "again", "so", "much", "for", "you", "both",
+     "in", "me", "us", "the", "anyone", "someone", "infra", "ops", "support", "and", "but", "this", "that", "what",
+     "it", "we", "they", "a", "an", "to", "please", "ok", "okay", "yes", "no", "sir", "madam", "world", "google")
+)  # fmt: skip
 # (literals of which the text must hold one, pattern with a `name` group, optional `user` group)
 _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
@@ -111,6 +118,13 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         r"[ \t]*(?:Signed-off|Reviewed|Acked|Tested|Reported|Suggested|Co-authored|Co-developed|Helped|Approved|Requested)-by:"
         r"[ \t]+(?P<whole>)(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})[ \t]*\r?$",
         re.M,
+    )),
+    # A closing word above the sender's name ends a message in a thread: `Cheers,` / `Hannah Fischer`.
+    (_CLOSING_LITERALS, LinePattern(
+        r"[ \t]*(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?[ \t]*\r?\n"
+        r"[ \t]*(?P<whole>)(?P<name>[A-Z][a-z'’-]{1,30}(?:[ \t][A-Z][a-z'’-]{1,40}){0,2})[ \t]*\r?$",
+        re.M,
+        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards)[,!.]?[ \t]*\r?\n[ \t]*[A-Z][a-z]",
     )),
     (_CHAT_LITERALS, LinePattern(
         r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
@@ -297,3 +311,31 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             if _plausible(raw) != raw:
                 continue
             _take(text, m.start("name"), raw, edits, state)
+
+
+# A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Thanks
+# Lukas!`, `cc Priya`, `-- Dana`. Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
+_GREETING = re.compile(
+    r"(?<![\w@])(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+"
+    r"(?P<name>[A-Z][a-z'’-]{2,20}(?:[ \t][A-Z][a-z'’-]{1,40})?)(?=[!,.:;?)]|[ \t]|\r?$)"
+    r"|^[ \t]*--[ \t]?(?P<signed>[A-Z][a-z'’-]{1,30}(?:[ \t][A-Z][a-z'’-]{1,40}){0,2})[ \t]*\r?$",
+    re.M,
+)
+# The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, or `--`.
+GREETING_TRIGGER = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+[A-Z]|^[ \t]*--[ \t]?[A-Z]"
+
+
+def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the given names a thread greets, pings and signs with."""
+    for m in _GREETING.finditer(text):
+        group = "name" if m.group("name") else "signed"
+        raw = m.group(group)
+        words = raw.split()
+        if group == "name":
+            if words[0].lower() in _NOT_GREETED or words[0].lower() in NOT_MENTIONS:
+                continue
+            if len(words) > 1 and (words[1].lower() in _NOT_GREETED or words[1].lower() in _SYSTEM_WORDS):
+                raw = words[0]  # `Thanks Dana For ...`: the given name alone
+        elif _plausible(raw) != raw:
+            continue
+        _take(text, m.start(group), raw, edits, state)

@@ -518,6 +518,8 @@ _PHONE_RX = re.compile(
 # parentheses, since `call` and `text` are common words before other numbers.
 _PROSE_PHONE_RX = re.compile(
     r"(?i)(?<![a-z])(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?[ \t]*:?[ \t]*"
+    # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
+    r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
 )
 _PROSE_STARTS = ("call", "ring", "reach", "text", "sms")

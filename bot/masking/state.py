@@ -30,6 +30,18 @@ _STOP_NAMES = frozenset(
 )
 
 _DNS_UNSAFE = re.compile(r"[._]+")
+# A login spelled `given.family` or `given_family` (not `svc_train`: the family part must be
+# letters too, and the given name not a common word, `_WORDLIKE_GIVEN`).
+_GIVEN_IN_LOGIN = re.compile(r"([a-z]{3,20})[._][a-z]{2,30}\Z")
+# Given names that are also words a log or a thread uses (`Will this work`, `grant access`).
+_WORDLIKE_GIVEN = frozenset(
+    ("will", "mark", "may", "june", "april", "august", "grant", "rose", "max", "bill", "chase", "hunter", "page", "lane",
+     "dean", "art", "ray", "gene", "pat", "sky", "summer", "autumn", "joy", "hope", "faith", "amber", "ruby", "jade",
+     "crystal", "don", "bob", "rob", "sue", "ben", "jack", "frank", "earl", "guy", "norm", "sam", "dash", "kit",
+     "storm", "river", "reed", "drew", "wade", "cliff", "glen", "penny", "victor", "miles", "ivy", "iris", "dawn",
+     "svc", "sys", "app", "api", "bot", "ci", "cd", "gpu", "cpu", "web", "dev", "ops", "test", "user", "team", "data",
+     "admin", "build", "deploy", "service", "train", "model", "batch", "job")
+)  # fmt: skip
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
 _NAME_PART = re.compile(r"[^\W\d_]{2,30}\Z")
@@ -103,6 +115,10 @@ class LogState:
     def learn_user(self, name: str) -> None:
         if learnable(name):
             self.users.setdefault(name, None)
+            # `lucia.fernandez` is Lucia to her colleagues: her given name goes too.
+            given = _GIVEN_IN_LOGIN.match(name)
+            if given is not None:
+                self._learn_given(given.group(1))
             # `hannah.fischer` is `hannah-fischer` in a Kubernetes namespace or pod name (DNS
             # labels allow neither dots nor underscores nor capitals): learn that form too.
             dns = _DNS_UNSAFE.sub("-", name.lower())
@@ -127,6 +143,16 @@ class LogState:
                 first, last = parts
                 for user in (f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"):
                     self.learn_user(user)
+                self._learn_given(name.split()[0])
+            elif len(parts) == 1:
+                self._learn_given(name)
+
+    def _learn_given(self, given: str) -> None:
+        """A given name alone (`ping Dana`, `Thanks Lukas!`) and its lowercase in the names
+        people give their things (`s3://acme-ml-lucia/ckpt`), unless it is also a common word."""
+        if _NAME_PART.match(given) and given.lower() not in _WORDLIKE_GIVEN and learnable(given.lower()):
+            self.names.setdefault(given[0].upper() + given[1:].lower(), None)
+            self.users.setdefault(given.lower(), None)
 
     def learn_host(self, name: str) -> None:
         # Known already (a prefix host is learned again on every line it leads): nothing to check.

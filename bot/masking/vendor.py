@@ -130,6 +130,7 @@ _PREFIX_TOKENS: dict[str, tuple[str, re.Pattern[str]]] = {
        for t in ("pt", "st", "sa", "ct")},
 }
 PREFIX_TOKEN_KINDS = ("docker-token", "fly-token", "doppler-token")
+PREFIX_TOKEN_HEADS = tuple(_PREFIX_TOKENS)
 
 _KIND = {name: kind for name, kind, _, _, _ in _BRANCHES}
 # The kinds a vendor shape names (kind_of_value names the prefixed ones too, under a key).

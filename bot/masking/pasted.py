@@ -1,0 +1,118 @@
+"""Rows of tool output pasted into a thread without the header the table code keys on.
+
+A chat or an issue quotes two rows of `ps aux`, the reasons `sinfo -R` lists, or the lines of
+`~/.ssh/known_hosts`; each row's own shape says which cell is a user or a machine.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.hosts import host_value_ok
+from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.lines import LinePattern
+from bot.masking.state import LogState
+
+# `ps aux`: USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND. The run from %CPU to STAT
+# is what only ps prints: two one-decimal percentages, two sizes, a terminal, a state code.
+_PS_ROW = LinePattern(
+    r"[ \t]*(?P<user>[A-Za-z_][\w.+-]{0,31})[ \t]+\d{1,10}[ \t]+\d{1,4}\.\d[ \t]+\d{1,3}\.\d[ \t]+\d{1,14}[ \t]+\d{1,14}"
+    r"[ \t]+(?:\?|pts/\d{1,4}|tty\w{0,8}|console)[ \t]+[RSDZTIWXtLNsl<+]{1,8}[ \t]",
+    behind_prefix=False,
+)
+# The gate of find_ps_rows (bot/masking/gate.py): %MEM, VSZ, RSS and the terminal.
+PS_ROW_TRIGGER = r"\.[0-9?][ \t]+[0-9?]+[ \t]+[0-9?]+[ \t]+(?:\?|pts/|tty|console)"
+
+# known_hosts: `host[,host...] keytype base64`, a host possibly `[host]:port`; a hashed entry
+# (`|1|salt|hash`) names nothing. `@cert-authority`/`@revoked` markers lead some lines.
+_KNOWN_HOSTS_ROW = LinePattern(
+    r"[ \t]*(?:@[\w-]{1,20}[ \t]+)?(?P<hosts>[^\s|#@][^\s]{0,1000})[ \t]+"
+    r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)[ \t]+AAAA",
+    behind_prefix=False,
+)
+KNOWN_HOSTS_TRIGGER = r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp[0-9?]{3}|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)[ \t]+AAAA"
+# Daemon accounts ps lists beside the people's (ps cuts a long name to `systemd+`).
+_DAEMONS = frozenset(("daemon", "syslog", "slurm", "munge", "www-data", "polkitd", "chrony", "avahi", "colord", "rtkit", "_apt", "mysql", "redis"))
+_PATTERN_HOST = re.compile(r"\[?([^\],:\s]+)\]?(?::\d{1,5})?")
+
+# `sinfo -R` ("%20E %9u %19H %N"; `--long` adds the state): a free-text reason, then the user
+# who set it, the time, and the nodes. The reason holds blanks, so the row is read from its end.
+_REASON_HEADER = re.compile(r"^[ \t]*REASON[ \t]+USER[ \t]+TIMESTAMP[ \t]+(?:STATE[ \t]+)?NODELIST[ \t]*\r?$", re.M)
+_REASON_ROW = re.compile(
+    r"[ \t]*\S.{0,200}?[ \t](?P<user>[A-Za-z_][\w.+-]{0,31})[ \t]+(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|Unknown)"
+    r"(?:[ \t]+[a-z]{1,12}[*~#!%$@^-]?)?[ \t]+(?P<nodes>[^\s]{1,1000})[ \t]*\r?\Z"
+)
+
+
+def find_ps_rows(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask and learn the USER of `ps aux` rows, with or without their header."""
+    for m in _PS_ROW.finditer(text):
+        user = m.group("user")
+        if user.lower() not in TECHNICAL_USERS and user.lower() not in _DAEMONS and not user.endswith("+"):
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
+
+
+def find_known_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the host names (and learn them) that lead `known_hosts` lines; addresses are the IP rows'."""
+    for m in _KNOWN_HOSTS_ROW.finditer(text):
+        base = m.start("hosts")
+        for part in re.finditer(r"[^,]+", m.group("hosts")):
+            host = _PATTERN_HOST.fullmatch(part.group())
+            if host is None or "*" in host.group(1) or "?" in host.group(1) or not host_value_ok(host.group(1)):
+                continue
+            if host.group(1).replace(".", "").isdigit() or host.group(1).startswith("<"):
+                continue
+            start = base + part.start() + host.start(1)
+            edits.append((start, start + len(host.group(1)), "host", host.group(1)))
+            state.learn_host(host.group(1))
+
+
+def find_reason_rows(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask the USER and NODELIST of the rows under a `sinfo -R` header, and learn them."""
+    if "TIMESTAMP" not in text:
+        return
+    for header in _REASON_HEADER.finditer(text):
+        pos = header.end() + 1
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            m = _REASON_ROW.match(text[pos:end])
+            if m is None:
+                break
+            user, nodes = m.group("user"), m.group("nodes")
+            if user.lower() not in TECHNICAL_USERS:
+                edits.append((pos + m.start("user"), pos + m.end("user"), "user", user))
+                state.learn_user(user)
+            for item in re.finditer(r"[^,\[]+(?:\[[^\]]*\][^,]*)?", nodes):
+                if host_value_ok(item.group()):
+                    edits.append((pos + m.start("nodes") + item.start(), pos + m.start("nodes") + item.end(), "host", item.group()))
+                    if "[" not in item.group():
+                        state.learn_host(item.group())
+            pos = end + 1
+
+
+# A machine a sentence moves a job to or logs into, named without a number or a domain:
+# `I moved the job to kraken-ml for now`, `ssh'd into thor-dev`, `rebooted hydra-gpu`.
+_PROSE_HOST = re.compile(
+    r"(?<![\w-])(?:ssh(?:'d|ed)?|logged|log|moved|move|moving|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran)"
+    r"[ \t]+(?:(?:the|my|our|it|them|job|jobs|run|runs|training|back|over|in)[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+"
+    r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3})(?![\w/-]|\.\w)"
+)
+PROSE_HOST_TRIGGER = r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran)[a-z']*[ \t]+(?:[a-z]+[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+[a-z][a-z0-9]+-"
+# First words of a hyphenated term that is a mode or a setting, not a machine (`moved to bf16-mixed`).
+_NOT_MACHINE_HEADS = frozenset(
+    ("multi", "single", "bf16", "fp16", "fp8", "fp32", "mixed", "half", "full", "data", "model", "pipeline", "tensor",
+     "non", "pre", "post", "auto", "self", "out", "up", "cpu", "cuda", "torch", "zero", "stage", "per", "sub", "new",
+     "old", "main", "release", "feature", "fix", "hot", "cold", "warm", "long", "short", "high", "low")
+)  # fmt: skip
+
+
+def find_prose_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the machine a sentence moves a job to or logs into."""
+    for m in _PROSE_HOST.finditer(text):
+        host = m.group("host")
+        if host.split("-", 1)[0] not in _NOT_MACHINE_HEADS and host_value_ok(host):
+            edits.append((m.start("host"), m.end("host"), "host", host))
+            state.learn_host(host)

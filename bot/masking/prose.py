@@ -1,0 +1,48 @@
+"""Secrets a person names in a sentence: `I pasted my token <value> earlier`, `the password is <value>`.
+
+A thread says what a value is in words rather than by a key: a possessive or article, an
+optional qualifier, a secret word, then the value (after `is`/`was`, `:` or `=`, or directly).
+Only a value with letters and digits mixed, or both cases and a symbol (`fSDkgb.ApaQBmx`), is
+taken: `my token expired` names no secret.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.state import LogState
+from bot.masking.vendor import PREFIX_TOKEN_HEADS, find_vendor_tokens
+
+_PROSE_SECRET = re.compile(
+    r"(?<![\w-])(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+"
+    r"(?:[A-Za-z&]{2,12}[ \t]+)?(?P<word>token|password|passwd|key|secret|PAT|pat)[ \t]+"
+    r"(?:(?:is|was)[ \t]+|[=:][ \t]*)?[`'\"]?(?P<v>[A-Za-z0-9][A-Za-z0-9+/=_.!#%^*@$&~-]{7,199})"
+)
+# The gate of find_prose_secrets (bot/masking/gate.py): the article, any word, the secret word.
+PROSE_SECRET_TRIGGER = r"(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+(?:[A-Za-z&]+[ \t]+)?(?:token|passw|key|secret|PAT|pat)"
+_TRAIL = "`'\".,;:!?)"
+
+
+def _secret_like(value: str) -> bool:
+    letters = any(c.isalpha() for c in value)
+    if any(c.isdigit() for c in value):
+        return letters
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(not c.isalnum() for c in value)
+
+
+def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask a secret a sentence names, and learn it so it goes wherever it recurs."""
+    for m in _PROSE_SECRET.finditer(text):
+        value = m.group("v").rstrip(_TRAIL)
+        if len(value) < 8 or not _secret_like(value):
+            continue
+        if value.startswith("<") or "://" in value or value.count(".") > 2:
+            continue  # a placeholder, a URL, a dotted version or host
+        known: list[Edit] = []
+        find_vendor_tokens(value, known)
+        if known or value.startswith(PREFIX_TOKEN_HEADS):
+            continue  # a vendor's key by its prefix (`ntn_...`): its own row names the kind
+        kind = "password" if m.group("word").startswith("pass") else "token"
+        edits.append((m.start("v"), m.start("v") + len(value), kind, value))
+        state.secrets.setdefault(value, kind)
