@@ -22,6 +22,9 @@ _PROSE_SECRET = re.compile(
 # The gate of find_prose_secrets (bot/masking/gate.py): the article, any word, the secret word.
 PROSE_SECRET_TRIGGER = r"(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+(?:[A-Za-z&]+[ \t]+)?(?:token|passw|key|secret|PAT|pat)"
 _TRAIL = "`'\".,;:!?)"
+# A lower-case name joined by `_` or `.` is a config key or a parameter, not a secret
+# (`the key fp16_master_weights is missing`, `the new key encoder.layer1.weight`).
+_IDENTIFIER = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)+\Z")
 
 
 def _secret_like(value: str) -> bool:
@@ -37,8 +40,8 @@ def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
         value = m.group("v").rstrip(_TRAIL)
         if len(value) < 8 or not _secret_like(value):
             continue
-        if value.startswith("<") or "://" in value or value.count(".") > 2:
-            continue  # a placeholder, a URL, a dotted version or host
+        if value.startswith("<") or "://" in value or value.count(".") > 2 or _IDENTIFIER.match(value):
+            continue  # a placeholder, a URL, a dotted version or host, an identifier
         known: list[Edit] = []
         find_vendor_tokens(value, known)
         if known or value.startswith(PREFIX_TOKEN_HEADS):

@@ -40,7 +40,12 @@ _WORDLIKE_GIVEN = frozenset(
      "crystal", "don", "bob", "rob", "sue", "ben", "jack", "frank", "earl", "guy", "norm", "sam", "dash", "kit",
      "storm", "river", "reed", "drew", "wade", "cliff", "glen", "penny", "victor", "miles", "ivy", "iris", "dawn",
      "svc", "sys", "app", "api", "bot", "ci", "cd", "gpu", "cpu", "web", "dev", "ops", "test", "user", "team", "data",
-     "admin", "build", "deploy", "service", "train", "model", "batch", "job")
+     "admin", "build", "deploy", "service", "train", "model", "batch", "job",
+     # names that are also what a training log prints: optimizers, model families, GPU
+     # architectures, adapters, initialisers (`optimizer: Adam`, `google/gemma-2b`, `Grace Hopper`)
+     "adam", "ada", "bert", "albert", "roberta", "bart", "ernie", "electra", "marian", "florence", "gemma",
+     "grace", "pascal", "lora", "dora", "xavier", "kaiming", "lance", "rich", "sage", "nova", "luna", "stella",
+     "flora")
 )  # fmt: skip
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
