@@ -636,6 +636,13 @@ def test_a_learned_numbered_host_teaches_its_siblings() -> None:
     assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
 
 
+def test_a_stem_at_the_very_end_of_a_text_is_no_sibling() -> None:
+    """`sc-06` ending a piece has fewer digits than its learned siblings: kept, not an error."""
+    masker = Masker()
+    masker.learn(b"NodeName=sc-061 State=IDLE\n")
+    assert masker.mask("Re: sc-06") == "Re: sc-06"
+
+
 def test_a_relaying_service_is_no_part_of_the_name() -> None:
     """Slack and Google Groups send as `<person> via <service> <address>`: the person goes."""
     masked = mask("From: Hannah Fischer via Slack <notifications@slack.com>\n").text

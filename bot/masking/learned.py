@@ -73,10 +73,11 @@ def _sibling_or_word(data: bytes, before: frozenset[int], stems: dict[bytes, int
         if n is None:
             return word(start, end)
         stop = end + n
+        digits = data[end:stop]  # shorter than n where the text ends first
         return (
             (start == 0 or data[start - 1] not in before)
-            and data[end:stop].isdigit()
-            and stop - end == n
+            and len(digits) == n
+            and digits.isdigit()
             and (stop == len(data) or (data[stop] not in _ALNUM and data[stop] != _DASH))
         )
 
