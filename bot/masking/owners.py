@@ -107,34 +107,25 @@ OWNER_LINE_WORDS = (
 
 def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the login in personal branches, namespaces and container names, and learn it."""
-    for m in _BRANCH.finditer(text):
-        user = m.group("user")
+
+    def take(start: int, user: str) -> None:
         if login_like(user):
-            edits.append((m.start("user"), m.end("user"), "user", user))
-            state.learn_user(user)
-    for m in _NAMESPACE.finditer(text):
-        personal = _PERSONAL_NS.match(m.group("ns"))
-        if personal is None:
-            continue
-        group = next(g for g in ("a", "b", "c") if personal.group(g) is not None)
-        user = personal.group(group)
-        if login_like(user):
-            start = m.start("ns") + personal.start(group)
             edits.append((start, start + len(user), "user", user))
             state.learn_user(user)
+
+    for m in _BRANCH.finditer(text):
+        take(m.start("user"), m.group("user"))
+    for m in _NAMESPACE.finditer(text):
+        personal = _PERSONAL_NS.match(m.group("ns"))
+        if personal is not None:
+            group = next(g for g in ("a", "b", "c") if personal.group(g) is not None)
+            take(m.start("ns") + personal.start(group), personal.group(group))
     for m in _JUPYTER_POD.finditer(text):
-        user = m.group("user")
-        if user.split("-", 1)[0] not in _JUPYTER_WORDS and login_like(user):
-            edits.append((m.start("user"), m.end("user"), "user", user))
-            state.learn_user(user)
+        if m.group("user").split("-", 1)[0] not in _JUPYTER_WORDS:
+            take(m.start("user"), m.group("user"))
     if " ago " in text:
         for m in _CONTAINER_ROW.finditer(text):
             role = _CONTAINER_ROLE.match(m.group("names"))
-            if role is None:
-                continue
-            group = "a" if role.group("a") is not None else "b"
-            user = role.group(group)
-            if login_like(user):
-                start = m.start("names") + role.start(group)
-                edits.append((start, start + len(user), "user", user))
-                state.learn_user(user)
+            if role is not None:
+                group = "a" if role.group("a") is not None else "b"
+                take(m.start("names") + role.start(group), role.group(group))
