@@ -9,10 +9,14 @@ the longest of those starting there, and no overlaps.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import hyperscan
+
+T = TypeVar("T")
 
 
 def hyperscan_literal(word: str) -> str:
@@ -72,20 +76,29 @@ class Words:
         return out
 
 
-_last = threading.local()
+def last_text_memo(fn: Callable[[str], T]) -> Callable[[str], T]:
+    """`fn` with its answer kept for the last text it was given (one per thread, the text
+    compared by identity): the masker's passes over one stage read the very same text. Callers
+    must not change what it returns."""
+    local = threading.local()
+
+    @functools.wraps(fn)
+    def memo(text: str) -> T:
+        if getattr(local, "text", None) is not text:
+            local.value = fn(text)
+            local.text = text
+        return local.value
+
+    return memo
 
 
+@last_text_memo
 def one_byte(text: str) -> bytes:
     """`text` with every non-ASCII character as `?`: one byte per character, so offsets in it
-    are offsets in `text`.
-
-    The bytes of the last text asked for are kept (one per thread): the masker's stage gate,
-    anchor scan and literal tests all read the same stage text, and a text with one non-ASCII
-    character costs a slow encode each time."""
-    if getattr(_last, "text", None) is not text:
-        _last.data = text.encode("ascii", errors="replace")
-        _last.text = text
-    return _last.data
+    are offsets in `text`. (Kept for the last text: the masker's stage gate, anchor scan and
+    literal tests all read the same stage text, and a text with one non-ASCII character costs
+    a slow encode each time.)"""
+    return text.encode("ascii", errors="replace")
 
 
 class LiteralSet:

@@ -6,12 +6,11 @@ import base64
 import binascii
 import json
 import re
-import threading
 from collections import Counter
 
 import regex
 
-from bot.literals import LiteralSet
+from bot.literals import LiteralSet, last_text_memo
 from bot.masking.edits import Edit
 from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
 from bot.masking.state import LogState
@@ -397,22 +396,17 @@ _PREFIX_HOST_BACK = regex.compile(r"(?r)[^\s\[\]<>|:]{1,253}")
 NCCL_AFTER_DIGIT = regex.compile(r" NCCL(?<=[\w./-]:\d{1,6} NCCL)")
 
 
-_last_prefixes = threading.local()
-
-
+@last_text_memo
 def _line_prefix_hosts(text: str) -> Counter[str]:
     """Host token of every line-leading NCCL prefix in `text`, with its number of lines.
 
-    The last text's answer is kept (one per thread; callers do not change it): the leftover
-    pass reads the very text the prefix-host row read whenever the hosts stage masked nothing,
-    as on most pieces of an NCCL log, where either scan reads every line."""
-    if getattr(_last_prefixes, "text", None) is text:
-        return _last_prefixes.found
+    (Kept for the last text: the leftover pass reads the very text the prefix-host row read
+    whenever the hosts stage masked nothing, as on most pieces of an NCCL log, where either
+    scan reads every line.)"""
     found = Counter(_NCCL_LINE.findall(text))
     first = _NCCL_PREFIX.match(text)
     if first is not None:
         found[first.group(1)] += 1
-    _last_prefixes.text, _last_prefixes.found = text, found
     return found
 
 
