@@ -62,6 +62,11 @@ def test_unsigned_forged_or_replayed_requests_get_401(rbot, rfake, case):
     assert rfake.of("chat.postMessage") == [] and rfake.of("reactions.add") == []
 
 
+def _payload(obj: dict) -> bytes:
+    return urllib.parse.urlencode({"payload": json.dumps({"team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"},
+                                                          "trigger_id": f"{time.time_ns()}.1", **obj})}).encode()
+
+
 def _deep(n: int) -> bytes:
     return b'{"type":"event_callback","team_id":"T0TEST001","event":' + b"[" * n + b"]" * n + b"}"
 
@@ -87,11 +92,17 @@ def _deep(n: int) -> bytes:
         (body_of(envelope(message("hi", "1.1"), team_id="T BAD {x}")), "application/json"),
         (body_of(envelope(message("hi", "1.1"), team_id=12345)), "application/json"),
         (body_of(envelope(message("hi", "1.1"), event_id="Ev with spaces")), "application/json"),
+        (_payload({"type": "block_actions", "actions": []}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "block_actions", "actions": {"action_id": "denpex_full_entry"}}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "block_actions", "actions": ["denpex_full_entry"]}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "view_submission", "view": {"id": "V1", "callback_id": "x"}}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "view_closed", "view": "V1"}), "application/x-www-form-urlencoded"),
     ],
     ids=["truncated-json", "not-utf8", "nested-100k-deep", "json-array", "json-string", "empty", "blank",
          "json-null", "event-not-object", "event-without-type", "event-missing", "form-payload-not-json",
          "form-payload-deep", "form-payload-array", "form-not-utf8", "team-id-invalid", "team-id-number",
-         "event-id-with-spaces"],
+         "event-id-with-spaces", "actions-empty", "actions-not-a-list", "action-not-an-object",
+         "view-without-type", "view-not-an-object"],
 )
 def test_malformed_signed_bodies_get_400_not_a_crash(rbot, rfake, body, ctype):
     """Correctly signed but malformed, non-UTF-8, deeply nested or misshapen bodies: 400, no traceback."""
