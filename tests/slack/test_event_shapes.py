@@ -143,13 +143,19 @@ def _interactive(payload: dict) -> bytes:
         {"type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
          "trigger_id": "1.2.c", "container": {"type": "message", "channel_id": CHANNEL, "message_ts": "1.1"},
          "actions": [{"action_id": "not_ours", "block_id": "b", "type": "button", "value": "x", "action_ts": "1.1"}]},
+        {"type": "view_closed", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "is_cleared": False,
+         "view": {"id": "V0MODAL", "type": "modal", "callback_id": "old_modal", "state": {"values": {}}}},
+        {"type": "block_suggestion", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "action_id": "pick_one",
+         "block_id": "b", "value": "cu", "container": {"type": "message", "channel_id": CHANNEL, "message_ts": "1.1"}},
     ],
-    ids=["global-shortcut", "message-shortcut", "unknown-button"],
+    ids=["global-shortcut", "message-shortcut", "unknown-button", "closed-modal", "options-request"],
 )
 def test_interactions_the_bot_has_no_listener_for_are_acknowledged(bot, fake_slack, payload):
     """A shortcut, a message action or a click the bot did not define: acknowledged (Slack shows no error), nothing posted."""
     reply = bot.post(_interactive(payload), "application/x-www-form-urlencoded")
     assert reply.status == 200, (reply.status, reply.body[:200])
+    if payload["type"] == "block_suggestion":
+        assert json.loads(reply.body) == {"options": []}  # a select menu asking for options gets none
     time.sleep(0.2)
     assert fake_slack.of("chat.postMessage") == []
 
