@@ -99,10 +99,12 @@ def test_reactions_timing_out_do_not_stop_the_reply(rbot, rfake):
     [
         ({"status": 500, "times": 3}, "could not read the file from Slack"),
         ({"status": 200, "times": 1, "body": {"ok": False, "error": "file_not_found"}}, "file_not_found"),
+        ({"status": 200, "times": 1, "body": {"ok": False, "error": "file_deleted"}}, "deleted before I read it; upload it again"),
+        ({"status": 200, "times": 1, "body": {"ok": False, "error": "missing_scope"}}, "(files:read)"),
         ({"status": 429, "times": 1, "retry_after": 120}, "ratelimited"),
         ({"status": 500, "times": 1, "delay_s": SLACK_TIMEOUT_S + 1.5}, "did not answer"),
     ],
-    ids=["5xx", "not-found", "rate-limited-long", "timeout"],
+    ids=["5xx", "not-found", "deleted", "no-scope", "rate-limited-long", "timeout"],
 )
 def test_files_info_errors_give_a_clear_message_and_no_charge(rbot, rfake, fail, expect):
     """files.info failing (5xx, an error, a long 429, a timeout): a message naming why, no charge."""
