@@ -130,17 +130,28 @@ def test_oversized_body_gets_413_and_a_big_valid_event_is_acked(rbot, rfake):
         envelope({"type": "message", "subtype": "message_deleted", "channel": "C0LOGS", "ts": "1.2"}),
         envelope({"type": "reaction_added", "user": "U0ALICE", "reaction": "mag"}),
         envelope({"type": "channel_left", "channel": "C0LOGS"}),
+        envelope({"type": "assistant_thread_started", "event_ts": "1.4", "assistant_thread": {
+            "user_id": "U0ALICE", "channel_id": "D0ALICE", "thread_ts": "1.3", "context": {}}}),
+        envelope({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0ALICE", "tab": "messages"}),
+        envelope({"type": "message", "subtype": "me_message", "channel": "C0LOGS", "user": "U0ALICE", "text": SAMPLE,
+                  "ts": "1700000000.000501"}),
+        envelope({"type": "message", "channel": "C0LOGS", "user": "UBOT0001", "text": SAMPLE, "ts": "1700000000.000502"}),
+        envelope({"type": "message", "subtype": "message_replied", "hidden": True, "channel": "C0LOGS", "ts": "1.5",
+                  "message": {"type": "message", "user": "U0ALICE", "text": SAMPLE, "ts": "1.1", "thread_ts": "1.1"}}),
+        envelope({"type": "file_deleted", "file_id": "F0GONE", "event_ts": "1.6"}),
         {"token": "legacy", "team_id": TEAM_ID, "type": "app_rate_limited", "minute_rate_limited": 1518467820,
          "api_app_id": "A0DENPEX"},
     ],
-    ids=["unknown-event", "deleted-message", "reaction", "channel-left", "app-rate-limited"],
+    ids=["unknown-event", "deleted-message", "reaction", "channel-left", "assistant-thread-started",
+         "home-messages-tab", "me-message", "own-message-without-bot-id", "message-replied", "file-deleted",
+         "app-rate-limited"],
 )
 def test_unknown_or_irrelevant_events_are_acked_and_ignored(rbot, rfake, body):
     """Events the bot has nothing to do for: 200 (so Slack does not re-send), nothing posted."""
     reply = rbot.post(body_of(body), "application/json")
     assert reply.status == 200
     settle()
-    assert rfake.of("chat.postMessage") == []
+    assert rfake.of("chat.postMessage") == [] and rfake.of("views.publish") == []
 
 
 def test_unknown_request_kinds_are_refused_without_a_crash(rbot, rfake):

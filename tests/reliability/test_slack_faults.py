@@ -179,6 +179,20 @@ def test_a_download_answered_429_or_5xx_is_retried_by_the_sdk_handlers(rbot, rfa
         assert gets[1].at - gets[0].at >= 0.95, "Retry-After was not honoured"
 
 
+@pytest.mark.parametrize("status", [404, 403])
+def test_a_download_refused_says_so_once_and_charges_nothing(rbot, rfake, status):
+    """The file's URL answering 404 (deleted meanwhile) or 403: not retried, the status told, no charge."""
+    f = rfake.add("train.log", SAMPLE.encode())
+    rfake.files[f["id"]].download_failures.append((status, None))
+    ts = new_ts()
+    rbot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(rbot, ts, timeout=10)
+    (post,) = replies(rfake, ts)
+    assert f"failed (HTTP {status})" in all_text(post), all_text(post)
+    assert len(rfake.of("files.download")) == 1
+    assert used(rbot) == 0
+
+
 def test_a_download_rate_limited_for_long_says_so_and_charges_nothing(rbot, rfake):
     """A 429 asking for longer than a user should wait (Retry-After: 120): not slept through; a clear message, no charge."""
     f = rfake.add("train.log", SAMPLE.encode())
