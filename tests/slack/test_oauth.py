@@ -330,6 +330,25 @@ def test_token_rotation_refreshes_and_stores_the_new_token(multi, fake_slack):
     wait_handled(multi, "1700000800.000100", "1700000900.000100", channel="C0ALPHA", team="T0ALPHA01")
 
 
+def test_a_rate_limited_auth_test_does_not_hold_the_ack_of_an_installed_workspace(multi, fake_slack, store):
+    """Bolt checks a workspace's token with auth.test before acknowledging; once per token, not
+    per request: a later 429 (Retry-After 5) on auth.test leaves acks inside Slack's 3 s and the
+    log answered."""
+    install(multi, fake_slack, "T0ALPHA01", "xoxb-alpha-cached")
+    multi.event(message("T0ALPHA01", "C0ALPHA", "lunch?", "1700001200.000100"), team="T0ALPHA01")
+    wait_handled(multi, "1700001200.000100", channel="C0ALPHA", team="T0ALPHA01")
+    checked = len(fake_slack.of("auth.test"))  # the install's own check, and the first event's
+    fake_slack.fail("auth.test", 429, times=20, retry_after=5)
+    started = time.monotonic()
+    reply = multi.event(message("T0ALPHA01", "C0ALPHA", SAMPLE, "1700001200.000200"), team="T0ALPHA01")
+    assert reply.status == 200 and time.monotonic() - started < 3
+    wait_handled(multi, "1700001200.000200", channel="C0ALPHA", team="T0ALPHA01")
+    (post,) = posts_by(fake_slack, "xoxb-alpha-cached")
+    assert post.params["thread_ts"] == "1700001200.000200"
+    assert len(fake_slack.of("auth.test")) == checked, "auth.test was called again for a known token"
+    fake_slack.failures.clear()
+
+
 def test_an_org_wide_install_answers_every_workspace_of_the_org_with_the_org_token(multi, fake_slack, store):
     """Enterprise Grid: an org-wide OAuth install (no workspace, `is_enterprise_install`) is
     stored under the organization; an event from any of its workspaces, whose `authorizations`
