@@ -246,6 +246,12 @@ def _transcode(chunks: Iterator[bytes], encoding: str) -> Iterator[bytes]:
         yield tail.encode("utf-8", "surrogatepass")
 
 
+def _is_tar(head: bytes) -> bool:
+    """A tar archive (POSIX or GNU): `ustar` at byte 257 of its first 512-byte header, which
+    is NUL-padded (a text log with those letters there has no NUL bytes)."""
+    return head[257:262] == b"ustar" and b"\x00" in head[:512]
+
+
 def _check_text(head: bytes) -> None:
     if b"\x00" in head[:_SNIFF]:
         raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
@@ -297,6 +303,10 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
         yield from rest
 
     stream = rejoined(stream)
+    if _is_tar(start):
+        # Its NUL padding would otherwise be refused as "a binary file", which it is not quite.
+        packed = f" ({SUFFIX[kind]} of one)" if kind else ""
+        raise InputError(f"this is a tar archive{packed}, not a text log: send the .log/.txt file itself (or a .gz of it)")
     encoding = _utf16(start)
     if encoding:
         status.encoding = "utf-16-be" if start[:2] == codecs.BOM_UTF16_BE or encoding == "utf-16-be" else "utf-16-le"

@@ -42,8 +42,9 @@ def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, res
         "once, now; keep it in your job's secrets (any older token of this channel has stopped working):\n"
         f"```{token}```\n"
         "On the training node:\n"
-        "```export DENPEX_ALERT_URL=<this bot's URL>\n"
-        "export DENPEX_ALERT_TOKEN=<the token above>\n"
+        # Slack decodes entities inside code blocks too: the placeholders show as <...>.
+        "```export DENPEX_ALERT_URL=&lt;this bot's URL&gt;\n"
+        "export DENPEX_ALERT_TOKEN=&lt;the token above&gt;\n"
         "denpex watch -- torchrun --nproc-per-node 8 train.py```\n"
         "Revoke it with `/denpex alerts revoke`."
     )

@@ -16,8 +16,8 @@ def alerts_home_blocks(deps: BotDeps, team: str) -> ui.Blocks:
     channels = deps.store.alerts.channels(team)
     recent = deps.store.alerts.recent(team, RECENT_SHOWN)
     if not channels and not recent:
-        return [ui.section("*Alerts*\nRun `/denpex alerts connect` in a channel, then `denpex watch -- <your job>` on the "
-                           "training node: the channel hears the root cause the moment the first rank fails (Scale plan).")]
+        return [ui.section(ui.esc("*Alerts*\nRun `/denpex alerts connect` in a channel, then `denpex watch -- <your job>` on the "
+                                  "training node: the channel hears the root cause the moment the first rank fails (Scale plan)."))]
     where = ", ".join(f"<#{c}>" for c in channels) if channels else "no channel (connect one with `/denpex alerts connect`)"
     lines = [f"*Alerts* go to {where}."]
     for a in recent:

@@ -330,7 +330,7 @@ def quota_exceeded_message(status: Any) -> tuple[str, Blocks]:
         f"today on the *{status.plan}* plan. The count resets at {_when(status.resets_at)}.\n"
         "To raise the limit, redeem an evaluation code: `/denpex redeem <code>` (scale plan: 50 a day)."
     )
-    return f"Daily limit reached ({status.used}/{status.daily_limit}); resets at {status.resets_at:%H:%M} UTC.", [section(text)]
+    return f"Daily limit reached ({status.used}/{status.daily_limit}); resets at {status.resets_at:%H:%M} UTC.", [section(esc(text))]
 
 
 def quota_text(status: Any) -> str:
@@ -353,6 +353,8 @@ def error_message(problem: str) -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+# Plain words with `<placeholders>`: escaped where they are sent (esc), or Slack would read
+# `<code>` as a link and show "code".
 HELP_TEXT = (
     "*Denpex* diagnoses failed training runs.\n"
     "• Paste a log (or upload a `.log`, `.txt`, `.out`, `.err` or `.gz` file) in a channel I'm in: I reply in the thread.\n"
@@ -367,7 +369,7 @@ HELP_TEXT = (
 
 
 def help_message() -> tuple[str, Blocks]:
-    return "Denpex help", [section(HELP_TEXT)]
+    return "Denpex help", [section(esc(HELP_TEXT))]
 
 
 def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -376,12 +378,12 @@ def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -
         blocks.append(section(":warning: Usage is temporarily unavailable."))
     else:
         blocks.append(section("*This workspace*\n" + quota_text(status)))
-        blocks.append(section("*Evaluation codes*\nRedeem one with `/denpex redeem <code>`: the scale plan gives 50 diagnoses a day for 14 days."))
+        blocks.append(section(esc("*Evaluation codes*\nRedeem one with `/denpex redeem <code>`: the scale plan gives 50 diagnoses a day for 14 days.")))
     if history:
         lines = []
         for h in history:
             rank = f" · rank {h['initiating_rank']}" if h.get("initiating_rank") is not None else ""
             lines.append(f"• {esc(h.get('when', ''))} <#{h.get('channel', '')}> {esc(h.get('title', ''))} ({h.get('confidence', '')}{rank})")
         blocks.append(section("*Recent diagnoses*\n" + "\n".join(lines)))
-    blocks.append(section(HELP_TEXT))
+    blocks.append(section(esc(HELP_TEXT)))
     return {"type": "home", "blocks": fit(blocks)}

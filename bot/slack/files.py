@@ -41,6 +41,8 @@ NOT_LOG_FILETYPES = ("pdf", "zip", "docx", "xlsx", "pptx", "gdoc", "gsheet", "gp
 DOWNLOAD_TIMEOUT_S = 20.0  # no byte for this long: stalled (DENPEX_DOWNLOAD_TIMEOUT_S)
 DOWNLOAD_DEADLINE_S = 120.0  # the whole download, however it trickles (DENPEX_DOWNLOAD_DEADLINE_S)
 MAX_REDIRECTS = 3
+# files.info's answers for a file deleted since it was shared.
+GONE_ERRORS = ("file_not_found", "file_deleted")
 _CHUNK = 1 << 16
 _REDIRECTS = (301, 302, 303, 307, 308)
 
@@ -119,7 +121,11 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
     try:
         info = client.files_info(file=file_id)["file"]
     except SlackApiError as exc:
-        raise InputError(f"could not read the file from Slack ({exc.response.get('error', 'error')}): is the bot allowed to see it (files:read)?") from None
+        error = exc.response.get("error", "error")
+        if error in GONE_ERRORS:
+            # Deleted between the upload and our read: no scope would help, the upload would.
+            raise InputError(f"could not read the file from Slack ({error}): it was deleted before I read it; upload it again") from None
+        raise InputError(f"could not read the file from Slack ({error}): is the bot allowed to see it (files:read)?") from None
     except OSError as exc:  # Slack unreachable or too slow (URLError, timeouts, resets)
         raise InputError(f"Slack did not answer when I asked for the file ({_reason(exc)}); try again in a minute") from None
     name = describe(info)

@@ -103,7 +103,28 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
         event = body.get("event")
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             return "400 Bad Request", b"event_callback without an event"
+    misshapen = _misshapen_interaction(body)
+    if misshapen:
+        return "400 Bad Request", misshapen
     return raw
+
+
+def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
+    """What Bolt would index blindly in an interaction payload before any listener runs (its
+    kwargs builder reads `actions[0]`, `view["type"]`, `workflow_step`), and a signed payload
+    lacks: a 400 here, where Bolt would answer 500 with a traceback. Slack never sends these."""
+    kind = body.get("type")
+    if kind in ("block_actions", "interactive_message") and "actions" in body:
+        actions = body["actions"]
+        if not isinstance(actions, list) or not actions or not isinstance(actions[0], dict):
+            return b"interaction without an action"
+    if kind in ("view_submission", "view_closed") and "view" in body:
+        view = body["view"]
+        if not isinstance(view, dict) or not isinstance(view.get("type"), str) or not isinstance(view.get("callback_id"), str):
+            return b"view payload without a view"
+    if kind == "workflow_step_edit" and not isinstance(body.get("workflow_step"), dict):
+        return b"workflow_step_edit without a workflow step"
+    return None
 
 
 def wsgi_app(app: App, store: Store, signing_secret: str | None = None,

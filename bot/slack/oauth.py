@@ -64,5 +64,10 @@ def oauth_settings(config: SlackConfig, store: Store, client: WebClient) -> OAut
         # 200, losing the event; through find_installation a StoreUnavailable becomes a 500,
         # and Slack delivers the event again once Redis is back.
         client=client,
+        # Bolt checks the token with auth.test before the ack, on every request unless cached:
+        # a rate-limited or slow auth.test then holds each ack past Slack's 3 s (and its
+        # retries). Cached per token, in this process: the installation is still read from
+        # Redis on every request, so an uninstall or a rotated token takes effect at once.
+        cache_enabled=True,
     )
     return settings

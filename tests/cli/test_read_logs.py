@@ -195,6 +195,21 @@ def test_a_binary_file_in_a_folder_is_skipped_with_a_note(tmp_path, capsys):
     assert err.strip() == "denpex: skipped core: this is an executable, not a text log: send the .log/.txt file (or a .gz of it)"
 
 
+@pytest.mark.parametrize(("name", "mode", "said"), [("logs.tar", "w", "a tar archive,"),
+                                                     ("logs.tar.gz", "w:gz", "a tar archive (.gz of one),")])
+def test_a_tar_archive_is_named_as_one_not_called_binary(tmp_path, capsys, name, mode, said):
+    """A tarball of logs (the usual way to hand over a run's folder) is said to be a tar archive,
+    with what to send instead, not refused as some binary file."""
+    import tarfile
+
+    p = tmp_path / name
+    with tarfile.open(p, mode) as tar:
+        tar.add(SAMPLE, arcname="logs/rank3.log")
+    code, _, err = diagnose(capsys, str(p))
+    assert code == 2, err
+    assert f"this is {said} not a text log: send the .log/.txt file itself" in err
+
+
 def test_stdin_and_files_together_is_a_usage_error(capsys):
     code, _, err = diagnose(capsys, "-", str(SAMPLE))
     assert code == 2 and "stdin" in err

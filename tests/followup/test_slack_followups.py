@@ -76,6 +76,13 @@ def test_free_workspace_is_told_when_its_follow_ups_run_out(bot, fake_slack):
         assert "limit" not in all_text(ask(bot, fake_slack, "170009120.000100", "how do I confirm this?", n)).lower()
     over = ask(bot, fake_slack, "170009120.000100", "how do I confirm this?", FREE_FOLLOWUPS_PER_DAY + 1)
     assert "Daily follow-up limit reached" in all_text(over) and "/denpex redeem" in all_text(over)
+    # Said once in the thread: more questions today get no copy of the notice.
+    again = f"170009120.{FREE_FOLLOWUPS_PER_DAY + 2:06d}"
+    bot.event(message("is this hardware?", again, thread_ts="170009120.000100"))
+    wait_handled(bot, again, channel=CHANNEL)
+    notices = [c for c in fake_slack.of("chat.postMessage")
+               if c.params.get("thread_ts") == "170009120.000100" and "Daily follow-up limit" in all_text(c)]
+    assert len(notices) == 1
 
 
 def test_a_secret_in_a_question_is_neither_posted_nor_kept(bot, fake_slack):

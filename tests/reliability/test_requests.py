@@ -62,6 +62,11 @@ def test_unsigned_forged_or_replayed_requests_get_401(rbot, rfake, case):
     assert rfake.of("chat.postMessage") == [] and rfake.of("reactions.add") == []
 
 
+def _payload(obj: dict) -> bytes:
+    return urllib.parse.urlencode({"payload": json.dumps({"team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"},
+                                                          "trigger_id": f"{time.time_ns()}.1", **obj})}).encode()
+
+
 def _deep(n: int) -> bytes:
     return b'{"type":"event_callback","team_id":"T0TEST001","event":' + b"[" * n + b"]" * n + b"}"
 
@@ -87,11 +92,17 @@ def _deep(n: int) -> bytes:
         (body_of(envelope(message("hi", "1.1"), team_id="T BAD {x}")), "application/json"),
         (body_of(envelope(message("hi", "1.1"), team_id=12345)), "application/json"),
         (body_of(envelope(message("hi", "1.1"), event_id="Ev with spaces")), "application/json"),
+        (_payload({"type": "block_actions", "actions": []}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "block_actions", "actions": {"action_id": "denpex_full_entry"}}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "block_actions", "actions": ["denpex_full_entry"]}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "view_submission", "view": {"id": "V1", "callback_id": "x"}}), "application/x-www-form-urlencoded"),
+        (_payload({"type": "view_closed", "view": "V1"}), "application/x-www-form-urlencoded"),
     ],
     ids=["truncated-json", "not-utf8", "nested-100k-deep", "json-array", "json-string", "empty", "blank",
          "json-null", "event-not-object", "event-without-type", "event-missing", "form-payload-not-json",
          "form-payload-deep", "form-payload-array", "form-not-utf8", "team-id-invalid", "team-id-number",
-         "event-id-with-spaces"],
+         "event-id-with-spaces", "actions-empty", "actions-not-a-list", "action-not-an-object",
+         "view-without-type", "view-not-an-object"],
 )
 def test_malformed_signed_bodies_get_400_not_a_crash(rbot, rfake, body, ctype):
     """Correctly signed but malformed, non-UTF-8, deeply nested or misshapen bodies: 400, no traceback."""
@@ -119,17 +130,28 @@ def test_oversized_body_gets_413_and_a_big_valid_event_is_acked(rbot, rfake):
         envelope({"type": "message", "subtype": "message_deleted", "channel": "C0LOGS", "ts": "1.2"}),
         envelope({"type": "reaction_added", "user": "U0ALICE", "reaction": "mag"}),
         envelope({"type": "channel_left", "channel": "C0LOGS"}),
+        envelope({"type": "assistant_thread_started", "event_ts": "1.4", "assistant_thread": {
+            "user_id": "U0ALICE", "channel_id": "D0ALICE", "thread_ts": "1.3", "context": {}}}),
+        envelope({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0ALICE", "tab": "messages"}),
+        envelope({"type": "message", "subtype": "me_message", "channel": "C0LOGS", "user": "U0ALICE", "text": SAMPLE,
+                  "ts": "1700000000.000501"}),
+        envelope({"type": "message", "channel": "C0LOGS", "user": "UBOT0001", "text": SAMPLE, "ts": "1700000000.000502"}),
+        envelope({"type": "message", "subtype": "message_replied", "hidden": True, "channel": "C0LOGS", "ts": "1.5",
+                  "message": {"type": "message", "user": "U0ALICE", "text": SAMPLE, "ts": "1.1", "thread_ts": "1.1"}}),
+        envelope({"type": "file_deleted", "file_id": "F0GONE", "event_ts": "1.6"}),
         {"token": "legacy", "team_id": TEAM_ID, "type": "app_rate_limited", "minute_rate_limited": 1518467820,
          "api_app_id": "A0DENPEX"},
     ],
-    ids=["unknown-event", "deleted-message", "reaction", "channel-left", "app-rate-limited"],
+    ids=["unknown-event", "deleted-message", "reaction", "channel-left", "assistant-thread-started",
+         "home-messages-tab", "me-message", "own-message-without-bot-id", "message-replied", "file-deleted",
+         "app-rate-limited"],
 )
 def test_unknown_or_irrelevant_events_are_acked_and_ignored(rbot, rfake, body):
     """Events the bot has nothing to do for: 200 (so Slack does not re-send), nothing posted."""
     reply = rbot.post(body_of(body), "application/json")
     assert reply.status == 200
     settle()
-    assert rfake.of("chat.postMessage") == []
+    assert rfake.of("chat.postMessage") == [] and rfake.of("views.publish") == []
 
 
 def test_unknown_request_kinds_are_refused_without_a_crash(rbot, rfake):

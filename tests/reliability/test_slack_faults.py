@@ -99,10 +99,12 @@ def test_reactions_timing_out_do_not_stop_the_reply(rbot, rfake):
     [
         ({"status": 500, "times": 3}, "could not read the file from Slack"),
         ({"status": 200, "times": 1, "body": {"ok": False, "error": "file_not_found"}}, "file_not_found"),
+        ({"status": 200, "times": 1, "body": {"ok": False, "error": "file_deleted"}}, "deleted before I read it; upload it again"),
+        ({"status": 200, "times": 1, "body": {"ok": False, "error": "missing_scope"}}, "(files:read)"),
         ({"status": 429, "times": 1, "retry_after": 120}, "ratelimited"),
         ({"status": 500, "times": 1, "delay_s": SLACK_TIMEOUT_S + 1.5}, "did not answer"),
     ],
-    ids=["5xx", "not-found", "rate-limited-long", "timeout"],
+    ids=["5xx", "not-found", "deleted", "no-scope", "rate-limited-long", "timeout"],
 )
 def test_files_info_errors_give_a_clear_message_and_no_charge(rbot, rfake, fail, expect):
     """files.info failing (5xx, an error, a long 429, a timeout): a message naming why, no charge."""
@@ -175,6 +177,20 @@ def test_a_download_answered_429_or_5xx_is_retried_by_the_sdk_handlers(rbot, rfa
     assert len(gets) == len(failures) + 1
     if expect == "rate-limit":
         assert gets[1].at - gets[0].at >= 0.95, "Retry-After was not honoured"
+
+
+@pytest.mark.parametrize("status", [404, 403])
+def test_a_download_refused_says_so_once_and_charges_nothing(rbot, rfake, status):
+    """The file's URL answering 404 (deleted meanwhile) or 403: not retried, the status told, no charge."""
+    f = rfake.add("train.log", SAMPLE.encode())
+    rfake.files[f["id"]].download_failures.append((status, None))
+    ts = new_ts()
+    rbot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(rbot, ts, timeout=10)
+    (post,) = replies(rfake, ts)
+    assert f"failed (HTTP {status})" in all_text(post), all_text(post)
+    assert len(rfake.of("files.download")) == 1
+    assert used(rbot) == 0
 
 
 def test_a_download_rate_limited_for_long_says_so_and_charges_nothing(rbot, rfake):

@@ -334,8 +334,10 @@ class FakeSlack:
             grant = self.oauth_codes.get(params.get("code", ""))
             if grant is None:
                 return {"ok": False, "error": "invalid_code"}
-            self.tokens[grant["access_token"]] = grant["team"]["id"]
+            # An org-wide (Enterprise Grid) install names no workspace: its token is the org's.
+            owner = (grant.get("team") or {}).get("id") or (grant.get("enterprise") or {}).get("id")
+            self.tokens[grant["access_token"]] = owner
             if grant.get("refresh_token"):
-                self.refresh_tokens[grant["refresh_token"]] = grant["team"]["id"]
+                self.refresh_tokens[grant["refresh_token"]] = owner
             return {"ok": True, **grant}
         return {"ok": False, "error": "unknown_method"}

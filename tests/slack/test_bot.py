@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import tarfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -117,6 +119,19 @@ def test_quota_exhaustion_says_when_it_resets(bot, fake_slack):
     assert store_for(bot).quotas.status(TEAM_ID).used == 3
 
 
+def _tarball(log: str) -> bytes:
+    """A .tar.gz holding one log, as people hand over a run's folder (fixed mtime: stable bytes)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        info = tarfile.TarInfo("logs/rank3.log")
+        info.size, info.mtime = len(log.encode()), 1_700_000_000
+        tar.addfile(info, io.BytesIO(log.encode()))
+    return out.getvalue()
+
+
+TARBALL = _tarball(SAMPLE)
+
+
 def upload(fake_slack: FakeSlack, name: str, content: bytes, **kw) -> dict:
     return fake_slack.add_file(FakeFile(id=f"F{abs(hash(name)) % 10**8}", name=name, content=content, **kw))
 
@@ -148,10 +163,11 @@ def test_uploaded_gzip_is_inflated(bot, fake_slack):
         ("blob.txt", b"abc\x00\x00\x01\x02" * 100, {}, "binary"),
         ("photo.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, {"filetype": "png", "mimetype": "image/png"}, "not a log file I read"),
         ("login.log", b"irrelevant", {"serve_html": True}, "login page"),
+        ("logs.tar.gz", TARBALL, {"filetype": "gzip", "mimetype": "application/gzip"}, "tar archive (.gz of one)"),
     ],
     # Named ids: the bomb's bytes (and gzip's mtime in them) would make an id that differs per
     # run, which pytest-xdist's workers must agree on.
-    ids=["oversized", "size-liar", "gzip-bomb", "elf-core", "binary-blob", "png-image", "login-page"],
+    ids=["oversized", "size-liar", "gzip-bomb", "elf-core", "binary-blob", "png-image", "login-page", "tarball"],
 )
 def test_bad_uploads_get_a_clear_message(bot, fake_slack, name, content, kw, expect):
     """Oversized, lying, bomb, binary, image and unauthorised uploads: a specific message, no charge."""

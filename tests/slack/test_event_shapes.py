@@ -143,13 +143,19 @@ def _interactive(payload: dict) -> bytes:
         {"type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
          "trigger_id": "1.2.c", "container": {"type": "message", "channel_id": CHANNEL, "message_ts": "1.1"},
          "actions": [{"action_id": "not_ours", "block_id": "b", "type": "button", "value": "x", "action_ts": "1.1"}]},
+        {"type": "view_closed", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "is_cleared": False,
+         "view": {"id": "V0MODAL", "type": "modal", "callback_id": "old_modal", "state": {"values": {}}}},
+        {"type": "block_suggestion", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "action_id": "pick_one",
+         "block_id": "b", "value": "cu", "container": {"type": "message", "channel_id": CHANNEL, "message_ts": "1.1"}},
     ],
-    ids=["global-shortcut", "message-shortcut", "unknown-button"],
+    ids=["global-shortcut", "message-shortcut", "unknown-button", "closed-modal", "options-request"],
 )
 def test_interactions_the_bot_has_no_listener_for_are_acknowledged(bot, fake_slack, payload):
     """A shortcut, a message action or a click the bot did not define: acknowledged (Slack shows no error), nothing posted."""
     reply = bot.post(_interactive(payload), "application/x-www-form-urlencoded")
     assert reply.status == 200, (reply.status, reply.body[:200])
+    if payload["type"] == "block_suggestion":
+        assert json.loads(reply.body) == {"options": []}  # a select menu asking for options gets none
     time.sleep(0.2)
     assert fake_slack.of("chat.postMessage") == []
 
@@ -279,3 +285,26 @@ def test_a_forwarded_log_is_read_and_a_link_preview_is_not(bot, fake_slack, samp
     bot.event(message("our run page: https://example.com/run/42", later, attachments=[preview]))
     wait_handled(bot, later)
     assert len(fake_slack.of("chat.postMessage")) == 1
+
+
+def test_a_log_pasted_as_a_reply_is_answered_in_that_thread(bot, fake_slack, sample):
+    """A log posted as a reply in a colleague's thread: the answer goes to that thread (not a new
+    thread under the reply), the reactions on the reply itself."""
+    parent, ts = "1700005300.000100", "1700005300.000200"
+    bot.event(message(sample, ts, thread_ts=parent, parent_user_id="U0BOB"))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == parent and "cuda-oom" in all_text(post)
+    assert {c.params["timestamp"] for c in fake_slack.of("reactions.add")} == {ts}
+
+
+def test_chatter_in_a_dm_gets_help_there_and_in_a_channel_nothing(bot, fake_slack):
+    """A DM that is not a log is a message to the bot: help, in the DM's thread. The same words in
+    a channel are none of its business."""
+    bot.event(message("hi, what can you do?", "1700005400.000100", channel="D0ALICEDM", channel_type="im"))
+    bot.event(message("hi, what can you do?", "1700005400.000200"))
+    wait_handled(bot, "1700005400.000100", channel="D0ALICEDM")
+    wait_handled(bot, "1700005400.000200")
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["channel"] == "D0ALICEDM" and post.params["thread_ts"] == "1700005400.000100"
+    assert "/denpex" in all_text(post)

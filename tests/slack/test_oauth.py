@@ -330,6 +330,52 @@ def test_token_rotation_refreshes_and_stores_the_new_token(multi, fake_slack):
     wait_handled(multi, "1700000800.000100", "1700000900.000100", channel="C0ALPHA", team="T0ALPHA01")
 
 
+def test_a_rate_limited_auth_test_does_not_hold_the_ack_of_an_installed_workspace(multi, fake_slack, store):
+    """Bolt checks a workspace's token with auth.test before acknowledging; once per token, not
+    per request: a later 429 (Retry-After 5) on auth.test leaves acks inside Slack's 3 s and the
+    log answered."""
+    install(multi, fake_slack, "T0ALPHA01", "xoxb-alpha-cached")
+    multi.event(message("T0ALPHA01", "C0ALPHA", "lunch?", "1700001200.000100"), team="T0ALPHA01")
+    wait_handled(multi, "1700001200.000100", channel="C0ALPHA", team="T0ALPHA01")
+    checked = len(fake_slack.of("auth.test"))  # the install's own check, and the first event's
+    fake_slack.fail("auth.test", 429, times=20, retry_after=5)
+    started = time.monotonic()
+    reply = multi.event(message("T0ALPHA01", "C0ALPHA", SAMPLE, "1700001200.000200"), team="T0ALPHA01")
+    assert reply.status == 200 and time.monotonic() - started < 3
+    wait_handled(multi, "1700001200.000200", channel="C0ALPHA", team="T0ALPHA01")
+    (post,) = posts_by(fake_slack, "xoxb-alpha-cached")
+    assert post.params["thread_ts"] == "1700001200.000200"
+    assert len(fake_slack.of("auth.test")) == checked, "auth.test was called again for a known token"
+    fake_slack.failures.clear()
+
+
+def test_an_org_wide_install_answers_every_workspace_of_the_org_with_the_org_token(multi, fake_slack, store):
+    """Enterprise Grid: an org-wide OAuth install (no workspace, `is_enterprise_install`) is
+    stored under the organization; an event from any of its workspaces, whose `authorizations`
+    name only the organization, is answered with the org's token and charged to the org."""
+    org, token = "E0ORGWIDE1", "xoxb-org-wide-install"
+    state = open_install_page(multi)
+    g = grant("T0UNUSED1", token)
+    g.update(team=None, enterprise={"id": org, "name": "Acme Org"}, is_enterprise_install=True)
+    fake_slack.oauth_codes["code-org"] = g
+    page = get(multi, f"/slack/oauth_redirect?code=code-org&state={state}", cookie=state)
+    assert page.status == 200 and "Thank you!" in page.text, page.text
+    assert sealed_installation(multi.redis_url, org)["bot_token"] == token
+    ts = "1700001100.000100"
+    body = json.dumps({
+        "token": "legacy", "team_id": "T0ORGWS01", "enterprise_id": org, "api_app_id": "A0DENPEX",
+        "type": "event_callback", "event_id": f"Ev{time.time_ns()}", "event_time": int(time.time()),
+        "is_enterprise_install": True, "event": message("T0ORGWS01", "C0ORG", SAMPLE, ts),
+        "authorizations": [{"enterprise_id": org, "team_id": None, "user_id": "UBOT0001", "is_bot": True,
+                            "is_enterprise_install": True}],
+    }).encode()
+    assert multi.post(body, "application/json").status == 200
+    wait_handled(multi, ts, channel="C0ORG", team=org)
+    (post,) = posts_by(fake_slack, token)
+    assert post.params["thread_ts"] == ts and "cuda-oom" in json.dumps(post.params.get("blocks"))
+    assert (store.quotas.status(org).used, store.quotas.status("T0ORGWS01").used) == (1, 0)
+
+
 def test_a_workspace_that_never_installed_gets_nothing(multi, fake_slack):
     """An event from a workspace with no installation is acknowledged and answered by no call."""
     reply = multi.event(message("T0NOBODY9", "C0X", SAMPLE, "1700001000.000100"), team="T0NOBODY9")

@@ -8,7 +8,9 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
 import pytest
 
@@ -218,3 +220,32 @@ def test_a_replayed_slash_command_runs_once(bot):
     # A new invocation (new timestamp and trigger) is answered as usual.
     again, headers2 = _signed_command("CUDA out of memory")
     assert b"cuda" in bot.post(again, "application/x-www-form-urlencoded", headers=headers2, sign_it=False).body.lower()
+
+
+# Our own `<placeholder>` words in mrkdwn: anything in angle brackets that is not one of the
+# bot's intended channel or user references is a control sequence Slack would act on.
+UNINTENDED = re.compile(r"<(?!#[CGD][A-Z0-9]+>|@[UW][A-Z0-9]+>)[^>]*>")
+
+
+def mrkdwn(params: dict) -> list[str]:
+    """`texts` of a message given as its parameters (a command's ack, a view's blocks)."""
+    return texts(SimpleNamespace(params=params))
+
+
+def test_the_bots_own_placeholders_show_as_typed(bot, fake_slack):
+    """Help, the Home tab, the quota notice and the alerts set-up name `<code>`, `<id>`, `<your
+    job>`: sent escaped, so Slack shows them, rather than reading each as a link and showing `code`."""
+    strings = [s for text in ("", "alerts connect") for s in mrkdwn(bot.command(text).json())]
+    bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"})
+    for i in range(4):  # the 4th on the free plan is refused with the quota notice
+        bot.event(message(SAMPLE_OOM, f"1700001300.00010{i}"))
+        fake_slack.wait_for("chat.postMessage", count=i + 1, timeout=15)
+    Store(StoreConfig(url=bot.redis_url)).plans.grant(TEAM_ID, "scale", datetime.now(UTC) + timedelta(days=14))
+    strings += mrkdwn(bot.command("alerts connect").json())
+    strings += mrkdwn({"blocks": fake_slack.wait_for("views.publish")[0].params["view"]["blocks"]})
+    strings += [s for c in fake_slack.of("chat.postMessage") for s in texts(c)]
+    joined = "\n".join(strings)
+    assert "Daily limit reached" in joined and "DENPEX_ALERT_TOKEN" in joined
+    assert not UNINTENDED.findall(joined), sorted(set(UNINTENDED.findall(joined)))
+    for shown in ("&lt;code&gt;", "&lt;id&gt;", "&lt;error string&gt;", "&lt;your job&gt;", "&lt;this bot's URL&gt;"):
+        assert shown in joined, shown

@@ -25,3 +25,11 @@ def register(app: App, deps: BotDeps) -> None:
     app.shortcut(_ANY)(ignore)
     app.action(_ANY)(ignore)
     app.view(_ANY)(ignore)
+    # `view` with a callback id matches submissions only: a closed modal is its own kind.
+    app.view_closed(_ANY)(ignore)
+
+    def no_options(ack: Ack) -> None:
+        ack(options=[])
+
+    # A select menu asking for options (block_suggestion): an empty list, not a 404.
+    app.options(_ANY)(no_options)

@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from slack_bolt import Ack, App
@@ -76,11 +77,19 @@ def follow_up(deps: BotDeps, client: WebClient, where: Where, question: str, ctx
     reply = deps.denpex.follow_up(deps.store, where.team_id, ctx, question, topic)
     if reply is None:
         return
+    if reply.limit_reached and not _first_limit_notice(deps, where, reply.resets_at):
+        return  # told in this thread already today: every further question would repeat it
     masked = deps.denpex.mask_query(question)
     if reply.answer is None:
         tell(client, where, ui.choices_message(reply.choices, masked))
     elif not tell(client, where, ui.answer_message(reply.answer, reply.rule, reply.choices, masked)) and reply.counted:
         deps.store.followup_quota.refund(where.team_id, reply.counted)  # not posted: not counted
+
+
+def _first_limit_notice(deps: BotDeps, where: Where, resets_at: datetime | None) -> bool:
+    """Is this the thread's first notice of the day's follow-up limit (until it resets)?"""
+    ttl = int((resets_at - datetime.now(UTC)).total_seconds()) if resets_at else 0
+    return deps.store.dedupe.first_time(where.team_id, f"followup-limit:{where.channel}:{where.thread_ts}", max(ttl, 60))
 
 
 def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str) -> Callable[[], None] | None:
