@@ -89,18 +89,35 @@ class Blanker:
         self._flip = literals.unsettling
         self._scratch: hyperscan.Scratch | None = None
         self._groups: dict[tuple[tuple[int, ...], bool, bool], _Group] = {}
+        self._pending: list[tuple[bytes, tuple[int, int], tuple[int, ...], bytes | None, tuple[object, ...], bool, bool]] = []
         self._dirty = False
         self.size = 0  # bytes of patterns held (the caller bounds it with its flood caches)
 
     def clear(self) -> None:
         self._groups.clear()
+        self._pending.clear()
         self._dirty = False
         self.size = 0
 
     def __bool__(self) -> bool:
-        return bool(self._groups)
+        return bool(self._groups or self._pending)
 
     def add(
+        self,
+        raw: bytes,
+        rank: tuple[int, int],
+        marks: tuple[int, ...],
+        shape: bytes | None,
+        counted: tuple[object, ...],
+        error: bool,
+        probes: bool,
+    ) -> None:
+        """Empty every later line that reads as `raw` (see `_take`). Kept as given until a piece
+        is blanked: a scan fed in small pieces never pays for the regex."""
+        self._pending.append((raw, rank, marks, shape, counted, error, probes))
+        self.size += len(raw) + 64
+
+    def _take(
         self,
         raw: bytes,
         rank: tuple[int, int],
@@ -140,15 +157,17 @@ class Blanker:
         ranks = group.lines.setdefault(tuple(atoms), set())
         if raw[rank_at:rank_to] not in ranks:
             ranks.add(raw[rank_at:rank_to])
-            self.size += 8 + (len(atoms) * 8 if len(ranks) == 1 else 0)
             group.rx = None
             self._dirty = True
 
-    def blank(self, chunk: bytes, begin: int, end: int, *, probes: bool) -> Blanked:
+    def blank(self, chunk: bytes, begin: int, end: int, *, plain: bool) -> Blanked:
         """`chunk[begin:end]` (whole lines, `begin` at a line's start) with the lines of every
-        settled key emptied, their counts added; `probes`: the lines of plans with probes too
-        (the caller knows the facts are plain; `may_unsettle` says whether the piece could
-        change that). The piece comes back as (chunk, begin, end) to read it in."""
+        settled key emptied, their counts added. `plain`: the facts are plain now; the lines of
+        plans with probes are emptied only then, and only when no line of the piece could
+        change that (`_may_unsettle`). The piece comes back as (chunk, begin, end) to read."""
+        for pending in self._pending:
+            self._take(*pending)
+        self._pending.clear()
         if self._dirty:
             for group in self._groups.values():
                 if group.rx is None and group.usable:
@@ -158,6 +177,7 @@ class Blanker:
                     else:
                         group.rx, group.last = compiled
             self._dirty = False
+        probes = plain and any(g.probes for g in self._groups.values()) and not self._may_unsettle(chunk, begin, end)
         groups = [g for g in self._groups.values() if g.usable and (probes or not g.probes)]
         if not groups:
             return Blanked(chunk, begin, end, 0, 0)
@@ -166,11 +186,13 @@ class Blanker:
         emptied = last_error = 0
         for group in groups:
             assert group.rx is not None and group.last is not None
-            if group.error:
+            out, n = group.rx.subn(b"\n", data)
+            if n and group.error:
+                # Looked for only where there is one: a search that finds none tries every line.
                 found = group.last.search(data)
-                if found is not None:
-                    last_error = max(last_error, data.count(b"\n", 0, found.end()))
-            data, n = group.rx.subn(b"\n", data)
+                assert found is not None
+                last_error = max(last_error, data.count(b"\n", 0, found.end()))
+            data = out
             emptied += n
             for hits in group.counted:
                 hits.count += n  # type: ignore[attr-defined]
@@ -178,11 +200,9 @@ class Blanker:
             return Blanked(chunk, begin, end, 0, 0)
         return Blanked(data, 1, len(data), emptied, last_error)
 
-    def may_unsettle(self, chunk: bytes, begin: int, end: int) -> bool:
+    def _may_unsettle(self, chunk: bytes, begin: int, end: int) -> bool:
         """Could a line of `chunk[begin:end]` make the facts no longer plain (a pdsh host placed,
         a spawn block opened)? Only its probes' keywords can."""
-        if not any(g.probes for g in self._groups.values()):
-            return False
         found: list[int] = []
 
         def hit(idx: int, _from: int, _to: int, _flags: int, _context: object) -> None:
@@ -200,7 +220,7 @@ def _atoms(raw: bytes, pinned: set[int], classes: dict[int, bytes]) -> list[byte
     atoms = []
     for p, b in enumerate(raw):
         if b not in _DIGITS or p in pinned:
-            atoms.append(re.escape(raw[p : p + 1]))
+            atoms.append(_ESCAPED[b])
         else:
             cls = classes.get(p)
             atoms.append(_ANY_DIGIT if cls is None or len(cls) == 10 else b"[" + cls + b"]")
@@ -208,6 +228,7 @@ def _atoms(raw: bytes, pinned: set[int], classes: dict[int, bytes]) -> list[byte
 
 
 _ANY_DIGIT = b"[0-9]"
+_ESCAPED = [re.escape(bytes((b,))) for b in range(256)]
 # Branch points on one path through a trie beyond which its regex is not compiled (Python's
 # regex parser recurses once per nested group).
 _MAX_DEPTH = 100

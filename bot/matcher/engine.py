@@ -63,6 +63,10 @@ RESAMPLE_BYTES = 1024 * 1024
 RESHAPED_RATIO = 2
 RESHAPED_LINES = 500
 RESHAPED_AFTER = 4 * RESAMPLE_BYTES
+# A piece shorter than this is read without emptying settled lines (`blanking`): the fixed cost
+# of a substitution (copying the piece, compiling the keys settled since the last one) is more
+# than the few lines it would empty. `denpex watch` and a stream fed line by line stay as cheap.
+BLANK_MIN_BYTES = 16 * 1024
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -533,9 +537,8 @@ class Scan:
                 self._floods_bytes = 0
                 self._blanked_under = self.variant
             last_error = 0
-            if self._blanker:
-                plain = self.facts.plain() and not self._blanker.may_unsettle(chunk, begin, end)
-                blanked = self._blanker.blank(chunk, begin, end, probes=plain)
+            if self._blanker and end - begin >= BLANK_MIN_BYTES:
+                blanked = self._blanker.blank(chunk, begin, end, plain=self.facts.plain())
                 if blanked.emptied:
                     # Windows read on from where their first line ends: in the piece as it came.
                     self._source = (chunk, begin, end, base, None)

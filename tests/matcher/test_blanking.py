@@ -70,7 +70,7 @@ def test_a_line_is_emptied_exactly_when_it_reads_as_a_settled_one(settled, seed)
     candidates = [_variant(raw, rng) for raw, _, _ in settled for _ in range(6)] + [raw for raw, _, _ in settled]
     candidates += [c + b"1" for c in candidates[:3]] + [b"", b"[rank1]:"]
     piece = b"".join(c + b"\n" for c in candidates)
-    out = blanker.blank(piece, 0, len(piece), probes=True)
+    out = blanker.blank(piece, 0, len(piece), plain=True)
     kept = out.chunk[out.begin : out.end].split(b"\n")[:-1]
     assert len(kept) == len(candidates)  # every newline stays: line numbers stand
     for line, after in zip(candidates, kept, strict=True):
@@ -88,15 +88,16 @@ def test_counts_and_the_last_error_line_come_from_the_lines_emptied():
     piece = b"".join(
         (b"[rank3]:retry %02d failed\n" % n if n % 3 else b"[rank4]:retry 05 failed\n") for n in range(1, 11)
     )
-    out = blanker.blank(piece, 0, len(piece), probes=False)
+    out = blanker.blank(piece, 0, len(piece), plain=False)
     assert out.emptied == 7 and hits.count == 14  # the same RuleHits twice: two counts a line
     assert out.last_error == 10  # line 10 of the piece (retry 10) is the last one emptied
-    # A group of plans with probes is left alone unless the caller says the facts are plain.
+    # A group of plans with probes is left alone unless the facts are plain, and stay so over
+    # the piece (no line that could place a host or open a spawn block).
     blanker.add(b"[rank4]:retry 05 failed", (5, 6), (), None, (), True, True)
-    assert blanker.blank(piece, 0, len(piece), probes=False).emptied == 7
-    assert blanker.blank(piece, 0, len(piece), probes=True).emptied == 10
-    # A piece holding a keyword that could make the facts no longer plain says so.
-    assert blanker.may_unsettle(b"x\nNODE_RANK=3\n", 0, 13) and not blanker.may_unsettle(piece, 0, len(piece))
+    assert blanker.blank(piece, 0, len(piece), plain=False).emptied == 7
+    assert blanker.blank(piece, 0, len(piece), plain=True).emptied == 10
+    unsettling = piece + b"NODE_RANK=3\n"
+    assert blanker.blank(unsettling, 0, len(unsettling), plain=True).emptied == 7
 
 
 def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_full():
