@@ -67,6 +67,10 @@ RESHAPED_AFTER = 4 * RESAMPLE_BYTES
 # of a substitution (copying the piece, compiling the keys settled since the last one) is more
 # than the few lines it would empty. `denpex watch` and a stream fed line by line stay as cheap.
 BLANK_MIN_BYTES = 16 * 1024
+# A settled key is emptied from later pieces once this many of its lines were counted one by
+# one: a regex of a line costs about as much to compile as a few dozen lines cost to count (a
+# k8s-json line of 8 KB, a few hundred), and a shape printed a handful of times never pays.
+BLANK_AFTER = 64
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -195,7 +199,7 @@ class _Flood:
     most MAX_LINE_CHARS without a CR: their text is their bytes, so a rank and a digit's place on
     the line are the same in both."""
 
-    __slots__ = ("done", "error", "marks", "rank_at", "rank_to", "shape")
+    __slots__ = ("done", "error", "marks", "rank_at", "rank_to", "repeats", "shape")
 
     def __init__(self, rank: tuple[int, int] | None, marks: tuple[int, ...], shape: bytes | None, error: bool):
         self.rank_at, self.rank_to = rank or (0, 0)
@@ -203,6 +207,7 @@ class _Flood:
         self.shape = shape
         self.error = error
         self.done: dict[object, tuple[RuleHits, ...]] = {}
+        self.repeats: dict[object, int] = {}  # per settled key, its lines counted since
 
     def key(self, raw: bytes) -> object:
         """What, beside the coarse shape, decides a line's effect: its rank's digits and the
@@ -576,12 +581,18 @@ class Scan:
                     shape = (plan, raw.translate(DIGITS_AS_ZERO))
                     flood = floods.get(shape)
                     if flood is not None:
-                        counted = flood.done.get(flood.key(raw))
+                        key = flood.key(raw)
+                        counted = flood.done.get(key)
                         if counted is not None and (not plan.probes or facts.plain()):
                             for hits in counted:
                                 hits.count += 1
                             if flood.error:
                                 facts.last_error_line = line_no + 1
+                            repeats = flood.repeats[key] = flood.repeats.get(key, 0) + 1
+                            if repeats == BLANK_AFTER:
+                                # Repeated enough to pay for its regex: emptied from the next piece on.
+                                self._blanker.add(raw, (flood.rank_at, flood.rank_to), flood.marks, flood.shape,
+                                                  counted, flood.error, bool(plan.probes))  # fmt: skip
                             continue
                     self._line(line_no + 1, chunk, start, stop, plan)
                     self._settle(shape, raw, flood, line_no + 1)
@@ -728,9 +739,6 @@ class Scan:
                 return
             counted.append(hits)
         flood.done[key] = tuple(counted)
-        self._blanker.add(
-            raw, (flood.rank_at, flood.rank_to), flood.marks, flood.shape, tuple(counted), flood.error, bool(plan.probes)
-        )
         self._charge_floods(64)
 
     def _charge_floods(self, size: int) -> None:

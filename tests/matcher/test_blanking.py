@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.matcher.blanking import Blanker, Literals
+from tests.matcher.test_equivalence import _generated_log
 from tests.matcher.test_flood import IN_FULL, PASTES, SETTLED, _run
 
 LITERALS = Literals(["sig 7", "c10d"], ["nranks"], ["node_rank"])
@@ -100,18 +102,8 @@ def test_counts_and_the_last_error_line_come_from_the_lines_emptied():
     assert blanker.blank(unsettling, 0, len(unsettling), plain=True).emptied == 7
 
 
-def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_full():
-    """The point of it: after its first lines, a retry loop's lines of every rank never reach the
-    prefilter's callbacks; the scan's state is the one of reading every line in full."""
-    line = next(x for x in PASTES["c10d-retry"] if "errno: 99" in x and "[localhost]" in x)
-    rng = random.Random(2)
-    tail = line[line.index("]:") :]
-    body = "".join(
-        f"[rank{rng.randrange(8)}" + "".join(str(rng.randrange(10)) if c.isdigit() else c for c in tail)
-        for _ in range(20_000)
-    )
-    log = ("".join(PASTES["c10d-retry"][:200]) + body + "".join(PASTES["c10d-retry"][-300:])).encode()
-    cuts = [log[i : i + 65_536] for i in range(0, len(log), 65_536)]
+def _emptied(cuts: list[bytes]) -> int:
+    """Lines emptied by blanking while a scan is fed `cuts` (read off `Blanked.emptied`)."""
     scan = SETTLED.scan()
     emptied = 0
     blank = scan._blanker.blank
@@ -126,5 +118,39 @@ def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_
     for piece in cuts:
         scan.feed(piece)
     scan.finish()
+    return emptied
+
+
+def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_full():
+    """The point of it: after its first lines, a retry loop's lines of every rank never reach the
+    prefilter's callbacks; the scan's state is the one of reading every line in full."""
+    line = next(x for x in PASTES["c10d-retry"] if "errno: 99" in x and "[localhost]" in x)
+    rng = random.Random(2)
+    tail = line[line.index("]:") :]
+    body = "".join(
+        f"[rank{rng.randrange(8)}" + "".join(str(rng.randrange(10)) if c.isdigit() else c for c in tail)
+        for _ in range(20_000)
+    )
+    log = ("".join(PASTES["c10d-retry"][:200]) + body + "".join(PASTES["c10d-retry"][-300:])).encode()
+    cuts = [log[i : i + 65_536] for i in range(0, len(log), 65_536)]
+    emptied = _emptied(cuts)
     assert emptied > 18_000
+    assert _run(SETTLED, log, cuts, whole=False) == _run(IN_FULL, log, cuts, whole=False)
+
+
+# Lines each family's log empties at least (of 10-23 thousand): pdsh none, its lines behind
+# placed hosts are read in full (`LogFacts.plain`); py-warnings none at this size, no key of its
+# warnings repeats BLANK_AFTER times.
+EMPTIED = {"c10d-retry": 5_000, "env-dump": 2_000, "iterations": 2_000, "torchrun": 100, "py-warnings": 0, "pdsh": 0}
+
+
+@pytest.mark.parametrize("family", sorted(EMPTIED))
+def test_every_family_read_as_the_cli_reads_it_ends_as_read_in_full(family):
+    """The production path: a family's log (its failure and collateral in it) fed in 256 KB
+    pieces, as `denpex diagnose` reads a file in pieces, empties settled lines and ends with
+    every RuleHits, every LogFacts field and the Diagnosis of reading each line in full."""
+    log = _generated_log(2_500_000, family, seed=11, failure_at=0.8).encode()
+    cuts = [log[i : i + 262_144] for i in range(0, len(log), 262_144)]
+    emptied = _emptied(cuts)
+    assert emptied >= EMPTIED[family]
     assert _run(SETTLED, log, cuts, whole=False) == _run(IN_FULL, log, cuts, whole=False)
