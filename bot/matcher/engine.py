@@ -7,6 +7,7 @@ first hit of each (signature, rank), and the first hit per rank.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -15,6 +16,7 @@ from functools import lru_cache
 
 import regex
 
+from bot.matcher.blanking import Blanker, Literals
 from bot.matcher.dbcache import derived_literals
 from bot.matcher.digit_anchors import (
     DIGITS_AS_ZERO,
@@ -31,6 +33,7 @@ from bot.matcher.rulebook import Rule, Rulebook, Signature
 from bot.matcher.salient import (
     EXCEPTION_ONLY,
     PROBE_KEYWORDS,
+    UNSETTLING_PROBES,
     WORLD_KEYWORDS,
     WORLD_SIZE_AT,
     LogFacts,
@@ -60,6 +63,14 @@ RESAMPLE_BYTES = 1024 * 1024
 RESHAPED_RATIO = 2
 RESHAPED_LINES = 500
 RESHAPED_AFTER = 4 * RESAMPLE_BYTES
+# A piece shorter than this is read without emptying settled lines (`blanking`): the fixed cost
+# of a substitution (copying the piece, compiling the keys settled since the last one) is more
+# than the few lines it would empty. `denpex watch` and a stream fed line by line stay as cheap.
+BLANK_MIN_BYTES = 16 * 1024
+# A settled key is emptied from later pieces once this many of its lines were counted one by
+# one: a regex of a line costs about as much to compile as a few dozen lines cost to count (a
+# k8s-json line of 8 KB, a few hundred), and a shape printed a handful of times never pays.
+BLANK_AFTER = 64
 # Hits kept per (rule, signature, rank): the verdict needs the first, evidence a few.
 _KEEP_PER_KEY = 2
 
@@ -188,7 +199,7 @@ class _Flood:
     most MAX_LINE_CHARS without a CR: their text is their bytes, so a rank and a digit's place on
     the line are the same in both."""
 
-    __slots__ = ("done", "error", "marks", "rank_at", "rank_to", "shape")
+    __slots__ = ("done", "error", "marks", "rank_at", "rank_to", "repeats", "shape")
 
     def __init__(self, rank: tuple[int, int] | None, marks: tuple[int, ...], shape: bytes | None, error: bool):
         self.rank_at, self.rank_to = rank or (0, 0)
@@ -196,6 +207,7 @@ class _Flood:
         self.shape = shape
         self.error = error
         self.done: dict[object, tuple[RuleHits, ...]] = {}
+        self.repeats: dict[object, int] = {}  # per settled key, its lines counted since
 
     def key(self, raw: bytes) -> object:
         """What, beside the coarse shape, decides a line's effect: its rank's digits and the
@@ -301,6 +313,7 @@ def _any_of(sigs: tuple[Signature, ...]) -> regex.Pattern[str] | None:
         return None
 
 
+_NEWLINE = re.compile(b"\n")
 _BACKREFERENCE = regex.compile(r"\\[1-9]|\(\?P=|\\g<|\(\?\(")
 _INLINE_FLAGS = regex.compile(r"\(\?[a-zA-Z]+\)")
 
@@ -344,6 +357,9 @@ class Matcher:
         for probe, words in PROBE_KEYWORDS.items():
             owners.setdefault(Condition(frozenset(words)), []).append(probe)
         self.prefilter = Prefilter(owners, direct=WORLD_KEYWORDS)
+        self.blanking = Literals(
+            self.prefilter.words, list(WORLD_KEYWORDS), [w for p in sorted(UNSETTLING_PROBES) for w in PROBE_KEYWORDS[p]]
+        )
         self._cond_sigs = [tuple(o for o in owners[c] if not isinstance(o, str)) for c in self.prefilter.conditions]
         self._cond_probes = [frozenset(o for o in owners[c] if isinstance(o, str)) for c in self.prefilter.conditions]
         self._plans: dict[frozenset[int], _Plan] = {}
@@ -451,10 +467,14 @@ class Scan:
         # (plan, line with digits as 0) -> the lines of that shape whose effect is settled.
         self._floods: dict[tuple[_Plan, bytes], _Flood] = {}
         self._floods_bytes = 0
+        # The settled keys' lines, emptied from each later piece before it is scanned.
+        self._blanker = Blanker(matcher.blanking)
+        self._source: tuple[bytes, int, int, int, list[int] | None] | None = None  # see `_original`
         self._started = time.perf_counter()
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose`). None: naive.
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
+        self._blanked_under = self.variant  # the database the blanker's keys were settled under
         self._samples = sample and matcher.use_prefilter
         self._sample: Counter[frozenset[int]] | None = Counter() if self._samples else None
         self._reports: Counter[int] = Counter()  # each literal's reports in the sample
@@ -514,6 +534,21 @@ class Scan:
                 self.variant, self._sample, self._reports = m.prefilter.full, Counter(), Counter()
                 self._sampled_at, self._sample_bytes = self.bytes, RESAMPLE_BYTES
                 self._sample_lines, self._reshaped = 0, False
+            if self.variant is not self._blanked_under:
+                # A line's plan is what its literals mean under the database: the floods settled
+                # under another one are settled again (each on its next line) under this one.
+                self._blanker.clear()
+                self._floods.clear()
+                self._floods_bytes = 0
+                self._blanked_under = self.variant
+            last_error = 0
+            if self._blanker and end - begin >= BLANK_MIN_BYTES:
+                blanked = self._blanker.blank(chunk, begin, end, plain=self.facts.plain())
+                if blanked.emptied:
+                    # Windows read on from where their first line ends: in the piece as it came.
+                    self._source = (chunk, begin, end, base, None)
+                    chunk, begin, end, pos = blanked.chunk, blanked.begin, blanked.end, blanked.begin
+                    last_error = blanked.last_error
             sample = self._sample
             lines, world_hits = m.prefilter.candidate_lines(
                 chunk, end, start=begin, variant=self.variant, seen=sample, reports=self._reports if sample is not None else None
@@ -546,12 +581,18 @@ class Scan:
                     shape = (plan, raw.translate(DIGITS_AS_ZERO))
                     flood = floods.get(shape)
                     if flood is not None:
-                        counted = flood.done.get(flood.key(raw))
+                        key = flood.key(raw)
+                        counted = flood.done.get(key)
                         if counted is not None and (not plan.probes or facts.plain()):
                             for hits in counted:
                                 hits.count += 1
                             if flood.error:
                                 facts.last_error_line = line_no + 1
+                            repeats = flood.repeats[key] = flood.repeats.get(key, 0) + 1
+                            if repeats == BLANK_AFTER:
+                                # Repeated enough to pay for its regex: emptied from the next piece on.
+                                self._blanker.add(raw, (flood.rank_at, flood.rank_to), flood.marks, flood.shape,
+                                                  counted, flood.error, bool(plan.probes))  # fmt: skip
                             continue
                     self._line(line_no + 1, chunk, start, stop, plan)
                     self._settle(shape, raw, flood, line_no + 1)
@@ -569,6 +610,10 @@ class Scan:
                             largest = size
                 if largest:
                     self.facts.observe_world_size(largest)
+            if last_error:
+                # Every error line before it has set `last_error_line` to its own number by now.
+                self.facts.last_error_line = max(self.facts.last_error_line or 0, base + last_error)
+            self._source = None
         else:
             observe_world_size = self.facts.observe_world_size
             for start, stop, probes in _every_line(chunk, begin, end, m._probe_words):
@@ -700,8 +745,9 @@ class Scan:
         """Count `size` bytes more in `_floods`; past _SHAPES_BYTES, a log of endlessly new
         shapes or ranks starts it again, so memory stays bounded whatever the log."""
         self._floods_bytes += size
-        if self._floods_bytes > _SHAPES_BYTES:
+        if self._floods_bytes + self._blanker.size > _SHAPES_BYTES:
             self._floods.clear()
+            self._blanker.clear()
             self._floods_bytes = size
 
     def _new_flood(self, plan: _Plan, raw: bytes, coarse: bytes) -> _Flood:
@@ -764,10 +810,22 @@ class Scan:
         log ends first, the window is finished at the start of the next piece: a diagnosis never
         depends on where the input was cut."""
         win = _Window(line_no, rule, sig, [text], rank_and_message(text, self._reader)[0])
+        if self._source is not None:
+            chunk, stop = self._original(line_no)
         if _extend(win, chunk, stop + 1, self._end, self._reader):
             self._close_window(win)
         else:
             self._windows.append(win)
+
+    def _original(self, line_no: int) -> tuple[bytes, int]:
+        """The piece as it came, and where line `line_no` of it ends there (its newline), while
+        the matcher reads the piece with settled lines emptied (`_source`)."""
+        assert self._source is not None
+        chunk, begin, end, base, ends = self._source
+        if ends is None:
+            ends = [found.start() for found in _NEWLINE.finditer(chunk, begin, end)]
+            self._source = (chunk, begin, end, base, ends)
+        return chunk, ends[line_no - base - 1]
 
     def _close_window(self, win: _Window) -> None:
         subject = "\n".join(win.parts)

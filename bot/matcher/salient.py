@@ -40,6 +40,10 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 # The probes of a line that only the `exception` probe reads (a flood of one error line).
 EXCEPTION_ONLY = frozenset({"exception"})
+# The probes whose lines can make the facts no longer `plain()` (a pdsh host placed from a
+# `node_rank`/`global_rank_mapping` line, a spawn block opened): a flood of `exception` lines
+# is settled only while they are, so a piece holding one of their keywords is read in full.
+UNSETTLING_PROBES = frozenset({"node", "spawn"})
 
 # `Exception` itself too: `raise Exception("...")` is common in training scripts.
 _EXC_LINE = regex.compile(

@@ -366,14 +366,29 @@ def test_a_window_signature_is_gated_by_its_first_lines_literals(tmp_path):
     assert [m.id for m in fast.diagnose(chatter + "[rank2]: Alpha failure detected\n[rank2]: by the beta monitor\n").matches] == ["wd"]
 
 
+def _letters(n: int) -> str:
+    out = ""
+    while True:
+        n, k = divmod(n, 26)
+        out += "abcdefghijklmnopqrstuvwxyz"[k]
+        if not n:
+            return out
+
+
 def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monkeypatch):
     """An env dump, then Megatron iterations: long before RESAMPLE_EVERY, two stretches in a
     row bring many more candidate lines than the sample saw, and the scan samples again (it
-    now leaves out what the iterations repeat); the diagnosis is still the naive path's."""
+    now leaves out what the iterations repeat); the diagnosis is still the naive path's.
+
+    Each iteration line is made a shape of its own (a word of letters at its end): lines of one
+    shape settle and are emptied before the prefilter sees them (`blanking`), so they never
+    make the pace jump, and leaving out their literals would not matter."""
     from bot.matcher import engine
 
     log = _generated_log(2_000_000, "env-dump", seed=5)
     dump_end = log.index(" iteration ")
+    head, tail = log[:dump_end], log[dump_end:].split("\n")
+    log = head + "\n".join(f"{line} {_letters(i)}" if " iteration " in line else line for i, line in enumerate(tail))
     monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
     monkeypatch.setattr(engine, "RESAMPLE_EVERY", 10**12)
     monkeypatch.setattr(engine, "RESAMPLE_BYTES", 64 * 1024)

@@ -1,0 +1,156 @@
+"""Blanking (`bot.matcher.blanking`): the lines of settled flood keys are emptied from later
+pieces before the prefilter scans them, exactly those lines, and a scan that empties them ends
+exactly where one that reads every line in full ends."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.matcher.blanking import Blanker, Literals
+from tests.matcher.test_equivalence import _generated_log
+from tests.matcher.test_flood import IN_FULL, PASTES, SETTLED, _run
+
+LITERALS = Literals(["sig 7", "c10d"], ["nranks"], ["node_rank"])
+# Digits 1-3 alike, as `Plan.shape` maps them for a pattern reading `[1-3]`.
+SHAPE = bytes.maketrans(b"0123456789", b"0111456789")
+
+
+def _reads_as(line: bytes, raw: bytes, rank: tuple[int, int], marks: tuple[int, ...]) -> bool:
+    """The definition blanking implements: same text, the rank's digits and those of a literal
+    with digits as they were, a mark's digit in its class, any other digit free."""
+    if len(line) != len(raw) or b"nranks" in raw.lower():
+        return False
+    pinned = set(range(*rank))
+    zeroed = raw.lower().translate(bytes.maketrans(b"123456789", b"000000000"))
+    for word in (b"sig 0", b"c00d"):
+        at = zeroed.find(word)
+        while at >= 0:
+            pinned.update(range(at, at + len(word)))
+            at = zeroed.find(word, at + 1)
+    for p, (a, b) in enumerate(zip(line, raw, strict=True)):
+        if not chr(b).isdigit() or p in pinned:
+            if a != b:
+                return False
+        elif not chr(a).isdigit() or (p in marks and SHAPE[a] != SHAPE[b]):
+            return False
+    return True
+
+
+text = st.one_of(st.text(alphabet=st.sampled_from("ab :[]().7"), max_size=6), st.sampled_from(["sig 7", "SIG 3", "c10d", "nranks "]))
+digits = st.text(alphabet=st.sampled_from("0123456789"), min_size=1, max_size=3)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[bytes, tuple[int, int], tuple[int, ...]]:
+    """A settled line: a rank prefix (or none), text and digits, and the places of its marks."""
+    ranked = draw(st.booleans())
+    head = "[rank" if ranked else ""
+    rank = draw(digits) if ranked else ""
+    body = "".join(draw(st.lists(st.one_of(text, digits), max_size=8)))
+    raw = (head + rank + ("]:" if ranked else "") + body).encode()
+    span = (len(head), len(head) + len(rank))
+    places = [p for p in range(span[1], len(raw)) if chr(raw[p]).isdigit()]
+    marks = tuple(sorted(draw(st.sets(st.sampled_from(places)))) if places else ())
+    return raw, span, marks
+
+
+def _variant(raw: bytes, rng: random.Random) -> bytes:
+    return bytes(rng.choice(b"0123456789") if chr(b).isdigit() and rng.random() < 0.3 else b for b in raw)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(lines(), min_size=1, max_size=6), st.integers(0, 2**32))
+def test_a_line_is_emptied_exactly_when_it_reads_as_a_settled_one(settled, seed):
+    rng = random.Random(seed)
+    blanker = Blanker(LITERALS)
+    for raw, rank, marks in settled:
+        blanker.add(raw, rank, marks, SHAPE, (), False, False)
+    candidates = [_variant(raw, rng) for raw, _, _ in settled for _ in range(6)] + [raw for raw, _, _ in settled]
+    candidates += [c + b"1" for c in candidates[:3]] + [b"", b"[rank1]:"]
+    piece = b"".join(c + b"\n" for c in candidates)
+    out = blanker.blank(piece, 0, len(piece), plain=True)
+    kept = out.chunk[out.begin : out.end].split(b"\n")[:-1]
+    assert len(kept) == len(candidates)  # every newline stays: line numbers stand
+    for line, after in zip(candidates, kept, strict=True):
+        expected = any(_reads_as(line, raw, rank, marks) for raw, rank, marks in settled)
+        assert after == (b"" if expected else line), (line, settled)
+
+
+def test_counts_and_the_last_error_line_come_from_the_lines_emptied():
+    class Hits:
+        count = 0
+
+    hits = Hits()
+    blanker = Blanker(LITERALS)
+    blanker.add(b"[rank3]:retry 12 failed", (5, 6), (), None, (hits, hits), True, False)
+    piece = b"".join(
+        (b"[rank3]:retry %02d failed\n" % n if n % 3 else b"[rank4]:retry 05 failed\n") for n in range(1, 11)
+    )
+    out = blanker.blank(piece, 0, len(piece), plain=False)
+    assert out.emptied == 7 and hits.count == 14  # the same RuleHits twice: two counts a line
+    assert out.last_error == 10  # line 10 of the piece (retry 10) is the last one emptied
+    # A group of plans with probes is left alone unless the facts are plain, and stay so over
+    # the piece (no line that could place a host or open a spawn block).
+    blanker.add(b"[rank4]:retry 05 failed", (5, 6), (), None, (), True, True)
+    assert blanker.blank(piece, 0, len(piece), plain=False).emptied == 7
+    assert blanker.blank(piece, 0, len(piece), plain=True).emptied == 10
+    unsettling = piece + b"NODE_RANK=3\n"
+    assert blanker.blank(unsettling, 0, len(unsettling), plain=True).emptied == 7
+
+
+def _emptied(cuts: list[bytes]) -> int:
+    """Lines emptied by blanking while a scan is fed `cuts` (read off `Blanked.emptied`)."""
+    scan = SETTLED.scan()
+    emptied = 0
+    blank = scan._blanker.blank
+
+    def counting(*args, **kwargs):
+        nonlocal emptied
+        out = blank(*args, **kwargs)
+        emptied += out.emptied
+        return out
+
+    scan._blanker.blank = counting  # type: ignore[method-assign]
+    for piece in cuts:
+        scan.feed(piece)
+    scan.finish()
+    return emptied
+
+
+def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_full():
+    """The point of it: after its first lines, a retry loop's lines of every rank never reach the
+    prefilter's callbacks; the scan's state is the one of reading every line in full."""
+    line = next(x for x in PASTES["c10d-retry"] if "errno: 99" in x and "[localhost]" in x)
+    rng = random.Random(2)
+    tail = line[line.index("]:") :]
+    body = "".join(
+        f"[rank{rng.randrange(8)}" + "".join(str(rng.randrange(10)) if c.isdigit() else c for c in tail)
+        for _ in range(20_000)
+    )
+    log = ("".join(PASTES["c10d-retry"][:200]) + body + "".join(PASTES["c10d-retry"][-300:])).encode()
+    cuts = [log[i : i + 65_536] for i in range(0, len(log), 65_536)]
+    emptied = _emptied(cuts)
+    assert emptied > 18_000
+    assert _run(SETTLED, log, cuts, whole=False) == _run(IN_FULL, log, cuts, whole=False)
+
+
+# Lines each family's log empties at least (of 10-23 thousand): pdsh none, its lines behind
+# placed hosts are read in full (`LogFacts.plain`); py-warnings none at this size, no key of its
+# warnings repeats BLANK_AFTER times.
+EMPTIED = {"c10d-retry": 5_000, "env-dump": 2_000, "iterations": 2_000, "torchrun": 100, "py-warnings": 0, "pdsh": 0}
+
+
+@pytest.mark.parametrize("family", sorted(EMPTIED))
+def test_every_family_read_as_the_cli_reads_it_ends_as_read_in_full(family):
+    """The production path: a family's log (its failure and collateral in it) fed in 256 KB
+    pieces, as `denpex diagnose` reads a file in pieces, empties settled lines and ends with
+    every RuleHits, every LogFacts field and the Diagnosis of reading each line in full."""
+    log = _generated_log(2_500_000, family, seed=11, failure_at=0.8).encode()
+    cuts = [log[i : i + 262_144] for i in range(0, len(log), 262_144)]
+    emptied = _emptied(cuts)
+    assert emptied >= EMPTIED[family]
+    assert _run(SETTLED, log, cuts, whole=False) == _run(IN_FULL, log, cuts, whole=False)
