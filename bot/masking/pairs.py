@@ -43,7 +43,7 @@ from bot.masking.vendor import kind_of_value
 # Every sensitive key name contains one of these (lowercase) words.
 KEY_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
-    "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
+    "host", "addr", "node", "endpoint", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
     "runner_name", "runner_description", "computername",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
@@ -284,6 +284,13 @@ class _PairScanner:
         if info.role is Role.HOST:
             # `host:`/`Hostname:` also occur in prose ("host: unreachable"): there a host
             # must look like one (digit, dash or dot); MASTER_ADDR and friends take any name.
+            if core.lower() == "node":
+                # `node:` also holds a rank, a count or a Node.js version (`node: 20`): only a
+                # numbered machine name is taken (`"node": "gn334"`), learned as `host:`'s is.
+                m = _NUMBERED_NODE.match(value)
+                if m is not None:
+                    self._hosts(m.group(), vstart, strict=True)
+                return
             strict = (core.lower() in ("host", "hostname") and not core.isupper()) or core.lower() == "ci_runner_description"
             self._hosts(value, vstart, strict=strict)
             return
@@ -397,6 +404,7 @@ class _PairScanner:
         self.edits.append((pos, pos + len(cred), kind, cred))
 
 
+_NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?![\w.])")
 _ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
 
