@@ -53,6 +53,9 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("gcp-number", "projectNumber", re.compile(r"projectNumber[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>\d{6,14})(?!\w)")),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
     ("azure-path", "/subscriptions/", re.compile(r"/subscriptions/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
+    # Azure ML Studio's run links name the tenant in their query:
+    # `https://ml.azure.com/runs/<run>?wsid=/subscriptions/<guid>/resourcegroups/...&tid=<guid>`.
+    ("azure-tid", "tid=", re.compile(r"[?&]tid=(?P<id>" + _GUID + r")(?![\w-])", re.I)),
     # `az account show`: the subscription is the object's bare "id" beside its "tenantId".
     ("az-account", '"tenantId"', re.compile(r'"id": "(?P<id>' + _GUID + r')"')),
     # ... and the az CLI's flags: `az login --service-principal ... --tenant <guid>`,
