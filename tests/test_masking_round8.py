@@ -112,3 +112,40 @@ def test_a_key_described_in_prose_is_kept_a_password_is_not() -> None:
     assert mask(kept).text == kept
     out = mask("my password is Winter2024-secure\n").text
     assert "Winter2024-secure" not in out and "<SECRET:password-1>" in out
+
+
+def test_a_command_that_prints_one_secret_has_it_masked_on_the_next_line() -> None:
+    hexkey = "".join(random.Random(4).choice("0123456789abcdef") for _ in range(40))
+    log = (
+        "$ echo $WANDB_API_KEY\n"
+        f"{hexkey}\n"
+        '+ echo "${DB_PASSWORD}"\n'
+        "Maple7186XSJq\n"
+        "$ printenv MLFLOW_TRACKING_PASSWORD\n"
+        "Quartz77aa\n"
+        # Helm charts' NOTES.txt print this command for the admin password.
+        '$ kubectl get secret --namespace monitoring grafana -o jsonpath="{.data.admin-password}" | base64 --decode ; echo\n'
+        "prom0987operatorXY\n"
+        "$ kubectl get secret wandb -o jsonpath='{.data.api-key}' | base64 -d\n"
+        f"{hexkey}\n"
+    )
+    out = _mask_log(log)
+    for value in (hexkey, "Maple7186XSJq", "Quartz77aa", "prom0987operatorXY"):
+        assert value not in out, (value, out)
+    assert out.count("<SECRET:wandb-key-1>") == 2  # the same key by both commands, one placeholder
+    assert "$ echo $WANDB_API_KEY\n<SECRET:wandb-key-1>\n" in out
+
+
+def test_printing_a_setting_keeps_its_value() -> None:
+    log = "$ echo $TOKENIZERS_PARALLELISM\nfalse\n$ echo $PAD_TOKEN_ID\n0\n$ echo $HF_TOKEN\n\n$ ls\nckpt  logs\n"
+    assert mask(log).text == log
+
+
+def test_azure_ml_studio_link_masks_the_tenant() -> None:
+    sub, tenant = "7a5a73c5-78c2-4d48-a42d-9aa174acafbc", "e239b3fa-060f-4305-ad06-1eddc924fa44"
+    line = f"Link to Azure Machine Learning Portal: https://ml.azure.com/runs/sharp-owl-42?wsid=/subscriptions/{sub}/resourcegroups/rg-ml/workspaces/ws&tid={tenant}\n"
+    out = mask(line).text
+    assert sub not in out and tenant not in out
+    assert "runs/sharp-owl-42?wsid=/subscriptions/<ACCOUNT-1>/resourcegroups/rg-ml/workspaces/ws&tid=<ACCOUNT-2>" in out
+    kept = "worker pid=4242 tid=7a5a73c5 started\n"
+    assert mask(kept).text == kept
