@@ -149,13 +149,3 @@ def test_azure_ml_studio_link_masks_the_tenant() -> None:
     assert "runs/sharp-owl-42?wsid=/subscriptions/<ACCOUNT-1>/resourcegroups/rg-ml/workspaces/ws&tid=<ACCOUNT-2>" in out
     kept = "worker pid=4242 tid=7a5a73c5 started\n"
     assert mask(kept).text == kept
-
-
-def test_cray_node_named_once_in_a_thread_is_masked() -> None:
-    # HPE Cray names (XC `nid00195`, Shasta `nid001234`) say "machine" by their shape alone.
-    log = "anyone seen this NCCL timeout on nid00195? cc @dana\nsrun: error: nid001234: task 3: Killed\n"
-    out = _mask_log(log)
-    assert "nid00195" not in out and "nid001234" not in out
-    assert "NCCL timeout on <HOST-" in out
-    kept = "unidentified nid12 nid=123456 nid0019522 pid 4242\n"
-    assert mask(kept).text == kept

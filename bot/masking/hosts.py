@@ -492,9 +492,6 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("gke", re.compile(r"gke-(?<![\w.-]gke-)[a-z0-9-]{1,40}-[0-9a-f]{8}-[a-z0-9]{4}(?![\w-])")),
     # EC2 private DNS names without their domain: ip-10-0-1-23
     ("ec2", re.compile(r"(?:ip|ec2)-(?<![\w.-]ip-)(?<![\w.-]ec2-)\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![\w-])")),
-    # HPE Cray compute nodes: `nid00195` (XC), `nid001234` (Shasta: Perlmutter, LUMI), in
-    # Slurm's output and in what people write about them (`NCCL timeout on nid00195?`).
-    ("cray", re.compile(r"nid(?<![\w.-]nid)\d{4,6}(?![\w-]|\.\d)")),
     # Cluster nodes named for what they are: gpu-node-17, node-017, node17, compute-node-3,
     # dgx-a100-03, hgx-12 (a mail subject, free text).
     # Found from the word (a literal scan), then checked whole from the start of its token.
@@ -520,7 +517,7 @@ _CLUSTER_WHOLE = re.compile(
     r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
-_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cray": "nid", "cluster": "", "accel": ""}
+_SHAPE_LITERALS = {"aks": "aks-", "gke": "gke-", "ec2": "p-", "cluster": "", "accel": ""}
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 # Every match lies on one line holding one of these, case aside (the gate, gate.py): the
