@@ -1,5 +1,5 @@
 """Cloud account ids: AWS account numbers (in ARNs, ECR hosts, `sts get-caller-identity`),
-IAM unique ids, Azure subscription and tenant ids.
+IAM unique ids, Azure subscription and tenant ids, GCP project numbers.
 
 The id is masked as `<ACCOUNT-n>`; what the id is attached to stays, because it is the
 diagnosis: `arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole` still says which role was
@@ -27,10 +27,11 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
         r"arn:aws(?:-cn|-us-gov|-iso[a-z-]{0,4})?:[a-z0-9-]{1,40}:[a-z0-9-]{0,30}:(?P<id>\d{12}):"
         r"(?:(?:user|assumed-role/[\w+=,.@-]{1,128}|federated-user)/(?P<user>[\w+=,.@-]{1,128}))?"
     )),
-    # "Account": "123456789012" (sts get-caller-identity), AWS_ACCOUNT_ID=, account_id:,
+    # "Account": "123456789012" (sts get-caller-identity; `<Account>` in its XML answer as
+    # botocore's debug log prints it), AWS_ACCOUNT_ID=, account_id:,
     # "OwnerId": ... (ec2 describe-*), --account-id 123456789012.
     ("key", "", re.compile(
-        r"(?i)(?:account|owner)[\w-]{0,16}[\"']?[ \t]*(?:[:=][ \t]*|[ \t])[\"']?(?P<id>\d{12})(?![\d\w])"
+        r"(?i)(?:account|owner)[\w-]{0,16}[\"']?[ \t]*(?:[:=][ \t]*|[ \t>])[\"']?(?P<id>\d{12})(?![\d\w])"
     )),
     # 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag
     ("ecr", ".dkr.ecr.", re.compile(r"(?<![\w.-])(?P<id>\d{12})\.dkr\.ecr\.")),
@@ -41,8 +42,20 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
         r"(?P<id>A(?<![A-Za-z0-9]A)(?:" + "|".join(_IAM_PREFIXES) + r")[A-Z0-9]{12,20})(?![A-Za-z0-9])"
         r"(?::(?P<user>[\w+=,.@-]{2,64}))?"
     )),
+    # A GCP project's number (the name `acme-ml-prod` is kept, like a Slurm account; the
+    # number is Google's account id for it): Vertex AI and other resource names
+    # `projects/123456789012/locations/us-central1/customJobs/...`, the console's `?project=`,
+    # `gcloud projects describe`'s `projectNumber: '123456789012'`.
+    ("gcp-resource", "projects/", re.compile(
+        r"(?<![\w-])projects/(?P<id>\d{6,14})/(?=locations/|global/|zones/|regions/|secrets/|topics/|subscriptions/|serviceAccounts/|instances/|buckets/)"
+    )),
+    ("gcp-console", "project=", re.compile(r"[?&]project=(?P<id>\d{6,14})(?![\w.-])")),
+    ("gcp-number", "projectNumber", re.compile(r"projectNumber[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>\d{6,14})(?!\w)")),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
     ("azure-path", "/subscriptions/", re.compile(r"/subscriptions/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
+    # Azure ML Studio's run links name the tenant in their query:
+    # `https://ml.azure.com/runs/<run>?wsid=/subscriptions/<guid>/resourcegroups/...&tid=<guid>`.
+    ("azure-tid", "tid=", re.compile(r"[?&]tid=(?P<id>" + _GUID + r")(?![\w-])", re.I)),
     # `az account show`: the subscription is the object's bare "id" beside its "tenantId".
     ("az-account", '"tenantId"', re.compile(r'"id": "(?P<id>' + _GUID + r')"')),
     # ... and the az CLI's flags: `az login --service-principal ... --tenant <guid>`,

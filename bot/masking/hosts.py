@@ -251,6 +251,12 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5})(?![\w.-])"))
       for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
                        ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
+    # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1
+    # Task(s) on Host(s) <gpu-0042>, Allocated 8 Slot(s) on Host(s) <8*gpu-0042>`, before LSF 9
+    # `Started on <gpu-0042>, Execution Home </home/hfischer>`.
+    ("submitted from host <", re.compile(r"Submitted from host <" + _H + r"[ >]")),
+    ("host(s) <", re.compile(r"Host\(s\) <(?:\d{1,5}\*)?" + _H + r">")),
+    ("started on <", re.compile(r"[Ss]tarted on <(?:\d{1,5}\*)?" + _H + r">")),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
     # `$ hostname` (or `uname -n`) and its output alone on the next line.

@@ -43,12 +43,15 @@ from bot.masking.vendor import kind_of_value
 # Every sensitive key name contains one of these (lowercase) words.
 KEY_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "user", "login", "logname",
-    "host", "addr", "nodename", "nodelist", "endpoint", "entity", "author", "committer", "bearer",
+    "host", "addr", "nodename", "nodelist", "endpoint",
+    # A bare `node` key, by its separator: `node` alone is in every NCCL init line (`nNodes 2`).
+    'node"', "node:", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
     "runner_name", "runner_description", "computername",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
     "owner", "ed_by", "assignee", "submitter", "requester",
 )
+_SEPARATED_WORDS = frozenset(('node"', "node:"))
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
@@ -78,6 +81,16 @@ _NEXT_LINE_VALUE = re.compile(
     # The object or list may close on the value's line: `{"password":` / `   "x"}`.
     + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',{}\[\]]{7,4095})(?<!:)["']?[ \t]*[}\]]{0,8},?[ \t]*(?=\r?\n|\Z)"""
 )
+# A command whose output is one secret's value, alone on the next line: `echo $WANDB_API_KEY`,
+# `printenv DB_PASSWORD` (also in a `set -x` trace), and the decoding of a Kubernetes Secret's
+# key as Helm charts' notes print it: `kubectl get secret grafana -o
+# jsonpath="{.data.admin-password}" | base64 --decode ; echo` (without the decoding the line
+# below is the same secret in base64). (What stands before the key, what may follow it.)
+_PRINTS_BEFORE = re.compile(r"(?:(?<![\w-])echo[ \t]+(?:-n[ \t]+)?[\"']?\$\{?|(?<![\w-])printenv[ \t]+|jsonpath=[\"']?\{)\Z")
+_PRINTS_AFTER = re.compile(
+    r"\}?[\"']?[ \t]*(?=\r?\n)|\}[\"']?[^\n|]{0,128}\|[ \t]*base64[ \t]+(?:-d|--decode|-D)(?![\w-])[^\n|]{0,64}(?=\r?\n)"
+)
+_PRINTED_VALUE = re.compile(NEXT_LINE + r"[ \t]{0,8}(?P<v>[^\s$#>][^\s]{3,4095})[ \t]*(?=\r?\n|\Z)")
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
@@ -176,6 +189,8 @@ class _PairScanner:
         for word, pos, word_end in hits:
             if pos < self.parsed_until or word not in _IN_KEYS:
                 continue
+            if word in _SEPARATED_WORDS:
+                word_end = pos + len(word) - 1  # the key ends before its quote or colon
             lo = pos - 96 if pos > 96 else 0
             start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
             if start in seen:
@@ -185,7 +200,8 @@ class _PairScanner:
                 start += 2  # URL-encoded: `%3Ftoken%3D...` names the key `token`
             key_end = key_rest(text, word_end).end()
             key = text[start:key_end]
-            info = self.state.key_info(key.lstrip("-"))  # most keys repeat, most say nothing
+            # A jsonpath (`{.data.api-key}`) names its key last.
+            info = self.state.key_info(key.rpartition(".")[2] if key[:1] == "." else key.lstrip("-"))  # most keys repeat, most say nothing
             if info is not None:
                 self._pair_at(start, key_end, key, info)
 
@@ -206,6 +222,8 @@ class _PairScanner:
         if sep is None and text[max(0, start - 14) : start].endswith("configure get "):
             # `aws configure get aws_secret_access_key` prints the value alone on the next line.
             self._next_line_value(key_end, info, core)
+            return
+        if sep is None and info.role in (Role.SECRET, Role.GENERIC) and self._printed_value(start, key_end, info, core):
             return
         if sep is None:
             if not self._whitespace_pair(start, key, core):
@@ -250,6 +268,24 @@ class _PairScanner:
             self.parsed_until = m.end("v")
             self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
 
+    def _printed_value(self, start: int, key_end: int, info: KeyInfo, core: str) -> bool:
+        """`echo $KEY`, `printenv KEY`, `kubectl get secret ... {.data.key} | base64 -d`: the
+        value on the next line. True when the command was one of these."""
+        text = self.text
+        lead = max(line_start(text, start, 128), start - 128)
+        if not _PRINTS_BEFORE.search(text, lead, start):
+            return False
+        rest = _PRINTS_AFTER.match(text, key_end)
+        if rest is None:
+            return False
+        if text[start - 1] == "{" and info.role is Role.GENERIC:
+            info = KeyInfo(Role.SECRET, info.kind)  # a key of a Secret's data: a secret whatever its shape
+        m = _PRINTED_VALUE.match(text, rest.end())
+        if m is not None:
+            self.parsed_until = m.end("v")
+            self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+        return True
+
     def _whitespace_pair(self, start: int, key: str, core: str) -> bool:
         """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`."""
         if key.startswith("--"):
@@ -284,6 +320,13 @@ class _PairScanner:
         if info.role is Role.HOST:
             # `host:`/`Hostname:` also occur in prose ("host: unreachable"): there a host
             # must look like one (digit, dash or dot); MASTER_ADDR and friends take any name.
+            if core.lower() == "node":
+                # `node:` also holds a rank, a count or a Node.js version (`node: 20`): only a
+                # numbered machine name is taken (`"node": "gn334"`), learned as `host:`'s is.
+                m = _NUMBERED_NODE.match(value)
+                if m is not None:
+                    self._hosts(m.group(), vstart, strict=True)
+                return
             strict = (core.lower() in ("host", "hostname") and not core.isupper()) or core.lower() == "ci_runner_description"
             self._hosts(value, vstart, strict=strict)
             return
@@ -397,6 +440,7 @@ class _PairScanner:
         self.edits.append((pos, pos + len(cred), kind, cred))
 
 
+_NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?![\w.])")
 _ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
 

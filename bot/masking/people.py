@@ -40,6 +40,16 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             continue
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
+        if text.startswith((":/", ":~"), m.end()):
+            # scp/rsync's `hfischer@login01.acme.io:/path`: an account at a machine, not an
+            # address; the machine stays when it is a public service's.
+            if local.lower() not in TECHNICAL_USERS:
+                edits.append((m.start(), m.start() + len(local), "user", local))
+                if state is not None:
+                    state.learn_user(local)
+            if not is_public_host(domain):
+                edits.append((m.end() - len(domain), m.end(), "host", domain))
+            continue
         edits.append((m.start(), m.end(), "email", addr))
         if state is not None and local.lower() not in TECHNICAL_USERS and local.lower() not in _SERVICE_LOCALS:
             learn_org_domain(domain, state)
@@ -145,7 +155,7 @@ _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", "linkedin.com/in/",
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/",
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/")  # fmt: skip
 _HOME_SKIP = frozenset(
     (
@@ -278,6 +288,9 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
                          + r"(?:Out\[\d{1,5}\]: )?'(?P<user>[^\W\d][\w.-]{0,31})'[ \t]*\r?$", re.M))
       for word in ("getlogin()", "getuser()")),
     ("<user ", re.compile(r"<User (?P<user>[^\W\d][\w.-]{0,31})>")),
+    # LSF's `bjobs -l` / `bhist -l` header: `Job <48213>, User <hfischer>, Project <default>,`
+    # (since LSF 10 with the job's name between: `Job <48213>, Job Name <ft>, User <hfischer>,`).
+    (", user <", re.compile(r"Job <\d[\d\[\]]{0,24}>,(?: Job Name <[^>\n]{0,256}>,)? User <(?P<user>[^\W\d][\w.-]{0,31})>")),
     # A mail signature's LinkedIn profile: https://www.linkedin.com/in/hannah-fischer-4257/.
     ("linkedin.com/in/", re.compile(r"linkedin\.com/in/(?P<user>[^\W\d_][\w-]{2,99})")),
     # GitHub's pull request header (gh pr view, the web page pasted): `Open • hfischer wants to

@@ -25,6 +25,10 @@ _TRAIL = "`'\".,;:!?)"
 # A lower-case name joined by `_` or `.` is a config key or a parameter, not a secret
 # (`the key fp16_master_weights is missing`, `the new key encoder.layer1.weight`).
 _IDENTIFIER = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)+\Z")
+# A key described, not given: `the key is Ed25519-based`, `the new key is RSA4096-only` (a
+# named algorithm with its size, then an adjective). Only after `key`: a password can be
+# spelled that way (`Winter2024-secure`).
+_KEY_ADJECTIVE = re.compile(r"[A-Za-z]{1,10}\d{1,5}(?:-[a-z]{3,12})+\Z")
 
 
 def _secret_like(value: str) -> bool:
@@ -42,6 +46,8 @@ def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if value.startswith("<") or "://" in value or value.count(".") > 2 or _IDENTIFIER.match(value):
             continue  # a placeholder, a URL, a dotted version or host, an identifier
+        if m.group("word") == "key" and _KEY_ADJECTIVE.match(value):
+            continue
         known: list[Edit] = []
         find_vendor_tokens(value, known)
         if known or value.startswith(PREFIX_TOKEN_HEADS):
