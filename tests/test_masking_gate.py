@@ -99,6 +99,7 @@ gpu-node-07,<IP-2> ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHd3Nn1ZpQ0kq7m0a1cR9xk2T
 I moved the job to kraken-ml for now
 Thanks Lukas! ping Dana if you see this
 -- Priya
+ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
 """
 
 
@@ -133,6 +134,9 @@ FRAGMENTS = [
     "worker-1: [INFO", "deepspeed.runtime: [INFO", "1٣:42:01 ",
     # `ls -l` rows.
     "-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py", "drwxr-xr-x.  2 ", "lrwxrwxrwx 1 ", "bsmith users ", "-rw-r--r-- ٣ ",
+    # Identity numbers and their near misses (dates, phone numbers, numpy rows of token ids).
+    "219-09-9999", "SSN: ", "078051120", "4111 1111 1111 1111", "5555-5555-5555-4444", "3782 822463 10005",
+    "card_number=", "4012888888881881", "2024-12-05", "415-555-0199", " 4096 4096", "٣",
 ]  # fmt: skip
 
 

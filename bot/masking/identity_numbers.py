@@ -1,0 +1,87 @@
+"""National id numbers and payment card numbers: personal data a log prints only by accident.
+
+A training log shows them when a data sample, a validation error or a pasted support thread
+quotes a record (`ValueError: could not convert 'SSN 123-45-6789'`, a CSV row in a tokenizer
+warning). They identify a person outright, so they go whatever surrounds them.
+
+Shapes, and why they cannot be taken for the numbers a log is full of:
+- US Social Security numbers as `AAA-GG-SSSS`, the way every form and record prints them,
+  unlabelled; with a label (`SSN: 123456789`, `social security number 123 45 6789`) also
+  without dashes. A date is 4-2-2, a phone number 3-3-4, so 3-2-4 with dashes is its own
+  shape; numbers the SSA never issues (area 000, 666 or 9xx, group 00, serial 0000) stay.
+- Payment card numbers (13-19 digits) whose last digit is the Luhn check digit and whose
+  first digits are a card network's (Visa 4, Mastercard 51-55 and 2221-2720, Amex 34/37,
+  Discover 6011/65, JCB 35, Diners 36/38): unlabelled only when written in dashed or spaced
+  groups of four (Amex 4-6-5), the way people write them, and not inside a longer run of
+  numbers (numpy prints an array of 4-digit token ids with single spaces); contiguous digits
+  only after a card label (`card`, `credit`, `cc`, `pan`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+
+# Line gate: the shapes (ASCII digits only, as gate.py asks) and the labels. `cc` and `pan`
+# are in the trigger with what follows them, not anchor words: as bare substrings they are on
+# every `accuracy`, `success` and `expand` line of a training log.
+IDENTITY_TRIGGER = (
+    r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}"
+    r"|(?i:\b(?:cc|pan)(?:[ _-]?n[ou]|[\x22' \t:=#]*[0-9]))"
+)
+IDENTITY_WORDS = ("ssn", "social security", "card", "credit")
+
+_NOT_AROUND_BEFORE = r"(?<![\w.:/-])(?<![0-9][ ,])"
+_NOT_AROUND_AFTER = r"(?![\w/:-]|[.,][0-9]|[ ,][0-9])"
+
+_SSN_RX = re.compile(_NOT_AROUND_BEFORE + r"(?P<v>[0-9]{3}-[0-9]{2}-[0-9]{4})" + _NOT_AROUND_AFTER)
+_LABELLED_SSN_RX = re.compile(
+    r"(?i)\b(?:ssn|social[ \t]+security(?:[ \t]+(?:number|no\.?|#))?)[\x22']?[ \t]*[:=#]?[ \t]*[\x22']?"
+    r"(?P<v>[0-9]{3}[ -]?[0-9]{2}[ -]?[0-9]{4})(?![0-9])"
+)
+_GROUPED_CARD_RX = re.compile(
+    _NOT_AROUND_BEFORE
+    + r"(?P<v>[0-9]{4}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{1,7}|3[47][0-9]{2}(?P<asep>[ -])[0-9]{6}(?P=asep)[0-9]{5})"
+    + _NOT_AROUND_AFTER
+)
+_LABELLED_CARD_RX = re.compile(
+    r"(?i)\b(?:(?:credit|debit|payment)?[ _-]?card(?:[ _-]?(?:number|no\.?|#))?|cc(?:[ _-]?(?:number|num|no))?|pan)"
+    r"[\x22']?[ \t]*[:=#]?[ \t]*[\x22']?(?P<v>[0-9]{13,19})(?![0-9])"
+)
+_SEPARATORS = re.compile(r"[ -]")
+_CARD_NETWORK_RX = re.compile(r"4|5[1-5]|2(?:22[1-9]|2[3-9][0-9]|[3-6][0-9]{2}|7[01][0-9]|720)|3[47568]|6011|65")
+
+
+def _ssn_issued(digits: str) -> bool:
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
+def _luhn_valid(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _is_card(digits: str) -> bool:
+    return 13 <= len(digits) <= 19 and _CARD_NETWORK_RX.match(digits) is not None and _luhn_valid(digits)
+
+
+def find_identity_numbers(text: str, edits: list[Edit]) -> None:
+    """Mask US Social Security numbers as <SSN-n> and payment card numbers as <CARD-n>."""
+    for rx in (_LABELLED_SSN_RX, _SSN_RX):
+        for m in rx.finditer(text):
+            digits = _SEPARATORS.sub("", m.group("v"))
+            if _ssn_issued(digits):
+                # Keyed by its digits: `123-45-6789` and `123 45 6789` are one number, one placeholder.
+                edits.append((m.start("v"), m.end("v"), "ssn", digits))
+    for rx in (_LABELLED_CARD_RX, _GROUPED_CARD_RX):
+        for m in rx.finditer(text):
+            digits = _SEPARATORS.sub("", m.group("v"))
+            if _is_card(digits):
+                edits.append((m.start("v"), m.end("v"), "card", digits))
