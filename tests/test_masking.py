@@ -274,6 +274,10 @@ PERSONAL = [
     ("Mobile: +49 151 2345 6789", "+49 151 2345 6789", "PHONE"),
     ("Tel.: +44 20 7946 0958 | Fax: +44 20 7946 0959", "+44 20 7946 0958", "PHONE"),
     ("Phone: (415) 555-0132", "(415) 555-0132", "PHONE"),
+    # A record quoted by a data loader's error: the SSA's advertising example and a network's
+    # published test card number.
+    ("ValueError: could not convert string to float: '078-05-1120'", "078-05-1120", "SSN"),
+    ("KeyError: 'amount' in row {'name': 'x', 'card': '4111 1111 1111 1111'}", "4111 1111 1111 1111", "CARD"),
     ("telephoneNumber: +49 30 1234 5678", "+49 30 1234 5678", "PHONE"),
     # CI identities as GitHub Actions and GitLab CI export them, git's HTTPS push refusal,
     # Windows' COMPUTERNAME.
