@@ -30,6 +30,24 @@ from bot.matcher.digit_anchors import DIGITS_AS_ZERO
 _DIGITS = frozenset(b"0123456789")
 
 
+@dataclass(frozen=True)
+class _Settled:
+    """A settled line, kept until a piece is blanked. Every later line that reads as `raw`
+    (ASCII, no CR, no newline) is emptied where it must be: its rank's digits
+    `raw[rank[0]:rank[1]]`, at each of `marks` a digit that `shape` maps as it maps `raw`'s,
+    and the digits of any literal with digits on it; its effect is one more count in each of
+    `counted` (the same RuleHits twice: two counts), and, with `error`, `last_error_line`
+    moved to it; `probes`: its plan has probes."""
+
+    raw: bytes
+    rank: tuple[int, int]
+    marks: tuple[int, ...]
+    shape: bytes | None
+    counted: tuple[object, ...]
+    error: bool
+    probes: bool
+
+
 @dataclass
 class _Group:
     """The settled keys of one effect: the `RuleHits` a line adds to, whether it moves
@@ -89,7 +107,7 @@ class Blanker:
         self._flip = literals.unsettling
         self._scratch: hyperscan.Scratch | None = None
         self._groups: dict[tuple[tuple[int, ...], bool, bool], _Group] = {}
-        self._pending: list[tuple[bytes, tuple[int, int], tuple[int, ...], bytes | None, tuple[object, ...], bool, bool]] = []
+        self._pending: list[_Settled] = []
         self._dirty = False
         self.size = 0  # bytes of patterns held (the caller bounds it with its flood caches)
 
@@ -112,26 +130,15 @@ class Blanker:
         error: bool,
         probes: bool,
     ) -> None:
-        """Empty every later line that reads as `raw` (see `_take`). Kept as given until a piece
+        """Empty every later line that reads as `raw` (see `_Settled`). Kept as given until a piece
         is blanked: a scan fed in small pieces never pays for the regex."""
-        self._pending.append((raw, rank, marks, shape, counted, error, probes))
+        self._pending.append(_Settled(raw, rank, marks, shape, counted, error, probes))
         self.size += len(raw) + 64
 
-    def _take(
-        self,
-        raw: bytes,
-        rank: tuple[int, int],
-        marks: tuple[int, ...],
-        shape: bytes | None,
-        counted: tuple[object, ...],
-        error: bool,
-        probes: bool,
-    ) -> None:
-        """Empty every later line that reads as `raw` (ASCII, no CR, no newline) where it must:
-        its rank's digits `raw[rank[0]:rank[1]]`, at each of `marks` a digit that `shape` maps
-        as it maps `raw`'s, and the digits of any literal with digits on it; its effect is one
-        more count in each of `counted` (the same RuleHits twice: two counts), and, with
-        `error`, `last_error_line` moved to it."""
+    def _take(self, settled: _Settled) -> None:
+        raw, rank, marks, shape, counted, error, probes = (
+            settled.raw, settled.rank, settled.marks, settled.shape, settled.counted, settled.error, settled.probes
+        )
         low = raw.lower()
         coarse = low.translate(DIGITS_AS_ZERO)
         if any(w in low for w in self._direct_words):
@@ -166,7 +173,7 @@ class Blanker:
         plans with probes are emptied only then, and only when no line of the piece could
         change that (`_may_unsettle`). The piece comes back as (chunk, begin, end) to read."""
         for pending in self._pending:
-            self._take(*pending)
+            self._take(pending)
         self._pending.clear()
         if self._dirty:
             for group in self._groups.values():
