@@ -59,7 +59,8 @@ class _Group:
     # The settled lines: each as regex atoms, one a byte, with its rank's digits as one atom
     # (`_RANK`), and the ranks settled with it. Compiled as one trie (`_compile`).
     lines: dict[tuple[bytes, ...], set[bytes]] = field(default_factory=dict)
-    usable: bool = True  # False once the trie nests too deep to compile: its lines are read
+    usable: bool = True  # False once the trie nests too deep to compile, or retired: its lines are read
+    misses: int = 0  # pieces in a row in which its substitution did not pay (see `Blanker.blank`)
     rx: re.Pattern[bytes] | None = None
     last: re.Pattern[bytes] | None = None
 
@@ -194,6 +195,13 @@ class Blanker:
         for group in groups:
             assert group.rx is not None and group.last is not None
             out, n = group.rx.subn(b"\n", data)
+            # A substitution costs about 2 ms a megabyte; a line read one by one, about 2 us.
+            # A group that empties less than a line a kilobyte two pieces running does not pay
+            # for itself (NCCL's chatter settles per rank, then mostly moves on): it is retired
+            # and its lines are read one by one again, which is always right.
+            group.misses = group.misses + 1 if n < len(data) >> 10 else 0
+            if group.misses >= 2:
+                group.usable = False
             if n and group.error:
                 # Looked for only where there is one: a search that finds none tries every line.
                 found = group.last.search(data)
