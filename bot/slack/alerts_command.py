@@ -43,9 +43,8 @@ def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, res
         f"```{token}```\n"
         "On the training node:\n"
         # Slack decodes entities inside code blocks too: the placeholders show as <...>.
-        "```export DENPEX_ALERT_URL=&lt;this bot's URL&gt;\n"
-        "export DENPEX_ALERT_TOKEN=&lt;the token above&gt;\n"
-        "denpex watch -- torchrun --nproc-per-node 8 train.py```\n"
+        + ui.esc("```export DENPEX_ALERT_URL=<this bot's URL>\nexport DENPEX_ALERT_TOKEN=<the token above>\n")
+        + "denpex watch -- torchrun --nproc-per-node 8 train.py```\n"
         "Revoke it with `/denpex alerts revoke`."
     )
     return "Alerts connected: your ingest token is in this message (shown once).", [ui.section(text)]
