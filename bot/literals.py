@@ -16,6 +16,8 @@ from typing import TypeVar
 
 import hyperscan
 
+from bot.dbcache import block_database, compile_block
+
 T = TypeVar("T")
 
 
@@ -33,18 +35,16 @@ class Words:
     """A fixed set of words, found in bytes (leftmost-longest), ASCII case-insensitively unless
     `caseless=False`."""
 
-    def __init__(self, words: Iterable[str], *, caseless: bool = True) -> None:
+    def __init__(self, words: Iterable[str], *, caseless: bool = True, fixed: bool = False) -> None:
+        """`fixed=True` for a word list written in our code: its database is kept on disk
+        (bot/dbcache.py) and loaded on the next start. A set learned from a log never is."""
         self.words = list(words)
         if not self.words or not all(self.words):
             raise ValueError("a word set needs words, and an empty word would match everywhere")
         self._lengths = [len(w.encode("utf-8")) for w in self.words]
-        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=[hyperscan_literal(w).encode("ascii") for w in self.words],
-            ids=list(range(len(self.words))),
-            elements=len(self.words),
-            flags=[hyperscan.HS_FLAG_CASELESS if caseless else 0] * len(self.words),
-        )
+        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(self.words)]
+        flags = hyperscan.HS_FLAG_CASELESS if caseless else 0
+        self._db = block_database(expressions, flags) if fixed else compile_block(expressions, flags)
         # Scratch space serves one scan at a time: one per thread (the bot's workers).
         self._local = threading.local()
 
@@ -113,13 +113,8 @@ class LiteralSet:
         # Looked for in `one_byte(text)`, where `?` also stands for any non-ASCII character.
         if not all(w.isascii() and "?" not in w for w in self.literals):
             raise ValueError("a literal set holds ASCII literals without `?`")
-        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=[hyperscan_literal(w).encode("ascii") for w in self.literals],
-            ids=list(range(len(self.literals))),
-            elements=len(self.literals),
-            flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(self.literals),
-        )
+        # Fixed lists written in our code: the database is kept on disk (bot/dbcache.py).
+        self._db = block_database([(i, hyperscan_literal(w)) for i, w in enumerate(self.literals)], hyperscan.HS_FLAG_SINGLEMATCH)
         self._local = threading.local()
 
     def present(self, text: str) -> set[str]:

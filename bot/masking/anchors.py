@@ -23,7 +23,7 @@ WORDS: tuple[str, ...] = ANCHOR_WORDS
 GATE_ONLY = ("]:",)
 _SCANNED = tuple(w for w in WORDS if w not in GATE_ONLY)
 
-_WORDS = Words(_SCANNED)
+_WORDS = Words(_SCANNED, fixed=True)
 
 
 

@@ -28,6 +28,7 @@ from typing import Protocol
 
 import hyperscan
 
+from bot.dbcache import block_database
 from bot.literals import hyperscan_literal, one_byte
 from bot.masking.edits import Edit
 
@@ -46,7 +47,7 @@ class Gate:
 
     def __init__(self, rows: Sequence[GatedRow]) -> None:
         self.names = [row.name for row in rows]
-        expressions: list[bytes] = []
+        expressions: list[tuple[int, str]] = []
         for row in rows:
             words = "|".join(hyperscan_literal(w) for w in sorted({w.lower() for w in row.line_anchors}))
             alternatives = [f"(?i:{words})" if words else "", f"(?:{row.line_trigger})" if row.line_trigger else ""]
@@ -55,12 +56,9 @@ class Gate:
             # `.*$` to the line's end: Hyperscan reports one match per pattern and end offset,
             # so a line reports once however many anchors it holds (a callback each would
             # cost more than the scan on lines that all hold one, as NCCL's do).
-            expressions.append(("(?:" + "|".join(a for a in alternatives if a) + ").*$").encode("ascii"))
-        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=expressions, ids=list(range(len(rows))), elements=len(rows),
-            flags=[hyperscan.HS_FLAG_MULTILINE] * len(rows),
-        )  # fmt: skip
+            expressions.append((len(expressions), "(?:" + "|".join(a for a in alternatives if a) + ").*$"))
+        # Built from the detectors table alone (never from a log): kept on disk (bot/dbcache.py).
+        self._db = block_database(expressions, hyperscan.HS_FLAG_MULTILINE)
         # Scratch space serves one scan at a time: one per thread (the bot's workers).
         self._local = threading.local()
 

@@ -35,12 +35,12 @@ from bot.masking.terminal import mask_through_terminal_codes
 _TEACHING_WORDS = [w for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY]
 # A container log's entries hold their line ends JSON-escaped (`10:42 AM\\n"`): the words
 # that end a line are looked for that way too (bot/masking/containerlog.py).
-_TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]))
+_TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]), fixed=True)
 
 
 # Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
 # the header line and up to _TABLE_ROWS lines after it.
-_TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid "])
+_TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid "], fixed=True)
 _TABLE_ROWS = 64
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")

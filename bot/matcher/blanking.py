@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import hyperscan
 
+from bot.dbcache import block_database
 from bot.literals import hyperscan_literal
-from bot.matcher.dbcache import block_database
 from bot.matcher.digit_anchors import DIGITS_AS_ZERO
 
 _DIGITS = frozenset(b"0123456789")

@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import regex
 
+from bot.dbcache import derived_literals
 from bot.matcher.blanking import Blanker, Literals
-from bot.matcher.dbcache import derived_literals
 from bot.matcher.digit_anchors import (
     DIGITS_AS_ZERO,
     DigitContext,

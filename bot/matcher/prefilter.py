@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import hyperscan
 
+from bot.dbcache import block_database
 from bot.literals import hyperscan_literal
-from bot.matcher.dbcache import block_database
 
 
 @dataclass(frozen=True)

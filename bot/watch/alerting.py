@@ -71,7 +71,7 @@ _TIMEOUT_WORD, _DDP_WORD, _OP_WORD = range(3)
 
 @functools.cache
 def _words() -> Words:
-    return Words(["timeout(ms)", "ddp_timeout=", "OpType="])
+    return Words(["timeout(ms)", "ddp_timeout=", "OpType="], fixed=True)
 
 
 def countdown(outcome: Outcome, known_ranks: list[int], facts: TimeoutFacts, waited_s: float) -> Countdown | None:

@@ -1,20 +1,25 @@
-"""Compiled rule artefacts kept on disk, so a process starts in a fraction of a second.
+"""Compiled Hyperscan databases kept on disk, so a process starts in a fraction of a second.
 
-Compiling the knowledge base's ~500 line conditions takes Hyperscan about 4 s; loading the
-serialized database takes a few milliseconds. Deriving the literals every signature's regex
-requires (required.required_literals) takes 0.2 s more; those are kept too. `denpex diagnose` on a laptop and every bot
-replica would otherwise pay the 4 s on each start. The cache key is a hash of everything the
-database depends on (expressions, ids, flags, mode, Hyperscan's version, the machine), so an
-edited rule or an upgraded library simply misses; a file that fails to load (another CPU,
-truncated, tampered with) is ignored and the database compiled afresh.
+Compiling the knowledge base's ~500 line conditions takes Hyperscan about 4 s, and the masker's
+fixed word lists and line gates about 0.1 s more; loading a serialized database takes a few
+milliseconds. Deriving the literals every signature's regex requires
+(matcher/required.required_literals) takes 0.2 s more; those are kept too. `denpex diagnose` on a
+laptop and every bot replica would otherwise pay that on each start. The cache key is a hash of
+everything the database depends on (expressions, ids, flags, mode, Hyperscan's version, the
+machine), so an edited rule or an upgraded library simply misses; a file that fails to load
+(another CPU, truncated, tampered with) is ignored and the database compiled afresh.
+
+Only fixed inputs come here: rule patterns and keywords, and the masker's own word lists. A word
+set learned from a log (a user or host name, a secret) is compiled in memory and never stored.
 
 Where: `DENPEX_CACHE_DIR`, else `$XDG_CACHE_HOME/denpex`, else `~/.cache/denpex`. The files
-hold compiled rule patterns only, nothing from any log. When the directory cannot be written,
-the database is compiled in memory and nothing else changes.
+hold compiled patterns only, nothing from any log. When the directory cannot be written, the
+database is compiled in memory and nothing else changes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -25,8 +30,10 @@ from pathlib import Path
 
 import hyperscan
 
-# Old databases beyond this many (other rule sets, older versions) are removed on write.
-_KEEP = 8
+# Databases beyond this many, least recently used first (other rule sets, older versions, the
+# prefilter variants of past logs' floods), are removed on write. A start loads about a dozen
+# (the rules' prefilter, blanking's words, the masker's gates and word lists).
+_KEEP = 32
 _SUFFIX = ".hsdb"
 
 
@@ -46,9 +53,18 @@ def block_database(expressions: list[tuple[int, str]], flags: int) -> hyperscan.
         database = hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
         # A database built for a CPU with wider vector units loads, then refuses to scan: try it.
         database.scan(b"\n", match_event_handler=_ignore, scratch=hyperscan.Scratch(database))
-        return database
     except Exception:  # absent, unreadable, or not usable here: compile instead
         pass
+    else:
+        _touch(path)
+        return database
+    database = compile_block(expressions, flags)
+    _store(path, hyperscan.dumpb(database))
+    return database
+
+
+def compile_block(expressions: list[tuple[int, str]], flags: int) -> hyperscan.Database:
+    """The same database compiled in memory and never stored: for word sets learned from a log."""
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(
         expressions=[e.encode("ascii") for _, e in expressions],
@@ -56,7 +72,6 @@ def block_database(expressions: list[tuple[int, str]], flags: int) -> hyperscan.
         elements=len(expressions),
         flags=[flags] * len(expressions),
     )
-    _store(path, hyperscan.dumpb(database))
     return database
 
 
@@ -91,6 +106,12 @@ def derived_literals(
 
 def _ignore(*_args: object) -> None:
     return None
+
+
+def _touch(path: Path) -> None:
+    """Mark a database used: pruning removes the least recently used, not the oldest written."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
 
 
 def _key(expressions: list[tuple[int, str]], flags: int) -> str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from bot.matcher import dbcache
+from bot import dbcache
+from bot.literals import Words
+from bot.masking import Masker
 from bot.matcher.prefilter import Condition, Prefilter
 
 
@@ -28,9 +32,9 @@ def test_a_second_build_loads_the_stored_database(cache):
     assert _lines(Prefilter(CONDS), LOG) == WANT
     files = list(cache.glob("*.hsdb"))
     assert len(files) == 1 and files[0].stat().st_size > 0
-    stamp = files[0].stat().st_mtime_ns
+    inode, data = files[0].stat().st_ino, files[0].read_bytes()
     assert _lines(Prefilter(CONDS), LOG) == WANT
-    assert files[0].stat().st_mtime_ns == stamp  # read, not rewritten
+    assert (files[0].stat().st_ino, files[0].read_bytes()) == (inode, data)  # read, not rewritten
     assert oct(files[0].stat().st_mode & 0o777) == "0o644"  # readable by the bot's own user
 
 
@@ -62,6 +66,32 @@ def test_old_databases_are_pruned(cache):
     newest = Prefilter([Condition(frozenset({f"word{dbcache._KEEP + 2}"}))])
     assert _lines(newest, b"word%d\n" % (dbcache._KEEP + 2)) == [b"word%d" % (dbcache._KEEP + 2)]
     assert len(list(cache.glob("*.hsdb"))) == dbcache._KEEP
+
+
+def test_pruning_keeps_the_databases_in_use(cache):
+    """A database loaded at every start (the masker's gates) outlives floods of newer ones."""
+    Prefilter([Condition(frozenset({"in use"}))])
+    (used,) = cache.glob("*.hsdb")
+    for i in range(dbcache._KEEP - 1):
+        Prefilter([Condition(frozenset({f"word{i}"}))])
+    others = sorted(set(cache.glob("*.hsdb")) - {used})
+    for age, path in enumerate([used, *others]):  # written first: the oldest of all
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    Prefilter([Condition(frozenset({"in use"}))])  # loaded again: now the most recently used
+    Prefilter([Condition(frozenset({"one more"}))])
+    assert used.exists() and len(list(cache.glob("*.hsdb"))) == dbcache._KEEP
+
+
+def test_fixed_word_sets_are_stored_and_learned_ones_never(cache):
+    Words(["nodelist", "jobid "], fixed=True)
+    assert len(list(cache.glob("*.hsdb"))) == 1
+    # A learned name is compiled into the masker's per-log word set: it must not reach the disk.
+    masker = Masker()
+    masker.learn(b"USER=qzorvath\nHOME=/home/qzorvath\n")
+    masked = str(masker.mask("job of qzorvath failed\n"))
+    assert "qzorvath" not in masked
+    assert len(list(cache.glob("*.hsdb"))) == 1
+    assert not any(b"qzorvath" in path.read_bytes() for path in cache.iterdir())
 
 
 def test_default_location_follows_xdg(monkeypatch, tmp_path):
