@@ -285,3 +285,29 @@ def test_a_body_that_is_not_utf8_is_refused_whatever_its_signature(bot):
     body = '{"type": "event_callback", "text": "caf\xe9"}'.encode("latin-1")
     reply = bot.post(body, "application/json", headers=sign(body), sign_it=False)
     assert reply.status in (400, 401)
+
+
+def test_a_log_carried_only_in_rich_text_blocks_is_diagnosed(bot, fake_slack):
+    """A message whose `text` is empty and whose log is in rich_text blocks (a preformatted
+    block, as the composer makes one): read from the blocks and diagnosed; `&` and `<` in
+    them are the log's own characters."""
+    log = ("[rank3]: Traceback (most recent call last):\n[rank3]:   File \"train.py\", line 12, in <module>\n"
+           "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+           "capacity of 79.15 GiB of which 1.2 GiB is free. a && b\n")
+    blocks = [{"type": "rich_text", "block_id": "x1", "elements": [
+        {"type": "rich_text_section", "elements": [{"type": "text", "text": "our run died:"}]},
+        {"type": "rich_text_preformatted", "elements": [{"type": "text", "text": log}]},
+    ]}]
+    bot.event(message("", "1700101100.000100", blocks=blocks))
+    wait_handled(bot, "1700101100.000100")
+    posts = fake_slack.of("chat.postMessage")
+    assert len(posts) == 1 and "cuda-oom" in all_text(posts[0])
+    assert "&amp;amp;" not in all_text(posts[0])
+
+
+def test_alerts_connect_in_a_dm_says_where_to_run_it(bot):
+    """`/denpex alerts connect` typed in a DM: told to run it in the channel, no token made."""
+    form = dict(urllib.parse.parse_qsl(Bot.command_body("alerts connect").decode()))
+    form.update(channel_id="D0ALICE01", channel_name="directmessage")
+    reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+    assert reply.status == 200 and "not in a direct message" in reply.json()["text"]

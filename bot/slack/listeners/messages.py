@@ -212,11 +212,50 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
     timer.start()
 
 
+def _rich_text(blocks: Any) -> str:
+    """The text of a message's rich_text blocks, escaped as Slack escapes `text` (what the rest
+    reads), preformatted parts in ``` fences: for a message that carries its words only there."""
+    out: list[str] = []
+
+    def inline(elements: Any) -> str:
+        pieces = []
+        for el in elements if isinstance(elements, list) else []:
+            if not isinstance(el, dict):
+                continue
+            if el.get("type") == "text" or (el.get("type") == "link" and el.get("text")):
+                pieces.append(str(el.get("text") or ""))
+            elif el.get("type") == "link":
+                pieces.append(str(el.get("url") or ""))
+            elif el.get("type") == "emoji":
+                pieces.append(f":{el.get('name') or ''}:")
+        return ui.esc("".join(pieces))
+
+    def walk(elements: Any) -> None:
+        for el in elements if isinstance(elements, list) else []:
+            if not isinstance(el, dict):
+                continue
+            kind = el.get("type")
+            if kind == "rich_text_preformatted":
+                out.append("```" + inline(el.get("elements")) + "```")
+            elif kind in ("rich_text_list", "rich_text"):
+                walk(el.get("elements"))
+            elif kind in ("rich_text_section", "rich_text_quote"):
+                out.append(inline(el.get("elements")))
+
+    for block in blocks if isinstance(blocks, list) else []:
+        if isinstance(block, dict) and block.get("type") == "rich_text":
+            walk(block.get("elements"))
+    return "\n".join(p for p in out if p)
+
+
 def message_text(event: dict[str, Any]) -> str:
     """The message's text, and after it the text of each message it forwards: Slack sends a
     forwarded (shared) message as an attachment marked `is_share` or `is_msg_unfurl`, its
-    text escaped like the message's own. Link previews and apps' attachments are not read."""
-    parts = [event.get("text") or ""]
+    text escaped like the message's own. Link previews and apps' attachments are not read.
+    A message whose `text` holds no words (empty, or only a mention) is read from its
+    rich_text blocks."""
+    text = event.get("text") or ""
+    parts = [text if logdetect.clean(text).strip() else f"{text}\n{_rich_text(event.get('blocks'))}".strip()]
     for att in event.get("attachments") or []:
         if isinstance(att, dict) and (att.get("is_share") or att.get("is_msg_unfurl")):
             shared = att.get("text") or att.get("fallback") or ""
