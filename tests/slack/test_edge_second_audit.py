@@ -311,3 +311,12 @@ def test_alerts_connect_in_a_dm_says_where_to_run_it(bot):
     form.update(channel_id="D0ALICE01", channel_name="directmessage")
     reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
     assert reply.status == 200 and "not in a direct message" in reply.json()["text"]
+
+
+def test_a_message_in_the_app_home_messages_tab_is_a_dm(bot, fake_slack):
+    """`channel_type: app_home` (Slack's message.app_home shape for the App Home's Messages
+    tab): chatter there is a message to the bot, answered with help like any DM."""
+    bot.event({**message("hi, what can you do?", "1700101200.000100", channel="D0ALICEHOME"), "channel_type": "app_home"})
+    wait_handled(bot, "1700101200.000100", channel="D0ALICEHOME")
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["channel"] == "D0ALICEHOME" and "/denpex" in all_text(post)

@@ -31,6 +31,13 @@ log = logging.getLogger("denpex.slack")
 # Subtypes that carry a person's new text; everything else (edits, deletes, joins, bot
 # messages, channel topic changes) is ignored.
 _HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
+# A one-to-one conversation with the bot: every message there is meant for it. `app_home` is
+# what Slack's docs give for the App Home's messages (message.app_home), a DM by another name.
+_DIRECT_CHANNEL_TYPES = ("im", "app_home")
+
+
+def _direct(event: dict[str, Any]) -> bool:
+    return event.get("channel_type") in _DIRECT_CHANNEL_TYPES
 # A log pasted as several messages: parts by the same person in the same place, each within
 # this many seconds of the last (DENPEX_PASTE_WINDOW_S), are one log.
 PASTE_WINDOW_S = 3.0
@@ -292,11 +299,11 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         follow_up(deps, client, where, logdetect.clean(text), ctx)
         return
     if strength is not None:
-        quiet = not mentioned and event.get("channel_type") != "im"
+        quiet = not mentioned and not _direct(event)
         clean = logdetect.clean(text)
         diagnose(store, SlackReplier(client, where), where.place, lambda: deps.denpex.diagnose_text(clean), quiet=quiet)
         return
-    if mentioned or event.get("channel_type") == "im":
+    if mentioned or _direct(event):
         tell(client, where, ui.help_message())
 
 
@@ -309,7 +316,7 @@ def register(app: App, deps: BotDeps) -> None:
         if not user or user == bot_user_id:
             return
         mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
-        if mentioned and event.get("channel_type") != "im":
+        if mentioned and not _direct(event):
             return  # the app_mention event carries it
         handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=False)
 
