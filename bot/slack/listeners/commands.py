@@ -46,8 +46,13 @@ def typed(body: dict[str, Any]) -> str:
     return logdetect.unescape(body.get("text") or "").strip()
 
 
+# What an id copied from a reply (where it is inline code) or quoted may carry around it.
+_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d "
+
+
 def _show(deps: BotDeps, call: Invocation) -> Answer:
-    rule = deps.denpex.entry(call.rest) if call.rest else None
+    wanted = call.rest.strip(_ID_WRAPPING)
+    rule = deps.denpex.entry(wanted) if wanted else None
     if rule is None:
         if not call.rest:
             return ui.error_message("Usage: `/denpex show <id>`")
