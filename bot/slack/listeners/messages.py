@@ -219,6 +219,10 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
     timer.start()
 
 
+# Lists in a message nest a few levels (Slack indents up to 8); past this it is not a person's message.
+_RICH_TEXT_DEPTH = 16
+
+
 def _rich_text(blocks: Any) -> str:
     """The text of a message's rich_text blocks, escaped as Slack escapes `text` (what the rest
     reads), preformatted parts in ``` fences: for a message that carries its words only there."""
@@ -237,21 +241,21 @@ def _rich_text(blocks: Any) -> str:
                 pieces.append(f":{el.get('name') or ''}:")
         return ui.esc("".join(pieces))
 
-    def walk(elements: Any) -> None:
-        for el in elements if isinstance(elements, list) else []:
+    def walk(elements: Any, depth: int) -> None:
+        for el in elements if isinstance(elements, list) and depth <= _RICH_TEXT_DEPTH else []:
             if not isinstance(el, dict):
                 continue
             kind = el.get("type")
             if kind == "rich_text_preformatted":
                 out.append("```" + inline(el.get("elements")) + "```")
             elif kind in ("rich_text_list", "rich_text"):
-                walk(el.get("elements"))
+                walk(el.get("elements"), depth + 1)
             elif kind in ("rich_text_section", "rich_text_quote"):
                 out.append(inline(el.get("elements")))
 
     for block in blocks if isinstance(blocks, list) else []:
         if isinstance(block, dict) and block.get("type") == "rich_text":
-            walk(block.get("elements"))
+            walk(block.get("elements"), 0)
     return "\n".join(p for p in out if p)
 
 
