@@ -328,3 +328,26 @@ def test_show_takes_the_id_however_it_was_copied(bot, text):
     """`/denpex show` with the id as the reply shows it (in backticks), quoted, or in capitals: the entry."""
     answer = bot.command(text).json()
     assert "CUDA Out of Memory" in json.dumps(answer), answer["text"]
+
+
+def test_secrets_in_a_rich_text_only_or_auto_linked_log_reach_neither_slack_nor_redis(bot, fake_slack):
+    """The new ways in (a log carried only in rich_text blocks, an address Slack auto-linked)
+    go through the same masking: no token, e-mail or corporate host in any call or in Redis."""
+    import redis
+
+    token, email = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "alice.smith@corp.example.com"
+    log = (f"[rank3]: Traceback (most recent call last):\n[rank3]: RuntimeError: push to hub failed for {email} "
+           f"token={token} host=storage.corp.example.com\n")
+    blocks = [{"type": "rich_text", "elements": [{"type": "rich_text_preformatted",
+                                                  "elements": [{"type": "text", "text": log}]}]}]
+    bot.event(message("", "1700101300.000100", blocks=blocks))
+    linked = log.replace(email, f"<mailto:{email}|{email}>")
+    bot.event(message(f"```{linked}```", "1700101300.000200", channel="C0OTHER"))
+    wait_handled(bot, "1700101300.000100")
+    wait_handled(bot, "1700101300.000200", channel="C0OTHER")
+    posted = " ".join(all_text(c) + json.dumps(c.params) for c in fake_slack.calls)
+    assert len(fake_slack.of("chat.postMessage")) == 2
+    with redis.Redis.from_url(bot.redis_url) as r:
+        dump = " ".join(f"{k!r} {r.dump(k)!r}" for k in r.scan_iter())
+    for leak in (token[:12], email, "alice.smith", "storage.corp"):
+        assert leak not in posted and leak not in dump, leak
