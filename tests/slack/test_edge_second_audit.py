@@ -323,11 +323,14 @@ def test_a_message_in_the_app_home_messages_tab_is_a_dm(bot, fake_slack):
     assert post.params["channel"] == "D0ALICEHOME" and "/denpex" in all_text(post)
 
 
-@pytest.mark.parametrize("text", ["show cuda-oom", "show CUDA-OOM", "show `cuda-oom`", "show 'cuda-oom'", "SHOW  cuda-oom "])
+@pytest.mark.parametrize("text", ["show cuda-oom", "show CUDA-OOM", "show `cuda-oom`", "show 'cuda-oom'", "SHOW  cuda-oom ",
+                                  "show\u00a0cuda-oom", "show\tcuda-oom"])
 def test_show_takes_the_id_however_it_was_copied(bot, text):
-    """`/denpex show` with the id as the reply shows it (in backticks), quoted, or in capitals: the entry."""
+    """`/denpex show` with the id as the reply shows it (in backticks), quoted, in capitals, or
+    after a tab or the no-break space Option+Space types: the entry."""
     answer = bot.command(text).json()
-    assert "CUDA Out of Memory" in json.dumps(answer), answer["text"]
+    shown = json.dumps(answer)
+    assert "CUDA Out of Memory" in shown and "*Root cause*" in shown, answer["text"]  # the entry, not a search
 
 
 def test_secrets_in_a_rich_text_only_or_auto_linked_log_reach_neither_slack_nor_redis(bot, fake_slack):

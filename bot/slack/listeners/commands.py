@@ -91,10 +91,17 @@ SUBCOMMANDS: dict[str, Callable[[BotDeps, Invocation], Answer]] = {
 }
 
 
+def _word_and_rest(text: str) -> tuple[str, str]:
+    """The first word and the rest, split at any whitespace: a tab, a new line or the
+    no-break space some keyboards type (Option+Space) separates a subcommand too."""
+    parts = text.split(None, 1)
+    return (parts[0], parts[1] if len(parts) > 1 else "") if parts else ("", "")
+
+
 def is_lookup(body: dict[str, Any]) -> bool:
     """Error text to look up: not empty, not a subcommand, and not one bare word (a typo of one)."""
     text = typed(body)
-    return bool(text) and text.partition(" ")[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
+    return bool(text) and _word_and_rest(text)[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
 
 
 def is_subcommand(body: dict[str, Any]) -> bool:
@@ -110,7 +117,7 @@ def lookup(deps: BotDeps, body: dict[str, Any]) -> Answer:
 
 def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> Answer:
     """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
-    word, _, rest = typed(body).partition(" ")
+    word, rest = _word_and_rest(typed(body))
     handler = SUBCOMMANDS.get(word.lower())
     if handler is None:
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
