@@ -71,7 +71,8 @@ def alert_message(masked: MaskedAlert, rule: Rule | None, collateral_titles: dic
     if rule is not None:
         facts.append(inline_code(rule.id))
     if final:
-        facts.append(f"the job ended with {_ended(alert)}")
+        # The signal is the watcher's own word for it: text from outside, escaped like the rest.
+        facts.append(f"the job ended with {esc(_ended(alert))}")
     blocks.append(context(" · ".join(facts)))
     if alert.countdown and not final:
         blocks.append(section(f":hourglass_flowing_sand: *{esc(countdown_text(alert.countdown))}*"))

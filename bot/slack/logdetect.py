@@ -10,7 +10,10 @@ from __future__ import annotations
 import regex
 
 _MENTION = regex.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
-_LINK = regex.compile(r"<((?:https?|mailto):[^|>]+)(?:\|[^>]*)?>")
+_LINK = regex.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
+# What Slack puts before a bare domain or address it turns into a link (`foo.com/x` becomes
+# `<http://foo.com/x|foo.com/x>`, `a@b.com` becomes `<mailto:a@b.com|a@b.com>`).
+_ADDED_SCHEMES = ("http://", "https://", "mailto:")
 _STRONG = (
     regex.compile(r"Traceback \(most recent call last\)"),
     regex.compile(r"(?m)^\s*(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|\d{1,5}: \S)"),
@@ -28,10 +31,19 @@ def unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+def _as_typed(link: regex.Match) -> str:
+    """A link Slack made of what was typed: the typed text when the label is the address less
+    the scheme Slack added (the log never said `mailto:`); otherwise the address itself."""
+    url, label = link.group(1), link.group(2)
+    if label and any(url == scheme + label for scheme in _ADDED_SCHEMES):
+        return label
+    return url
+
+
 def clean(text: str) -> str:
     """Slack's message markup back to the log text: entities, links, mentions, code fences."""
     text = _MENTION.sub("", text)
-    text = _LINK.sub(r"\1", text)
+    text = _LINK.sub(_as_typed, text)
     text = unescape(text)
     return "\n".join(line for line in text.splitlines() if line.strip() != "```").replace("```", "\n")
 

@@ -39,6 +39,7 @@ class FakeFile:
     filetype: str = "text"
     mimetype: str = "text/plain"
     declared_size: int | None = None  # what files.info says; defaults to the real size
+    mode: str = "hosted"  # "snippet" for a text snippet made in Slack
     serve_html: bool = False  # answer the download with a login page, as Slack does on bad auth
     stall_s: float = 0.0  # sleep before sending the body
     download_url: str | None = None  # what files.info gives as url_private_download (default: ours)
@@ -141,7 +142,7 @@ class FakeSlack:
             "filetype": f.filetype,
             "mimetype": f.mimetype,
             "size": f.declared_size if f.declared_size is not None else len(f.content),
-            "mode": "hosted",
+            "mode": f.mode,
             "url_private": f"{self.base}/files/{f.id}/{f.name}",
             "url_private_download": f.download_url or f"{self.base}/files/{f.id}/download/{f.name}",
         }

@@ -86,6 +86,19 @@ def test_a_secret_the_node_left_in_is_masked_by_the_bot(bot: Bot, fake_slack: Fa
     assert leak not in posted and "HF_TOKEN=" in posted
 
 
+def test_markup_a_node_sends_in_any_field_stays_inert(bot: Bot, fake_slack: FakeSlack, token: str) -> None:
+    """Every string a watcher sends (the signal that ended the job, the collective, the
+    evidence) reaches Slack escaped: `<!channel>` from a node never pings anyone."""
+    first = replace(ALERT, evidence=[EvidenceLine(12, 3, f"{OOM} <!channel> & <@U0BOSS>")])
+    assert send(bot, token, body(first))[0] == 200
+    final = replace(first, kind="final", exit=JobExit(None, "<!channel>"))
+    assert send(bot, token, body(final))[0] == 200
+    for call in [*fake_slack.of("chat.postMessage"), *fake_slack.wait_for("chat.update")]:
+        sent = json.dumps(call.params.get("blocks")) + call.params.get("text", "")
+        assert "<!channel>" not in sent and "<@U0BOSS>" not in sent, sent
+    assert "signal &lt;!channel&gt;" in json.dumps(fake_slack.of("chat.update")[0].params["blocks"])
+
+
 @pytest.mark.parametrize(
     ("auth", "expect"),
     [(None, "no ingest token"), ("dpx1.T0TEST001.notatokenwehaveeverissued00", "unknown ingest token"),

@@ -46,8 +46,13 @@ def typed(body: dict[str, Any]) -> str:
     return logdetect.unescape(body.get("text") or "").strip()
 
 
+# What an id copied from a reply (where it is inline code) or quoted may carry around it.
+_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d "
+
+
 def _show(deps: BotDeps, call: Invocation) -> Answer:
-    rule = deps.denpex.entry(call.rest) if call.rest else None
+    wanted = call.rest.strip(_ID_WRAPPING)
+    rule = deps.denpex.entry(wanted) if wanted else None
     if rule is None:
         if not call.rest:
             return ui.error_message("Usage: `/denpex show <id>`")
@@ -86,10 +91,17 @@ SUBCOMMANDS: dict[str, Callable[[BotDeps, Invocation], Answer]] = {
 }
 
 
+def _word_and_rest(text: str) -> tuple[str, str]:
+    """The first word and the rest, split at any whitespace: a tab, a new line or the
+    no-break space some keyboards type (Option+Space) separates a subcommand too."""
+    parts = text.split(None, 1)
+    return (parts[0], parts[1] if len(parts) > 1 else "") if parts else ("", "")
+
+
 def is_lookup(body: dict[str, Any]) -> bool:
     """Error text to look up: not empty, not a subcommand, and not one bare word (a typo of one)."""
     text = typed(body)
-    return bool(text) and text.partition(" ")[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
+    return bool(text) and _word_and_rest(text)[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
 
 
 def is_subcommand(body: dict[str, Any]) -> bool:
@@ -105,7 +117,7 @@ def lookup(deps: BotDeps, body: dict[str, Any]) -> Answer:
 
 def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> Answer:
     """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
-    word, _, rest = typed(body).partition(" ")
+    word, rest = _word_and_rest(typed(body))
     handler = SUBCOMMANDS.get(word.lower())
     if handler is None:
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.

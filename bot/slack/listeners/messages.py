@@ -31,6 +31,13 @@ log = logging.getLogger("denpex.slack")
 # Subtypes that carry a person's new text; everything else (edits, deletes, joins, bot
 # messages, channel topic changes) is ignored.
 _HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
+# A one-to-one conversation with the bot: every message there is meant for it. `app_home` is
+# what Slack's docs give for the App Home's messages (message.app_home), a DM by another name.
+_DIRECT_CHANNEL_TYPES = ("im", "app_home")
+
+
+def _direct(event: dict[str, Any]) -> bool:
+    return event.get("channel_type") in _DIRECT_CHANNEL_TYPES
 # A log pasted as several messages: parts by the same person in the same place, each within
 # this many seconds of the last (DENPEX_PASTE_WINDOW_S), are one log.
 PASTE_WINDOW_S = 3.0
@@ -212,11 +219,54 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
     timer.start()
 
 
+# Lists in a message nest a few levels (Slack indents up to 8); past this it is not a person's message.
+_RICH_TEXT_DEPTH = 16
+
+
+def _rich_text(blocks: Any) -> str:
+    """The text of a message's rich_text blocks, escaped as Slack escapes `text` (what the rest
+    reads), preformatted parts in ``` fences: for a message that carries its words only there."""
+    out: list[str] = []
+
+    def inline(elements: Any) -> str:
+        pieces = []
+        for el in elements if isinstance(elements, list) else []:
+            if not isinstance(el, dict):
+                continue
+            if el.get("type") == "text" or (el.get("type") == "link" and el.get("text")):
+                pieces.append(str(el.get("text") or ""))
+            elif el.get("type") == "link":
+                pieces.append(str(el.get("url") or ""))
+            elif el.get("type") == "emoji":
+                pieces.append(f":{el.get('name') or ''}:")
+        return ui.esc("".join(pieces))
+
+    def walk(elements: Any, depth: int) -> None:
+        for el in elements if isinstance(elements, list) and depth <= _RICH_TEXT_DEPTH else []:
+            if not isinstance(el, dict):
+                continue
+            kind = el.get("type")
+            if kind == "rich_text_preformatted":
+                out.append("```" + inline(el.get("elements")) + "```")
+            elif kind in ("rich_text_list", "rich_text"):
+                walk(el.get("elements"), depth + 1)
+            elif kind in ("rich_text_section", "rich_text_quote"):
+                out.append(inline(el.get("elements")))
+
+    for block in blocks if isinstance(blocks, list) else []:
+        if isinstance(block, dict) and block.get("type") == "rich_text":
+            walk(block.get("elements"), 0)
+    return "\n".join(p for p in out if p)
+
+
 def message_text(event: dict[str, Any]) -> str:
     """The message's text, and after it the text of each message it forwards: Slack sends a
     forwarded (shared) message as an attachment marked `is_share` or `is_msg_unfurl`, its
-    text escaped like the message's own. Link previews and apps' attachments are not read."""
-    parts = [event.get("text") or ""]
+    text escaped like the message's own. Link previews and apps' attachments are not read.
+    A message whose `text` holds no words (empty, or only a mention) is read from its
+    rich_text blocks."""
+    text = event.get("text") or ""
+    parts = [text if logdetect.clean(text).strip() else f"{text}\n{_rich_text(event.get('blocks'))}".strip()]
     for att in event.get("attachments") or []:
         if isinstance(att, dict) and (att.get("is_share") or att.get("is_msg_unfurl")):
             shared = att.get("text") or att.get("fallback") or ""
@@ -253,11 +303,11 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         follow_up(deps, client, where, logdetect.clean(text), ctx)
         return
     if strength is not None:
-        quiet = not mentioned and event.get("channel_type") != "im"
+        quiet = not mentioned and not _direct(event)
         clean = logdetect.clean(text)
         diagnose(store, SlackReplier(client, where), where.place, lambda: deps.denpex.diagnose_text(clean), quiet=quiet)
         return
-    if mentioned or event.get("channel_type") == "im":
+    if mentioned or _direct(event):
         tell(client, where, ui.help_message())
 
 
@@ -270,7 +320,7 @@ def register(app: App, deps: BotDeps) -> None:
         if not user or user == bot_user_id:
             return
         mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
-        if mentioned and event.get("channel_type") != "im":
+        if mentioned and not _direct(event):
             return  # the app_mention event carries it
         handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=False)
 
