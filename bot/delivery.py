@@ -176,6 +176,7 @@ def diagnose(store: DiagnosisStore, reply: Replier, place: Place, read: Callable
             if outcome.diagnosis.unmatched:
                 _count_unmatched(store, place, outcome.diagnosis.unmatched)
             reply.answer(outcome, new_diagnosis_id())
+            _save_thread(store, place, outcome)  # a question in its thread is told what helps
             reply.finished("answered")
             return "answered"
         diagnosis_id = new_diagnosis_id()
@@ -214,18 +215,19 @@ def diagnose(store: DiagnosisStore, reply: Replier, place: Place, read: Callable
 
 
 def thread_context(outcome: Outcome, place: Place) -> ThreadContext:
+    """What the thread keeps for follow-ups; no entry ids when nothing matched."""
     d = outcome.diagnosis
-    root = d.matches[0]
+    root = d.matches[0] if d.matches else None
     return ThreadContext(
         entry_ids=[m.id for m in d.matches],
         initiating_rank=d.initiating_rank,
-        evidence=[e.text for e in root.evidence],  # already masked
+        evidence=[e.text for e in root.evidence] if root else [],  # already masked
         channel=place.channel,
         thread_ts=place.thread_ts,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         collateral_ids=[c.id for c in d.collateral],
         collateral_ranks=sorted({r for c in d.collateral for r in c.ranks})[:200],
-        confidence=root.confidence,
+        confidence=root.confidence if root else None,
         matches=[
             KeptMatch(m.id, m.title, m.role, m.confidence, round(m.score, 3), list(m.ranks)[:200], [
                 KeptLine(e.line, e.rank, e.text, e.host, clock_time(e.timestamp)) for e in m.evidence  # masked by bot.service

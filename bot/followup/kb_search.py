@@ -18,9 +18,12 @@ from bot.matcher.rulebook import Rule, Rulebook
 K1 = 1.2
 B = 0.75
 _TOKEN = re.compile(r"[a-z0-9_]+(?:[.-][a-z0-9_]+)*")
-# The framing of a question, not what it asks about.
+# The framing of a question, not what it asks about. The second line: words of ordinary
+# English that few entries happen to hold, so BM25 weighs them high ("what now?" would name
+# whatever entry says "now").
 _FRAMING = frozenset(
-    ["a", "an", "the", "is", "it", "its", "this", "that", "what", "whats", "does", "do", "did", "mean", "means", "meaning", "which", "who", "how", "why", "when", "where", "you", "your", "we", "our", "i", "me", "my", "of", "in", "on", "at", "to", "for", "and", "or", "about", "any", "entry", "entries", "kb", "knowledge", "base", "search", "look", "up", "find", "know", "there", "have", "has", "tell", "explain", "error"]
+    ["a", "an", "the", "is", "it", "its", "this", "that", "what", "whats", "does", "do", "did", "mean", "means", "meaning", "which", "who", "how", "why", "when", "where", "you", "your", "we", "our", "i", "me", "my", "of", "in", "on", "at", "to", "for", "and", "or", "about", "any", "entry", "entries", "kb", "knowledge", "base", "search", "look", "up", "find", "know", "there", "have", "has", "tell", "explain", "error",
+     "so", "now", "then", "should", "could", "would", "can", "will", "be", "been", "was", "were", "are", "am", "if", "but", "not", "no", "yes", "with", "from", "by", "as", "just", "also", "still", "next", "get", "got", "help", "idea", "ideas", "please", "thanks", "thank", "ok", "okay", "some", "something", "anything", "else", "happen", "happened", "happening", "here", "going", "try", "tried", "need", "want", "again", "same", "sure", "think", "maybe", "really", "hi", "hey"]
 )
 
 

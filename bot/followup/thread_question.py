@@ -35,7 +35,7 @@ class FollowupStore(Protocol):
 class FollowUp:
     """What to post: an answer, or (answer None) the closest topics to choose from."""
 
-    rule: Rule
+    rule: Rule | None  # None in the thread of a log no entry matched
     answer: Answer | None
     choices: list[Topic] = field(default_factory=list)
     limit_reached: bool = False
@@ -54,7 +54,11 @@ def ask(book: Rulebook, kb: KbIndex, store: FollowupStore, team_id: str, ctx: Th
         question: str, topic: str | None = None) -> FollowUp | None:
     """Answer `question` (or the `topic` a button chose) in the thread of `ctx`; None when the
     thread's entry no longer exists."""
-    rule = book.get(ctx.entry_ids[0]) if ctx.entry_ids else None
+    if not ctx.entry_ids:
+        # The thread of a log no entry matched: nothing to answer from, but the asker is told
+        # what helps (free: no entry's answer is given).
+        return FollowUp(None, unmatched_answer(kb, question))
+    rule = book.get(ctx.entry_ids[0])
     if rule is None:
         return None
     near: list[Topic] = []
@@ -86,6 +90,23 @@ def _answer(book: Rulebook, kb: KbIndex, store: FollowupStore, team_id: str, pla
                               parse_created(ctx.created_at))
     titles = {rid: r.title for rid in rule.related if (r := book.get(rid))}
     return answer(topic, question, rule, titles)
+
+
+UNMATCHED_HELP = (
+    "No entry matched this log, so there is no diagnosis here to answer from. What usually helps: paste the "
+    "first error the failing rank printed, with its whole traceback (the last lines of a log are often other "
+    "ranks timing out), or look an error line up with `/denpex <the error line>`."
+)
+
+
+def unmatched_answer(kb: KbIndex, question: str) -> Answer:
+    """A question in the thread of an unmatched log: what helps, and the entries it names, if any."""
+    hits = kb.search(question)
+    if not hits:
+        return Answer("unmatched", "Nothing diagnosed in this thread", UNMATCHED_HELP)
+    lines = [UNMATCHED_HELP, "", "Entries that mention what you asked about:"]
+    lines += [f"• *{h.rule.title}* (`{h.rule.id}`) · `/denpex show {h.rule.id}`" for h in hits]
+    return Answer("unmatched", "Nothing diagnosed in this thread", "\n".join(lines))
 
 
 def kb_answer(kb: KbIndex, question: str, diagnosed: Rule) -> Answer:

@@ -249,11 +249,13 @@ def entry_message(rule: Rule, related: list[Rule], full: bool = True) -> tuple[s
     return _cut(esc(f"{rule.title}: {rule.summary}"), FALLBACK_CHARS), fit(blocks)
 
 
-def answer_message(ans: Answer, rule: Rule, also: list[Topic] | None = None,
+def answer_message(ans: Answer, rule: Rule | None, also: list[Topic] | None = None,
                    question: MaskedText | None = None) -> tuple[str, Blocks]:
-    """A follow-up's answer; `also`: topics close enough to the question to offer as buttons."""
+    """A follow-up's answer (`rule` None in the thread of an unmatched log); `also`: topics
+    close enough to the question to offer as buttons."""
     text = _mrkdwn_with_code(ans.text)
-    blocks = [section(f"*{esc(ans.title)}* ({esc(rule.title)})\n{text}")]
+    about = f" ({esc(rule.title)})" if rule is not None else ""
+    blocks = [section(f"*{esc(ans.title)}*{about}\n{text}")]
     if ans.topic == "unknown":
         blocks = [section(esc(QUESTIONS_HELP))]
     if also and question is not None:

@@ -112,3 +112,22 @@ def test_every_answer_but_unknown_is_posted_as_its_own_text():
                                [BY_NAME["evidence"]], mask("show me the line").text)
     assert "Paste the log again" in blocks[0]["text"]["text"]
     assert blocks[-1]["type"] == "actions" and blocks[-1]["elements"][0]["action_id"] == "denpex_followup_evidence"
+
+
+def test_a_thread_with_no_entry_is_answered_from_nothing_but_the_question(store: Store) -> None:
+    """An unmatched log's thread keeps no entry: a question gets what helps (and the entries its
+    words name), round-tripped through Redis, and uses none of the day's follow-ups."""
+    from bot.followup.kb_search import KbIndex
+    from bot.followup.thread_question import UNMATCHED_HELP, ask
+    from bot.matcher import default_matcher
+
+    book = default_matcher().rulebook
+    store.threads.save("T1", "C1", "1700000000.000100", ctx(entry_ids=[], evidence=[], matches=[]))
+    kept = store.threads.load("T1", "C1", "1700000000.000100")
+    assert kept is not None and kept.entry_ids == []
+    plain = ask(book, KbIndex(book), store, "T1", kept, "what now?")
+    assert plain is not None and plain.rule is None and plain.answer is not None
+    assert plain.answer.text == UNMATCHED_HELP, "no words to look up: the help alone"
+    named = ask(book, KbIndex(book), store, "T1", kept, "is this an infiniband retry problem?")
+    assert named is not None and named.answer is not None and "`/denpex show nccl-ib" in named.answer.text
+    assert store.followup_quota.take("T1").used == 1, "the two questions above took none"

@@ -199,6 +199,31 @@ def test_follow_up_questions_are_answered_from_the_entry(bot, fake_slack):
     assert store_for(bot).quotas.status(TEAM_ID).used == 1, "follow-ups are not charged"
 
 
+UNKNOWN_FAILURE = (
+    "[rank0]: Traceback (most recent call last):\n"
+    '[rank0]:   File "/home/alice/train.py", line 88, in <module>\n'
+    "[rank0]: RuntimeError: ZorgleFault: the frobnicator of alice@corp.example.com gave up\n"
+)
+
+
+def test_a_question_in_the_thread_of_an_unmatched_log_is_told_what_helps(bot, fake_slack):
+    """No entry matched: a follow-up still gets an answer (what to paste, the lookup, entries its
+    words name) instead of silence, free, and nothing of the log in it."""
+    bot.event(message(UNKNOWN_FAILURE, "1700000650.000100"))
+    first = fake_slack.wait_for("chat.postMessage")[0]
+    assert "No known failure matched" in all_text(first)
+    wait_handled(bot, "1700000650.000100")
+    bot.event(message("what should I check next? could it be NCCL timeouts?", "1700000651.000100",
+                      thread_ts="1700000650.000100"))
+    answer = fake_slack.wait_for("chat.postMessage", count=2)[1]
+    out = all_text(answer)
+    assert answer.params["thread_ts"] == "1700000650.000100"
+    assert "No entry matched this log" in out and "/denpex &lt;the error line&gt;" in out, out
+    assert "/denpex show nccl-" in out  # entries the question's words name
+    assert "alice" not in out and "ZorgleFault" not in out
+    assert store_for(bot).quotas.status(TEAM_ID).used == 0, "nothing matched: nothing charged"
+
+
 def test_reply_in_an_undiagnosed_thread_gets_nothing(bot, fake_slack):
     """A question in someone else's thread is none of the bot's business."""
     bot.event(message("how do I confirm this?", "1700000700.000200", thread_ts="1700000700.000100"))
