@@ -16,7 +16,15 @@ from bot.store import Plan
 USAGE = "Usage: `/denpex alerts connect` (in the channel alerts should go to), `/denpex alerts revoke`, `/denpex alerts status`"
 
 
-def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, rest: str) -> tuple[str, list[dict[str, Any]]]:
+def is_public(channel: str, channel_name: str) -> bool:
+    """Slack names a public channel in a command's `channel_name`; a private one is
+    `privategroup` (or has a `G` id), a group DM `mpdm-...`. Anything unnamed counts as private."""
+    return bool(channel_name) and channel_name != "privategroup" and not channel_name.startswith("mpdm-") \
+        and channel.startswith("C")
+
+
+def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, rest: str,
+                   channel_name: str = "") -> tuple[str, list[dict[str, Any]]]:
     word = rest.split()[0].lower() if rest.split() else ""
     if word not in ("connect", "revoke", "status"):
         return ui.error_message(USAGE)
@@ -36,7 +44,7 @@ def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, res
     if store.plans.get(team).plan != Plan.SCALE.value:
         return ui.error_message("Alerts from `denpex watch` are a Scale plan feature, and this workspace is on the "
                                 "free plan. Redeem an evaluation code with `/denpex redeem <code>`, then connect again.")
-    token = store.alerts.connect(team, channel, user)
+    token = store.alerts.connect(team, channel, user, public=is_public(channel, channel_name))
     text = (
         f":rotating_light: Alerts from `denpex watch` will be posted in <#{channel}>. This ingest token is shown "
         "once, now; keep it in your job's secrets (any older token of this channel has stopped working):\n"

@@ -220,8 +220,11 @@ class Ingest:
                 outcome = _outcome_for_thread(alert, mask_alert(alert), self.deps)
                 store.threads.save(team, channel, ts, thread_context(outcome, Place(team, channel, ts)))
                 if not updated:  # the history lists a job's message once
+                    # The Home tab is every member's: an alert of a channel not known to be
+                    # public is kept out of the listed history (its members read it there).
+                    audience = None if channel in store.alerts.public_channels(team) else ""
                     store.history.record(team, channel, rule.id, rule.title, alert.confidence or "low",
-                                         alert.initiating_rank)
+                                         alert.initiating_rank, audience=audience)
             store.alerts.record_recent(team, RecentAlert(self.clock(), channel, alert.job, alert.root,
                                                          rule.title if rule else "no known failure", alert.kind))
         except (StoreUnavailable, ValueError) as exc:

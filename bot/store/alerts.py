@@ -43,6 +43,10 @@ def _channels_key(team: str) -> str:
     return f"{keys.workspace(team)}alerts:channels"
 
 
+def _public_key(team: str) -> str:
+    return f"{keys.workspace(team)}alerts:public"
+
+
 def _nonce_key(team: str, nonce: str) -> str:
     return f"{keys.workspace(team)}alerts:nonce:{keys.check_part(nonce, 'nonce')}"
 
@@ -119,9 +123,10 @@ class Alerts:
 
     # --- tokens ---------------------------------------------------------------------------
     @guarded
-    def connect(self, team: str, channel: str, user: str) -> str:
+    def connect(self, team: str, channel: str, user: str, *, public: bool = False) -> str:
         """A new ingest token for the channel (returned once, kept hashed); an older token of
-        the channel stops working."""
+        the channel stops working. `public`: the channel is known to be public, so App Home may
+        name its alerts to every member of the workspace."""
         keys.check_part(channel, "channel")
         self.revoke(team, channel)
         token = f"{TOKEN_PREFIX}.{keys.check_team_id(team)}.{secrets.token_urlsafe(32)}"
@@ -131,6 +136,10 @@ class Alerts:
         pipe.hset(_token_key(team, digest), mapping={"channel": channel, "by": keys.check_part(user, "user"),
                                                       "at": f"{self._now():.0f}"})
         pipe.hset(_channels_key(team), channel, digest)
+        if public:
+            pipe.sadd(_public_key(team), channel)
+        else:
+            pipe.srem(_public_key(team), channel)
         pipe.execute()
         return token
 
@@ -145,6 +154,7 @@ class Alerts:
         pipe.delete(_token_key(team, digest))
         pipe.set(_revoked_key(team, digest), channel, ex=REVOKED_TTL_S)
         pipe.hdel(_channels_key(team), channel)
+        pipe.srem(_public_key(team), channel)
         pipe.execute()
         return True
 
@@ -165,6 +175,11 @@ class Alerts:
     def channels(self, team: str) -> list[str]:
         """The workspace's connected channels, sorted."""
         return sorted(self._client.redis.hkeys(_channels_key(team)))
+
+    @guarded
+    def public_channels(self, team: str) -> set[str]:
+        """The connected channels known to be public (connected where Slack named the channel)."""
+        return set(self._client.redis.smembers(_public_key(team)))
 
     # --- requests and jobs ----------------------------------------------------------------
     @guarded

@@ -18,7 +18,7 @@ from bot.watch.protocol import Alert, EvidenceLine, JobExit
 from tests.slack.conftest import Bot, free_port, start_bot, stop_bot
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
 from tests.slack.test_bot import check_limits
-from tests.watch.conftest import connect, make_scale
+from tests.watch.conftest import TOKEN, connect, make_scale
 
 OOM = ("[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 3 has a total capacity "
        "of 79.15 GiB of which 2.87 GiB is free.")
@@ -210,6 +210,27 @@ def test_app_home_lists_connected_channels_and_recent_alerts(bot: Bot, fake_slac
     assert "Plan" in view  # the rest of the tab is still there
 
 
+def test_app_home_tells_no_cause_or_job_of_a_private_channel(bot: Bot, fake_slack: FakeSlack, store: Store) -> None:
+    """Every member opens the Home tab: an alert of a channel connected where Slack called it
+    `privategroup` is listed by its mention alone (Slack hides a private channel's name from
+    outsiders), without its cause or job; connected again as public, both are shown."""
+    make_scale(store)
+    reply = bot.post(bot.command_body("alerts connect").replace(b"channel_name=training", b"channel_name=privategroup"),
+                     "application/x-www-form-urlencoded")
+    token = TOKEN.search(reply.body.decode()).group()
+    assert send(bot, token, body())[0] == 200
+    bot.event({"type": "app_home_opened", "user": "U0BOB", "channel": "D0HOME", "tab": "home"})
+    view = json.dumps(fake_slack.wait_for("views.publish")[0].params["view"])
+    assert "<#C0LOGS> (alert; a private channel" in view
+    assert "CUDA Out of Memory" not in view and "job-42" not in view
+    connect(bot)  # the same channel connected again, named by Slack: public
+    assert store.alerts.public_channels(TEAM_ID) == {"C0LOGS"}
+    fake_slack.reset()
+    bot.event({"type": "app_home_opened", "user": "U0BOB", "channel": "D0HOME", "tab": "home"})
+    view = json.dumps(fake_slack.wait_for("views.publish")[0].params["view"])
+    assert "CUDA Out of Memory" in view and "job-42" in view
+
+
 def test_redis_keeps_the_token_hashed_and_no_log_text(bot: Bot, token: str) -> None:
     """Shown once: Redis holds its SHA-256, never the token; the alert records hold no log text
     (the masked evidence lives only in the thread context, as for any diagnosis thread)."""
@@ -282,3 +303,16 @@ def test_other_nodes_timeouts_do_not_bury_the_first_nodes_cause(bot: Bot, fake_s
     status, answer, _ = send(bot, token, body(replace(ALERT, kind="final", exit=JobExit(1, None))))
     assert status == 200 and answer["updated"]
     assert "CUDA Out of Memory" in str(fake_slack.wait_for("chat.update")[0].params)
+
+
+@pytest.mark.parametrize(("channel", "name", "public"), [
+    ("C0LOGS", "training", True),
+    ("C0LOGS", "privategroup", False),  # a private channel, as slash commands name it
+    ("G0OLD", "ml-oncall", False),  # an old-style private channel id
+    ("C0MPIM", "mpdm-alice--bob-1", False),  # a group DM
+    ("C0LOGS", "", False),  # not named: not known to be public
+])
+def test_only_a_channel_slack_names_is_public(channel: str, name: str, public: bool) -> None:
+    from bot.slack.alerts_command import is_public
+
+    assert is_public(channel, name) is public

@@ -38,6 +38,7 @@ class Invocation:
     user: str
     channel: str | None
     rest: str
+    channel_name: str = ""  # as Slack names it: `privategroup` for a private channel
 
 
 def typed(body: dict[str, Any]) -> str:
@@ -64,7 +65,7 @@ def _show(deps: BotDeps, call: Invocation) -> Answer:
 def _alerts(deps: BotDeps, call: Invocation) -> Answer:
     from bot.slack.alerts_command import respond_alerts
 
-    return respond_alerts(deps, call.team, call.user, call.channel, call.rest)
+    return respond_alerts(deps, call.team, call.user, call.channel, call.rest, call.channel_name)
 
 
 def _quota(deps: BotDeps, call: Invocation) -> Answer:
@@ -122,7 +123,8 @@ def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> Answer:
     if handler is None:
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
         return ui.help_message()
-    return handler(deps, Invocation(team, body.get("user_id") or "unknown", body.get("channel_id"), rest.strip()))
+    return handler(deps, Invocation(team, body.get("user_id") or "unknown", body.get("channel_id"), rest.strip(),
+                                    str(body.get("channel_name") or "")))
 
 
 def register(app: App, deps: BotDeps) -> None:
