@@ -111,7 +111,7 @@ def synthetic_rulebook(real: Rulebook, total: int, seed: int = 7) -> Rulebook:
             rf"E{code}: {b} [\w./-]+ {fail}",
         ]
         sigs = tuple(
-            Signature(name=f"sig{i}", pattern=p, weight=0.6 + 0.1 * i, compiled=regex.compile(p))
+            Signature(name=f"sig{i}", pattern=p, weight=0.6 + 0.1 * i)
             for i, p in enumerate(patterns)
         )
         rules.append(

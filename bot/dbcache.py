@@ -1,4 +1,5 @@
-"""Compiled Hyperscan databases kept on disk, so a process starts in a fraction of a second.
+"""Compiled Hyperscan databases and memos of our fixed inputs kept on disk, so a process starts
+in a fraction of a second.
 
 Compiling the knowledge base's ~500 line conditions takes Hyperscan about 4 s, and the masker's
 fixed word lists and line gates about 0.1 s more; loading a serialized database takes a few
@@ -9,11 +10,15 @@ everything the database depends on (expressions, ids, flags, mode, Hyperscan's v
 machine), so an edited rule or an upgraded library simply misses; a file that fails to load
 (another CPU, truncated, tampered with) is ignored and the database compiled afresh.
 
-Only fixed inputs come here: rule patterns and keywords, and the masker's own word lists. A word
-set learned from a log (a user or host name, a secret) is compiled in memory and never stored.
+Beside the databases, JSON memos: the literals each regex requires, and the rule files as
+parsed once a load found no problem in them (matcher/rulebook.load_rulebook), keyed by their bytes.
+
+Only fixed inputs come here: rule files, patterns and keywords, and the masker's own word lists.
+A word set learned from a log (a user or host name, a secret) is compiled in memory and never
+stored.
 
 Where: `DENPEX_CACHE_DIR`, else `$XDG_CACHE_HOME/denpex`, else `~/.cache/denpex`. The files
-hold compiled patterns only, nothing from any log. When the directory cannot be written, the
+hold our own patterns and rule files only, nothing from any log. When the directory cannot be written, the
 database is compiled in memory and nothing else changes.
 """
 
@@ -27,6 +32,7 @@ import platform
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import hyperscan
 
@@ -104,6 +110,19 @@ def derived_literals(
     return out
 
 
+def read_memo(name: str) -> Any:
+    """The value `write_memo(name, ...)` kept, or None when there is none (or it is unreadable)."""
+    try:
+        return json.loads((cache_dir() / f"{name}.json").read_text(encoding="utf-8"))
+    except Exception:  # absent, unreadable or not ours
+        return None
+
+
+def write_memo(name: str, value: Any) -> None:
+    """Keep a JSON value under `name` (fixed inputs only: rule files, never a log)."""
+    _store(cache_dir() / f"{name}.json", json.dumps(value, separators=(",", ":")).encode("utf-8"))
+
+
 def _ignore(*_args: object) -> None:
     return None
 
@@ -151,7 +170,7 @@ def _store(path: Path, data: bytes) -> None:
 
 
 def _prune(directory: Path, keep: Path) -> None:
-    for pattern in ("*" + _SUFFIX, "literals-*.json"):
+    for pattern in ("*" + _SUFFIX, "literals-*.json", "rules-*.json"):
         files = sorted(directory.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in files[_KEEP:]:
             if old != keep:

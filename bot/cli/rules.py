@@ -19,7 +19,7 @@ def _load(args: argparse.Namespace):
     if not rules_dir.is_dir():
         raise UsageError(f"rules folder not found: {rules_dir}")
     try:
-        book = load_rulebook(rules_dir, warnings=warnings)
+        book = load_rulebook(rules_dir, warnings=warnings, proved=False)
     except RuleError as exc:
         problems = once_per_file(exc.problems)
         for problem in problems:

@@ -7,6 +7,9 @@ validates everything it can check without running the matcher and reports each p
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,6 +18,8 @@ from typing import Any
 
 import regex
 import yaml
+
+from bot.dbcache import read_memo, write_memo
 
 CATEGORIES = (
     "network",
@@ -78,12 +83,22 @@ class Signature:
     name: str
     pattern: str
     weight: float
-    compiled: regex.Pattern[str]
-    unless: regex.Pattern[str] | None = None
+    unless_pattern: str | None = None
     keywords: tuple[str, ...] = ()  # lower-case literals; empty means the rule's keywords
     # The signature may span this many consecutive lines of one rank (a message a rich
     # traceback or a launcher wrapped): the pattern is searched on them joined by "\n".
     lines: int = 1
+
+    # Compiled on first use: a log brings a few dozen of the ~800 signatures a candidate line,
+    # and compiling them all cost every start 0.12 s. Whether each compiles was proved when the
+    # rule files were loaded (load_rulebook), so first use cannot fail.
+    @functools.cached_property
+    def compiled(self) -> regex.Pattern[str]:
+        return regex.compile(self.pattern)
+
+    @functools.cached_property
+    def unless(self) -> regex.Pattern[str] | None:
+        return None if self.unless_pattern is None else regex.compile(self.unless_pattern)
 
 
 @dataclass(frozen=True)
@@ -189,9 +204,10 @@ def default_rules_dir() -> Path:
 class _Checker:
     """Collects problems for one file instead of stopping at the first."""
 
-    def __init__(self, path: Path, problems: list[str]):
+    def __init__(self, path: Path, problems: list[str], compile_patterns: bool = True):
         self.path = path
         self.problems = problems
+        self.compile = compile_patterns
 
     def fail(self, where: str, problem: str) -> None:
         self.problems.append(f"{self.path}: {where}: {problem}")
@@ -240,15 +256,19 @@ class _Checker:
             return {}
         return value
 
-    def compile(self, pattern: Any, where: str) -> regex.Pattern[str] | None:
+    def regex(self, pattern: Any, where: str) -> str | None:
+        """The pattern, when it is a regex that compiles (compiled here only if `self.compile`:
+        files proved before, unchanged, need not be again)."""
         if not isinstance(pattern, str) or not pattern:
             self.fail(where, "must be a non-empty regex string")
             return None
-        try:
-            return regex.compile(pattern)
-        except regex.error as exc:
-            self.fail(where, f"does not compile: {exc}")
-            return None
+        if self.compile:
+            try:
+                regex.compile(pattern)
+            except regex.error as exc:
+                self.fail(where, f"does not compile: {exc}")
+                return None
+        return pattern
 
 
 def _examples(ck: _Checker, raw: Any, where: str, min_len: int) -> tuple[Example, ...]:
@@ -300,27 +320,26 @@ def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
         if name in names:
             ck.fail(f"{w}.name", f"duplicate signature name {name!r}")
         names.add(name)
-        compiled = ck.compile(item.get("pattern"), f"{w}.pattern")
+        pattern = ck.regex(item.get("pattern"), f"{w}.pattern")
         weight = item.get("weight")
         if not isinstance(weight, int | float) or not 0 < weight <= 1:
             ck.fail(f"{w}.weight", "must be a number in (0, 1]")
             weight = 0.0
         unless = None
         if item.get("unless") is not None:
-            unless = ck.compile(item["unless"], f"{w}.unless")
+            unless = ck.regex(item["unless"], f"{w}.unless")
         keywords = ck.strings(item, "keywords", w + ".", min_len=0)
         span = item.get("lines", 1)
         if not isinstance(span, int) or isinstance(span, bool) or not 1 <= span <= MAX_SPAN:
             ck.fail(f"{w}.lines", f"must be an integer from 1 to {MAX_SPAN}")
             span = 1
-        if compiled is not None:
+        if pattern is not None:
             out.append(
                 Signature(
                     name=name,
-                    pattern=item["pattern"],
+                    pattern=pattern,
                     weight=float(weight),
-                    compiled=compiled,
-                    unless=unless,
+                    unless_pattern=unless,
                     keywords=tuple(k.lower() for k in keywords),
                     lines=span,
                 )
@@ -328,9 +347,10 @@ def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
     return tuple(out)
 
 
-def parse_rule(path: Path, data: Any, problems: list[str]) -> Rule | None:
-    """Validate one parsed YAML document; append problems; return the Rule when usable."""
-    ck = _Checker(path, problems)
+def parse_rule(path: Path, data: Any, problems: list[str], *, compile_patterns: bool = True) -> Rule | None:
+    """Validate one parsed YAML document; append problems; return the Rule when usable.
+    `compile_patterns=False` trusts that its regexes compile (proved on an earlier load)."""
+    ck = _Checker(path, problems, compile_patterns)
     before = len(problems)
     if not isinstance(data, dict):
         ck.fail("(file)", "must be a YAML mapping")
@@ -494,10 +514,15 @@ def load_rulebook(
     *,
     files: Iterable[Path] | None = None,
     warnings: list[str] | None = None,
+    proved: bool = True,
 ) -> Rulebook:
     """Load and validate every rule; raise RuleError listing every problem found.
 
     With a `warnings` list, references to ids that do not exist go there instead of failing.
+    A set of files loaded without a problem before, byte for byte, is read from the memo that
+    load kept (bot/dbcache.py): its YAML is not parsed again nor its regexes compiled, which
+    was most of a start. Every other check runs each time. `proved=False` (`denpex rules
+    lint`) proves everything afresh.
     """
     rules_dir = rules_dir or default_rules_dir()
     if files is None:
@@ -505,17 +530,53 @@ def load_rulebook(
             raise RuleError([f"{rules_dir}: (dir): rules folder not found (set DENPEX_RULES_DIR)"])
         files = rule_files(rules_dir)
     problems: list[str] = []
-    rules: list[Rule] = []
+    texts: list[tuple[Path, str]] = []
     for path in files:
         try:
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            texts.append((path, path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{path}: (file): cannot be read as YAML: {exc}".replace("\n", " "))
-            continue
-        rule = parse_rule(path, data, problems)
+    memo = f"rules-{_content_key(texts)}"
+    known = read_memo(memo) if proved and not problems else None
+    if not isinstance(known, dict):
+        known = None
+    rules: list[Rule] = []
+    documents: dict[str, Any] = {}
+    for path, text in texts:
+        if known is not None and str(path) in known:
+            data = known[str(path)]
+        else:
+            try:
+                data = yaml.load(text, Loader=_YAML_LOADER)
+            except yaml.YAMLError as exc:
+                problems.append(f"{path}: (file): cannot be read as YAML: {exc}".replace("\n", " "))
+                continue
+        documents[str(path)] = data
+        rule = parse_rule(path, data, problems, compile_patterns=known is None)
         if rule is not None:
             rules.append(rule)
     _cross_check(rules, problems, warnings)
     if problems:
         raise RuleError(problems)
+    if known is None:
+        _keep_proved(memo, documents)
     return Rulebook(tuple(rules))
+
+
+def _content_key(texts: list[tuple[Path, str]]) -> str:
+    """The files' names and bytes, and the regex engine that proved them."""
+    h = hashlib.sha256(f"rulebook-1\0{regex.__version__}\0".encode())
+    for path, text in texts:
+        h.update(f"{path}\0{len(text)}\0".encode() + text.encode("utf-8"))
+    return h.hexdigest()[:32]
+
+
+def _keep_proved(memo: str, documents: dict[str, Any]) -> None:
+    """Keep the parsed documents of files that loaded without a problem, when JSON holds them
+    exactly (YAML dates or non-string keys would come back otherwise: then nothing is kept)."""
+    try:
+        if json.loads(json.dumps(documents)) != documents:
+            return
+    except (TypeError, ValueError):
+        return
+    write_memo(memo, documents)
