@@ -214,6 +214,15 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("getaddrinfo ", re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) " + _H)),
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
+    # scontrol show job: `AllocNode:Sid=login03:44013`, the node the job was submitted from.
+    ("allocnode:sid=", re.compile(r"AllocNode:Sid=" + _H + r":\d")),
+    # Open MPI's signal handler prefixes its report with the node and pid:
+    # `[nid001234:52243] *** Process received signal ***` (the lines under it then go as learned).
+    ("] *** process received signal", re.compile(r"\[" + _H + r":\d{1,10}\] \*\*\* Process received signal")),
+    # ~/.netrc: `machine artifacts.initech.de login hfischer password ...`, or `login` on the
+    # lines below (the machine is where the credentials log in, whatever its suffix).
+    ("machine ", re.compile(
+        r"^[ \t]*machine[ \t]+" + _H + r"(?=[ \t]+(?:login|password|account)[ \t]|[ \t]*\r?\n[ \t]*(?:login|password)[ \t])", re.M)),
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
     # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`; its events: `Successfully
     # assigned ns/pod to gpu-node-07`.
@@ -276,8 +285,18 @@ _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
     # salloc/srun: `Nodes a100-03,a100-04 are ready for job`.
     ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
     ("world info dict", re.compile(r"WORLD INFO DICT: (?P<l>\{[^\n}]{1,4096}\})")),
+    # PBS `qstat -f`: `exec_host = gpu001/0*64+gpu002/0*64`, `exec_vnode = (gpu001:ncpus=64)+(...)`.
+    ("exec_host = ", re.compile(r"exec_host = (?P<l>[\w.+/*-]{1,4096})")),
+    ("exec_vnode = ", re.compile(r"exec_vnode = (?P<l>[\w.+:=()*-]{1,4096})")),
+    # SageMaker's training environment: `SM_HOSTS=["algo-1","algo-2"]`, and `"hosts": [...]` in
+    # its resource config and `SM_TRAINING_ENV`.
+    ("sm_hosts=", re.compile(r"SM_HOSTS=(?P<l>\[[^\]\n]{1,4096}\])")),
+    ("\"hosts\": [", re.compile(r"\"hosts\": (?P<l>\[[^\]\n]{1,4096}\])")),
 ]
-_LIST_ITEM = re.compile(r"'([A-Za-z0-9][\w.-]{0,252})': \[|([A-Za-z0-9][\w.-]{0,252})(?::\d{1,4})?(?:,|$)")
+_LIST_ITEM = re.compile(
+    r"'([A-Za-z0-9][\w.-]{0,252})': \[|\"([A-Za-z0-9][\w.-]{0,252})\"|([A-Za-z0-9][\w.-]{0,252})"
+    r"(?::\d{1,4}|/\d{1,5}(?:\*\d{1,5})?|:ncpus=[^)]{0,200})?(?:[,+)]|$)"
+)
 # Line prefixes that name the host: syslog and journald (`May  6 10:42:01 a100-03 kernel:`,
 # RFC 5424 timestamps), pdsh's `worker-1: ` in front of a timestamped or tagged line.
 _LINE_POSITIONS: list[LinePattern] = [
@@ -319,7 +338,7 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
             for m in rx.finditer(text):
                 base = m.start("l")
                 for item in _LIST_ITEM.finditer(m.group("l")):
-                    group = 1 if item.group(1) is not None else 2
+                    group = next(g for g in (1, 2, 3) if item.group(g) is not None)
                     value = item.group(group)
                     if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value):
                         edits.append((base + item.start(group), base + item.end(group), "host", value))
