@@ -151,6 +151,9 @@ class LogState:
                 self._learn_given(name.split()[0])
             elif len(parts) == 1:
                 self._learn_given(name)
+            elif len(parts) > 2:
+                # `Astrid van der Berg`, `Aarav dos Santos Lima`: the first word is the given name.
+                self._learn_given(name.split()[0])
 
     def _learn_given(self, given: str) -> None:
         """A given name alone (`ping Dana`, `Thanks Lukas!`) and its lowercase in the names

@@ -1,0 +1,119 @@
+"""Round 9 (masking coverage round 7): what a corpus of support bundles (scheduler, cloud CLI,
+network and service-desk output collected from a node after a failed job) still leaked. Lines
+are shaped as the tools print them: Slurm's `scontrol show job`, PBS Pro's `qstat -f`, Open
+MPI's signal handler, `~/.netrc`, SageMaker's training environment, Slack and ServiceNow."""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking import Masker, mask
+
+
+def _mask_log(text: str) -> str:
+    # As `denpex mask` reads a log: learned whole first, then masked.
+    masker = Masker()
+    masker.learn(text.encode())
+    return str(masker.mask(text))
+
+
+def test_scontrol_alloc_node_is_masked_and_the_session_id_kept() -> None:
+    line = "   Partition=gpu AllocNode:Sid=login03:44013\n"
+    assert mask(line).text == "   Partition=gpu AllocNode:Sid=<HOST-1>:44013\n"
+
+
+def test_pbs_exec_host_and_vnode_mask_every_node() -> None:
+    # PBS Pro `qstat -f`: hosts joined by `+`, each with its vnode index and CPU count.
+    log = (
+        "    exec_host = gn85/0*64+gn54/0*64\n"
+        "    exec_vnode = (gn85:ncpus=64:ngpus=4)+(gn54:ncpus=64:ngpus=4)\n"
+        "    Resource_List.select = 2:ncpus=64:ngpus=4\n"
+    )
+    out = _mask_log(log)
+    assert "gn85" not in out and "gn54" not in out, out
+    assert "exec_host = <HOST-1>/0*64+<HOST-2>/0*64" in out
+    assert "exec_vnode = (<HOST-1>:ncpus=64:ngpus=4)+(<HOST-2>:ncpus=64:ngpus=4)" in out
+    assert "Resource_List.select = 2:ncpus=64:ngpus=4" in out
+
+
+def test_open_mpi_signal_report_masks_a_node_named_once() -> None:
+    # A Cray node seen once, with no siblings to learn it from.
+    log = (
+        "[nid001234:52243] *** Process received signal ***\n"
+        "[nid001234:52243] Signal: Segmentation fault (11)\n"
+        "[nid001234:52243] Failing at address: 0x7f3a2c000010\n"
+    )
+    out = _mask_log(log)
+    assert "nid001234" not in out, out
+    assert "[<HOST-1>:52243] *** Process received signal ***" in out
+    assert "Failing at address: 0x7f3a2c000010" in out
+
+
+def test_netrc_machine_is_masked_in_both_layouts() -> None:
+    log = (
+        "machine artifacts.csiro.au login hfischer password x9Fh2kLmQ\n"
+        "machine gitlab.initech.de\n"
+        "  login hfischer\n"
+        "  password Falcon2024!\n"
+        "machine api.wandb.ai\n"
+        "  login user\n"
+    )
+    out = _mask_log(log)
+    for value in ("artifacts.csiro.au", "gitlab.initech.de", "hfischer", "x9Fh2kLmQ", "Falcon2024!"):
+        assert value not in out, (value, out)
+    assert "machine api.wandb.ai\n  login user\n" in out  # a public service's host is kept
+
+
+def test_machine_in_prose_is_no_host() -> None:
+    line = "the machine login is slow today\n"
+    assert mask(line).text == line
+
+
+def test_sagemaker_hosts_are_masked_everywhere() -> None:
+    log = (
+        'SM_HOSTS=["algo-1","algo-2"]\n'
+        "SM_CURRENT_HOST=algo-2\n"
+        '    "hosts": ["algo-1", "algo-2"],\n'
+        "algo-1:88:412 [0] NCCL INFO Bootstrap : Using eth0:10.0.212.7<0>\n"
+    )
+    out = _mask_log(log)
+    assert "algo-1" not in out and "algo-2" not in out, out
+    assert re.search(r'SM_HOSTS=\["<HOST-(\d)>","<HOST-(?!\1)\d>"\]', out), out
+
+
+def test_slack_header_keeps_a_family_name_of_several_words() -> None:
+    log = (
+        "Astrid van der Berg  12:42 AM\n"
+        "restarted it, still NCCL WARN\n"
+        "Rafael Ó Súilleabháin  9:20 AM\n"
+        "Tomasz dos Santos Lima  4:13 PM\n"
+    )
+    out = _mask_log(log)
+    for value in ("Astrid", "Berg", "Súilleabháin", "Santos Lima"):
+        assert value not in out, (value, out)
+    assert "still NCCL WARN" in out
+
+
+def test_service_desk_labels_mask_names_latin_accented_and_cjk() -> None:
+    log = (
+        "Caller: 鈴木翔太\n"
+        "Assigned to: Mateus van den Broek\n"
+        "Caller: Jürgen Øvergaard\n"
+        "Short description: NCCL WARN NET/IB : Got completion from peer with error 12\n"
+    )
+    out = _mask_log(log)
+    for value in ("鈴木翔太", "Mateus", "Broek", "Jürgen", "Øvergaard"):
+        assert value not in out, (value, out)
+    assert "Got completion from peer with error 12" in out
+
+
+def test_service_desk_labels_keep_teams() -> None:
+    log = "Assigned to: ML Platform Team\nthe caller: process pool exited\n"
+    assert _mask_log(log) == log
+
+
+def test_given_name_of_a_many_word_name_is_learned_for_buckets() -> None:
+    log = "Assigned to: Astrid van der Berg\nSM_OUTPUT_DATA_DIR=s3://astrid-llm-ckpts/output\n"
+    out = _mask_log(log)
+    assert "astrid" not in out.lower(), out
+    assert "-llm-ckpts/output" in out
