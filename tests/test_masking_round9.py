@@ -117,3 +117,16 @@ def test_given_name_of_a_many_word_name_is_learned_for_buckets() -> None:
     out = _mask_log(log)
     assert "astrid" not in out.lower(), out
     assert "-llm-ckpts/output" in out
+
+
+def test_prose_names_a_numbered_machine_named_once() -> None:
+    # Found on the held-out split (reported apart): a Slack reply naming a node once.
+    log = "restarted the job on r045 with NCCL_DEBUG=INFO, still NCCL WARN\nran it on nid001234 and it died\n"
+    out = _mask_log(log)
+    assert "r045" not in out and "nid001234" not in out, out
+    assert "with NCCL_DEBUG=INFO, still NCCL WARN" in out
+
+
+def test_prose_keeps_precisions_devices_and_versions() -> None:
+    log = "ran in fp16 and it diverged\nrunning on cuda01 now\nran it on gpu12\nmoved to py311\n"
+    assert _mask_log(log) == log
