@@ -130,3 +130,23 @@ def test_prose_names_a_numbered_machine_named_once() -> None:
 def test_prose_keeps_precisions_devices_and_versions() -> None:
     log = "ran in fp16 and it diverged\nrunning on cuda01 now\nran it on gpu12\nmoved to py311\n"
     assert _mask_log(log) == log
+
+
+def test_slurmctld_names_a_node_seen_once() -> None:
+    # slurmctld's log: a node with a one-letter stem, and the `Nodes ... not responding` list.
+    log = (
+        "[2026-12-05T10:40:02.118] update_node: node c8646 reason set to: Xid 79\n"
+        "[2026-12-05T10:40:02.118] error: Nodes gpu017,gpu018 not responding, setting DOWN\n"
+        "the node a100 has 8 GPUs\n"
+    )
+    out = _mask_log(log)
+    for value in ("c8646", "gpu017", "gpu018"):
+        assert value not in out, (value, out)
+    assert "reason set to: Xid 79" in out and "the node a100 has 8 GPUs" in out
+
+
+def test_an_accented_name_teaches_its_ascii_login_and_given_name() -> None:
+    log = "Assigned to: Łukasz Wójcik\nhome is /home/lwojcik\nSM_OUTPUT_DATA_DIR=s3://lukasz-llm-ckpts/output\n"
+    out = _mask_log(log)
+    for value in ("lwojcik", "lukasz", "Łukasz"):
+        assert value not in out, (value, out)

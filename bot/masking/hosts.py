@@ -257,7 +257,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # Prose names a machine after what is done to it: `node gn-192 is down`, `ssh into
     # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
     # letters, an optional dash, two to five digits.
-    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5})(?![\w.-])"))
+    # (One letter takes four or five digits, `c8646`, `g5036`: `a100`, `h100` are GPUs.)
+    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5}|[a-z]\d{4,5})(?![\w.-])"))
       for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
                        ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
     # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1
@@ -284,6 +285,8 @@ _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
     ("mpirun", re.compile(r"(?:mpirun|mpiexec)[^\n]{0,200}? (?:-H|--host|-host)[ =](?P<l>[\w.,:-]{1,4096})")),
     # salloc/srun: `Nodes a100-03,a100-04 are ready for job`.
     ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
+    # slurmctld: `error: Nodes gpu017,gpu018 not responding` (and `..., setting DOWN`).
+    ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) not responding")),
     ("world info dict", re.compile(r"WORLD INFO DICT: (?P<l>\{[^\n}]{1,4096}\})")),
     # PBS `qstat -f`: `exec_host = gpu001/0*64+gpu002/0*64`, `exec_vnode = (gpu001:ncpus=64)+(...)`.
     ("exec_host = ", re.compile(r"exec_host = (?P<l>[\w.+/*-]{1,4096})")),
