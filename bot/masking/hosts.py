@@ -216,6 +216,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
     # scontrol show job: `AllocNode:Sid=login03:44013`, the node the job was submitted from.
     ("allocnode:sid=", re.compile(r"AllocNode:Sid=" + _H + r":\d")),
+    # slurmctld: `update_node: node r055 reason set to: Xid 79`, `... state set to DRAINING`.
+    ("update_node: node ", re.compile(r"update_node: node " + _H + r" (?:reason|state) set to")),
     # Open MPI's signal handler prefixes its report with the node and pid:
     # `[nid001234:52243] *** Process received signal ***` (the lines under it then go as learned).
     ("] *** process received signal", re.compile(r"\[" + _H + r":\d{1,10}\] \*\*\* Process received signal")),
@@ -258,7 +260,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
     # letters, an optional dash, two to five digits.
     # (One letter takes four or five digits, `c8646`, `g5036`: `a100`, `h100` are GPUs.)
-    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5}|[a-z]\d{4,5})(?![\w.-])"))
+    # (Cray's `nid001234` has six.)
+    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,6}|[a-z]\d{4,5})(?![\w.-])"))
       for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
                        ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
     # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1

@@ -287,7 +287,9 @@ ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", 
 # name written in CJK characters (`鈴木翔太`, `王伟`), two to five of them.
 _SMALL = r"(?:[^\W\d_A-Z]|['’-])"
 _FULL_NAME = (
-    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
+    # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:-" + _CAP + _SMALL + r"{1,40})?"
+    r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )
 _ROLE_KEY_NAME = re.compile(
