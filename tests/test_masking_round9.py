@@ -150,3 +150,31 @@ def test_an_accented_name_teaches_its_ascii_login_and_given_name() -> None:
     out = _mask_log(log)
     for value in ("lwojcik", "lukasz", "Łukasz"):
         assert value not in out, (value, out)
+
+
+def test_slurmctld_update_node_takes_any_node_name() -> None:
+    log = (
+        "[2026-12-05T10:40:02.118] update_node: node r055 reason set to: Xid 79\n"
+        "[2026-12-05T10:40:02.118] update_node: node nid226655 state set to DRAINING\n"
+    )
+    out = _mask_log(log)
+    assert "r055" not in out and "nid226655" not in out, out
+    assert "reason set to: Xid 79" in out and "state set to DRAINING" in out
+
+
+def test_double_barrelled_family_name_under_a_label() -> None:
+    out = _mask_log("Caller: Saoirse Müller-Lüdenscheidt\n")
+    assert "Saoirse" not in out and "Lüdenscheidt" not in out, out
+
+
+def test_a_given_name_alone_in_a_bucket_name_is_masked_and_learned() -> None:
+    # Nothing else in the log names the person: the bucket word is a given name.
+    log = "SM_OUTPUT_DATA_DIR=s3://ximena-llm-ckpts/output\nuploaded by ximena\n"
+    out = _mask_log(log)
+    assert "ximena" not in out, out
+    assert "-llm-ckpts/output" in out
+
+
+def test_bucket_words_that_are_no_given_names_are_kept() -> None:
+    log = "s3://acme-ml-data/raft-eval/ s3://adam-optim-runs/ gs://ray-results/llama/\n"
+    assert _mask_log(log) == log
