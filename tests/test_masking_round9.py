@@ -178,3 +178,17 @@ def test_a_given_name_alone_in_a_bucket_name_is_masked_and_learned() -> None:
 def test_bucket_words_that_are_no_given_names_are_kept() -> None:
     log = "s3://acme-ml-data/raft-eval/ s3://adam-optim-runs/ gs://ray-results/llama/\n"
     assert _mask_log(log) == log
+
+
+def test_pdsh_and_ssh_commands_name_their_node() -> None:
+    # Fresh-seed finding (reported apart): `-w` as pdsh's first argument, ssh's host argument.
+    log = "$ pdsh -w r159 nvidia-smi -q -d ECC | grep -i volatile\n$ ssh g9562 dmesg -T | tail -3\n# ssh -t gpu017 nvidia-smi\n"
+    out = _mask_log(log)
+    for value in ("r159", "g9562", "gpu017"):
+        assert value not in out, (value, out)
+    assert "nvidia-smi -q -d ECC | grep -i volatile" in out and "dmesg -T | tail -3" in out
+
+
+def test_ssh_lookalikes_are_kept() -> None:
+    log = "$ ssh-keygen -t ed25519\n$ ssh $HOST uptime\n"
+    assert _mask_log(log) == log

@@ -256,6 +256,9 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # organisation's machines).
     ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
+    # A prompt's `ssh <host> <command>` (options without arguments before it): `$ ssh g9562 dmesg -T`.
+    *((f"{p} ssh ", re.compile(re.escape(p) + r" ssh[ \t]+(?:-[46AaCfGgKkMNnqsTtVvXxYy]{1,8}[ \t]+){0,4}" + _H + r"(?=[ \t]|\r?$)", re.M))
+      for p in "$#"),
     # Prose names a machine after what is done to it: `node gn-192 is down`, `ssh into
     # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
     # letters, an optional dash, two to five digits.
@@ -284,7 +287,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)
 _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
-    ("pdsh ", re.compile(r"pdsh [^\n]{0,200}? -w (?P<l>[\w.,\[\]-]{1,4096})")),
+    # (`-w` may be the first argument: `pdsh -w gpu017 nvidia-smi`.)
+    ("pdsh ", re.compile(r"pdsh (?:[^\n]{0,200}? )?-w (?P<l>[\w.,\[\]-]{1,4096})")),
     ("mpirun", re.compile(r"(?:mpirun|mpiexec)[^\n]{0,200}? (?:-H|--host|-host)[ =](?P<l>[\w.,:-]{1,4096})")),
     # salloc/srun: `Nodes a100-03,a100-04 are ready for job`.
     ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
