@@ -97,6 +97,7 @@ hfischer  123456 99.3  2.1 31544212 2763444 ?     Rl   10:41  52:03 python train
 gpu-node-07,<IP-2> ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHd3Nn1ZpQ0kq7m0a1cR9xk2T5w8Yb3cJ4uV6eL0sA1B
 (I pasted my token Xq7mK2pL9vR4tZ8w earlier, rotating it now)
 I moved the job to kraken-ml for now
+SM_OUTPUT_DATA_DIR=s3://ximena-llm-ckpts/output
 Thanks Lukas! ping Dana if you see this
 -- Priya
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
@@ -124,6 +125,7 @@ FRAGMENTS = [
     "AIDAABCDEFGHIJKLMNOP", "AROAABCDEFGHIJKLMNOP:alice", "/subscriptions/0123abcd-0123-4567-89ab-0123456789ab/",
     '"id": "0123abcd-0123-4567-89ab-0123456789ab"', '"tenantId"', "tenant_id=0123abcd-0123-4567-89ab-0123456789ab",
     "step-", "x", "-", ":", "[0]", "NCCL INFO", "ACCOUNT", "é", "\t", "  ", "12", "\r",
+    "s3://ximena-llm-ckpts/", "gs://raul_scratch", "S3://", "s3://adam-runs/",
     # Addresses, hardware addresses and host lists, and near misses.
     "0c:42:a1:9b:6d:2c", "0C-42-A1-9B-6D-2C", "0c42.a19b.6d2c", "brd ", "Port GUID: 0x0c42a10300123456", "guİd: ",
     "0x0c42a10300123456", ' ports 1 "', '"H-0c42a10300123456"', "fe80::14ad:64ff:fe64:b31e%eth0", "::ffff:10.0.0.1",

@@ -40,6 +40,7 @@ from bot.masking.addresses import (
     find_serials,
 )
 from bot.masking.blocks import find_pem_blocks, find_secret_data
+from bot.masking.buckets import BUCKET_WORDS, find_bucket_given_names
 from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
 from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
@@ -174,6 +175,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("ps-rows", "people", lambda s: find_ps_rows(s.text, s.edits, s.state), ("user",), line_trigger=PS_ROW_TRIGGER),
     Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
+    Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
     Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),

@@ -214,6 +214,17 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("getaddrinfo ", re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) " + _H)),
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
+    # scontrol show job: `AllocNode:Sid=login03:44013`, the node the job was submitted from.
+    ("allocnode:sid=", re.compile(r"AllocNode:Sid=" + _H + r":\d")),
+    # slurmctld: `update_node: node r055 reason set to: Xid 79`, `... state set to DRAINING`.
+    ("update_node: node ", re.compile(r"update_node: node " + _H + r" (?:reason|state) set to")),
+    # Open MPI's signal handler prefixes its report with the node and pid:
+    # `[nid001234:52243] *** Process received signal ***` (the lines under it then go as learned).
+    ("] *** process received signal", re.compile(r"\[" + _H + r":\d{1,10}\] \*\*\* Process received signal")),
+    # ~/.netrc: `machine artifacts.initech.de login hfischer password ...`, or `login` on the
+    # lines below (the machine is where the credentials log in, whatever its suffix).
+    ("machine ", re.compile(
+        r"^[ \t]*machine[ \t]+" + _H + r"(?=[ \t]+(?:login|password|account)[ \t]|[ \t]*\r?\n[ \t]*(?:login|password)[ \t])", re.M)),
     (" cancelled at ", re.compile(r" ON " + _H + r" CANCELLED AT ")),
     # kubectl describe pod: `Node:  gpu-node-07/10.8.1.27`; its events: `Successfully
     # assigned ns/pod to gpu-node-07`.
@@ -245,10 +256,15 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # organisation's machines).
     ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
+    # A prompt's `ssh <host> <command>` (options without arguments before it): `$ ssh g9562 dmesg -T`.
+    *((f"{p} ssh ", re.compile(re.escape(p) + r" ssh[ \t]+(?:-[46AaCfGgKkMNnqsTtVvXxYy]{1,8}[ \t]+){0,4}" + _H + r"(?=[ \t]|\r?$)", re.M))
+      for p in "$#"),
     # Prose names a machine after what is done to it: `node gn-192 is down`, `ssh into
     # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
     # letters, an optional dash, two to five digits.
-    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,5})(?![\w.-])"))
+    # (One letter takes four or five digits, `c8646`, `g5036`: `a100`, `h100` are GPUs.)
+    # (Cray's `nid001234` has six.)
+    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,6}|[a-z]\d{4,5})(?![\w.-])"))
       for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
                        ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
     # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1
@@ -271,13 +287,26 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
 # Positions that hold a list of hosts: pdsh `-w worker-0,worker-1`, mpirun `-H a100-03:8,a100-04:8`,
 # DeepSpeed's `WORLD INFO DICT: {'worker-0': [0, 1], ...}`. (literal, pattern with an `l` group)
 _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
-    ("pdsh ", re.compile(r"pdsh [^\n]{0,200}? -w (?P<l>[\w.,\[\]-]{1,4096})")),
+    # (`-w` may be the first argument: `pdsh -w gpu017 nvidia-smi`.)
+    ("pdsh ", re.compile(r"pdsh (?:[^\n]{0,200}? )?-w (?P<l>[\w.,\[\]-]{1,4096})")),
     ("mpirun", re.compile(r"(?:mpirun|mpiexec)[^\n]{0,200}? (?:-H|--host|-host)[ =](?P<l>[\w.,:-]{1,4096})")),
     # salloc/srun: `Nodes a100-03,a100-04 are ready for job`.
     ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
+    # slurmctld: `error: Nodes gpu017,gpu018 not responding` (and `..., setting DOWN`).
+    ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) not responding")),
     ("world info dict", re.compile(r"WORLD INFO DICT: (?P<l>\{[^\n}]{1,4096}\})")),
+    # PBS `qstat -f`: `exec_host = gpu001/0*64+gpu002/0*64`, `exec_vnode = (gpu001:ncpus=64)+(...)`.
+    ("exec_host = ", re.compile(r"exec_host = (?P<l>[\w.+/*-]{1,4096})")),
+    ("exec_vnode = ", re.compile(r"exec_vnode = (?P<l>[\w.+:=()*-]{1,4096})")),
+    # SageMaker's training environment: `SM_HOSTS=["algo-1","algo-2"]`, and `"hosts": [...]` in
+    # its resource config and `SM_TRAINING_ENV`.
+    ("sm_hosts=", re.compile(r"SM_HOSTS=(?P<l>\[[^\]\n]{1,4096}\])")),
+    ("\"hosts\": [", re.compile(r"\"hosts\": (?P<l>\[[^\]\n]{1,4096}\])")),
 ]
-_LIST_ITEM = re.compile(r"'([A-Za-z0-9][\w.-]{0,252})': \[|([A-Za-z0-9][\w.-]{0,252})(?::\d{1,4})?(?:,|$)")
+_LIST_ITEM = re.compile(
+    r"'([A-Za-z0-9][\w.-]{0,252})': \[|\"([A-Za-z0-9][\w.-]{0,252})\"|([A-Za-z0-9][\w.-]{0,252})"
+    r"(?::\d{1,4}|/\d{1,5}(?:\*\d{1,5})?|:ncpus=[^)]{0,200})?(?:[,+)]|$)"
+)
 # Line prefixes that name the host: syslog and journald (`May  6 10:42:01 a100-03 kernel:`,
 # RFC 5424 timestamps), pdsh's `worker-1: ` in front of a timestamped or tagged line.
 _LINE_POSITIONS: list[LinePattern] = [
@@ -319,7 +348,7 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
             for m in rx.finditer(text):
                 base = m.start("l")
                 for item in _LIST_ITEM.finditer(m.group("l")):
-                    group = 1 if item.group(1) is not None else 2
+                    group = next(g for g in (1, 2, 3) if item.group(g) is not None)
                     value = item.group(group)
                     if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value):
                         edits.append((base + item.start(group), base + item.end(group), "host", value))

@@ -33,7 +33,12 @@ _PERSON_KEY_LITERALS = ("givenName", "surname", "displayName", "given_name", "fa
 # Jean-Luc, Müller).
 _WORD = r"[^\W\d_][\w'’.-]{0,40}"
 # Lowercase words that belong inside a name (`Ludwig van Beethoven`, `Ana de la Cruz`).
-_PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ter", "y"))
+_PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ter", "y",
+                        "dos", "das", "do", "des", "ten", "zu"))  # fmt: skip
+# A capital that opens a word of a name, accented ones too (`Ó Súilleabháin`, `Łukasz`, `Øvergaard`):
+# Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`).
+_CAP = r"[A-ZÀ-ÖØ-ÞĀ-ž]"
+_PARTICLE_RX = "|".join(sorted(_PARTICLES, key=len, reverse=True))
 # Senders and authors that are services, not people.
 _NOT_PEOPLE = frozenset(
     (
@@ -127,7 +132,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         gate=r"(?:Cheers|Thanks|Thank you|regards|Regards)[,!.]?[ \t]*\r?\n[ \t]*[A-Z][a-z]",
     )),
     (_CHAT_LITERALS, LinePattern(
-        r"[ \t]*(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})"
+        # Family names in several words ride along: `Ana de la Cruz`, `Rafael Ó Súilleabháin`.
+        r"[ \t]*(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:[ \t](?:" + _CAP + r"[\w'’.-]{0,40}|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,4})"
         # Pronouns and a status emoji may sit between the name and the clock:
         # `Hannah Fischer (she/her)  :palm_tree: 10:41 AM`.
         r"(?:[ \t]+\([^()\n]{1,20}\))?(?:[ \t]+:[a-z0-9_+-]{1,40}:)?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
@@ -274,11 +280,20 @@ def _personal_account(m: re.Match[str]) -> bool:
 # Fischer"`, a tracker's `Assignee:`), and who a CI run or a ticket says acted (`triggered by
 # Hannah Fischer`, `Approved by Hannah Fischer`): a name of two to four capitalised words.
 # (A login under these keys is a user name: bot/masking/pairs.py.)
+# A service desk's ticket names the people by label (ServiceNow's `Caller:` and `Assigned to:`).
 ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
-              "reviewer", "requester", "submitter", "ed by ", "ed_by")  # fmt: skip
-_FULL_NAME = r"(?P<name>[A-Z][a-z'’-]{1,40}(?:[ \t](?:[A-Z][a-z'’-]{1,40}|" + "|".join(sorted(_PARTICLES)) + r")){1,3})"
+              "reviewer", "requester", "submitter", "ed by ", "ed_by", "assigned to", "caller")  # fmt: skip
+# Words in small letters after the capital, accented ones too (`Jürgen`, `Súilleabháin`); a
+# name written in CJK characters (`鈴木翔太`, `王伟`), two to five of them.
+_SMALL = r"(?:[^\W\d_A-Z]|['’-])"
+_FULL_NAME = (
+    # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:-" + _CAP + _SMALL + r"{1,40})?"
+    r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
+    r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
+)
 _ROLE_KEY_NAME = re.compile(
-    r"(?i:(?<![\w-])[\"']?(?:owner|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter"
+    r"(?i:(?<![\w-])[\"']?(?:owner|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )

@@ -96,16 +96,31 @@ def find_reason_rows(text: str, edits: list[Edit], state: LogState) -> None:
 # A machine a sentence moves a job to or logs into, named without a number or a domain:
 # `I moved the job to kraken-ml for now`, `ssh'd into thor-dev`, `rebooted hydra-gpu`.
 _PROSE_HOST = re.compile(
-    r"(?<![\w-])(?:ssh(?:'d|ed)?|logged|log|moved|move|moving|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran)"
+    r"(?<![\w-])(?:ssh(?:'d|ed)?|logged|log|moved|move|moving|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran"
+    r"|restarted|relaunched)"
     r"[ \t]+(?:(?:the|my|our|it|them|job|jobs|run|runs|training|back|over|in)[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+"
-    r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3})(?![\w/-]|\.\w)"
+    # A hyphenated name (`kraken-ml`), or a numbered one named once (`r045`, `nid001234`).
+    r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})(?![\w/-]|\.\w)"
 )
-PROSE_HOST_TRIGGER = r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran)[a-z']*[ \t]+(?:[a-z]+[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+[a-z][a-z0-9]+-"
+PROSE_HOST_TRIGGER = (
+    r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran|restarted|relaunched)"
+    r"[a-z']*[ \t]+(?:[a-z]+[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+[a-z][a-z0-9]*[-0-9]"
+)
+# `gpu` names a machine with three digits, a leading zero or a number past 15 (`gpu017`,
+# `gpu07`, `gpu49`); `gpu0` to `gpu15` are a node's devices (as hosts.py reads them).
+_NUMBERED_GPU_NODE = re.compile(r"gpu(?:\d{3,6}|0\d|1[6-9]|[2-9]\d)\Z")
 # First words of a hyphenated term that is a mode or a setting, not a machine (`moved to bf16-mixed`).
 _NOT_MACHINE_HEADS = frozenset(
     ("multi", "single", "bf16", "fp16", "fp8", "fp32", "mixed", "half", "full", "data", "model", "pipeline", "tensor",
      "non", "pre", "post", "auto", "self", "out", "up", "cpu", "cuda", "torch", "zero", "stage", "per", "sub", "new",
      "old", "main", "release", "feature", "fix", "hot", "cold", "warm", "long", "short", "high", "low")
+)  # fmt: skip
+# Letters before a number that name a precision, a device, a version or a count, not a machine
+# (`ran in fp16`, `running on cuda01`, `moved to py311`, `restarted on step 40` has a blank).
+_NOT_NUMBERED_HEADS = frozenset(
+    ("fp", "bf", "int", "uint", "float", "cuda", "cu", "sm", "py", "python", "v", "rank", "step", "epoch", "iter",
+     "layer", "port", "dev", "device", "tp", "pp", "dp", "ep", "cp", "zero", "stage", "top", "k", "x", "n", "h",
+     "a", "t", "p", "e", "gpu", "cpu", "mlx", "ib", "eth", "en", "em", "hsn", "sd", "nvme", "rtx", "gtx")
 )  # fmt: skip
 
 
@@ -113,6 +128,9 @@ def find_prose_hosts(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the machine a sentence moves a job to or logs into."""
     for m in _PROSE_HOST.finditer(text):
         host = m.group("host")
+        head = m.group("head")
+        if head is not None and (head in _NOT_NUMBERED_HEADS and not _NUMBERED_GPU_NODE.match(host)):
+            continue
         if host.split("-", 1)[0] not in _NOT_MACHINE_HEADS and host_value_ok(host):
             edits.append((m.start("host"), m.end("host"), "host", host))
             state.learn_host(host)

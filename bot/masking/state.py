@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import regex
@@ -50,6 +51,14 @@ _WORDLIKE_GIVEN = frozenset(
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
 _NAME_PART = re.compile(r"[^\W\d_]{2,30}\Z")
+# Letters that NFKD does not take apart: the ASCII a login or a bucket name spells them with.
+_FOLD = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th", "ð": "d"})
+
+
+def ascii_folded(word: str) -> str:
+    """`łukasz` as a login or a bucket spells it: `lukasz` (accents dropped, ł as l)."""
+    decomposed = unicodedata.normalize("NFKD", word.lower().translate(_FOLD))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 # Letters are Unicode letters: `hannah.garcía` is a name as much as `hannah.garcia`.
 _NAME_SHAPE = re.compile(r"[^\W_][\w.-]{1,62}\Z")
 
@@ -148,9 +157,14 @@ class LogState:
                 first, last = parts
                 for user in (f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"):
                     self.learn_user(user)
+                    if not user.isascii():  # `Łukasz Wójcik` logs in as `lwojcik`
+                        self.learn_user(ascii_folded(user))
                 self._learn_given(name.split()[0])
             elif len(parts) == 1:
                 self._learn_given(name)
+            elif len(parts) > 2:
+                # `Astrid van der Berg`, `Aarav dos Santos Lima`: the first word is the given name.
+                self._learn_given(name.split()[0])
 
     def _learn_given(self, given: str) -> None:
         """A given name alone (`ping Dana`, `Thanks Lukas!`) and its lowercase in the names
@@ -158,6 +172,9 @@ class LogState:
         if _NAME_PART.match(given) and given.lower() not in _WORDLIKE_GIVEN and learnable(given.lower()):
             self.names.setdefault(given[0].upper() + given[1:].lower(), None)
             self.users.setdefault(given.lower(), None)
+            folded = ascii_folded(given)
+            if folded != given.lower() and folded.isascii() and learnable(folded):
+                self.users.setdefault(folded, None)  # `Łukasz` in `s3://lukasz-llm-ckpts`
 
     def learn_host(self, name: str) -> None:
         # Known already (a prefix host is learned again on every line it leads): nothing to check.

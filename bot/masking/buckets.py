@@ -1,0 +1,58 @@
+"""People's given names inside object-store bucket names: `s3://ximena-llm-ckpts/output`.
+
+A person names a bucket after themself (`s3://raul-sft-runs`, `gs://priya_scratch`) with
+nothing else in the log to say whose it is: neither their full name nor their login. A word of
+the bucket name that is a given name, from a list of common given names across cultures, is
+masked there and learned, so it goes wherever else the log prints it. Only whole words between
+the bucket name's separators count (`rafael` in `rafael-ckpt`, not `raf` in `raft-eval`), and
+names that are also words a training log prints (`ray`, `adam`, `gemma`) are left out of the
+list (state._WORDLIKE_GIVEN holds more of them)."""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+from bot.masking.state import LogState
+
+# The line gate: a bucket is written after its scheme.
+BUCKET_WORDS = ("s3://", "gs://", "s3a://")
+
+# s3:// and gs:// bucket names: 3 to 63 of lowercase letters, digits, dots and hyphens
+# (GCS also takes underscores).
+_BUCKET = re.compile(r"(?<![\w-])(?:s3a?|gs)://(?P<b>[a-z0-9][a-z0-9._-]{1,61}[a-z0-9])(?![a-z0-9._-])")
+_WORD = re.compile(r"[a-z]+")
+
+# Common given names, written in the ASCII a bucket name spells them with (accents dropped).
+# Three letters or more; none that is also an English word or an ML term.
+_GIVEN_NAMES_TEXT = """
+    aarav aaron abdul abdullah abigail adriana adrian agnieszka ahmed aiden aisha akira alejandro aleksandr alexander
+    alexandra alexei alice alicia amara amelia amina amir amit ananya anastasia andrea andreas andrei andrew angela
+    anika anita anna anne annika anton antonio anya arjun arnav astrid ayesha aylin bartholomew beatriz benjamin bjorn
+    bogdan camila carlos carmen carolina catarina chen chiara chidi chinedu chloe christian christina claire clara
+    daniel daniela dariusz david diana diego dmitri dmitry eleanor elena elif elijah elizabeth ellie emeka emil emilia
+    emily emma emre enrique erik esther ethan eva evelyn fabian fatima felipe felix fernando finn francesca francisco
+    freya gabriel gabriela giorgio giulia giuseppe gustavo hamid hana hannah haruto hassan heidi helena henrik hiroshi
+    ibrahim ignacio ines ingrid isabel isabella isak ivan jakob james javier jessica jiahui joanna johan johanna
+    jonas jorge jose josef joseph juan julian jurgen kaito kamal karim karina karl katarzyna katharina kenji
+    kofi kwame lakshmi laura leila leilani lena leon leonardo liam lina linnea lorenzo lucas lucia lucy ludwig luis
+    lukas lukasz magdalena malak malik manuel marcel marco marcus margarita maria mariana marie marta martin mateo
+    mateus matteo matthew maximilian maya mehmet mei mia michael miguel mikhail minh mohamed mohammed nadia naomi
+    natalia nathan ngozi nicolas nikita nikolai nina noah noor nora oliver olivia oluwaseun omar oscar pablo patricia
+    patrick paula paulo pedro piotr pooja priya rafael rahul rajesh ramon raul rebecca ricardo rohan roman rustam sakura
+    samuel santiago sara sarah saoirse sebastian sergei sergio shreya sienna simon siobhan sofia soren stefan stefano
+    sven takeshi tanvir teodora thandiwe thomas tobias tomasz valentina vanessa vikram vivek wojciech ximena
+    yasmin yuki yusuf zainab zeynep zoe zofia
+"""
+GIVEN_NAMES = frozenset(_GIVEN_NAMES_TEXT.split())
+
+
+def find_bucket_given_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) a given name that is a whole word of a bucket's name."""
+    for m in _BUCKET.finditer(text):
+        base = m.start("b")
+        for word in _WORD.finditer(m.group("b")):
+            name = word.group()
+            if name in GIVEN_NAMES:
+                edits.append((base + word.start(), base + word.end(), "user", name))
+                state.learn_user(name)
