@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from bot.store.followup_quota import FREE_FOLLOWUPS_PER_DAY
 from tests.slack.conftest import wait_handled
+from tests.slack.events import CHANNEL, all_text, message
 from tests.slack.fake_slack import TEAM_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
-CHANNEL = "C0LOGS"
-
-
-def message(text: str, ts: str, **extra) -> dict:
-    return {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": text, "ts": ts,
-            "channel_type": "channel", "team": TEAM_ID, **extra}
-
-
-def all_text(call) -> str:
-    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
 
 
 def diagnosed(bot, fake_slack, thread: str) -> None:

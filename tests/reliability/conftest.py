@@ -8,7 +8,6 @@ state with tests/slack's bot. Tests that stop Redis start their own bot on a pri
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterator
@@ -19,15 +18,14 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 
-from bot.store import Store, StoreConfig
 from tests.redis_server import flushable_redis_base
 from tests.slack.conftest import Bot, fresh_state, quiesce, start_bot, stop_bot, wait_handled
-from tests.slack.fake_slack import TEAM_ID, Call, FakeFile, FakeSlack
+from tests.slack.events import all_text, message, used
+from tests.slack.fake_slack import Call, FakeFile, FakeSlack
 from tests.store.conftest import REDIS_SERVER, PrivateRedis
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
-CHANNEL = "C0LOGS"
 RELIABILITY_DB = int(os.environ.get("DENPEX_RELIABILITY_TEST_REDIS_DB", "11"))
 UPLOAD_CAP = 8_000_000
 INFLATED_CAP = 20_000_000
@@ -94,15 +92,6 @@ def reliability_redis_url() -> str:
     return urlunsplit(urlsplit(base)._replace(path=f"/{RELIABILITY_DB}", query=""))
 
 
-def message(text: str, ts: str, channel: str = CHANNEL, team: str = TEAM_ID, **extra: Any) -> dict[str, Any]:
-    return {"type": "message", "channel": channel, "user": "U0ALICE", "text": text, "ts": ts,
-            "channel_type": "channel", "team": team, **extra}
-
-
-def all_text(call: Call) -> str:
-    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
-
-
 def settle(seconds: float = 0.3) -> None:
     """Give lazy listeners time to act when the test asserts that nothing (more) happened,
     for requests that leave no claim to wait for (clicks, refused requests); a message is
@@ -131,11 +120,6 @@ def answered_once(bot: Bot, rfake: ReliabilityFake, ts: str, entry: str = "cuda-
     assert entry in all_text(posts[0])
     assert used(bot) == 1
     return posts[0]
-
-
-def used(bot: Bot, team: str = TEAM_ID) -> int:
-    with Store(StoreConfig(url=bot.redis_url)) as store:
-        return store.quotas.status(team).used
 
 
 def new_ts() -> str:

@@ -9,7 +9,6 @@ import time
 import pytest
 
 from tests.reliability.conftest import (
-    CHANNEL,
     DOWNLOAD_DEADLINE_S,
     SAMPLE,
     SLACK_TIMEOUT_S,
@@ -23,6 +22,7 @@ from tests.reliability.conftest import (
     used,
 )
 from tests.slack.conftest import wait_handled
+from tests.slack.events import CHANNEL
 
 
 def test_429_on_post_message_is_retried_after_retry_after_and_lands_once(rbot, rfake):

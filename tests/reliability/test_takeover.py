@@ -11,8 +11,9 @@ import time
 import redis
 
 from bot.store import keys
-from tests.reliability.conftest import CHANNEL, SAMPLE, TUNED_ENV, answered_once, message, new_ts
+from tests.reliability.conftest import SAMPLE, TUNED_ENV, answered_once, message, new_ts
 from tests.slack.conftest import Bot, start_bot, stop_bot
+from tests.slack.events import CHANNEL
 from tests.slack.fake_slack import TEAM_ID
 
 LEASED = {**TUNED_ENV, "DENPEX_CLAIM_LEASE_S": "1.5", "DENPEX_CLAIM_SWEEP_S": "0.2", "DENPEX_PASTE_WINDOW_S": "1.5"}

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from bot.store import Store, StoreConfig
-from tests.reliability.conftest import CHANNEL, SAMPLE, all_text, message, new_ts, used
+from tests.reliability.conftest import SAMPLE, all_text, message, new_ts, used
 from tests.slack.conftest import wait_handled
+from tests.slack.events import CHANNEL
 from tests.slack.fake_slack import TEAM_ID
 
 OTHER = "T0OTHER02"

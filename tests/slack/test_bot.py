@@ -15,16 +15,11 @@ import redis
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import INFLATED_CAP, UPLOAD_CAP, wait_handled
+from tests.slack.events import CHANNEL, all_text, message
 from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
-CHANNEL = "C0LOGS"
-
-
-def message(text: str, ts: str, **extra) -> dict:
-    return {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": text, "ts": ts,
-            "channel_type": "channel", "team": TEAM_ID, **extra}
 
 
 def settle(seconds: float = 0.3) -> None:
@@ -35,10 +30,6 @@ def settle(seconds: float = 0.3) -> None:
 
 def store_for(bot) -> Store:
     return Store(StoreConfig(url=bot.redis_url))
-
-
-def all_text(call) -> str:
-    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
 
 
 def check_limits(call) -> None:

@@ -13,11 +13,10 @@ import urllib.request
 
 import pytest
 
-from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, sign, wait_handled
-from tests.slack.fake_slack import TEAM_ID, FakeFile
+from tests.slack.events import CHANNEL, all_text, message, used
+from tests.slack.fake_slack import FakeFile
 
-CHANNEL = "C0LOGS"
 SAMPLE_PATH = "tests/data/samples/rank3-oom-8-ranks.log"
 
 
@@ -26,20 +25,6 @@ def sample() -> str:
     from tests.slack.conftest import ROOT
 
     return (ROOT / SAMPLE_PATH).read_text()
-
-
-def message(text: str, ts: str, channel: str = CHANNEL, **extra) -> dict:
-    return {"type": "message", "channel": channel, "user": "U0ALICE", "text": text, "ts": ts,
-            "channel_type": "channel", "team": TEAM_ID, **extra}
-
-
-def all_text(call) -> str:
-    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
-
-
-def used(bot: Bot) -> int:
-    with Store(StoreConfig(url=bot.redis_url)) as store:
-        return store.quotas.status(TEAM_ID).used
 
 
 def raw_request(bot: Bot, method: str, path: str = "/slack/events") -> int:

@@ -14,10 +14,10 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, wait_handled
+from tests.slack.events import CHANNEL, all_text, message
 from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 ROOT_SAMPLE = "tests/data/samples/rank3-oom-8-ranks.log"
-CHANNEL = "C0LOGS"
 ORG = "E0GRID0001"
 OOM = ("[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
        "capacity of 79.15 GiB of which 1.2 GiB is free.\n")
@@ -28,11 +28,6 @@ def sample() -> str:
     from tests.slack.conftest import ROOT
 
     return (ROOT / ROOT_SAMPLE).read_text()
-
-
-def message(text: str, ts: str, team: str = TEAM_ID, **extra) -> dict:
-    return {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": text, "ts": ts,
-            "channel_type": "channel", "team": team, **extra}
 
 
 def envelope(event: dict, team_id: str, authorizations: list[dict], **extra) -> bytes:
@@ -46,10 +41,6 @@ def envelope(event: dict, team_id: str, authorizations: list[dict], **extra) -> 
 def used(bot: Bot, team: str) -> int:
     with Store(StoreConfig(url=bot.redis_url)) as store:
         return store.quotas.status(team).used
-
-
-def all_text(call) -> str:
-    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
 
 
 def test_a_shared_channel_event_is_charged_to_the_installing_workspace(bot, fake_slack: FakeSlack, sample):

@@ -16,6 +16,7 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, sign
+from tests.slack.events import message
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeFile
 
 SAMPLE_OOM = (
@@ -26,12 +27,6 @@ SAMPLE_OOM = (
     "capacity of 79.15 GiB of which 1.2 GiB is free.\n"
 )
 LIVE = re.compile(r"<(?:!|@[UW]|#C|https?:|mailto:)")
-CHANNEL = "C0LOGS"
-
-
-def message(text: str, ts: str, user: str = "U0ALICE", **extra) -> dict:
-    return {"type": "message", "channel": CHANNEL, "user": user, "text": text, "ts": ts,
-            "channel_type": "channel", "team": TEAM_ID, **extra}
 
 
 def texts(call) -> list[str]:

@@ -4,7 +4,6 @@ gzip without a .gz name, a log pasted as several messages, chatter on a spent qu
 from __future__ import annotations
 
 import gzip
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,26 +12,12 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, start_bot, stop_bot, wait_handled
+from tests.slack.events import all_text, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeFile
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
-CHANNEL = "C0LOGS"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
-
-
-def message(text: str, ts: str, user: str = "U0ALICE", **extra) -> dict:
-    return {"type": "message", "channel": CHANNEL, "user": user, "text": text, "ts": ts,
-            "channel_type": "channel", "team": TEAM_ID, **extra}
-
-
-def all_text(call) -> str:
-    return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
-
-
-def used(bot) -> int:
-    with Store(StoreConfig(url=bot.redis_url)) as store:
-        return store.quotas.status(TEAM_ID).used
 
 
 def test_a_screenshot_beside_a_log_is_ignored_and_the_log_diagnosed(bot, fake_slack):
