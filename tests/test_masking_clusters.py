@@ -139,6 +139,7 @@ KEPT = [
     "2 sessions listed.",
     "see https://www.linkedin.com/company/acme-ml/ and https://www.linkedin.com/in/",
     "[10:42 AM] NCCL Error\n[10:42 AM] Job Failed\n[10:42 AM] Training Resumed\n[9:05 PM] Slurm Workload Manager",
+    "Job Failed  10:41 AM\nthe run died again\nTraining Resumed  10:52 AM\nNode Alert  11:02 PM",  # Slack headers of bots' events
     "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Connection refused",
     "Connection to localhost 22 port [tcp/ssh] succeeded!\nHostname: unknown",
     "Started by timer\nStarted by user anonymous\nStarted by an SCM change",

@@ -248,8 +248,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 continue
             if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
                 continue  # `@Autowired Trainer t`: an annotation before a type
-            if literals is _TEAMS_LITERALS and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):
-                continue  # `[10:42 AM] Job Failed`: a bot's event, not a sender
+            if literals in (_TEAMS_LITERALS, _CHAT_LITERALS) and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):
+                continue  # `[10:42 AM] Job Failed`, Slack's `Job Failed  10:41 AM`: a bot's event, not a sender
             name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue
