@@ -256,7 +256,7 @@ class _Checker:
             return {}
         return value
 
-    def regex(self, pattern: Any, where: str) -> str | None:
+    def pattern(self, pattern: Any, where: str) -> str | None:
         """The pattern, when it is a regex that compiles (compiled here only if `self.compile`:
         files proved before, unchanged, need not be again)."""
         if not isinstance(pattern, str) or not pattern:
@@ -320,14 +320,14 @@ def _signatures(ck: _Checker, match: dict[str, Any]) -> tuple[Signature, ...]:
         if name in names:
             ck.fail(f"{w}.name", f"duplicate signature name {name!r}")
         names.add(name)
-        pattern = ck.regex(item.get("pattern"), f"{w}.pattern")
+        pattern = ck.pattern(item.get("pattern"), f"{w}.pattern")
         weight = item.get("weight")
         if not isinstance(weight, int | float) or not 0 < weight <= 1:
             ck.fail(f"{w}.weight", "must be a number in (0, 1]")
             weight = 0.0
         unless = None
         if item.get("unless") is not None:
-            unless = ck.regex(item["unless"], f"{w}.unless")
+            unless = ck.pattern(item["unless"], f"{w}.unless")
         keywords = ck.strings(item, "keywords", w + ".", min_len=0)
         span = item.get("lines", 1)
         if not isinstance(span, int) or isinstance(span, bool) or not 1 <= span <= MAX_SPAN:
