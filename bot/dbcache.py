@@ -90,12 +90,12 @@ def derived_literals(
     `version` names the derivation (a hash of its code): another version reads another file,
     so a changed derivation never reuses an old answer.
     """
-    path = cache_dir() / f"literals-{version}.json"
+    memo = f"literals-{version}"
     known: dict[tuple[str, bool], tuple[frozenset[str], ...]] = {}
     try:
-        for pattern, window, sets in json.loads(path.read_text(encoding="utf-8")):
+        for pattern, window, sets in read_memo(memo) or []:
             known[pattern, bool(window)] = tuple(frozenset(words) for words in sets)
-    except Exception:  # absent, unreadable or not ours: derive everything
+    except (TypeError, ValueError):  # not ours: derive everything
         known = {}
     out: dict[tuple[str, bool], tuple[frozenset[str], ...]] = {}
     fresh = False
@@ -105,8 +105,7 @@ def derived_literals(
             fresh = True
         out[key] = known[key]
     if fresh:
-        data = sorted([p, w, [sorted(words) for words in sets]] for (p, w), sets in known.items())
-        _store(path, json.dumps(data).encode("utf-8"))
+        write_memo(memo, sorted([p, w, [sorted(words) for words in sets]] for (p, w), sets in known.items()))
     return out
 
 

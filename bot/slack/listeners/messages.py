@@ -38,6 +38,8 @@ _DIRECT_CHANNEL_TYPES = ("im", "app_home")
 
 def _direct(event: dict[str, Any]) -> bool:
     return event.get("channel_type") in _DIRECT_CHANNEL_TYPES
+
+
 # A log pasted as several messages: parts by the same person in the same place, each within
 # this many seconds of the last (DENPEX_PASTE_WINDOW_S), are one log.
 PASTE_WINDOW_S = 3.0
