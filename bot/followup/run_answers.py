@@ -120,6 +120,8 @@ def _recorded_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str | None
         "first_error_line": "No traceback names a rank; the first error line, the one quoted, is this rank's own.",
         "lowest_seq": ("Its collective sequence number is behind the other ranks': it stopped issuing collectives "
                        "first, and the others waited for it."),
+        "only_rank_in_log": ("The cause's lines carry no rank, but every rank-prefixed line in the log is this "
+                             "rank's and nothing names another: the process that failed is this one."),
     }  # fmt: skip
     text = texts.get(basis)
     if text is None or (offset and offset not in _OFFSET_TEXT):

@@ -197,7 +197,21 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
                     return int(m[1] or m[2]) + host, "gpu_index+host_offset"
                 offset = facts.node_offset()
                 return int(m[1] or m[2]) + (offset or 0), "gpu_index+node_offset" if offset else "gpu_index"
-    return _first_own_error_rank(facts, set())
+    found = _first_own_error_rank(facts, set())
+    return found if found[0] is not None else _only_rank_in_log(facts)
+
+
+def _only_rank_in_log(facts: LogFacts) -> Ranked:
+    """The one rank the log shows, when the cause's own lines carry none.
+
+    A traceback pasted into a thread often has its error line bare (`RuntimeError: ...`) while the
+    process's other lines carry `[rank0]:`: with every rank-prefixed line of one rank and nothing
+    naming another (no world size, banner or launcher rank), that process is the one that failed.
+    """
+    seen = facts.known_ranks() | set(facts.launcher_ranks)
+    if facts.elastic_rank is not None:
+        seen.add(facts.elastic_rank)
+    return (seen.pop(), "only_rank_in_log") if len(seen) == 1 else _NONE
 
 
 _GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capacity")
@@ -215,14 +229,15 @@ def _unmatched_rank(facts: LogFacts) -> Ranked:
     # (`[rank7]: torch.distributed.DistBackendError: NCCL error ...`).
     if facts.first_error is not None and facts.first_error[1] is not None:
         return facts.first_error[1], "first_error_line"
-    return _first_own_error_rank(facts, set())
+    found = _first_own_error_rank(facts, set())
+    return found if found[0] is not None else _only_rank_in_log(facts)
 
 
 # Bases whose rank was read as a local one and made global (noderanks.to_global): by the kind
 # of source, as to_global shifts them ("launcher": launcher ranks only; "all": line ranks too).
 _LAUNCHER_BASES = frozenset({"launcher_first_failure", "spawn_process"})
 _LINE_BASES = frozenset({"root_only_rank", "root_first_timestamp", "root_first_line", "first_own_error",
-                         "first_error_line", "lowest_seq"})  # fmt: skip
+                         "first_error_line", "lowest_seq", "only_rank_in_log"})  # fmt: skip
 
 
 def _with_offset(found: Ranked, facts: LogFacts) -> Ranked:

@@ -615,3 +615,24 @@ def test_a_masked_pdsh_log_gives_the_same_rank(matcher):
     assert "worker-1" not in masked
     d = matcher.diagnose(masked)
     assert (d.initiating_rank, d.rank_basis) == (6, "launcher_first_failure+host_offset")
+
+
+def test_a_bare_error_line_belongs_to_the_only_rank_the_log_shows(matcher):
+    """A pasted traceback: the error line has no prefix, the process's other lines are `[rank0]:`."""
+    log = (
+        "Traceback (most recent call last):\n"
+        "  File \"/work/grpo.py\", line 227, in main\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+        "[rank0]: Traceback (most recent call last):\n"
+    )
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (0, "only_rank_in_log")
+
+
+def test_a_bare_error_line_names_no_rank_when_the_log_shows_two(matcher):
+    log = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        "[rank1]: Traceback (most recent call last):\n"
+    )
+    assert matcher.diagnose(log).initiating_rank is None

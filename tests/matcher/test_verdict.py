@@ -259,6 +259,7 @@ def _basis_logs() -> list[tuple[str, str, int]]:
         ("launcher_first_failure+host_offset", t._pdsh_log(t._OOM_TRACEBACK), 6),
         ("gpu_index+host_offset", t._pdsh_log(t._OOM_TRACEBACK, sigkill=False), 6),
         ("first_own_error+host_offset", t._pdsh_log(t._KEYERROR_TRACEBACK), 6),
+        ("only_rank_in_log", "torch.OutOfMemoryError: CUDA out of memory.\n[rank2]: Traceback (most recent call last):\n", 2),
     ]  # fmt: skip
 
 
