@@ -111,8 +111,10 @@ class LogState:
     # one is added.
     learned_words: Words | None = None
     learned_size: int = 0
-    # Stems of learned numbered hosts and their digit counts (learned.py): their siblings go too.
-    learned_stems: dict[bytes, int] = field(default_factory=dict)
+    # Indices in learned_words of the numbered hosts matched by their digit shape (learned.py:
+    # their siblings go too), and every learned name's UTF-8 (a learned name is no sibling).
+    learned_shaped: frozenset[int] = frozenset()
+    learned_bytes: frozenset[bytes] = frozenset()
     secrets_words: Words | None = None
     secrets_size: int = 0
 
