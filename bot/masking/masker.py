@@ -73,7 +73,7 @@ class Masker:
         # own placeholders and open blocks must not shift what `mask` later emits.
         self._learning = LogState(
             users=self._state.users, hosts=self._state.hosts, names=self._state.names, teams=self._state.teams,
-            org_domains=self._state.org_domains, path_users=self._state.path_users,
+            org_domains=self._state.org_domains, path_users=self._state.path_users, learning=True,
         )
         # The digit shapes of the teaching lines already read: a log prints the same few
         # teaching lines (NCCL's `... via P2P/IPC`, a node list) in every piece, with other
@@ -205,7 +205,10 @@ def _mask_clean(text: str, state: LogState) -> str:
                 detector.find(sub)
                 scan.edits.extend(remap(sub.edits, joined_starts, text_starts))
         text = apply_edits(text, scan.edits, state.table)
-    return mask_learned_names(mask_learned_secrets(text, state), state)
+    text = mask_learned_secrets(text, state)  # (learning too: a secret put here is learned)
+    # Learning keeps what the passes learn, not their text, and masking a learned name learns
+    # nothing: it would only compile the names' automaton again for each piece that teaches one.
+    return text if state.learning else mask_learned_names(text, state)
 
 
 def mask(text: str) -> MaskResult:

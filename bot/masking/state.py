@@ -117,6 +117,8 @@ class LogState:
     learned_bytes: frozenset[bytes] = frozenset()
     secrets_words: Words | None = None
     secrets_size: int = 0
+    # The passes run to learn names (Masker.learn), their text thrown away.
+    learning: bool = False
 
     def key_info(self, key: str) -> KeyInfo | None:
         """classify_key, remembered for this log (keys repeat on every line of a log)."""
