@@ -28,17 +28,13 @@ def hyperscan_literal(word: str) -> str:
     is written as `\\xHH`; ASCII letters and digits stay as they are, which keeps
     `HS_FLAG_CASELESS` and database dumps readable.
     """
-    return "".join(map(_literal_byte, word.encode("utf-8")))
+    return "".join(chr(b) if b < 128 and chr(b).isalnum() else f"\\x{b:02x}" for b in word.encode("utf-8"))
 
 
 def hyperscan_shape(word: str) -> str:
     """`word` as an expression in which each ASCII digit stands for any ASCII digit: the
     expression of `sc-061` matches `sc-064` too, and nothing longer or shorter."""
-    return "".join("[0-9]" if 48 <= b <= 57 else _literal_byte(b) for b in word.encode("utf-8"))
-
-
-def _literal_byte(b: int) -> str:
-    return chr(b) if b < 128 and chr(b).isalnum() else f"\\x{b:02x}"
+    return "".join("[0-9]" if 48 <= b <= 57 else hyperscan_literal(chr(b)) if b < 128 else f"\\x{b:02x}" for b in word.encode("utf-8"))
 
 
 class Words:
