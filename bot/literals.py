@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TypeVar
 
 import hyperscan
@@ -31,18 +31,28 @@ def hyperscan_literal(word: str) -> str:
     return "".join(chr(b) if b < 128 and chr(b).isalnum() else f"\\x{b:02x}" for b in word.encode("utf-8"))
 
 
+def hyperscan_shape(word: str) -> str:
+    """`word` as an expression in which each ASCII digit stands for any ASCII digit: the
+    expression of `sc-061` matches `sc-064` too, and nothing longer or shorter."""
+    return "".join("[0-9]" if 48 <= b <= 57 else hyperscan_literal(chr(b)) if b < 128 else f"\\x{b:02x}" for b in word.encode("utf-8"))
+
+
 class Words:
     """A fixed set of words, found in bytes (leftmost-longest), ASCII case-insensitively unless
     `caseless=False`."""
 
-    def __init__(self, words: Iterable[str], *, caseless: bool = True, fixed: bool = False) -> None:
+    def __init__(
+        self, words: Iterable[str], *, caseless: bool = True, fixed: bool = False, any_digits: Collection[str] = ()
+    ) -> None:
         """`fixed=True` for a word list written in our code: its database is kept on disk
-        (bot/dbcache.py) and loaded on the next start. A set learned from a log never is."""
+        (bot/dbcache.py) and loaded on the next start. A set learned from a log never is.
+        The words also in `any_digits` match with any digits in place of theirs (hyperscan_shape)."""
         self.words = list(words)
         if not self.words or not all(self.words):
             raise ValueError("a word set needs words, and an empty word would match everywhere")
+        # (A digit is one byte whatever it stands for: a match's start is its end less this.)
         self._lengths = [len(w.encode("utf-8")) for w in self.words]
-        expressions = [(i, hyperscan_literal(w)) for i, w in enumerate(self.words)]
+        expressions = [(i, hyperscan_shape(w) if w in any_digits else hyperscan_literal(w)) for i, w in enumerate(self.words)]
         flags = hyperscan.HS_FLAG_CASELESS if caseless else 0
         self._db = block_database(expressions, flags) if fixed else compile_block(expressions, flags)
         # Scratch space serves one scan at a time: one per thread (the bot's workers).

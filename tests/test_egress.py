@@ -107,6 +107,25 @@ def test_a_name_learned_early_is_masked_in_evidence_far_below() -> None:
     assert "<USER-1>" in evidence and "<HOST-" in evidence
 
 
+@pytest.mark.parametrize("hosts", [("gpu-node-017", "gpu-node-018", "gpu-node-102"), ("r055", "r056", "r310"), ("a100-03", "a100-04", "a100-11")])
+def test_every_nccl_prefix_host_is_masked_bare_with_one_placeholder_each(hosts: tuple[str, str, str]) -> None:
+    """NCCL prefix lines of hosts that differ only in digits are one line shape, read once by
+    learning; every one of those hosts is still masked where a later piece names it bare,
+    each with its own placeholder, the same one every time it leaves."""
+    masker = Masker()
+    for piece in range(3):
+        masker.learn("".join(
+            f"{host}:{4100 + i}:{4200 + i} [{i % 8}] NCCL INFO Channel {i % 32:02d}/0 : {i % 8}[{i % 8}] -> {(i + 1) % 8}[{(i + 1) % 8}] via P2P/IPC\n"
+            for i in range(50 * piece, 50 * piece + 50) for host in hosts
+        ).encode())
+    first = masker.mask(" ".join(f"job on {host} failed;" for host in hosts) + "\n")
+    again = masker.mask(" ".join(f"{host} down" for host in reversed(hosts)) + "\n")
+    assert not any(host in first or host in again for host in hosts), (first, again)
+    placeholders = re.findall(r"<HOST-\d+>", first)
+    assert len(set(placeholders)) == 3, first
+    assert re.findall(r"<HOST-\d+>", again) == placeholders[::-1], (first, again)
+
+
 def test_secret_value_learned_under_its_key_is_masked_where_it_recurs() -> None:
     """A password found under `- name: DB_PASSWORD` is masked on a later line that lacks the key."""
     log = "env:\n  - name: DB_PASSWORD\n    value: Falcon2024!xyz\n" + "\n".join(_trainer_steps(300)) + f"\nlogin Falcon2024!xyz refused {OOM}\n"

@@ -640,6 +640,16 @@ def test_a_learned_numbered_host_teaches_its_siblings() -> None:
     assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
 
 
+def test_a_learned_host_teaches_the_hosts_of_its_digit_shape() -> None:
+    """Siblings are the names that differ from a learned host in its digits only, wherever
+    they stand and however few letters there are (`r310` for `r055`, `sc3-rack9` for
+    `sc7-rack2`); a sibling followed by more of a name is not one, the learned host still is."""
+    masker = Masker()
+    masker.learn(b"NodeName=r055 State=IDLE\nNodeName=sc7-rack2 State=IDLE\n")
+    out = masker.mask("r310 and sc3-rack9 drained; r056-ib0 up, r055-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n")
+    assert out == "<HOST-1> and <HOST-2> drained; r056-ib0 up, <HOST-3>-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n", out
+
+
 def test_a_stem_at_the_very_end_of_a_text_is_no_sibling() -> None:
     """`sc-06` ending a piece has fewer digits than its learned siblings: kept, not an error."""
     masker = Masker()

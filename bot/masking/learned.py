@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from bot.literals import Words
 from bot.masking.state import LogState
@@ -23,21 +23,23 @@ _DASH = ord("-")
 _NOT_BEFORE_NAME = _ALNUM | {ord("<")}
 
 
-# A numbered machine name (`sc-061`, `nid0051`, `gpu-node-017`): its stem, then two to six
-# digits. A cluster numbers its nodes alike, so a learned one's stem and digit count find its
-# siblings where nothing else says they are machines (`Subject: Re: sc-064 keeps draining`).
-_NUMBERED = re.compile(r"([A-Za-z](?:[A-Za-z0-9-]{0,62}[A-Za-z-])?)(\d{2,6})\Z")
-_LETTERS = re.compile(r"[A-Za-z]")
+# A numbered machine name (`sc-061`, `nid0051`, `gpu-node-017`, `a100-03`): a host with a
+# digit and a letter. A cluster numbers its nodes alike, so a learned one's digit shape (its
+# digits as any digits) finds its siblings where nothing else says they are machines
+# (`Subject: Re: sc-064 keeps draining`), and learning reads one line of each digit shape:
+# `gpu-node-018`'s NCCL prefix lines, the same as `gpu-node-017`'s but for digits, teach
+# nothing the first host's did not (bot/masking/masker.py).
+_DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
-def _stems(hosts: dict[str, None]) -> dict[str, int]:
-    """The stems of the learned numbered hosts, with their digit counts (one count per stem)."""
-    stems: dict[str, int] = {}
+def _by_shape(hosts: Iterable[str]) -> dict[str, None]:
+    """One host of each digit shape among numbered `hosts` (its shape finds the others)."""
+    shapes: dict[bytes, str] = {}
     for host in hosts:
-        m = _NUMBERED.match(host)
-        if m is not None and len(_LETTERS.findall(m.group(1))) >= 2:
-            stems.setdefault(m.group(1), len(m.group(2)))
-    return stems
+        shapes.setdefault(host.encode("utf-8").translate(_DIGITS_AS_ZERO), host)
+    return dict.fromkeys(shapes.values())
 
 
 def _names(state: LogState) -> Words | None:
@@ -47,10 +49,14 @@ def _names(state: LogState) -> Words | None:
     if state.learned_words is None or state.learned_size != size:
         # Per log, never shared: the set spells out user and host names, which must not
         # outlive this log's Masker.
-        names = {*state.users, *state.hosts, *state.names}
-        stems = {stem: n for stem, n in _stems(state.hosts).items() if stem not in names}
-        state.learned_words = Words(sorted(names | stems.keys()), caseless=False)
-        state.learned_stems = {stem.encode(): n for stem, n in stems.items()}
+        names = {*state.users, *state.names}
+        hosts = [host for host in state.hosts if host not in names]
+        numbered = [host for host in hosts if _DIGIT.search(host) and _LETTER.search(host)]
+        shaped = _by_shape(numbered)
+        words = names.union(hosts).difference(numbered).union(shaped)
+        state.learned_words = Words(sorted(words), caseless=False, any_digits=shaped)
+        state.learned_shaped = frozenset(i for i, word in enumerate(state.learned_words.words) if word in shaped)
+        state.learned_bytes = frozenset(name.encode("utf-8", "surrogatepass") for name in (*names, *hosts))
         state.learned_size = size
     return state.learned_words
 
@@ -64,47 +70,36 @@ def _whole_word(data: bytes, before: frozenset[int]) -> Callable[[int, int], boo
     return accept
 
 
-def _sibling_or_word(data: bytes, before: frozenset[int], stems: dict[bytes, int]) -> Callable[[int, int], bool]:
-    """A whole word, or a stem followed by exactly its digit count and no more of the name."""
+def _learned_or_sibling(data: bytes, before: frozenset[int], learned: frozenset[bytes]) -> Callable[[int, int], bool]:
+    """A learned name as a whole word, or a sibling of a learned numbered host (one of its
+    digit shape, learned or not) that no more of a name follows: not `sc-064-ib0`."""
     word = _whole_word(data, before)
 
     def accept(start: int, end: int) -> bool:
-        n = stems.get(data[start:end])
-        if n is None:
-            return word(start, end)
-        stop = end + n
-        digits = data[end:stop]  # shorter than n where the text ends first
-        return (
-            (start == 0 or data[start - 1] not in before)
-            and len(digits) == n
-            and digits.isdigit()
-            and (stop == len(data) or (data[stop] not in _ALNUM and data[stop] != _DASH))
-        )
+        if not word(start, end):
+            return False
+        return end == len(data) or data[end] != _DASH or data[start:end] in learned
 
     return accept
 
 
 def _split(
-    text: str, words: Words, before: frozenset[int], stems: dict[bytes, int] | None = None
+    text: str, words: Words, before: frozenset[int], shaped: frozenset[int] = frozenset(), learned: frozenset[bytes] = frozenset()
 ) -> tuple[list[str], list[str]] | None:
     """(the text between matches, the matched words), or None when there is no match.
 
-    A match of a stem (`stems`, learned._stems) takes the digits after it too."""
+    `shaped`: the indices of words matched by their digit shape, each match the name it
+    matched; `learned`: the names a sibling is not (`_learned_or_sibling`)."""
     data = text.encode("utf-8", "surrogatepass")
-    found = words.find(data, _sibling_or_word(data, before, stems) if stems else _whole_word(data, before))
+    accept = _learned_or_sibling(data, before, learned) if shaped else _whole_word(data, before)
+    found = words.find(data, accept)
     if not found:
         return None
     # A match of whole UTF-8 words starts and ends on character boundaries: each gap decodes.
     gaps, matched, pos = [], [], 0
     for idx, start, end in found:
         gaps.append(data[pos:start].decode("utf-8", "surrogatepass"))
-        word = words.words[idx]
-        if stems:
-            n = stems.get(data[start:end])
-            if n is not None:
-                end += n
-                word = data[start:end].decode("ascii")
-        matched.append(word)
+        matched.append(data[start:end].decode("utf-8", "surrogatepass") if idx in shaped else words.words[idx])
         pos = end
     gaps.append(data[pos:].decode("utf-8", "surrogatepass"))
     return gaps, matched
@@ -122,7 +117,7 @@ def mask_learned_names(text: str, state: LogState) -> str:
     words = _names(state)
     if words is None:
         return text
-    split = _split(text, words, _NOT_BEFORE_NAME, state.learned_stems)
+    split = _split(text, words, _NOT_BEFORE_NAME, state.learned_shaped, state.learned_bytes)
     if split is None:
         return text
     gaps, names = split

@@ -111,10 +111,14 @@ class LogState:
     # one is added.
     learned_words: Words | None = None
     learned_size: int = 0
-    # Stems of learned numbered hosts and their digit counts (learned.py): their siblings go too.
-    learned_stems: dict[bytes, int] = field(default_factory=dict)
+    # Indices in learned_words of the numbered hosts matched by their digit shape (learned.py:
+    # their siblings go too), and every learned name's UTF-8 (a learned name is no sibling).
+    learned_shaped: frozenset[int] = frozenset()
+    learned_bytes: frozenset[bytes] = frozenset()
     secrets_words: Words | None = None
     secrets_size: int = 0
+    # The passes run to learn names (Masker.learn), their text thrown away.
+    learning: bool = False
 
     def key_info(self, key: str) -> KeyInfo | None:
         """classify_key, remembered for this log (keys repeat on every line of a log)."""
