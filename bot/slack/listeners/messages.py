@@ -17,6 +17,7 @@ from bot.delivery import diagnose
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery, timers
+from bot.slack.answerable import answerable
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
 from bot.slack.outage import unavailable_in_thread
@@ -187,7 +188,9 @@ def handle_message(deps: BotDeps, client: WebClient, team: str, event: dict[str,
                 deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
-        unavailable_in_thread(client, where)
+        if answerable(deps.denpex, deps.keywords, event, message_text(event), mentioned=mentioned,
+                      direct=_direct(event)):
+            unavailable_in_thread(client, where)
     except (SlackApiError, OSError) as exc:
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
