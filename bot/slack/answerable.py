@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import regex
+
 from bot.followup.recognizer import recognise
 from bot.followup.topics import UNKNOWN
 from bot.ingest import InputError
@@ -34,6 +36,17 @@ def answerable(denpex: Denpex, keywords: tuple[str, ...], event: dict[str, Any],
         return True
     thread_ts = event.get("thread_ts")
     return bool(thread_ts and thread_ts != event.get("ts") and clean.strip() and recognise(clean).topic != UNKNOWN)
+
+
+# Slack's emoji codes (`:+1:`, `:pray:`, `:skin-tone-2:`) and what is left when nothing is.
+_EMOJI = regex.compile(r":[a-z0-9_+'-]+:")
+_WORD = regex.compile(r"[\p{L}\p{N}]")
+
+
+def wordless(clean_text: str) -> bool:
+    """A reply holding no words: only emoji, punctuation, an empty code block, invisible
+    characters. In a diagnosis thread it is a reaction typed as a message, not a question."""
+    return not _WORD.search(_EMOJI.sub(" ", clean_text))
 
 
 def _matches(denpex: Denpex, text: str) -> bool:

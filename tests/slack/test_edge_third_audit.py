@@ -99,6 +99,23 @@ def test_a_follow_up_retried_three_times_is_answered_once(bot, fake_slack, sampl
     assert used(bot) == 1
 
 
+@pytest.mark.parametrize("text", [":+1:", ":pray: :pray:", "```\n```", "\u200b\u200d", "!!!"],
+                         ids=["thumbs-up", "emoji", "empty-fence", "invisible", "punctuation"])
+def test_a_wordless_reply_in_a_diagnosis_thread_gets_nothing(bot, fake_slack, sample, text):
+    """":+1:" or an empty code block typed under a diagnosis is a reaction, not a question: no
+    topic buttons, nothing counted. "@denpex" alone there still gets the topics."""
+    bot.event(message(sample, "1700200250.000100"))
+    wait_handled(bot, "1700200250.000100")
+    bot.event(message(text, "1700200250.000200", thread_ts="1700200250.000100"))
+    wait_handled(bot, "1700200250.000200")
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    bot.event({**message(f"<@{BOT_USER_ID}>", "1700200250.000300", thread_ts="1700200250.000100"),
+               "type": "app_mention"})
+    wait_handled(bot, "1700200250.000300")
+    posts = fake_slack.of("chat.postMessage")
+    assert len(posts) == 2 and "not sure what you are asking" in all_text(posts[1])
+
+
 # --- message shapes ------------------------------------------------------------------------
 
 def test_a_log_file_shared_into_a_thread_is_answered_in_that_thread(bot, fake_slack, sample):
