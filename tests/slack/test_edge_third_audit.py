@@ -175,6 +175,25 @@ def test_several_log_files_in_one_message_are_one_run_one_reply_one_charge(bot, 
     assert len(fake_slack.of("files.download")) == 2 and used(bot) == 1
 
 
+@pytest.mark.parametrize("name,encode", [
+    ("train.log", lambda t: t.encode("utf-16")),
+    ("train.txt", lambda t: b"\xef\xbb\xbf" + t.encode()),
+    ("train.log.bz2", lambda t: __import__("bz2").compress(t.encode())),
+    ("train.log.xz", lambda t: __import__("lzma").compress(t.encode())),
+    ("job.err", lambda t: t.encode()),
+    ("job.out", lambda t: t.replace("\n", "\r\n").encode()),
+], ids=["utf16-windows", "utf8-bom", "bz2", "xz", "err", "out-crlf"])
+def test_uploads_in_every_form_the_readme_names_are_diagnosed(bot, fake_slack, sample, name, encode):
+    """The upload forms README names beside .log and gzip (UTF-16 from Windows, a BOM, bzip2,
+    xz, .err and .out with CRLF line ends): read and diagnosed, one charge."""
+    f = fake_slack.add_file(FakeFile(id="F0FORM0001", name=name, content=encode(sample), filetype="text"))
+    ts = "1700200750.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post) and used(bot) == 1
+
+
 def test_an_enterprise_grid_workspace_event_is_charged_to_the_workspace(bot, fake_slack, sample):
     """A workspace install inside an Enterprise Grid org: the envelope and authorizations
     carry `enterprise_id` with `is_enterprise_install: false`; the workspace, not the org, is
