@@ -7,6 +7,7 @@ The real bot (HTTP mode) on a redis-server of its own, which the test stops."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -75,3 +76,16 @@ def test_chatter_during_an_outage_gets_nothing_and_what_the_bot_answers_is_told(
     for ts, ev in quiet.items():
         assert _posted_under(fake_slack, ev.get("thread_ts") or ts) == [], ev["text"]
     assert len(fake_slack.of("chat.postMessage")) == len(told)
+
+
+def test_what_needs_no_redis_still_works_during_an_outage(outage, fake_slack):
+    """`/denpex help` and the Home tab need nothing from Redis: help as usual; the Home tab is
+    published without the usage it cannot read, saying why."""
+    bot = outage
+    help_answer = bot.command("help").json()
+    assert help_answer["response_type"] == "ephemeral" and "/denpex" in json.dumps(help_answer["blocks"])
+    assert UNAVAILABLE not in help_answer["text"]
+    assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"}).status == 200
+    view = fake_slack.wait_for("views.publish", timeout=15)[0].params["view"]
+    assert view["type"] == "home" and "redeem" in json.dumps(view)
+    assert "Usage is temporarily unavailable" in json.dumps(view)
