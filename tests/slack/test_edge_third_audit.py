@@ -455,3 +455,41 @@ def test_a_log_matching_every_entry_is_one_reply_within_block_kit(bot, fake_slac
     for post in posts:
         _check_message(post.params)
     assert used(bot) == 2
+
+
+# --- a mention in a public channel is a public diagnosis -----------------------------------
+
+def _app_mention(text: str, ts: str, channel: str = CHANNEL) -> dict:
+    """An app_mention as Slack sends it: no channel_type (docs.slack.dev/reference/events/app_mention)."""
+    return {"type": "app_mention", "user": "U0ALICE", "text": text, "ts": ts, "channel": channel,
+            "event_ts": ts, "team": TEAM_ID}
+
+
+@pytest.mark.parametrize("first", ["app_mention", "message"])
+def test_a_mention_with_a_log_in_a_public_channel_is_listed_to_everyone(bot, fake_slack, sample, first):
+    """"@denpex <log>" in a public channel arrives as an app_mention (no channel_type) and a
+    message (channel_type channel), in either order: one reply, and the diagnosis is a public
+    channel's, in a colleague's Home tab too (README: only DM and private diagnoses are listed
+    to their asker alone)."""
+    ts = "1700201500.000100"
+    text = f"<@{BOT_USER_ID}> our run died:\n{sample}"
+    events = {"app_mention": _app_mention(text, ts), "message": message(text, ts)}
+    second = "message" if first == "app_mention" else "app_mention"
+    bot.event(events[first])
+    time.sleep(0.1)
+    bot.event(events[second])
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post) and used(bot) == 1
+    bot.event({"type": "app_home_opened", "user": "U0CAROL", "channel": "D0HOME", "tab": "home"})
+    view = json.dumps(fake_slack.wait_for("views.publish")[0].params["view"])
+    assert f"<#{CHANNEL}> CUDA Out of Memory" in view, view
+
+
+def test_a_mention_alone_is_still_answered(bot, fake_slack):
+    """An app_mention with no message event beside it (the bot invited by the mention): help."""
+    ts = "1700201600.000100"
+    bot.event(_app_mention(f"<@{BOT_USER_ID}> what can you do?", ts))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == ts and "/denpex" in all_text(post)

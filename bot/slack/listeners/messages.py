@@ -57,6 +57,11 @@ def paste_window() -> float:
     return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
 
 
+# How long an app_mention waits for the message event of the same message (see on_mention).
+# Slack sends both at once; a second covers their arriving on a busy replica out of order.
+MENTION_GRACE_S = 1.0
+
+
 def _keep_local(key: tuple[str, str, str], text: str) -> None:
     now = time.monotonic()
     with _local_lock:
@@ -325,14 +330,19 @@ def register(app: App, deps: BotDeps) -> None:
         bot_user_id = context.get("bot_user_id")
         if not user or user == bot_user_id:
             return
+        # A mention arrives as this event and as an app_mention: the first to claim the
+        # message answers it. This one says whether the channel is public; the other cannot.
         mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
-        if mentioned and not _direct(event):
-            return  # the app_mention event carries it
-        handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=False)
+        handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=mentioned)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("bot_id") or not event.get("user"):
             return
+        if not event.get("channel_type"):
+            # An app_mention carries no channel_type, so it would count a public channel's
+            # diagnosis as private: let the message event of the same message, which says,
+            # claim it first; this one answers only a mention that comes alone (an invite).
+            time.sleep(MENTION_GRACE_S)
         handle_message(deps, client, context["workspace_id"], event, context.get("bot_user_id"), mentioned=True)
 
     app.event("message")(ack=_ack, lazy=[on_message])
