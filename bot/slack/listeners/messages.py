@@ -17,6 +17,7 @@ from bot.delivery import diagnose
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery, timers
+from bot.slack.answerable import answerable, wordless
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
 from bot.slack.outage import unavailable_in_thread
@@ -54,6 +55,11 @@ _PART_PLACEHOLDER_STRIDE = 1000
 
 def paste_window() -> float:
     return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
+
+
+# How long an app_mention waits for the message event of the same message (see on_mention).
+# Slack sends both at once; a second covers their arriving on a busy replica out of order.
+MENTION_GRACE_S = 1.0
 
 
 def _keep_local(key: tuple[str, str, str], text: str) -> None:
@@ -187,7 +193,9 @@ def handle_message(deps: BotDeps, client: WebClient, team: str, event: dict[str,
                 deps.leases.release(claim)
     except StoreUnavailable:
         log.warning("store unavailable for a message in team=%s", team)
-        unavailable_in_thread(client, where)
+        if answerable(deps.denpex, deps.keywords, event, message_text(event), mentioned=mentioned,
+                      direct=_direct(event)):
+            unavailable_in_thread(client, where)
     except (SlackApiError, OSError) as exc:
         # A help or follow-up answer Slack refused (not_in_channel, archived) or never confirmed.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
@@ -302,7 +310,8 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         return paste(deps, client, where, place, logdetect.clean(text))
     ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
     if ctx is not None:
-        follow_up(deps, client, where, logdetect.clean(text), ctx)
+        if mentioned or not wordless(logdetect.clean(text)):
+            follow_up(deps, client, where, logdetect.clean(text), ctx)
         return
     if strength is not None:
         quiet = not mentioned and not _direct(event)
@@ -321,14 +330,19 @@ def register(app: App, deps: BotDeps) -> None:
         bot_user_id = context.get("bot_user_id")
         if not user or user == bot_user_id:
             return
+        # A mention arrives as this event and as an app_mention: the first to claim the
+        # message answers it. This one says whether the channel is public; the other cannot.
         mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
-        if mentioned and not _direct(event):
-            return  # the app_mention event carries it
-        handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=False)
+        handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=mentioned)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("bot_id") or not event.get("user"):
             return
+        if not event.get("channel_type"):
+            # An app_mention carries no channel_type, so it would count a public channel's
+            # diagnosis as private: let the message event of the same message, which says,
+            # claim it first; this one answers only a mention that comes alone (an invite).
+            time.sleep(MENTION_GRACE_S)
         handle_message(deps, client, context["workspace_id"], event, context.get("bot_user_id"), mentioned=True)
 
     app.event("message")(ack=_ack, lazy=[on_message])
