@@ -118,6 +118,8 @@ def _recorded_basis(ctx: ThreadContext, rank: int, book: Rulebook) -> str | None
                       "process per GPU the device index is the rank."),
         "first_own_error": f"It is the first rank with its own traceback (not a launcher's){others}.",
         "first_error_line": "No traceback names a rank; the first error line, the one quoted, is this rank's own.",
+        "only_rank_seen": ("The cause's own lines carry no rank prefix, and every other line of the log that does "
+                           "carries this rank's: it is the only rank the log shows."),
         "lowest_seq": ("Its collective sequence number is behind the other ranks': it stopped issuing collectives "
                        "first, and the others waited for it."),
     }  # fmt: skip

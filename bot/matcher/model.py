@@ -68,6 +68,7 @@ RANK_BASES = (
     "first_own_error",  # the first rank with its own traceback (not a launcher's)
     "first_error_line",  # the rank of the first error line quoted
     "lowest_seq",  # the rank behind the others in collective sequence numbers
+    "only_rank_seen",  # the cause's lines carry no rank; the rest of the excerpt shows one rank only
 )
 RANK_OFFSETS = ("host_offset", "node_offset")
 

@@ -197,7 +197,14 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
                     return int(m[1] or m[2]) + host, "gpu_index+host_offset"
                 offset = facts.node_offset()
                 return int(m[1] or m[2]) + (offset or 0), "gpu_index+node_offset" if offset else "gpu_index"
-    return _first_own_error_rank(facts, set())
+    found = _first_own_error_rank(facts, set())
+    if found[0] is not None:
+        return found
+    # An excerpt whose cause lines lost their prefix (device-side asserts, a last exception line
+    # pasted without it) while the rest carries one rank's (`[rank0]:` frames): that rank's.
+    if len(facts.ranks_seen) == 1:
+        return next(iter(facts.ranks_seen)), "only_rank_seen"
+    return _NONE
 
 
 _GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capacity")
@@ -222,7 +229,7 @@ def _unmatched_rank(facts: LogFacts) -> Ranked:
 # of source, as to_global shifts them ("launcher": launcher ranks only; "all": line ranks too).
 _LAUNCHER_BASES = frozenset({"launcher_first_failure", "spawn_process"})
 _LINE_BASES = frozenset({"root_only_rank", "root_first_timestamp", "root_first_line", "first_own_error",
-                         "first_error_line", "lowest_seq"})  # fmt: skip
+                         "first_error_line", "lowest_seq", "only_rank_seen"})  # fmt: skip
 
 
 def _with_offset(found: Ranked, facts: LogFacts) -> Ranked:
