@@ -252,6 +252,9 @@ def _basis_logs() -> list[tuple[str, str, int]]:
                             + "".join(wd(r) for r in (0, 1)), 2),
         ("first_error_line", "[rank7]: torch.distributed.DistBackendError: NCCL error in: x, unhandled cuda error\n", 7),
         ("lowest_seq", wd(0, 808) + wd(1, 807) + wd(2, 808), 1),
+        # the cause's line lost its prefix; the traceback that follows is rank 2's, cut before its exception
+        ("only_rank_in_log", "CUDA out of memory\n[rank2]: Traceback (most recent call last):\n"
+                             "[rank2]:   File \"/workspace/train.py\", line 154, in <module>\n", 2),
         ("ray_pid", t.RAY_SETUP + "(RayTrainWorker pid=2894, ip=10.0.0.1) torch.cuda.OutOfMemoryError: CUDA out of memory.\n", 3),
         ("spawn_process+node_offset", "+ python main.py --nnodes=2 --node_rank=1 --nproc_per_node=4 --master_addr=n0\n"
                                       + t.SPAWN_OOM.replace("Process 3", "Process 2"), 6),
@@ -305,3 +308,15 @@ def test_an_error_line_that_says_how_to_get_info_is_still_an_error(matcher):
     )
     assert matcher.diagnose(log).unmatched.startswith("[2025-02-07 11:28:26] ERROR worker.py:88 custom allreduce")
     assert matcher.diagnose(log.splitlines(keepends=True)[0]).unmatched is None
+
+
+def test_an_unprefixed_cause_takes_no_rank_when_the_log_shows_several(matcher):
+    """With two ranks' tracebacks around it, a cause line without a prefix names neither."""
+    log = (
+        "CUDA out of memory\n"
+        "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"/workspace/train.py\", line 9, in <module>\n"
+        "[rank2]: Traceback (most recent call last):\n[rank2]:   File \"/workspace/train.py\", line 9, in <module>\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom"
+    assert (d.initiating_rank, d.rank_basis) == (None, None)
