@@ -314,6 +314,7 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     *((f"{p} hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M))
       for p in "$#%>"),
     ("uname -n", LinePattern(r"[^\n]{0,64}[$#%>] uname -n[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    ("cat /etc/hostname", LinePattern(r"[^\n]{0,64}[$#%>] cat /etc/hostname[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
     # hostnamectl: `   Static hostname: gpu-node-07`, `Transient hostname: ...`.
     *((f"{w} hostname: ", re.compile(r"(?:Static|Transient|Pretty) hostname: " + _H)) for w in ("static", "transient", "pretty")),
 ]
