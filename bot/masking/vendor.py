@@ -88,6 +88,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("wlocal", "wandb-key", 6, "-", r"(?<=local-)(?<![\w-]local-)[0-9a-f]{40}" + _B),
     ("pypi", "pypi-token", 5, "-", r"(?<=pypi-)(?<![\w-]pypi-)AgE[A-Za-z0-9_-]{50,400}" + _BW),
     # JWT: base64url JSON header and payload both start with eyJ ('{"').
+    # A docker config.json base64-encoded whole, as `kubectl get secret -o jsonpath=
+    # '{.data.\.dockerconfigjson}'` prints it: base64 of `{"auths":` always begins eyJhdXRocyI6.
+    ("dockercfg", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)hdXRocyI6[A-Za-z0-9+/]{20,20000}={0,2}(?![A-Za-z0-9+/=])"),
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
