@@ -112,3 +112,52 @@ def test_hyphenated_given_names_are_masked_alone_after_the_full_name() -> None:
     log = "Anne-Marie Smith-Jones  10:42 AM\nthe eval job fails\nSeo-yeon Kim  10:45 AM\nHi Anne-Marie, retrying\nSeo-yeon  10:49 AM\nthx!\n"
     out = _mask_log(log)
     assert "Anne-Marie" not in out and "Seo-yeon" not in out, out
+
+
+def test_account_number_printed_by_a_query_is_masked() -> None:
+    # ECR login scripts: the bare number under the command is all `--output text` prints.
+    log = "$ aws sts get-caller-identity --query Account --output text\n158518675395\n$ echo 158518675395 done\n"
+    out = _mask_log(log)
+    assert "158518675395" not in out.splitlines()[1], out
+    plain = "$ aws ec2 describe-instances --query 'Reservations[].Instances[].InstanceId' --output text\ni-0abc\n"
+    assert mask(plain).text == plain
+
+
+def test_hostname_file_printed_by_cat_is_masked() -> None:
+    assert mask("$ cat /etc/hostname\ntrn141\n").text == "$ cat /etc/hostname\n<HOST-1>\n"
+
+
+def test_docker_config_json_printed_from_a_secret_is_masked() -> None:
+    # `kubectl get secret regcred -o jsonpath='{.data.\.dockerconfigjson}'` prints base64 of
+    # `{"auths": {"registry...": {"username": ..., "password": ..., "auth": ...}}}`.
+    value = "eyJhdXRocyI6IHsicmVnaXN0cnkucXVhbnRhZmxvdy5haSI6IHsidXNlcm5hbWUiOiAib21hciIsICJwYXNzd29yZCI6ICJQVyIsICJhdXRoIjogIlgifX19"
+    log = "$ kubectl get secret regcred -o jsonpath='{.data.\\.dockerconfigjson}'\n" + value + "\n"
+    out = mask(log).text
+    assert value not in out and "<SECRET:docker-auth-1>" in out, out
+
+
+def test_slack_export_profile_names_are_masked() -> None:
+    log = '      "real_name": "Mei Lin",\n      "display_name": "meilin",\n      "realName": "Kofi Boateng"\n'
+    out = _mask_log(log)
+    assert "Mei Lin" not in out and "Kofi Boateng" not in out, out
+
+
+def test_names_in_caseless_scripts_and_with_inner_capitals_are_masked() -> None:
+    log = (
+        "Author:     محمد العتيبي <malotaibi@ridgeline.io>\n"
+        "Triggered by Siobhán O'Connor\n"
+        "Triggered by Ronan McDonald\n"
+        "contact the admin team <ops@ridgeline.io>\n"
+    )
+    out = _mask_log(log)
+    for name in ("محمد", "O'Connor", "McDonald"):
+        assert name not in out, out
+    assert "contact the admin team <" in out  # prose before an address is no name
+
+
+def test_url_password_with_an_unencoded_question_mark_is_masked() -> None:
+    line = "pip install --index-url https://hfischer:Sunflower1994?@nexus.ridgeline.io/repository/pypi/simple x\n"
+    out = mask(line).text
+    assert "Sunflower1994" not in out and "hfischer" not in out, out
+    query = "see https://forms.ridgeline.io/?ref=docs\n"
+    assert "?ref=docs" in mask(query).text
