@@ -102,3 +102,16 @@ def find_accounts(text: str, edits: list[Edit], state: LogState | None = None) -
                 edits.append((m.start("user"), m.end("user"), "user", user))
                 if state is not None and name == "arn" and text.startswith("user/", m.start("user") - 5):
                     state.learn_user(user)
+
+
+# `aws sts get-caller-identity --query Account --output text` prints the bare number on the
+# next line (ECR login scripts run it before `docker login`): only the command says what it is.
+_QUERIED_ACCOUNT = re.compile(r"--query[ =][\"']?Account[\"']?[^\n]{0,200}\r?\n[ \t]*(?P<id>\d{12})[ \t]*\r?$", re.M)
+ACCOUNT_QUERY_WORDS = ("--query account", "--query=account", "--query 'account", '--query "account')
+
+
+def find_queried_accounts(text: str, present: set[str], edits: list[Edit]) -> None:
+    """Mask the account number `--query Account --output text` printed under the command."""
+    if any(w in present for w in ACCOUNT_QUERY_WORDS):
+        for m in _QUERIED_ACCOUNT.finditer(text):
+            edits.append((m.start("id"), m.end("id"), "account", m.group("id")))

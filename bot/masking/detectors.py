@@ -41,7 +41,12 @@ from bot.masking.addresses import (
 )
 from bot.masking.blocks import find_pem_blocks, find_secret_data
 from bot.masking.buckets import BUCKET_WORDS, find_bucket_given_names
-from bot.masking.cloud import ACCOUNT_LINE_WORDS, find_accounts
+from bot.masking.cloud import (
+    ACCOUNT_LINE_WORDS,
+    ACCOUNT_QUERY_WORDS,
+    find_accounts,
+    find_queried_accounts,
+)
 from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
@@ -167,6 +172,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
     Detector("prose-secrets", "secrets", lambda s: find_prose_secrets(s.text, s.edits, s.state), ("password", "token"), line_trigger=PROSE_SECRET_TRIGGER),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
+    Detector("queried-accounts", "secrets", lambda s: find_queried_accounts(s.text, s.present, s.edits), ("account",), ACCOUNT_QUERY_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),

@@ -68,11 +68,30 @@ _PRIVATE_SURE = frozenset(("internal", "localdomain", "lan", "corp", "intranet")
 # are Python attribute chains, not hosts. File extensions (py, sh, pt, md, so) and language
 # codes (`newstest2014.en-de.de`, `train.tok.fr`) are left out on purpose.
 _PUBLIC_TLDS = "com|net|org|edu|gov|mil|io|ai|dev|app|co|us|uk|eu|info|biz|tech|xyz|me"
-_TLDS = frozenset((*_PRIVATE_TLDS.split("|"), *_PUBLIC_TLDS.split("|")))
+# Country labels universities and labs sit under (`login2.hpc.uni-heidelberg.de`,
+# `gpu07.cluster.ethz.ch`). They double as language codes of parallel corpora
+# (`newstest2014.en-de.de`, `train.tok.de`) and `pt`, `pl`, `in`, `it` as file extensions or
+# words, so those are left out and a name under one needs three labels and a host's look.
+_COUNTRY_TLDS = "de|ch|fr|nl|se|fi|dk|cz|jp|kr|cn|tw|sg|au|ca|il|ru|br|nz|ie|hk|at"
+_TLDS = frozenset((*_PRIVATE_TLDS.split("|"), *_PUBLIC_TLDS.split("|"), *_COUNTRY_TLDS.split("|")))
 _TLD_RX = re.compile(
-    r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r"))"
+    r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r")|(?P<country>" + _COUNTRY_TLDS + r"))"
     r"(?![\w-]|\.[A-Za-z0-9])"
 )
+# Second-level labels of academic and company zones: `ac.uk`-like, `edu.au`, `co.jp`.
+_ZONE_LABELS = frozenset(("ac", "edu", "co", "com", "org", "net", "gov", "or", "ne", "go", "res", "uni"))
+# A language pair or a tokenised-corpus stage between the dots: a data file, not a host.
+_CORPUS_LABEL = re.compile(r"[a-z]{2}(?:[-_][a-z]{2})?|tok|bpe|spm|sp|clean|norm|lc|tc|true|raw|src|tgt|train|valid|dev|test|dedup")
+
+
+def _country_host(head: str) -> bool:
+    """Whether `head` (the labels before a country label, with the dot) reads as a host."""
+    labels = head.rstrip(".").split(".")
+    if len(labels) < 2 or any(_CORPUS_LABEL.fullmatch(label) and label not in _ZONE_LABELS for label in labels[1:]):
+        return False
+    if len(labels) >= 3 or labels[-1] in _ZONE_LABELS:
+        return True
+    return any(c.isdigit() or c == "-" for c in labels[0]) or "-" in labels[-1]
 _LABEL_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
 # A DNS prefix of a Kubernetes label or annotation key: `prefix/name=value`, `"prefix/name": `.
 _LABEL_KEY_AFTER = re.compile(r"/[A-Za-z0-9][\w.-]{0,62}(?:=|\"?:[ \t])")
@@ -99,7 +118,10 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
         if not head or not _HOST_RX.match(head):
             continue
         labels = head.count(".") + 1
-        if labels < 3:
+        if m.group("country") is not None:
+            if not _country_host(head):
+                continue
+        elif labels < 3:
             private = m.group("private")
             if private is None:
                 continue
@@ -256,6 +278,17 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # organisation's machines).
     ("connecting to ", re.compile(r"Connecting to " + _H + r" \[(?:<IP(?:V6)?-\d{1,9}>|[0-9A-Fa-f.:]{2,45})\] port \d")),
     ("ping ", re.compile(r"PING " + _H + r" \(")),
+    # ssh -v after the handshake: `Authenticated to login01.initech.de ([10.4.0.12]:22) using
+    # "publickey".` (also inside VS Code Remote-SSH's log, behind its `> `).
+    ("authenticated to ", re.compile(r"Authenticated to " + _H + r" \(\[")),
+    # VS Code Remote-SSH names the machine in its authority: `ssh-remote+gpu-box`.
+    ("ssh-remote+", re.compile(r"ssh-remote\+" + _H + r"(?![\w.-])")),
+    # `code tunnel` names the tunnel after the machine unless told otherwise:
+    # `Creating tunnel with the name: gpu-box`, `Open this link in your browser
+    # https://vscode.dev/tunnel/gpu-box/home/...`, the spawned `code tunnel ... --name gpu-box`.
+    ("tunnel with the name: ", re.compile(r"tunnel with the name: " + _H)),
+    ("vscode.dev/tunnel/", re.compile(r"vscode\.dev/tunnel/" + _H + r"(?![\w.-])")),
+    (" tunnel ", re.compile(r"[ /\\\\-]code(?:-insiders|-tunnel[\w-]*|-cli)?(?:\.exe)? tunnel [^\n]{0,200}?--name[ =]" + _H)),
     # A prompt's `ssh <host> <command>` (options without arguments before it): `$ ssh g9562 dmesg -T`.
     *((f"{p} ssh ", re.compile(re.escape(p) + r" ssh[ \t]+(?:-[46AaCfGgKkMNnqsTtVvXxYy]{1,8}[ \t]+){0,4}" + _H + r"(?=[ \t]|\r?$)", re.M))
       for p in "$#"),
@@ -281,6 +314,7 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     *((f"{p} hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M))
       for p in "$#%>"),
     ("uname -n", LinePattern(r"[^\n]{0,64}[$#%>] uname -n[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
+    ("cat /etc/hostname", LinePattern(r"[^\n]{0,64}[$#%>] cat /etc/hostname[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
     # hostnamectl: `   Static hostname: gpu-node-07`, `Transient hostname: ...`.
     *((f"{w} hostname: ", re.compile(r"(?:Static|Transient|Pretty) hostname: " + _H)) for w in ("static", "transient", "pretty")),
 ]

@@ -27,7 +27,7 @@ _KEY_NAME_LITERALS = ("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer
 
 # Keys of a person's given, family or display name (JSON, YAML, env), spelled as the tools do.
 _PERSON_KEY_LITERALS = ("givenName", "surname", "displayName", "given_name", "family_name", "first_name", "last_name",
-                        "full_name", "display_name")  # fmt: skip
+                        "full_name", "display_name", "real_name", "realName", "fullName")  # fmt: skip
 
 # One word of a name: a letter, then letters, apostrophes, dots and hyphens (O'Brien, J.,
 # Jean-Luc, Müller).
@@ -91,7 +91,7 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # `az ad signed-in-user show` prints it ("givenName", "surname", "displayName"), OIDC
     # claims (given_name, family_name), `first_name:` / `last_name:` in a config or a record.
     (_PERSON_KEY_LITERALS, re.compile(
-        r"(?<![\w-])[\"']?(?:givenName|surname|displayName|(?:given|family|first|last|full|display)_name)[\"']?[ \t]*[=:][ \t]*"
+        r"(?<![\w-])[\"']?(?:givenName|surname|displayName|realName|fullName|(?:given|family|first|last|full|display|real)_name)[\"']?[ \t]*[=:][ \t]*"
         r"(?P<quote>[\"']?)(?P<name>[^\W\d_][^\"'\n=,;{}]{0,80}?)(?P=quote)[ \t]*(?=[,;}]|\r?$)",
         re.M,
     )),
@@ -172,20 +172,27 @@ _PROSE_OPENERS = frozenset(
 )  # fmt: skip
 
 
+def _capital(word: str) -> bool:
+    """A word opening with a capital, or with a letter of a script without case (Arabic,
+    Hebrew, Devanagari, Thai): `محمد العتيبي` is written as a name is."""
+    first = word[0]
+    return first.isupper() or (first.isalpha() and not first.islower())
+
+
 def _plausible(name: str) -> str:
     """The name with leading prose words dropped, or "" when nothing name-like is left."""
     words = name.split()
-    if len(words) > 1 and not any(w[0].isupper() for w in words):
+    if len(words) > 1 and not any(_capital(w) for w in words):
         return ""  # prose before an address (`contact the admin team <ops@...>`)
     # `please ask Hannah Fischer <...>`: a name starts at a capitalised word, and not at a
     # verb or greeting opening the sentence (`Contact <ops@acme.io>`, `Ping Hannah <...>`).
-    while words and ((not words[0][0].isupper() and len(words) > 1) or words[0].lower() in _PROSE_OPENERS):
+    while words and ((not _capital(words[0]) and len(words) > 1) or words[0].lower() in _PROSE_OPENERS):
         words.pop(0)
     while len(words) > 1 and words[-1].lower() in _PARTICLES:
         words.pop()
-    if any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words[1:]):
+    if any(not _capital(w) and w.lower() not in _PARTICLES for w in words[1:]):
         # A lowercase word inside: prose (`on behalf of Hannah`); keep the capitalised tail.
-        i = max(i for i, w in enumerate(words) if not w[0].isupper() and w.lower() not in _PARTICLES)
+        i = max(i for i, w in enumerate(words) if not _capital(w) and w.lower() not in _PARTICLES)
         words = words[i + 1 :]
     full = " ".join(words)
     if not words or full.lower() in _NOT_PEOPLE or full.lower() in TECHNICAL_USERS:
@@ -288,7 +295,8 @@ ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", 
 _SMALL = r"(?:[^\W\d_A-Z]|['’-])"
 _FULL_NAME = (
     # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
-    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:-" + _CAP + _SMALL + r"{1,40})?"
+    # (An apostrophe or Mc may capitalise a family name inside: `O'Connor`, `McDonald`.)
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
     r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )

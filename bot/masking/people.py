@@ -40,9 +40,10 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             continue
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
-        if text.startswith((":/", ":~"), m.end()):
-            # scp/rsync's `hfischer@login01.acme.io:/path`: an account at a machine, not an
-            # address; the machine stays when it is a public service's.
+        if text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
+            # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
+            # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
+            # machine, not an address; the machine stays when it is a public service's.
             if local.lower() not in TECHNICAL_USERS:
                 edits.append((m.start(), m.start() + len(local), "user", local))
                 if state is not None:
@@ -59,6 +60,20 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             if first_last is not None:
                 # `hannah.fischer@` names Hannah Fischer: `Contact ... or Hannah Fischer`.
                 state.learn_name(" ".join(part.capitalize() for part in first_last.groups()))
+
+
+# git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
+_SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
+# The word before an address that makes it an ssh destination: the command itself, its jump
+# host option, or another option's value (`ssh -i ~/.ssh/id -p 2222 hfischer@login01.acme.io`).
+_SSH_TARGET_BEFORE = re.compile(
+    r"(?:^|[\s;|&(`$])(?:ssh|scp|sftp|mosh|autossh|ssh-copy-id)(?:[ \t]+-[A-Za-z]+(?:[ \t]+(?!-)[^\s@]+)?|[ \t]+-[A-Za-z]*J[ \t]*\S+)*[ \t]+(?:-[A-Za-z]*J[ \t]*)?\Z"
+)
+
+
+def _is_ssh_target(text: str, start: int) -> bool:
+    lead = line_start(text, start, 256)
+    return _SSH_TARGET_BEFORE.search(text, lead, start) is not None
 
 
 # Public services' own senders: `GitHub <noreply@github.com>` names no person.
@@ -422,7 +437,8 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
-    if "IdentityFile" in text or "HostName" in text:
+    # (dstack's run plan lists ` Project   main` / ` User   hfischer` in the same layout.)
+    if "IdentityFile" in text or "HostName" in text or " Project " in text:
         for m in _SSH_CONFIG_USER.finditer(text):
             name = m.group("user")
             if name.lower() not in TECHNICAL_USERS:
@@ -527,15 +543,15 @@ _PHONE_RX = re.compile(
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
 # In prose a number is asked to be called (`call me on +44 20 7946 0958`, `reach me at (415)
-# 555-0132`): there it must read as a phone number, with a country code or an area code in
+# 555-0132`, `my number is +91 98765 43210`): there it must read as a phone number, with a country code or an area code in
 # parentheses, since `call` and `text` are common words before other numbers.
 _PROSE_PHONE_RX = re.compile(
-    r"(?i)(?<![a-z])(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?[ \t]*:?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?|number(?:[ \t]+is)?)[ \t]*:?[ \t]*"
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
 )
-_PROSE_STARTS = ("call", "ring", "reach", "text", "sms")
+_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number")
 # A signature's contact line puts the number after a bar, unlabelled:
 # `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
 _BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")

@@ -50,7 +50,8 @@ _WORDLIKE_GIVEN = frozenset(
 )  # fmt: skip
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
-_NAME_PART = re.compile(r"[^\W\d_]{2,30}\Z")
+# One word of a name; a hyphen or apostrophe may join two (`Anne-Marie`, `Seo-yeon`, `D'Arcy`).
+_NAME_PART = re.compile(r"(?=.{2,30}\Z)[^\W\d_]{1,30}(?:[-'’][^\W\d_]{1,30})?\Z")
 # Letters that NFKD does not take apart: the ASCII a login or a bucket name spells them with.
 _FOLD = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th", "ð": "d"})
 
@@ -175,6 +176,8 @@ class LogState:
         people give their things (`s3://acme-ml-lucia/ckpt`), unless it is also a common word."""
         if _NAME_PART.match(given) and given.lower() not in _WORDLIKE_GIVEN and learnable(given.lower()):
             self.names.setdefault(given[0].upper() + given[1:].lower(), None)
+            if not given[1:].islower() and given[0].isupper():
+                self.names.setdefault(given, None)  # `Anne-Marie` as written, beside `Anne-marie`
             self.users.setdefault(given.lower(), None)
             folded = ascii_folded(given)
             if folded != given.lower() and folded.isascii() and learnable(folded):

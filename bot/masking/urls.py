@@ -18,9 +18,10 @@ from bot.masking.vendor import char_classes, entropy, kind_of_value
 
 # The authority after `://`, up to the path, query, fragment or the end of the token. Matched
 # in a look-ahead so that an authority running into the next `://` does not hide that one.
-# `#` is kept inside: a password pasted unencoded can hold one (`redis://:Tundra#9@host`),
-# and without an `@` after it nothing is taken.
-_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/?\"'<>\\`]{1,512}))")
+# `#` and `?` are kept inside: a password pasted unencoded can hold one
+# (`redis://:Tundra#9@host`, `https://hfischer:Sunflower1994?@nexus.acme.io`), and without an
+# `@` after it nothing is taken.
+_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/\"'<>\\`]{1,512}))")
 
 
 def _looks_like_token(value: str) -> bool:
@@ -38,6 +39,8 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if "#" in auth[:at] and auth.find("#") < auth.find(":"):
             continue  # `http://host#frag@x`: a fragment, no userinfo
+        if "?" in auth[:at] and not 0 <= auth.find(":") < auth.find("?"):
+            continue  # `https://host?to=hannah@acme.io`: a query, no userinfo
         base = m.start("auth")
         userinfo = auth[:at]
         user, colon, password = userinfo.partition(":")

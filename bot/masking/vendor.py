@@ -58,6 +58,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
     ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
     ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
+    # Modal token pairs (`modal token set --token-id ak-... --token-secret as-...`, and
+    # ~/.modal.toml): ak-/as- + 22 alphanumerics.
+    ("modal", "modal-token", 3, "-", r"(?<=a[ks]-)(?<![\w-]a[ks]-)[A-Za-z0-9]{22}" + _B),
     # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
     ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
     # Anthropic before OpenAI: both start with sk-.
@@ -85,6 +88,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("wlocal", "wandb-key", 6, "-", r"(?<=local-)(?<![\w-]local-)[0-9a-f]{40}" + _B),
     ("pypi", "pypi-token", 5, "-", r"(?<=pypi-)(?<![\w-]pypi-)AgE[A-Za-z0-9_-]{50,400}" + _BW),
     # JWT: base64url JSON header and payload both start with eyJ ('{"').
+    # A docker config.json base64-encoded whole, as `kubectl get secret -o jsonpath=
+    # '{.data.\.dockerconfigjson}'` prints it: base64 of `{"auths":` always begins eyJhdXRocyI6.
+    ("dockercfg", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)hdXRocyI6[A-Za-z0-9+/]{20,20000}={0,2}(?![A-Za-z0-9+/=])"),
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
@@ -239,6 +245,10 @@ def _plausible(name: str, token: str, body: str) -> bool:
             len(part) >= 12 and any(c.isdigit() for c in part) for part in _PARTS.split(body)
         )
         return char_classes(body) >= 2 and not kebab and entropy(body) > 3.0
+    if name == "modal":
+        # 22 random characters mix all three classes nearly always; `as-ExpectedByTrainer`
+        # words do not, nor do they reach four bits per character.
+        return char_classes(body) >= 3 or (char_classes(body) == 2 and entropy(body) > 4.0)
     if name in ("hrku", "atatt", "tfc", "notionold", "fw"):
         return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":

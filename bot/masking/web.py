@@ -17,6 +17,10 @@ from bot.masking.vendor import char_classes, entropy
 # (literal the text must hold, pattern with a `v` group, kind)
 _PATH_TOKENS: list[tuple[str, re.Pattern[str], str]] = [
     ("anaconda", re.compile(r"anaconda\.(?:org|cloud|com)/t/(?P<v>[A-Za-z0-9_-]{8,128})/"), "anaconda-token"),
+    # The same token path on a self-hosted channel server or mirror (Anaconda Server, a
+    # proxy), as `conda info` prints its channel URLs: judged by the token's look, since
+    # forums put topic slugs there too (`discuss.pytorch.org/t/cuda-out-of-memory/12345`).
+    ("/t/", re.compile(r"://[^\s/?#\"'<>]{1,253}/t/(?P<v>[A-Za-z0-9_-]{16,128})/"), "anaconda-token"),
     ("/webhooks/", re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,25}/(?P<v>[A-Za-z0-9_-]{40,100})"), "discord-webhook"),
     ("telegram", re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<v>\d{5,12}:[A-Za-z0-9_-]{30,50})"), "telegram-token"),
 ]
@@ -32,6 +36,8 @@ def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> Non
     for literal, rx, kind in _PATH_TOKENS:
         if literal in text:
             for m in rx.finditer(text):
+                if literal == "/t/" and not _channel_token(m.group("v")):
+                    continue
                 edits.append((m.start("v"), m.end("v"), kind, m.group("v")))
     if "cookie:" not in present:
         return
@@ -50,3 +56,14 @@ def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> Non
 def _session_like(value: str) -> bool:
     """A signed session value (`eyJ1c2Vy...ZQ.Zm...`): long and random, dots or not."""
     return len(value) >= 16 and char_classes(value) >= 2 and entropy(value) >= 3.5
+
+
+# anaconda.org's tokens: two letters and a UUID (`ab-3f2a1b9d-8c7e-...`).
+_UUID_TOKEN = re.compile(r"(?:[a-z]{2}-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _channel_token(value: str) -> bool:
+    """A channel token, not a forum topic's slug: a UUID, or one random run with digits."""
+    if _UUID_TOKEN.fullmatch(value):
+        return True
+    return value.isalnum() and len(value) >= 20 and any(c.isdigit() for c in value) and _session_like(value)
