@@ -47,6 +47,12 @@ class Recognition:
     score: float
     ranked: tuple[tuple[str, float], ...]
 
+    @property
+    def chatter(self) -> bool:
+        """The closest examples are the `unknown` ones ("thanks", "ok", "see you tomorrow"):
+        talk between people, not a question the bot failed to place."""
+        return bool(self.ranked) and self.ranked[0][0] == UNKNOWN and self.score >= MIN_SCORE
+
     def closest(self, n: int) -> list[str]:
         """The `n` best topics that can be answered (never UNKNOWN itself)."""
         return [t for t, _ in self.ranked if t != UNKNOWN][:n]

@@ -49,6 +49,16 @@ def wordless(clean_text: str) -> bool:
     return not _WORD.search(_EMOJI.sub(" ", clean_text))
 
 
+def between_people(clean_text: str) -> bool:
+    """A thread reply that is not for the bot: wordless, or chatter ("thanks", "ok, trying
+    that"). A diagnosis thread is where the team talks it over; the bot answers questions
+    and whoever mentions it, and does not interject "not sure what you are asking" after
+    every message of that talk."""
+    # A question mark keeps it a question, however chatty its words ("ok, trying it now: how
+    # do I verify it?"): better the closest topics as buttons than silence.
+    return wordless(clean_text) or ("?" not in clean_text and recognise(clean_text).chatter)
+
+
 def _matches(denpex: Denpex, text: str) -> bool:
     """Prose naming an error is answered only when an entry matches it (bot.delivery, quiet)."""
     try:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.store.followup_quota import FREE_FOLLOWUPS_PER_DAY
 from tests.slack.conftest import wait_handled
 from tests.slack.events import CHANNEL, all_text, message
-from tests.slack.fake_slack import TEAM_ID
+from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
@@ -45,9 +47,9 @@ def test_run_questions_are_answered_from_the_kept_diagnosis(bot, fake_slack):
 
 
 def test_unrecognised_question_gets_topic_buttons_that_answer(bot, fake_slack):
-    """Chatter gets the closest topics as buttons; clicking one answers that topic in the thread."""
+    """A question it cannot place gets the closest topics as buttons; clicking one answers that topic in the thread."""
     diagnosed(bot, fake_slack, "170009110.000100")
-    post = ask(bot, fake_slack, "170009110.000100", "tell me a joke", 1)
+    post = ask(bot, fake_slack, "170009110.000100", "can you rerun it with NCCL_DEBUG=INFO?", 1)
     actions = [b for b in post.params["blocks"] if b["type"] == "actions"]
     assert actions, all_text(post)
     buttons = actions[0]["elements"]
@@ -128,3 +130,17 @@ def test_one_person_asking_past_the_per_minute_limit_gets_nothing_more(bot, fake
     bob = next_post(fake_slack, thread, lambda: bot.event({**message("how do I confirm this?", "170009150.999999",
                                                                      thread_ts=thread), "user": "U0BOB"}))
     assert "How to confirm" in all_text(bob)
+
+
+@pytest.mark.parametrize("text", ["thanks!", "great, that worked", "will do", "<@U0ALICE01> can you check node 3?"],
+                         ids=["thanks", "worked", "will-do", "to-a-colleague"])
+def test_talk_between_people_in_the_thread_gets_nothing(bot, fake_slack, text):
+    """The team talks a diagnosis over in its thread: thanks, acknowledgements and messages to a
+    colleague get no "not sure what you are asking" from the bot; mentioned, it answers."""
+    thread = "170009190.000100"
+    diagnosed(bot, fake_slack, thread)
+    bot.event(message(text, "170009190.000001", thread_ts=thread))
+    wait_handled(bot, "170009190.000001", channel=CHANNEL)
+    assert len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == thread]) == 1
+    post = ask(bot, fake_slack, thread, f"<@{BOT_USER_ID}> tell me a joke", 2)
+    assert "not sure" in all_text(post)

@@ -172,7 +172,7 @@ def test_bad_uploads_get_a_clear_message(bot, fake_slack, name, content, kw, exp
 
 
 def test_follow_up_questions_are_answered_from_the_entry(bot, fake_slack):
-    """In a diagnosis thread: the confirm question gets the checklist, an unknown one the list."""
+    """In a diagnosis thread: the confirm question gets the checklist, one it cannot place the list."""
     bot.event(message(SAMPLE, "1700000600.000100"))
     fake_slack.wait_for("chat.postMessage")
     # The thread's context is kept once the reply is out: ask after the bot is done with it.
@@ -184,7 +184,7 @@ def test_follow_up_questions_are_answered_from_the_entry(bot, fake_slack):
     bot.event(message("what's the DeepSpeed version of the fix?", "1700000602.000100", thread_ts="1700000600.000100"))
     code = fake_slack.wait_for("chat.postMessage", count=3)[2]
     assert "```" in all_text(code)
-    bot.event(message("tell me a joke", "1700000603.000100", thread_ts="1700000600.000100"))
+    bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", "1700000603.000100", thread_ts="1700000600.000100"))
     unknown = fake_slack.wait_for("chat.postMessage", count=4)[3]
     assert "I can answer" in all_text(unknown)
     assert store_for(bot).quotas.status(TEAM_ID).used == 1, "follow-ups are not charged"

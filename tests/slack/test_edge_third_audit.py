@@ -409,7 +409,7 @@ def test_every_message_the_bot_sends_has_a_text_fallback_and_fits_block_kit(bot,
     for ev in events:
         wait_handled(bot, ev["ts"], channel=ev["channel"])
     bot.event(message("how do I confirm this?", "1700201300.000600", thread_ts="1700201300.000100"))
-    bot.event(message("what about the weather", "1700201300.000700", thread_ts="1700201300.000100"))
+    bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", "1700201300.000700", thread_ts="1700201300.000100"))
     wait_handled(bot, "1700201300.000600", "1700201300.000700")
     bot.action("denpex_full_entry", "cuda-oom", thread_ts="1700201300.000100")
     bot.action("denpex_related_0", "nccl-watchdog-timeout", thread_ts="1700201300.000100")

@@ -17,7 +17,7 @@ from bot.delivery import diagnose
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery, timers
-from bot.slack.answerable import answerable, wordless
+from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
 from bot.slack.outage import unavailable_in_thread
@@ -310,7 +310,8 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         return paste(deps, client, where, place, logdetect.clean(text))
     ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
     if ctx is not None:
-        if mentioned or not wordless(logdetect.clean(text)):
+        # Addressed to a colleague (`<@U...>` not the bot) or chatter: people talking it over.
+        if mentioned or not ("<@" in text or between_people(logdetect.clean(text))):
             follow_up(deps, client, where, logdetect.clean(text), ctx)
         return
     if strength is not None:
