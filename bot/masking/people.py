@@ -546,12 +546,14 @@ _PHONE_RX = re.compile(
 # 555-0132`, `my number is +91 98765 43210`): there it must read as a phone number, with a country code or an area code in
 # parentheses, since `call` and `text` are common words before other numbers.
 _PROSE_PHONE_RX = re.compile(
-    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?|number(?:[ \t]+is)?)[ \t]*:?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*"
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
 )
-_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number")
+# (`number is`, not `number`: Megatron prints `number of skipped iterations` on every
+# iteration line, and the row's line gate would let each of them through.)
+_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number is")
 # A signature's contact line puts the number after a bar, unlabelled:
 # `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
 _BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")
