@@ -308,15 +308,3 @@ def test_an_error_line_that_says_how_to_get_info_is_still_an_error(matcher):
     )
     assert matcher.diagnose(log).unmatched.startswith("[2025-02-07 11:28:26] ERROR worker.py:88 custom allreduce")
     assert matcher.diagnose(log.splitlines(keepends=True)[0]).unmatched is None
-
-
-def test_an_unprefixed_cause_takes_no_rank_when_the_log_shows_several(matcher):
-    """With two ranks' tracebacks around it, a cause line without a prefix names neither."""
-    log = (
-        "CUDA out of memory\n"
-        "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"/workspace/train.py\", line 9, in <module>\n"
-        "[rank2]: Traceback (most recent call last):\n[rank2]:   File \"/workspace/train.py\", line 9, in <module>\n"
-    )
-    d = matcher.diagnose(log)
-    assert d.matches[0].id == "oom"
-    assert (d.initiating_rank, d.rank_basis) == (None, None)
