@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from bot.literals import Words
+from bot.literals import DIGITS_AS_ZERO, Words
 from bot.masking.state import LogState
 
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -31,14 +31,13 @@ _NOT_BEFORE_NAME = _ALNUM | {ord("<")}
 # nothing the first host's did not (bot/masking/masker.py).
 _DIGIT = re.compile(r"[0-9]")
 _LETTER = re.compile(r"[A-Za-z]")
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 def _by_shape(hosts: Iterable[str]) -> dict[str, None]:
     """One host of each digit shape among numbered `hosts` (its shape finds the others)."""
     shapes: dict[bytes, str] = {}
     for host in hosts:
-        shapes.setdefault(host.encode("utf-8").translate(_DIGITS_AS_ZERO), host)
+        shapes.setdefault(host.encode("utf-8").translate(DIGITS_AS_ZERO), host)
     return dict.fromkeys(shapes.values())
 
 

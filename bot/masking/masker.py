@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from itertools import repeat
 
-from bot.literals import Words
+from bot.literals import DIGITS_AS_ZERO, Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.containerlog import mask_entries
 from bot.masking.detectors import BY_STAGE, Scan
@@ -44,7 +44,6 @@ _TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for 
 _TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid "], fixed=True)
 _TABLE_ROWS = 64
 
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Pointers and ids (`comm 0x7f3a9c0b2e10` in NCCL's init lines): numbers, not names.
 _HEX_NUMBER = re.compile(rb"0[xX][0-9a-fA-F]{1,16}(?![0-9a-fA-F])")
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
@@ -103,7 +102,7 @@ class Masker:
         # (Cut once, each line translated by `map` in C: a third cheaper than cutting the
         # translated piece as well.)
         cut = data.split(b"\n")
-        shapes = dict(zip(map(bytes.translate, cut, repeat(_DIGITS_AS_ZERO)), cut, strict=True))
+        shapes = dict(zip(map(bytes.translate, cut, repeat(DIGITS_AS_ZERO)), cut, strict=True))
         data = b"\n".join(shapes.values())
         learn_nccl_hosts_bytes(data, self._learning)
         lines: dict[bytes, None] = {}
@@ -139,7 +138,7 @@ class Masker:
             # A snippet of lines all read before (a key line and its value line, a table
             # header and its rows) teaches nothing new; a new line, key or value, is read with
             # the lines around it, which give it its meaning.
-            line_shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(_DIGITS_AS_ZERO)).split(b"\n")
+            line_shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(DIGITS_AS_ZERO)).split(b"\n")
             if not taught.issuperset(line_shapes):
                 taught.update(line_shapes)
                 new.append(snippet)

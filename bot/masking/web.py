@@ -9,34 +9,37 @@ or `Set-Cookie:` header carries session values under names that say nothing (`se
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from bot.masking.edits import Edit
 from bot.masking.keys import looks_like_secret
 from bot.masking.vendor import char_classes, entropy
 
-# (literal the text must hold, pattern with a `v` group, kind)
-_PATH_TOKENS: list[tuple[str, re.Pattern[str], str]] = [
-    ("anaconda", re.compile(r"anaconda\.(?:org|cloud|com)/t/(?P<v>[A-Za-z0-9_-]{8,128})/"), "anaconda-token"),
+# (literal the text must hold, pattern with a `v` group, kind, and where the shape alone cannot
+# tell a token, what must hold of the value)
+_PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None]] = [
+    ("anaconda", re.compile(r"anaconda\.(?:org|cloud|com)/t/(?P<v>[A-Za-z0-9_-]{8,128})/"), "anaconda-token", None),
     # The same token path on a self-hosted channel server or mirror (Anaconda Server, a
     # proxy), as `conda info` prints its channel URLs: judged by the token's look, since
     # forums put topic slugs there too (`discuss.pytorch.org/t/cuda-out-of-memory/12345`).
-    ("/t/", re.compile(r"://[^\s/?#\"'<>]{1,253}/t/(?P<v>[A-Za-z0-9_-]{16,128})/"), "anaconda-token"),
-    ("/webhooks/", re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,25}/(?P<v>[A-Za-z0-9_-]{40,100})"), "discord-webhook"),
-    ("telegram", re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<v>\d{5,12}:[A-Za-z0-9_-]{30,50})"), "telegram-token"),
+    ("/t/", re.compile(r"://[^\s/?#\"'<>]{1,253}/t/(?P<v>[A-Za-z0-9_-]{16,128})/"), "anaconda-token",
+     lambda value: _channel_token(value)),
+    ("/webhooks/", re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,25}/(?P<v>[A-Za-z0-9_-]{40,100})"), "discord-webhook", None),
+    ("telegram", re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<v>\d{5,12}:[A-Za-z0-9_-]{30,50})"), "telegram-token", None),
 ]
 _COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie:[ \t]*")
 _COOKIE_ATTRS = re.compile(r"(?i)(?:path|domain|expires|max-age|samesite)\Z")
 _COOKIE = re.compile(r"(?P<name>[^\s=;,]{1,64})=(?P<v>[^\s;,]{1,4096})")
-WEB_KINDS = (*(kind for _, _, kind in _PATH_TOKENS), "cookie")
+WEB_KINDS = (*(kind for _, _, kind, _ in _PATH_TOKENS), "cookie")
 WEB_WORDS = ("cookie:",)
 
 
 def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> None:
     """Mask tokens in URL paths and the values of session cookies."""
-    for literal, rx, kind in _PATH_TOKENS:
+    for literal, rx, kind, valid in _PATH_TOKENS:
         if literal in text:
             for m in rx.finditer(text):
-                if literal == "/t/" and not _channel_token(m.group("v")):
+                if valid is not None and not valid(m.group("v")):
                     continue
                 edits.append((m.start("v"), m.end("v"), kind, m.group("v")))
     if "cookie:" not in present:

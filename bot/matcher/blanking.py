@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 import hyperscan
 
 from bot.dbcache import block_database
-from bot.literals import hyperscan_literal
-from bot.matcher.digit_anchors import DIGITS_AS_ZERO
+from bot.literals import DIGITS_AS_ZERO, hyperscan_literal
 
 _DIGITS = frozenset(b"0123456789")
 

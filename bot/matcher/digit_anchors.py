@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.literals import DIGITS_AS_ZERO
 from bot.matcher.regex_syntax import (
     DIGITS,
     Alt,
@@ -165,8 +166,6 @@ def digit_contexts(pattern: str) -> frozenset[DigitContext] | None:
     return frozenset(walk.found)
 
 
-# Every digit read as 0.
-DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPACE_BYTES = frozenset(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ")  # what str.isspace says of ASCII
 
 
@@ -204,4 +203,4 @@ def anchored_digits(line: bytes, contexts: tuple[DigitContext, ...]) -> list[int
     return sorted(marks)
 
 
-__all__ = ["DIGITS_AS_ZERO", "DigitContext", "anchored_digits", "digit_contexts", "with_digits_as_zero"]
+__all__ = ["DigitContext", "anchored_digits", "digit_contexts", "with_digits_as_zero"]

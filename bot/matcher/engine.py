@@ -17,9 +17,9 @@ from functools import lru_cache
 import regex
 
 from bot.dbcache import derived_literals
+from bot.literals import DIGITS_AS_ZERO
 from bot.matcher.blanking import Blanker, Literals
 from bot.matcher.digit_anchors import (
-    DIGITS_AS_ZERO,
     DigitContext,
     anchored_digits,
     digit_contexts,

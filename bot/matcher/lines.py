@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import regex
 
 from bot.launchers import RANK_PREFIXES
+from bot.literals import DIGITS_AS_ZERO
 
 # Prefixes launchers put in front of every line, tried in order at the start of the line.
 # A host prefix (pdsh / DeepSpeed's launcher: `worker-3: `) may precede any of them.
@@ -218,9 +219,6 @@ def parse_line(line: str) -> LineFacts:
     return _read(_layout(line), line)
 
 
-# Every digit read as 0 (see _Layout), on the line's UTF-8 (where a byte 0x30-0x39 is only ever
-# an ASCII digit): bytes.translate is several times faster than str.translate.
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # Characters of line shapes kept per log (a bound on memory whatever the log).
 _LAYOUTS_CHARS = 8 << 20
 
@@ -251,7 +249,7 @@ class LineReader:
         return self._layout_of(line).rank
 
     def _layout_of(self, line: str) -> _Layout:
-        shape = line.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
+        shape = line.encode("utf-8", "surrogatepass").translate(DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)
         if layout is None:
             self._chars += len(shape)

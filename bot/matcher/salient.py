@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from bot.matcher.digit_anchors import DIGITS_AS_ZERO
+from bot.literals import DIGITS_AS_ZERO
 
 # Built-in probe keywords (lower-case). Owners are "probe:<name>".
 PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {

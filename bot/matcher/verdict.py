@@ -197,6 +197,12 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
                     return int(m[1] or m[2]) + host, "gpu_index+host_offset"
                 offset = facts.node_offset()
                 return int(m[1] or m[2]) + (offset or 0), "gpu_index+node_offset" if offset else "gpu_index"
+    return _own_error_or_only_rank(facts)
+
+
+def _own_error_or_only_rank(facts: LogFacts) -> Ranked:
+    """The first rank with its own error, else the only rank the log shows (the last resort of
+    both the indirect and the unmatched verdicts)."""
     found = _first_own_error_rank(facts, set())
     return found if found[0] is not None else _only_rank_in_log(facts)
 
@@ -229,8 +235,7 @@ def _unmatched_rank(facts: LogFacts) -> Ranked:
     # (`[rank7]: torch.distributed.DistBackendError: NCCL error ...`).
     if facts.first_error is not None and facts.first_error[1] is not None:
         return facts.first_error[1], "first_error_line"
-    found = _first_own_error_rank(facts, set())
-    return found if found[0] is not None else _only_rank_in_log(facts)
+    return _own_error_or_only_rank(facts)
 
 
 # Bases whose rank was read as a local one and made global (noderanks.to_global): by the kind

@@ -49,14 +49,17 @@ def wordless(clean_text: str) -> bool:
     return not _WORD.search(_EMOJI.sub(" ", clean_text))
 
 
-def between_people(clean_text: str) -> bool:
-    """A thread reply that is not for the bot: wordless, or chatter ("thanks", "ok, trying
-    that"). A diagnosis thread is where the team talks it over; the bot answers questions
-    and whoever mentions it, and does not interject "not sure what you are asking" after
-    every message of that talk."""
+def between_people(raw_text: str) -> bool:
+    """A thread reply (Slack's markup, not mentioning the bot) that is not for the bot: one
+    addressed to a colleague (`<@U...>`), wordless, or chatter ("thanks", "ok, trying that").
+    A diagnosis thread is where the team talks it over; the bot answers questions and whoever
+    mentions it, and does not interject "not sure what you are asking" after every message."""
+    if "<@" in raw_text:
+        return True
+    clean = logdetect.clean(raw_text)
     # A question mark keeps it a question, however chatty its words ("ok, trying it now: how
     # do I verify it?"): better the closest topics as buttons than silence.
-    return wordless(clean_text) or ("?" not in clean_text and recognise(clean_text).chatter)
+    return wordless(clean) or ("?" not in clean and recognise(clean).chatter)
 
 
 def _matches(denpex: Denpex, text: str) -> bool:

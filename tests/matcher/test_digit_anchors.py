@@ -14,8 +14,8 @@ import regex
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from bot.literals import DIGITS_AS_ZERO
 from bot.matcher.digit_anchors import (
-    DIGITS_AS_ZERO,
     DigitContext,
     anchored_digits,
     digit_contexts,

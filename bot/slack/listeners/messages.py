@@ -310,8 +310,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         return paste(deps, client, where, place, logdetect.clean(text))
     ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
     if ctx is not None:
-        # Addressed to a colleague (`<@U...>` not the bot) or chatter: people talking it over.
-        if mentioned or not ("<@" in text or between_people(logdetect.clean(text))):
+        if mentioned or not between_people(text):
             follow_up(deps, client, where, logdetect.clean(text), ctx)
         return
     if strength is not None:
