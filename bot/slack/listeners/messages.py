@@ -332,7 +332,7 @@ def register(app: App, deps: BotDeps) -> None:
             return
         # A mention arrives as this event and as an app_mention: the first to claim the
         # message answers it. This one says whether the channel is public; the other cannot.
-        mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
+        mentioned = logdetect.mentions(event.get("text") or "", bot_user_id)
         handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=mentioned)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
