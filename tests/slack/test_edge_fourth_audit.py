@@ -244,3 +244,216 @@ def test_a_grid_slash_command_reads_the_workspaces_quota(bot, fake_slack, sample
     form.update({"enterprise_id": "E0GRID001", "enterprise_name": "Grid", "is_enterprise_install": "false"})
     reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
     assert reply.status == 200 and "1 of 3" in reply.json()["text"]
+
+
+# --- Block Kit, strictly ---------------------------------------------------------------------
+
+def _rule_ids() -> list[str]:
+    from tests.slack.conftest import ROOT
+
+    return sorted(p.stem for p in (ROOT / "rules").rglob("*.yaml"))
+
+
+def _text_obj(obj: dict, limit: int, kinds: tuple[str, ...] = ("plain_text", "mrkdwn")) -> None:
+    assert obj.get("type") in kinds, obj
+    text = obj.get("text")
+    assert isinstance(text, str) and text.strip(), f"empty text object: {obj}"
+    assert len(text) <= limit, (len(text), text[:200])
+
+
+def check_block_kit(blocks: list[dict], max_blocks: int = 50) -> None:
+    """Slack's published limits for the blocks the bot uses (Block Kit reference): the
+    message (or view) block count, unique block ids, and per block: header 150 plain text;
+    section 3,000 (non-empty), 10 fields of 2,000; context 10 elements of 3,000; actions 25
+    elements; buttons 75 plain text, value 2,000, action_id 255, unique in their block."""
+    assert 0 < len(blocks) <= max_blocks, len(blocks)
+    block_ids = [b["block_id"] for b in blocks if "block_id" in b]
+    assert len(block_ids) == len(set(block_ids)), block_ids
+    assert all(0 < len(i) <= 255 for i in block_ids)
+
+    def check_button(el: dict) -> None:
+        assert el["type"] == "button", el
+        _text_obj(el["text"], 75, ("plain_text",))
+        assert 0 < len(el["action_id"]) <= 255
+        assert len(el.get("value", "")) <= 2000
+        assert el.get("style") in (None, "primary", "danger")
+
+    for b in blocks:
+        kind = b["type"]
+        if kind == "header":
+            _text_obj(b["text"], 150, ("plain_text",))
+        elif kind == "section":
+            assert "text" in b or "fields" in b, b
+            if "text" in b:
+                _text_obj(b["text"], 3000)
+            for f in b.get("fields", []):
+                _text_obj(f, 2000)
+            assert len(b.get("fields", [])) <= 10
+            if "accessory" in b:
+                check_button(b["accessory"])
+        elif kind == "context":
+            assert 0 < len(b["elements"]) <= 10
+            for el in b["elements"]:
+                _text_obj(el, 3000)
+        elif kind == "actions":
+            assert 0 < len(b["elements"]) <= 25
+            ids = [el["action_id"] for el in b["elements"]]
+            assert len(ids) == len(set(ids)), ids
+            for el in b["elements"]:
+                check_button(el)
+        else:
+            assert kind in ("divider", "rich_text"), kind
+
+
+def test_every_entrys_full_view_and_show_answer_are_valid_block_kit(bot, fake_slack):
+    """The "Full entry" button and `/denpex show` for every entry of the knowledge base: each
+    message is valid Block Kit by Slack's published limits, with a plain-text fallback."""
+    ids = _rule_ids()
+    assert len(ids) > 200
+    for i, rule_id in enumerate(ids):
+        # One person per click: the per-person click limit is another test's business.
+        assert bot.action("denpex_full_entry", rule_id, thread_ts=f"1700400700.{i:06d}", user=f"U0FULL{i:04d}").status == 200
+        shown = bot.command(f"show {rule_id}", user=f"U0SHOW{i:04d}").json()
+        assert shown["text"].strip() and len(shown["text"]) <= 4000
+        check_block_kit(shown["blocks"])
+    posts = fake_slack.wait_for("chat.postMessage", count=len(ids), timeout=120)
+    assert {p.params["thread_ts"] for p in posts} == {f"1700400700.{i:06d}" for i in range(len(ids))}
+    for p in posts:
+        assert p.params["text"].strip() and len(p.params["text"]) <= 4000
+        check_block_kit(p.params["blocks"])
+
+
+def test_the_home_tab_with_a_full_scale_history_is_valid_block_kit(bot, fake_slack, sample):
+    """On scale, the Home tab lists 20 diagnoses: the view stays within a Home tab's 100
+    blocks and every block's limits, and names each diagnosis' channel."""
+    with store_for(bot) as store:
+        code = store.codes.create("scale", 14, 1)[0]
+    assert "scale" in bot.command(f"redeem {code}").json()["text"]
+    stamps = [f"1700400800.{i:06d}" for i in range(22)]
+    for i, ts in enumerate(stamps):
+        bot.event(message(sample, ts, channel=f"C0HIST{i:04d}"))
+    for i, ts in enumerate(stamps):
+        wait_handled(bot, ts, channel=f"C0HIST{i:04d}", timeout=60)
+    assert used(bot) == 22
+    bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"})
+    view = fake_slack.wait_for("views.publish", timeout=15)[0].params["view"]
+    assert view["type"] == "home"
+    check_block_kit(view["blocks"], max_blocks=100)
+    shown = json.dumps(view)
+    assert sum(f"C0HIST{i:04d}" in shown for i in range(22)) == 20
+
+
+# --- retries over Slack's whole schedule ------------------------------------------------------
+
+def test_an_events_dedupe_marker_outlives_slacks_last_retry(bot, fake_slack, sample):
+    """Slack re-sends at once, after about a minute and after about five: the marker that
+    drops a re-sent event (and the message's claim) must last past the last retry."""
+    ts = "1700400900.000100"
+    bot.event(message(sample, ts), event_id="EvSCHEDULE1")
+    wait_handled(bot, ts)
+    r = redis.Redis.from_url(bot.redis_url)
+    assert r.ttl(keys.dedupe(TEAM_ID, "event:EvSCHEDULE1")) > 6 * 60
+    assert r.ttl(keys.dedupe(TEAM_ID, f"claim:message:{CHANNEL}:{ts}")) > 6 * 60
+    for n, reason in ((1, "http_timeout"), (2, "http_error"), (3, "connection_failed")):
+        assert bot.event(message(sample, ts), event_id="EvSCHEDULE1",
+                         headers={"X-Slack-Retry-Num": str(n), "X-Slack-Retry-Reason": reason}).status == 200
+    time.sleep(0.5)
+    wait_handled(bot, ts)
+    assert len(replies(fake_slack)) == 1 and used(bot) == 1
+
+
+# --- 429 without a usable Retry-After ---------------------------------------------------------
+
+@pytest.mark.parametrize("retry_after", [None, "Wed, 21 Oct 2026 07:28:00 GMT"], ids=["absent", "http-date"])
+def test_a_429_without_a_usable_retry_after_is_retried_and_lands_once(bot, fake_slack, sample, retry_after):
+    """chat.postMessage answering 429 with no Retry-After, or one given as an HTTP date: the
+    reply is retried after a short wait and posted once, charged once."""
+    fake_slack.fail("chat.postMessage", 429, times=1, retry_after=retry_after)
+    ts = "1700401000.000100"
+    bot.event(message(sample, ts))
+    wait_handled(bot, ts, timeout=30)
+    posts = replies(fake_slack)
+    assert len(posts) == 2 and "cuda-oom" in all_text(posts[1])
+    assert used(bot) == 1
+
+
+# --- files at the size limit -------------------------------------------------------------------
+
+def test_an_upload_of_exactly_the_size_limit_is_read_and_one_byte_more_is_refused(bot, fake_slack, sample):
+    """DENPEX_MAX_UPLOAD_BYTES is the largest upload read: a file of exactly that size is
+    diagnosed, one a byte larger is refused with the limit named, and charged nothing."""
+    from tests.slack.conftest import UPLOAD_CAP
+
+    body = sample.encode()
+    filler = b"step 1 loss 2.0 lr 0.0001\n"
+    exact = filler * ((UPLOAD_CAP - len(body)) // len(filler)) + body
+    exact = b"#" * (UPLOAD_CAP - len(exact) - 1) + b"\n" + exact
+    assert len(exact) == UPLOAD_CAP
+    ok = fake_slack.add_file(FakeFile(id="F0EXACTCAP", name="train.log", content=exact))
+    over = fake_slack.add_file(FakeFile(id="F0OVERCAP1", name="train.log", content=exact + b"\n"))
+    bot.event(message("", "1700401100.000100", subtype="file_share", files=[ok]))
+    wait_handled(bot, "1700401100.000100", timeout=60)
+    bot.event(message("", "1700401100.000200", subtype="file_share", files=[over]))
+    wait_handled(bot, "1700401100.000200", timeout=60)
+    first, second = replies(fake_slack)
+    assert "cuda-oom" in all_text(first)
+    assert "limit" in all_text(second) and "cuda-oom" not in all_text(second), all_text(second)[:400]
+    assert used(bot) == 1
+
+
+# --- DMs ---------------------------------------------------------------------------------------
+
+def test_a_log_file_uploaded_in_a_dm_is_diagnosed_there_and_listed_only_to_its_uploader(bot, fake_slack, sample):
+    """A file shared in the DM with the bot: diagnosed in the DM's thread and charged; the Home
+    tab lists it to the uploader, not to a colleague."""
+    f = fake_slack.add_file(FakeFile(id="F0DMFILE01", name="rank3.log", content=sample.encode()))
+    ts = "1700401200.000100"
+    bot.event(message("", ts, channel="D0ALICE01", channel_type="im", subtype="file_share", files=[f]))
+    wait_handled(bot, ts, channel="D0ALICE01")
+    (post,) = replies(fake_slack)
+    assert post.params["channel"] == "D0ALICE01" and post.params["thread_ts"] == ts
+    assert "cuda-oom" in all_text(post) and used(bot) == 1
+
+    def home(user: str) -> str:
+        before = len(fake_slack.of("views.publish"))
+        bot.event({"type": "app_home_opened", "user": user, "channel": "D0HOME", "tab": "home"})
+        fake_slack.wait_for("views.publish", count=before + 1)
+        return json.dumps(fake_slack.of("views.publish")[-1].params["view"])
+
+    assert "D0ALICE01" in home("U0ALICE")
+    assert "D0ALICE01" not in home("U0BOB") and "CUDA" not in home("U0BOB")
+
+
+# --- a question asked before the diagnosis is out ----------------------------------------------
+
+def test_a_question_asked_in_the_thread_before_the_diagnosis_is_posted_is_answered_after_it(bot, fake_slack, sample):
+    """Someone pastes a log and at once asks in its thread "which rank failed first?", before
+    the bot has answered: the question is answered once the diagnosis is out, not dropped."""
+    ts = "1700401300.000100"
+    bot.event(message(sample, ts))
+    time.sleep(0.3)  # a person types the question after the log (the bot has taken the log)
+    q = "1700401300.000200"
+    bot.event(message("which rank failed first?", q, thread_ts=ts))
+    wait_handled(bot, ts, q, timeout=30)
+    posts = replies(fake_slack)
+    assert len(posts) == 2, [all_text(p)[:200] for p in posts]
+    assert "cuda-oom" in all_text(posts[0])
+    assert posts[1].params["thread_ts"] == ts and "3" in all_text(posts[1])
+
+
+def test_special_mentions_in_a_follow_up_question_are_not_echoed_live(bot, fake_slack, sample):
+    """A question in a diagnosis thread quoting `<!channel>` or a user group: whatever the
+    answer quotes of it stays inert."""
+    ts = "1700401400.000100"
+    bot.event(message(sample, ts))
+    wait_handled(bot, ts)
+    for i, question in enumerate((f"what does {SPECIALS} mean?", f"<@{BOT_USER_ID}> show me the line <!here>",
+                                  "what does ZorgleError <!subteam^S0ONCALL|@oncall> mean?")):
+        q = f"1700401400.00020{i}"
+        bot.event(message(question, q, thread_ts=ts))
+        wait_handled(bot, q)
+    posts = replies(fake_slack)
+    assert len(posts) == 4
+    for post in posts[1:]:
+        for s in mrkdwn_strings(post):
+            assert not LIVE.search(s), f"live markup reached Slack: {s[:400]!r}"
