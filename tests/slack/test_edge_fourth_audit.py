@@ -457,3 +457,50 @@ def test_special_mentions_in_a_follow_up_question_are_not_echoed_live(bot, fake_
     for post in posts[1:]:
         for s in mrkdwn_strings(post):
             assert not LIVE.search(s), f"live markup reached Slack: {s[:400]!r}"
+
+
+_MRKDWN_LINK = re.compile(r"<(?:https?://[^\s|<>]+\|[^<>|]+|#[CDG][A-Z0-9]+)>")
+
+
+def test_every_link_the_bot_writes_is_well_formed(bot, fake_slack):
+    """In every entry's full view, each `<` Slack would parse opens a well-formed link (an
+    address without spaces, `|` or `>`, and a label) or a channel: no stray markup that would
+    swallow the text after it."""
+    ids = _rule_ids()
+    for i, rule_id in enumerate(ids):
+        bot.action("denpex_full_entry", rule_id, thread_ts=f"1700401500.{i:06d}", user=f"U0LINK{i:04d}")
+    posts = fake_slack.wait_for("chat.postMessage", count=len(ids), timeout=120)
+    links = 0
+    for p in posts:
+        for s in mrkdwn_strings(p):
+            links += len(_MRKDWN_LINK.findall(s))
+            stray = _MRKDWN_LINK.sub("", s)
+            assert "<" not in stray and ">" not in stray, stray[max(0, stray.find("<") - 80):][:200]
+    assert links > 100  # the entries' references are links
+
+
+ANSI_LOG = (
+    "\x1b[32m[rank3]: step 10 loss 2.1\x1b[0m\n"
+    "\x1b[1;31m[rank3]: Traceback (most recent call last):\x1b[0m\n"
+    '[rank3]:   File "train.py", line 88, in <module>\n'
+    "\x1b[31m[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+    "capacity of 79.15 GiB of which 1.2 GiB is free.\x1b[0m\n"
+)
+
+
+@pytest.mark.parametrize("how", ["upload", "paste-without-esc"])
+def test_terminal_colours_in_a_log_do_not_reach_slack(bot, fake_slack, how):
+    """A log captured from a terminal (ANSI colour codes around its lines), uploaded, or
+    pasted from a notebook that lost the ESC characters (`[31m...[0m` remain): diagnosed, and
+    no escape sequence nor its remains shows in the reply."""
+    ts = "1700401600.000100"
+    if how == "upload":
+        f = fake_slack.add_file(FakeFile(id="F0ANSI0001", name="train.log", content=ANSI_LOG.encode()))
+        bot.event(message("", ts, subtype="file_share", files=[f]))
+    else:
+        bot.event(message("```" + ANSI_LOG.replace("\x1b", "") + "```", ts))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    shown = json.dumps(post.params, ensure_ascii=False)
+    assert "cuda-oom" in shown
+    assert "\x1b" not in shown and "\\u001b" not in shown and "[31m" not in shown and "[0m" not in shown
