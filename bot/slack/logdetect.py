@@ -49,8 +49,10 @@ def _as_typed(link: regex.Match) -> str:
 
 
 def clean(text: str) -> str:
-    """Slack's message markup back to the log text: entities, links, mentions, code fences."""
-    text = _MENTION.sub("", text)
+    """Slack's message markup back to the log text: entities, links, mentions, code fences;
+    and no-break spaces (what Slack's composer, or a web page the log was copied from, puts
+    for runs of spaces) back to spaces, as the log wrote them."""
+    text = _MENTION.sub("", text).replace("\u00a0", " ")
     text = _LINK.sub(_as_typed, text)
     text = unescape(text)
     return "\n".join(line for line in text.splitlines() if line.strip() != "```").replace("```", "\n")

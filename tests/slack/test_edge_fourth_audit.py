@@ -504,3 +504,13 @@ def test_terminal_colours_in_a_log_do_not_reach_slack(bot, fake_slack, how):
     shown = json.dumps(post.params, ensure_ascii=False)
     assert "cuda-oom" in shown
     assert "\x1b" not in shown and "\\u001b" not in shown and "[31m" not in shown and "[0m" not in shown
+
+
+def test_a_log_pasted_with_no_break_spaces_is_diagnosed(bot, fake_slack, sample):
+    """A log copied from a web page (a CI run's page, a notebook) arrives with no-break spaces
+    where it had spaces: read as the log it was, diagnosed and charged once."""
+    ts = "1700401700.000100"
+    bot.event(message(sample.replace(" ", "\u00a0"), ts))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert "cuda-oom" in all_text(post) and used(bot) == 1
