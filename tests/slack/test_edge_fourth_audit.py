@@ -514,3 +514,14 @@ def test_a_log_pasted_with_no_break_spaces_is_diagnosed(bot, fake_slack, sample)
     wait_handled(bot, ts)
     (post,) = replies(fake_slack)
     assert "cuda-oom" in all_text(post) and used(bot) == 1
+
+
+def test_a_lookup_copied_with_no_break_spaces_finds_the_entry(bot):
+    """`/denpex <error line>` with the line copied from a web page (no-break spaces): the
+    same entries as the line typed with spaces (the lookup reads any whitespace as one)."""
+    line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"
+    typed = bot.command(line).json()
+    copied = bot.command(line.replace(" ", "\u00a0"), user="U0BOB").json()
+    assert "cuda-oom" in json.dumps(typed["blocks"])
+    assert [b.get("accessory", {}).get("value") for b in copied["blocks"]] == \
+        [b.get("accessory", {}).get("value") for b in typed["blocks"]]
