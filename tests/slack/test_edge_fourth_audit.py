@@ -525,3 +525,32 @@ def test_a_lookup_copied_with_no_break_spaces_finds_the_entry(bot):
     assert "cuda-oom" in json.dumps(typed["blocks"])
     assert [b.get("accessory", {}).get("value") for b in copied["blocks"]] == \
         [b.get("accessory", {}).get("value") for b in typed["blocks"]]
+
+
+# --- channel joins and who asks ------------------------------------------------------------------
+
+def test_the_bot_joining_a_channel_posts_nothing(bot, fake_slack):
+    """Invited to a channel: `member_joined_channel` naming the bot and the `channel_join`
+    message Slack writes for it are acked; the bot says nothing (it speaks when spoken to)."""
+    assert bot.event({"type": "member_joined_channel", "user": BOT_USER_ID, "channel": "C0NEWCHAN",
+                      "channel_type": "C", "team": TEAM_ID, "inviter": "U0ALICE"}).status == 200
+    ts = "1700401800.000100"
+    assert bot.event(message(f"<@{BOT_USER_ID}> has joined the channel", ts, channel="C0NEWCHAN",
+                             user=BOT_USER_ID, subtype="channel_join")).status == 200
+    time.sleep(0.5)
+    assert [c.method for c in fake_slack.calls if c.method not in ("auth.test",)] == []
+
+
+def test_a_colleague_asking_in_the_diagnosis_thread_is_answered(bot, fake_slack, sample):
+    """The follow-up comes from someone other than who pasted the log: the thread is the
+    team's, so it is answered like the poster's own question, and not charged."""
+    ts = "1700401900.000100"
+    bot.event(message(sample, ts))
+    wait_handled(bot, ts)
+    q = "1700401900.000200"
+    bot.event(message("is this hardware?", q, thread_ts=ts, user="U0BOB"))
+    wait_handled(bot, q)
+    posts = replies(fake_slack)
+    assert len(posts) == 2 and posts[1].params["thread_ts"] == ts
+    assert "hardware" in all_text(posts[1]).lower()
+    assert used(bot) == 1
