@@ -554,3 +554,20 @@ def test_a_colleague_asking_in_the_diagnosis_thread_is_answered(bot, fake_slack,
     assert len(posts) == 2 and posts[1].params["thread_ts"] == ts
     assert "hardware" in all_text(posts[1]).lower()
     assert used(bot) == 1
+
+
+def test_an_upload_past_the_days_quota_is_told_the_limit_without_a_download(bot, fake_slack, sample):
+    """The day's diagnoses spent, a log file is shared: told the limit and when it resets,
+    and the file is not downloaded (nothing would be done with it)."""
+    for i in range(3):
+        ts = f"1700402000.00010{i}"
+        bot.event(message(sample, ts))
+        wait_handled(bot, ts)
+    f = fake_slack.add_file(FakeFile(id="F0OVERQUOTA", name="train.log", content=sample.encode()))
+    ts = "1700402000.000200"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    last = replies(fake_slack)[-1]
+    assert last.params["thread_ts"] == ts and "Daily limit reached" in all_text(last)
+    assert fake_slack.of("files.download") == []
+    assert used(bot) == 3
