@@ -31,6 +31,16 @@ _CSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]")
 _BARE_SGR = re.compile(r"\[\d{1,3}(?:;\d{1,3}){0,4}m")
 
 
+def without_terminal_codes(text: str) -> str:
+    """The text as a terminal shows it, for a surface that cannot (Slack): CSI sequences out,
+    and, in a text whose ESC was lost, the bare colour codes a reset `[0m` marks."""
+    if "\x1b[" in text:
+        return _CSI.sub("", text)
+    if "[0m" in text:
+        return _BARE_SGR.sub("", text)
+    return text
+
+
 def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> str:
     """`mask_clean(text)` with terminal control sequences out of the detectors' way."""
     bare = "\x1b[" not in text

@@ -14,6 +14,7 @@ from typing import Any
 from bot.followup import QUESTIONS_HELP, Answer
 from bot.followup.topics import Topic
 from bot.masking.masked import MaskedText, require_all_masked, require_masked
+from bot.masking.terminal import without_terminal_codes
 from bot.matcher.rulebook import ANSWER_KEYS, Rule
 from bot.render.text import ANSWER_TITLES, STACK_TITLES
 from bot.report import Report, fix_script, ranks_text
@@ -29,9 +30,17 @@ _CONF_EMOJI = {"high": ":red_circle:", "medium": ":large_orange_circle:", "low":
 Blocks = list[dict[str, Any]]
 
 
+# Control characters Slack would show as boxes or drop unevenly (a bell, a backspace, a bare
+# ESC, a carriage return from a progress bar): line feeds and tabs are the only ones kept.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def esc(text: str) -> str:
     """Escape for mrkdwn (blocks and the top-level `text` alike): `<IP-1>` placeholders must
-    show, and `<!channel>`, `<@U123>`, `<https://x|y>` from a log or a user must stay inert."""
+    show, and `<!channel>`, `<@U123>`, `<https://x|y>` from a log or a user must stay inert.
+    Terminal colour codes from a captured log, and other control characters, are dropped:
+    Slack cannot render them (bot.masking.terminal keeps them in the masked text itself)."""
+    text = _CONTROL.sub("", without_terminal_codes(text))
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

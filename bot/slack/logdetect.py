@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import regex
 
-_MENTION = regex.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+_MENTION = regex.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _LINK = regex.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 # What Slack puts before a bare domain or address it turns into a link (`foo.com/x` becomes
 # `<http://foo.com/x|foo.com/x>`, `a@b.com` becomes `<mailto:a@b.com|a@b.com>`).
@@ -22,6 +22,14 @@ _STRONG = (
     regex.compile(r"(?m)^\S+:\d+:\d+ \[\d+\] NCCL "),
 )
 _CODE_BLOCK = regex.compile(r"```(.*?)```", regex.DOTALL)
+
+
+def mentions(text: str, user_id: str | None) -> bool:
+    """Does Slack's message text mention `user_id`? As `<@U123>`, or with the name Slack
+    knew it by, `<@U123|denpex>` (the user-link form of Slack's formatting reference)."""
+    if not user_id or not text:
+        return False
+    return any(m.group(1) == user_id for m in _MENTION.finditer(text))
 
 
 def unescape(text: str) -> str:
@@ -41,8 +49,10 @@ def _as_typed(link: regex.Match) -> str:
 
 
 def clean(text: str) -> str:
-    """Slack's message markup back to the log text: entities, links, mentions, code fences."""
-    text = _MENTION.sub("", text)
+    """Slack's message markup back to the log text: entities, links, mentions, code fences;
+    and no-break spaces (what Slack's composer, or a web page the log was copied from, puts
+    for runs of spaces) back to spaces, as the log wrote them."""
+    text = _MENTION.sub("", text).replace("\u00a0", " ")
     text = _LINK.sub(_as_typed, text)
     text = unescape(text)
     return "\n".join(line for line in text.splitlines() if line.strip() != "```").replace("```", "\n")

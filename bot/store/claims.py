@@ -137,6 +137,12 @@ class Claims:
         self._client.redis.zrem(self.pending_key(), claim.record)
 
     @guarded
+    def in_progress(self, team_id: str, key: str) -> bool:
+        """Is someone answering `key` right now (a live lease, not yet done)?"""
+        state, deadline = self._client.redis.hmget(self._key(team_id, key), "state", "deadline")
+        return state == "lease" and deadline is not None and int(deadline) >= _now_ms()
+
+    @guarded
     def expired(self, limit: int = 10) -> list[dict[str, Any]]:
         """Open claims whose lease ran out, oldest first (the records, to claim again)."""
         raw = self._client.redis.zrangebyscore(self.pending_key(), 0, _now_ms(), start=0, num=limit)

@@ -58,3 +58,16 @@ def test_a_busy_or_done_attempt_leaves_no_stale_entry(store: Store, redis_url: s
     store.claims.finish(owner)
     assert store.claims.claim("T1", "message:C1:3.3", {"channel": "C1", "mentioned": True}, 30) is None  # done
     assert _pending(store, redis_url) == {}
+
+
+def test_in_progress_is_a_live_lease_only(store: Store) -> None:
+    """Someone is answering a message while its lease is live: not before it is claimed, not
+    once it is done, not after its owner died and the lease ran out."""
+    assert not store.claims.in_progress("T1", "message:C1:4.4")
+    live = store.claims.claim("T1", "message:C1:4.4", {"channel": "C1"}, 30)
+    assert live is not None and store.claims.in_progress("T1", "message:C1:4.4")
+    store.claims.finish(live)
+    assert not store.claims.in_progress("T1", "message:C1:4.4")
+    assert store.claims.claim("T1", "message:C1:5.5", {"channel": "C1"}, 0.05) is not None
+    time.sleep(0.1)  # the owner died: its lease ran out unrenewed
+    assert not store.claims.in_progress("T1", "message:C1:5.5")

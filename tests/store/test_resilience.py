@@ -51,6 +51,7 @@ CALLS: dict[str, Any] = {
     "claims.renew": lambda s: s.claims.renew(CLAIM, 30),
     "claims.finish": lambda s: s.claims.finish(CLAIM),
     "claims.expired": lambda s: s.claims.expired(),
+    "claims.in_progress": lambda s: s.claims.in_progress("T1", "message:C1:1.1"),
     "claims.drop": lambda s: s.claims.drop({"team_id": "T1"}),
     "workspace_keys": lambda s: s.workspace_keys("T1"),
 }

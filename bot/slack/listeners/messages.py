@@ -57,6 +57,11 @@ def paste_window() -> float:
     return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
 
 
+# A reply in the thread of a message still being answered waits for that answer this long at
+# most (a download may take DENPEX_DOWNLOAD_DEADLINE_S, 120 s), looking every PARENT_POLL_S.
+PARENT_WAIT_S = 180.0
+PARENT_POLL_S = 0.2
+
 # How long an app_mention waits for the message event of the same message (see on_mention).
 # Slack sends both at once; a second covers their arriving on a busy replica out of order.
 MENTION_GRACE_S = 1.0
@@ -308,7 +313,32 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     # theirs is open (a mention of the bot is a message to it, not a part).
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
         return paste(deps, client, where, place, logdetect.clean(text))
-    ctx = store.threads.load(team, channel, thread_ts) if thread_ts and thread_ts != ts else None
+    in_thread = bool(thread_ts) and thread_ts != ts
+    ctx = store.threads.load(team, channel, thread_ts) if in_thread else None
+    if ctx is None and in_thread and store.claims.in_progress(team, f"message:{channel}:{thread_ts}"):
+        # Asked in the thread of a log the bot is still answering ("which rank?" typed before
+        # the diagnosis is out): answer once it is, from a timer thread, not a listener's.
+        return lambda: _after_parent(deps, client, event, where, mentioned, text, strength)
+    _reply(deps, client, event, where, mentioned, text, strength, ctx)
+    return None
+
+
+def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
+                  text: str, strength: str | None) -> None:
+    """Wait (bounded) until the thread's first message is answered, then act on this reply
+    with the thread's context as that answer left it."""
+    team, channel, thread_ts = where.team_id, where.channel, where.thread_ts
+    deadline = time.monotonic() + PARENT_WAIT_S
+    while deps.store.claims.in_progress(team, f"message:{channel}:{thread_ts}") and time.monotonic() < deadline:
+        time.sleep(PARENT_POLL_S)
+    _reply(deps, client, event, where, mentioned, text, strength, deps.store.threads.load(team, channel, thread_ts))
+
+
+def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool, text: str,
+           strength: str | None, ctx: ThreadContext | None) -> None:
+    """A message that is no part of a pasted log: a follow-up in a diagnosis thread, a log to
+    diagnose at once, a mention or a DM to help, or nothing."""
+    store = deps.store
     if ctx is not None:
         if mentioned or not between_people(text):
             follow_up(deps, client, where, logdetect.clean(text), ctx)
@@ -332,7 +362,7 @@ def register(app: App, deps: BotDeps) -> None:
             return
         # A mention arrives as this event and as an app_mention: the first to claim the
         # message answers it. This one says whether the channel is public; the other cannot.
-        mentioned = bool(bot_user_id) and f"<@{bot_user_id}>" in (event.get("text") or "")
+        mentioned = logdetect.mentions(event.get("text") or "", bot_user_id)
         handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=mentioned)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
