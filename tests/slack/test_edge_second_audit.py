@@ -309,10 +309,11 @@ def test_a_message_in_the_app_home_messages_tab_is_a_dm(bot, fake_slack):
 
 
 @pytest.mark.parametrize("text", ["show cuda-oom", "show CUDA-OOM", "show `cuda-oom`", "show 'cuda-oom'", "SHOW  cuda-oom ",
-                                  "show\u00a0cuda-oom", "show\tcuda-oom"])
+                                  "show\u00a0cuda-oom", "show\tcuda-oom", "show cuda-oom.", "show (cuda-oom),", "show *cuda-oom*"])
 def test_show_takes_the_id_however_it_was_copied(bot, text):
     """`/denpex show` with the id as the reply shows it (in backticks), quoted, in capitals, or
-    after a tab or the no-break space Option+Space types: the entry."""
+    after a tab or the no-break space Option+Space types, or lifted from a sentence with its
+    full stop or from bold text: the entry."""
     answer = bot.command(text).json()
     shown = json.dumps(answer)
     assert "CUDA Out of Memory" in shown and "*Root cause*" in shown, answer["text"]  # the entry, not a search

@@ -47,8 +47,9 @@ def typed(body: dict[str, Any]) -> str:
     return logdetect.unescape(body.get("text") or "").strip()
 
 
-# What an id copied from a reply (where it is inline code) or quoted may carry around it.
-_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d "
+# What an id copied from a reply (where it is inline code), quoted, or lifted from a sentence
+# ("see cuda-oom.") or mrkdwn emphasis may carry around it; no id starts or ends with these.
+_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_"
 
 
 def _show(deps: BotDeps, call: Invocation) -> Answer:
