@@ -553,12 +553,15 @@ _NODE_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("aks", re.compile(r"aks-(?<![\w.-]aks-)[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
     # GKE: gke-cluster-pool-1a2b3c4d-xyz1
     ("gke", re.compile(r"gke-(?<![\w.-]gke-)[a-z0-9-]{1,40}-[0-9a-f]{8}-[a-z0-9]{4}(?![\w-])")),
-    # EC2 private DNS names without their domain: ip-10-0-1-23
-    ("ec2", re.compile(r"(?:ip|ec2)-(?<![\w.-]ip-)(?<![\w.-]ec2-)\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![\w-])")),
+    # EC2 private DNS names without their domain: ip-10-0-1-23, ec2-10-0-1-23. One pattern per
+    # head: a pattern that starts with a literal is searched for in C, an alternation is tried
+    # at every `i` and `e` (six times slower, on every log that holds a `zip-` or `skip-`).
+    *(("ec2", re.compile(head + rf"(?<![\w.-]{head})\d{{1,3}}-\d{{1,3}}-\d{{1,3}}-\d{{1,3}}(?![\w-])")) for head in ("ip-", "ec2-")),
     # Cluster nodes named for what they are: gpu-node-17, node-017, node17, compute-node-3,
     # dgx-a100-03, hgx-12 (a mail subject, free text).
     # Found from the word (a literal scan), then checked whole from the start of its token.
-    ("cluster", regex.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)")),
+    # (`re`: its first-character scan of the alternation is twice as fast as `regex`'s.)
+    ("cluster", re.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)")),
     # GPU-model and accelerator prefixes need the dash and two digits (`a100-044`, `trn-191`,
     # `gpu-018`): `gpu0` and `a100-80gb` are a device and a product. Rocks clusters number
     # rack and slot: `compute-0-12`, `gpu-1-7`. (`re`, not `regex`: its first-character scan
