@@ -27,9 +27,10 @@ _IPV6_COMPRESSED_RX = regex.compile(
     rf"(?:(?<![\w:.]){_H}(?::{_H}){{0,6}}|(?<![0-9A-Fa-f:.>]))::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?"
     r"(?:%[A-Za-z0-9_.]{1,16})?" + _END
 )
-# NCCL prints `ifname:address<port>`: `[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>`.
+# NCCL prints `ifname:address<port>`: `[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>`,
+# a global address also with all eight groups (`Using [0]eth0:2a05:d014:...:19d1<0>`).
 _IPV6_AFTER_IFNAME_RX = regex.compile(
-    rf"(?<=[A-Za-z][\w.-]{{0,15}}:)(?:{_H}(?::{_H}){{0,6}})?::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?"
+    rf"(?<=[A-Za-z][\w.-]{{0,15}}:)(?:(?:{_H}(?::{_H}){{0,6}})?::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?|{_H}(?::{_H}){{7}})"
     r"(?:%[A-Za-z0-9_.]{1,16})?(?=<[0-9])"
 )
 # Full eight-group form as printed by show_gids / ibv_devinfo (zero-padded groups).
@@ -167,8 +168,8 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
         for m in _IPV6_COMPRESSED_RX.finditer(text):
             if _v6_plausible(m.group(), text, m.start()):
                 _v6_edit(text, m.start(), m.end(), edits)
-        for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
-            _v6_edit(text, m.start(), m.end(), edits)
+    for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
+        _v6_edit(text, m.start(), m.end(), edits)
     for m in _IPV6_FULL_RX.finditer(text):
         start = m.start() - 4
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_:."):

@@ -173,7 +173,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("prose-secrets", "secrets", lambda s: find_prose_secrets(s.text, s.edits, s.state), ("password", "token"), line_trigger=PROSE_SECRET_TRIGGER),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("queried-accounts", "secrets", lambda s: find_queried_accounts(s.text, s.present, s.edits), ("account",), ACCOUNT_QUERY_WORDS),
-    Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email",)),
+    Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email", "user", "host")),  # scp-like targets are a user and a host
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),

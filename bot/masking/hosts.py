@@ -308,6 +308,14 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("started on <", re.compile(r"[Ss]tarted on <(?:\d{1,5}\*)?" + _H + r">")),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
+    # urllib3's debug log: `Starting new HTTPS connection (1): inference.initech.de:443`.
+    ("connection (", re.compile(r"Starting new HTTPS? connection \(\d{1,6}\): " + _H + r"(?=:\d|[ \t]*$)", re.M)),
+    # The registry `docker login` (podman, nerdctl, buildah, helm registry, oras) logs in to, its
+    # last argument; and the first server under `"auths": {` of ~/.docker/config.json.
+    # (Gated on `login`, the word command-credentials starts from: anchor words do not overlap.)
+    ("login", re.compile(r"(?:docker|podman|nerdctl|buildah|registry|oras) login[ \t][^\n]{0,400}?[ \t]"
+                         r"(?P<h>[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})+)(?::\d{1,5})?/?[ \t]*\r?$", re.M)),
+    ('"auths": {', re.compile(r'"auths": \{[ \t]*\r?\n?[ \t]*"(?:https?://)?' + _H + r'(?::\d{1,5})?/?[\w./-]{0,64}": \{')),
     # `$ hostname` (or `uname -n`) and its output alone on the next line.
     # (Led by the prompt character: a word ` hostname` would hide the `host` under an indented
     # `  Hostname: x` from the key/value pass, the anchor scan reporting no overlapping words.)
