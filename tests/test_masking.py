@@ -284,6 +284,12 @@ PERSONAL = [
     ("IBAN: IE29 AIBK 9311 5212 3456 78", "IE29 AIBK 9311 5212 3456 78", "IBAN"),
     # A private git host's scp-like remote (`git remote -v`) names the owner's login.
     ("origin\tgit@git.kestrel.net:hfischer/llm-train.git (fetch)", "hfischer", "USER"),
+    # The owner in a private git host's HTTPS URL and in pip's git+ssh requirement.
+    ("fatal: Authentication failed for 'https://gitlab.kestrel.de/hfischer/llm-train.git/'", "hfischer", "USER"),
+    ("$ pip install git+ssh://git@git.kestrel.net/hfischer/tokenizers-fork.git@main", "hfischer", "USER"),
+    # A private registry in kubelet's events and in a docker command's image argument.
+    ('  Normal   Pulling    2m (x4 over 4m)    kubelet  Pulling image "harbor.kestrel.de/ml/trainer:v3"', "harbor.kestrel.de", "HOST"),
+    ("$ docker run --rm --gpus all --ipc=host kestrel.ai:5000/ml/vllm:0.6.3 --model /ckpt", "kestrel.ai", "HOST"),
     # The registry `docker login` logs in to, a two-label domain under a country suffix.
     ("$ docker login -u hfischer --password-stdin registry.kestrel.de", "registry.kestrel.de", "HOST"),
     # urllib3's debug log names the host it connects to before any URL does.
@@ -380,6 +386,10 @@ PERSONAL = [
 DECOYS = [
     # A group (not a login) owns the repository on a public host; an IBAN-shaped id whose check fails.
     "upstream\tgit@github.com:pytorch/pytorch.git (fetch)",
+    # Public registries and an image path whose first part is a file, not a registry.
+    '  Normal   Pulling    12s   kubelet  Pulling image "registry.k8s.io/pause:3.9"',
+    "$ docker run --gpus all nvcr.io/nvidia/pytorch:24.07-py3 python train.py",
+    "Image: model.safetensors/shard-0",
     "run id DE12ABCD12345678901234 resumed",
     # Four colons on a line without a .pgpass word, the default port or a wildcard: not a row.
     "ERROR:1:dataloader:worker:exited",

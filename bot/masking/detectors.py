@@ -204,7 +204,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("known-hosts", "hosts", lambda s: find_known_hosts(s.text, s.edits, s.state), ("host",), line_trigger=KNOWN_HOSTS_TRIGGER),
     Detector("prose-hosts", "hosts", lambda s: find_prose_hosts(s.text, s.edits, s.state), ("host",), line_trigger=PROSE_HOST_TRIGGER),
     Detector("sinfo-reasons", "hosts", lambda s: find_reason_rows(s.text, s.edits, s.state), ("host", "user")),
-    Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host",)),
+    Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host", "user")),  # a git host's repository owner
     Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
     Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),
     Detector("world-info", "hosts", lambda s: find_world_info(s.text, s.edits, s.state), ("host", "ip")),

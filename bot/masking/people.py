@@ -41,7 +41,8 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             continue
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
-        if text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
+        in_url = text.startswith("://", m.start() - 3)  # `git+ssh://git@git.acme.io/team/repo.git`: userinfo
+        if in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
             # machine, not an address; the machine stays when it is a public service's.
@@ -72,7 +73,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 
 # git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
 _SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
-_SCP_OWNER = re.compile(r":([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")
+_SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")
 # The word before an address that makes it an ssh destination: the command itself, its jump
 # host option, or another option's value (`ssh -i ~/.ssh/id -p 2222 hfischer@login01.acme.io`).
 _SSH_TARGET_BEFORE = re.compile(
