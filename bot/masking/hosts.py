@@ -321,8 +321,9 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # The registry `docker login` (podman, nerdctl, buildah, helm registry, oras) logs in to, its
     # last argument; and the first server under `"auths": {` of ~/.docker/config.json.
     # (Gated on `login`, the word command-credentials starts from: anchor words do not overlap.)
-    ("login", re.compile(r"(?:docker|podman|nerdctl|buildah|registry|oras) login[ \t][^\n]{0,400}?[ \t]"
-                         r"(?P<h>[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})+)(?::\d{1,5})?/?[ \t]*\r?$", re.M)),
+    # (`regex` seeks the `login` literal first: a log can hold `login` a long way from any docker.)
+    ("login", regex.compile(r"login(?<=(?:docker|podman|nerdctl|buildah|registry|oras) login)[ \t][^\n]{0,400}?[ \t]"
+                            r"(?P<h>[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})+)(?::\d{1,5})?/?[ \t]*\r?$", regex.M)),
     ('"auths": {', re.compile(r'"auths": \{[ \t]*\r?\n?[ \t]*"(?:https?://)?' + _H + r'(?::\d{1,5})?/?[\w./-]{0,64}": \{')),
     # A container image's registry (docker's rule: a first component with a dot or a port):
     # kubelet's `Pulling image "registry.acme.de/ml/trainer:v3"`, a spec's or kubectl
