@@ -20,7 +20,7 @@ import yaml
 from bot.masking import Masker, MaskResult, mask
 
 DATA = Path(__file__).parent / "data" / "masking"
-PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD)-\d+>")
+PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD|IBAN)-\d+>")
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
@@ -35,6 +35,8 @@ SECRETS = [
     ("creds ASIAZGYSLBHOWWZXNNTQ expired", "ASIAZGYSLBHOWWZXNNTQ", "SECRET:aws-access-key"),
     ("aws_secret_access_key = /Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJ", "/Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJ", "SECRET:aws-secret-key"),
     ('"SecretAccessKey": "Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJx"', "Qn7rm8cDo6+FqkWhA54D/5PNH4pfEQfL9I8dcQJx", "SECRET:aws-secret-key"),
+    # smtplib's debug output: AUTH PLAIN carries the user and password in base64.
+    ("send: 'AUTH PLAIN AGFsZXJ0c0BrZXN0cmVsLmlvAGxNdXlIYnNGOH5leTE=\\r\\n'", "AGFsZXJ0c0BrZXN0cmVsLmlvAGxNdXlIYnNGOH5leTE=", "SECRET:password"),
     ("OPENAI_API_KEY=sk-WLG9ou9m8LchQKMz7VOCLD7owfkajRYW6PYJL5sxrr3bdUuX", "sk-WLG9ou9m8LchQKMz7VOCLD7owfkajRYW6PYJL5sxrr3bdUuX", "SECRET:openai-key"),
     ("client = OpenAI(api_key='sk-proj-7n0VAyN-FJ_wDh3gytSOCENrF0BLSRjq4F6anBBbyWb6nX3PZ8XG')", "sk-proj-7n0VAyN-FJ_wDh3gytSOCENrF0BLSRjq4F6anBBbyWb6nX3PZ8XG", "SECRET:openai-key"),
     ("x-api-key: sk-ant-api03-pF1Y0CxYH805lh0a5s3NBvHdj5GApZnoh_-Y46HFlhfu9q_aaaa", "sk-ant-api03-pF1Y0CxYH805lh0a5s3NBvHdj5GApZnoh_-Y46HFlhfu9q_aaaa", "SECRET:anthropic-key"),
@@ -277,6 +279,27 @@ PERSONAL = [
     # A record quoted by a data loader's error: the SSA's advertising example and a network's
     # published test card number.
     ("ValueError: could not convert string to float: '078-05-1120'", "078-05-1120", "SSN"),
+    # IBANs, compact and grouped in fours (the ECBS examples), in a record a parser quotes.
+    ("KeyError: 'GB82WEST12345698765432' not in payees", "GB82WEST12345698765432", "IBAN"),
+    ("IBAN: IE29 AIBK 9311 5212 3456 78", "IE29 AIBK 9311 5212 3456 78", "IBAN"),
+    # A private git host's scp-like remote (`git remote -v`) names the owner's login.
+    ("origin\tgit@git.kestrel.net:hfischer/llm-train.git (fetch)", "hfischer", "USER"),
+    # The owner in a private git host's HTTPS URL and in pip's git+ssh requirement.
+    ("fatal: Authentication failed for 'https://gitlab.kestrel.de/hfischer/llm-train.git/'", "hfischer", "USER"),
+    ("$ pip install git+ssh://git@git.kestrel.net/hfischer/tokenizers-fork.git@main", "hfischer", "USER"),
+    # A private registry in kubelet's events and in a docker command's image argument.
+    ('  Normal   Pulling    2m (x4 over 4m)    kubelet  Pulling image "harbor.kestrel.de/ml/trainer:v3"', "harbor.kestrel.de", "HOST"),
+    ("$ docker run --rm --gpus all --ipc=host kestrel.ai:5000/ml/vllm:0.6.3 --model /ckpt", "kestrel.ai", "HOST"),
+    # The registry `docker login` logs in to, a two-label domain under a country suffix.
+    ("$ docker login -u hfischer --password-stdin registry.kestrel.de", "registry.kestrel.de", "HOST"),
+    # urllib3's debug log names the host it connects to before any URL does.
+    ("DEBUG:urllib3.connectionpool:Starting new HTTPS connection (1): inference.kestrel.nl:443", "inference.kestrel.nl", "HOST"),
+    # Comet's run banner: the workspace is the user's login unless a team was made.
+    ("COMET INFO: Experiment is live on comet.com https://www.comet.com/hfischer/llm-finetune/4dfd23cdb8888454a5bc7081bd8681e0", "hfischer", "USER"),
+    # An Irish name in a git trailer (a one-letter word of the family name, accented capitals).
+    ("Reviewed-by: Éanna Ó Ceallaigh", "Éanna Ó Ceallaigh", "NAME"),
+    # NCCL's socket interface with a global address written with all eight groups.
+    ("gn56:3321:3321 [0] NCCL INFO NET/Socket : Using [0]eth0:2a05:d014:9c71:6be9:f210:9231:52a7:19d1<0>", "2a05:d014:9c71:6be9:f210:9231:52a7:19d1", "IPV6"),
     ("KeyError: 'amount' in row {'name': 'x', 'card': '4111 1111 1111 1111'}", "4111 1111 1111 1111", "CARD"),
     ("telephoneNumber: +49 30 1234 5678", "+49 30 1234 5678", "PHONE"),
     # CI identities as GitHub Actions and GitLab CI export them, git's HTTPS push refusal,
@@ -361,6 +384,13 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # A group (not a login) owns the repository on a public host; an IBAN-shaped id whose check fails.
+    "upstream\tgit@github.com:pytorch/pytorch.git (fetch)",
+    # Public registries and an image path whose first part is a file, not a registry.
+    '  Normal   Pulling    12s   kubelet  Pulling image "registry.k8s.io/pause:3.9"',
+    "$ docker run --gpus all nvcr.io/nvidia/pytorch:24.07-py3 python train.py",
+    "Image: model.safetensors/shard-0",
+    "run id DE12ABCD12345678901234 resumed",
     # Four colons on a line without a .pgpass word, the default port or a wildcard: not a row.
     "ERROR:1:dataloader:worker:exited",
     "git@github.com: Permission denied (publickey).",

@@ -77,6 +77,10 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "xai-key": ("curl https://api.x.ai/v1/chat/completions -H 'x-api-key xai-1OrXXHFOprCeTsprvu5IfijoySjTneAAvIDAdn1Ay5XL8Sb24WKyEa8wtWy2591AIVVIZM5oForBFbyv'", "xai-1OrXXHFOprCeTsprvu5IfijoySjTneAAvIDAdn1Ay5XL8Sb24WKyEa8wtWy2591AIVVIZM5oForBFbyv"),
     "tavily-key": ("TavilyClient('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')", "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"),
     "pulumi-token": ("pulumi login --token pul-aac8d82f01b7210760474f36e8b5359309cc6273", "pul-aac8d82f01b7210760474f36e8b5359309cc6273"),
+    # Prefect Cloud's login, as its CLI takes the key.
+    "prefect-key": ("$ prefect cloud login -k pnu_Qm7vX2pLr9TnB4kZw8JcYdH3fN8qWzL1xVt6", "pnu_Qm7vX2pLr9TnB4kZw8JcYdH3fN8qWzL1xVt6"),
+    # A payout record quoted by a parsing error (the ECBS example IBAN).
+    "iban": ("ValueError: could not parse row 1832 in payouts.csv: ['DE89 3704 0044 0532 0130 00', 'EUR', '1299.00']", "DE89 3704 0044 0532 0130 00"),
     "age-key": ("# created: 2026-12-05T10:42:01Z\nAGE-SECRET-KEY-1N8ZKMHY4Q6LXMHAFMT37AM35093U0AC4PL5TLDKS433QV906L07LUP9JWE", "AGE-SECRET-KEY-1N8ZKMHY4Q6LXMHAFMT37AM35093U0AC4PL5TLDKS433QV906L07LUP9JWE"),
     "sendgrid-key": ("sg = SendGridAPIClient('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')", "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"),
     "terraform-token": ("credentials \"app.terraform.io\" { token = \"7qYYOLQZ7mBhIo.atlasv1.Pj6r0jedkYtMV0K6sChDStSz8rGIFCfMc4BVuMqbfo9R13KL8bWR0rKcWWlEHPC6rlL\" }", "7qYYOLQZ7mBhIo.atlasv1.Pj6r0jedkYtMV0K6sChDStSz8rGIFCfMc4BVuMqbfo9R13KL8bWR0rKcWWlEHPC6rlL"),

@@ -35,6 +35,10 @@ MASKED = [
     ("Thanks Lukas! looks like a zombie still holds the GPUs", "Lukas", "NAME"),
     ("-- Priya", "Priya", "NAME"),
     ("Cheers,\nJonas Gallagher", "Jonas Gallagher", "NAME"),
+    # Accented and Irish names signing a message.
+    ("Thanks,\nGráinne Kowalczyk\nSenior ML Engineer", "Gráinne Kowalczyk", "NAME"),
+    ("Cheers,\nSiobhán Ó Súilleabháin", "Siobhán Ó Súilleabháin", "NAME"),
+    ("text me if the job dies\n-- Jörg Öztürk", "Jörg Öztürk", "NAME"),
     # The given name learned from a full name or a `given.family` login goes wherever it recurs.
     ("Hannah Fischer  10:42 AM\nrestarted it, Hannah will check the loss tomorrow", "Hannah", "NAME"),
     ('  File "/home/lucia.fernandez/llm/train.py", line 88\nresuming from s3://acme-ml-lucia/ckpt/step_12000', "lucia", "USER"),

@@ -32,6 +32,12 @@ _IPV6_AFTER_IFNAME_RX = regex.compile(
     rf"(?<=[A-Za-z][\w.-]{{0,15}}:)(?:{_H}(?::{_H}){{0,6}})?::(?:(?:{_H}:){{0,6}}(?:{_V4}|{_H}))?"
     r"(?:%[A-Za-z0-9_.]{1,16})?(?=<[0-9])"
 )
+# ... and a global address with all eight groups (`Using [0]eth0:2a05:d014:...:19d1<0>`), found
+# from the colon after its first group so the scan seeks `:` (a pattern opening with a group
+# would be tried at every position of every gated line).
+_IPV6_EIGHT_AFTER_IFNAME_RX = regex.compile(
+    rf":(?<=(?<=[A-Za-z][\w.-]{{0,15}}:){_H}:)(?:{_H}:){{6}}{_H}(?:%[A-Za-z0-9_.]{{1,16}})?(?=<[0-9])"
+)
 # Full eight-group form as printed by show_gids / ibv_devinfo (zero-padded groups).
 _IPV6_FULL_RX = regex.compile(r":(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){6}(?:%[A-Za-z0-9_.]{1,16})?" + _END)
 # Eight groups written out with leading zeros dropped (`2001:db8:85a3:0:0:8a2e:370:7334`, as
@@ -169,6 +175,11 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
                 _v6_edit(text, m.start(), m.end(), edits)
         for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
             _v6_edit(text, m.start(), m.end(), edits)
+    for m in _IPV6_EIGHT_AFTER_IFNAME_RX.finditer(text):
+        start = m.start()
+        while start > m.start() - 4 and text[start - 1] in _HEX:
+            start -= 1
+        _v6_edit(text, start, m.end(), edits)
     for m in _IPV6_FULL_RX.finditer(text):
         start = m.start() - 4
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_:."):

@@ -35,6 +35,8 @@ PUBLIC_HOSTS = frozenset(
         # Public package and model mirrors pip, conda and the Hub are pointed at.
         "fbaipublicfiles.com", "hf-mirror.com", "modelscope.cn", "tsinghua.edu.cn", "ustc.edu.cn",
         "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",
+        # Public container registries (Kubernetes' own, ECR Public).
+        "k8s.io", "ecr.aws",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
@@ -200,6 +202,12 @@ def host_value_ok(value: str) -> bool:
 # ssh's `connect to host X port`, curl's `resolve host: X`, c10d's `connect to (X, port)`.
 # One pattern per literal lead, each run only when its literal occurs.
 _H = r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252})"
+_IMAGE_HOST = r"(?P<h>[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){1,8})(?::\d{1,5})?/[a-z0-9]"
+_IMAGE_LEADS = (
+    ('image "', r'[Ii]mage "'), ("image:", r"[Ii]mage:[ \t]+[\"']?"),
+    *((f"docker {verb} ", rf"docker {verb} [^\n]{{0,400}}?(?<=[ \t])") for verb in ("pull", "push", "run", "tag", "create")),
+)
+_IMAGE_LITERALS = frozenset(literal for literal, _ in _IMAGE_LEADS)
 _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix.
     ("]:", re.compile(r"\[" + _H + r"\]:\d{1,5}(?![\d:.-])")),
@@ -308,6 +316,20 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("started on <", re.compile(r"[Ss]tarted on <(?:\d{1,5}\*)?" + _H + r">")),
     # kubectl describe node: `kubernetes.io/hostname=a100-05`.
     ("io/hostname=", re.compile(r"io/hostname=" + _H)),
+    # urllib3's debug log: `Starting new HTTPS connection (1): inference.initech.de:443`.
+    ("connection (", re.compile(r"Starting new HTTPS? connection \(\d{1,6}\): " + _H + r"(?=:\d|[ \t]*$)", re.M)),
+    # The registry `docker login` (podman, nerdctl, buildah, helm registry, oras) logs in to, its
+    # last argument; and the first server under `"auths": {` of ~/.docker/config.json.
+    # (Gated on `login`, the word command-credentials starts from: anchor words do not overlap.)
+    # (`regex` seeks the `login` literal first: a log can hold `login` a long way from any docker.)
+    ("login", regex.compile(r"login(?<=(?:docker|podman|nerdctl|buildah|registry|oras) login)[ \t][^\n]{0,400}?[ \t]"
+                            r"(?P<h>[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})+)(?::\d{1,5})?/?[ \t]*\r?$", regex.M)),
+    ('"auths": {', re.compile(r'"auths": \{[ \t]*\r?\n?[ \t]*"(?:https?://)?' + _H + r'(?::\d{1,5})?/?[\w./-]{0,64}": \{')),
+    # A container image's registry (docker's rule: a first component with a dot or a port):
+    # kubelet's `Pulling image "registry.acme.de/ml/trainer:v3"`, a spec's or kubectl
+    # describe's `image:`/`Image:`, a docker command's image argument.
+    # (The registry's suffix must be a domain's or a port follow: `Image: model.safetensors/x`.)
+    *((literal, re.compile(rx + _IMAGE_HOST)) for literal, rx in _IMAGE_LEADS),
     # `$ hostname` (or `uname -n`) and its output alone on the next line.
     # (Led by the prompt character: a word ` hostname` would hide the `host` under an indented
     # `  Hostname: x` from the key/value pass, the anchor scan reporting no overlapping words.)
@@ -373,6 +395,8 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
             if not host_value_ok(value) or value.startswith(("rank", "default", "local")):
+                continue
+            if literal in _IMAGE_LITERALS and value.rsplit(".", 1)[-1].lower() not in _TLDS and text[m.end("h")] != ":":
                 continue
             start = m.start("h")
             edits.append((start, start + len(value), "host", value))

@@ -9,6 +9,10 @@ Shapes, and why they cannot be taken for the numbers a log is full of:
   unlabelled; with a label (`SSN: 123456789`, `social security number 123 45 6789`) also
   without dashes. A date is 4-2-2, a phone number 3-3-4, so 3-2-4 with dashes is its own
   shape; numbers the SSA never issues (area 000, 666 or 9xx, group 00, serial 0000) stay.
+- IBANs (a bank account, as a payout record or an invoice prints it): the country's two
+  letters, two check digits and the account, compact (`DE89370400440532013000`) or in groups of
+  four (`DE89 3704 0044 0532 0130 00`), exactly as long as that country's IBANs are and with
+  the ISO 13616 check (the number mod 97 is 1), so an upper-case hash or id is not taken.
 - Payment card numbers (13-19 digits) whose last digit is the Luhn check digit and whose
   first digits are a card network's (Visa 4, Mastercard 51-55 and 2221-2720, Amex 34/37,
   Discover 6011/65, JCB 35, Diners 36/38): unlabelled only when written in dashed or spaced
@@ -27,7 +31,7 @@ from bot.masking.edits import Edit
 # are in the trigger with what follows them, not anchor words: as bare substrings they are on
 # every `accuracy`, `success` and `expand` line of a training log.
 IDENTITY_TRIGGER = (
-    r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}"
+    r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}|[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}"
     r"|(?i:\b(?:cc|pan)(?:[ _-]?n[ou]|[\x22' \t:=#]*[0-9]))"
 )
 IDENTITY_WORDS = ("ssn", "social security", "card", "credit")
@@ -50,6 +54,17 @@ _LABELLED_CARD_RX = re.compile(
     r"[\x22']?[ \t]*[:=#]?[ \t]*[\x22']?(?P<v>[0-9]{13,19})(?![0-9])"
 )
 _SEPARATORS = re.compile(r"[ -]")
+# Each IBAN country's length (ISO 13616 registry), for the countries a log is likely to show.
+_IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
+    "DK": 18, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GI": 23, "GL": 18, "GR": 27,
+    "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LI": 21,
+    "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MT": 31, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PT": 25, "QA": 29,
+    "RO": 24, "RS": 22, "SA": 24, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TN": 24, "TR": 26, "UA": 29, "XK": 20,
+}  # fmt: skip
+_IBAN_RX = re.compile(
+    r"(?<![\w/:-])(?P<v>[A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?))(?![\w/:-]| [A-Z0-9]{1,4}\b)"
+)
 _CARD_NETWORK_RX = re.compile(r"4|5[1-5]|2(?:22[1-9]|2[3-9][0-9]|[3-6][0-9]{2}|7[01][0-9]|720)|3[47568]|6011|65")
 
 
@@ -72,8 +87,21 @@ def _is_card(digits: str) -> bool:
     return 13 <= len(digits) <= 19 and _CARD_NETWORK_RX.match(digits) is not None and _luhn_valid(digits)
 
 
+def _is_iban(compact: str) -> bool:
+    if _IBAN_LENGTHS.get(compact[:2]) != len(compact):
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
 def find_identity_numbers(text: str, edits: list[Edit]) -> None:
-    """Mask US Social Security numbers as <SSN-n> and payment card numbers as <CARD-n>."""
+    """Mask US Social Security numbers as <SSN-n>, payment card numbers as <CARD-n> and IBANs
+    as <IBAN-n>."""
+    for m in _IBAN_RX.finditer(text):
+        compact = m.group("v").replace(" ", "")
+        if _is_iban(compact):
+            # Keyed compact: the grouped and the compact form are one account, one placeholder.
+            edits.append((m.start("v"), m.end("v"), "iban", compact))
     for rx in (_LABELLED_SSN_RX, _SSN_RX):
         for m in rx.finditer(text):
             digits = _SEPARATORS.sub("", m.group("v"))

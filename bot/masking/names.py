@@ -38,6 +38,9 @@ _PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", 
 # A capital that opens a word of a name, accented ones too (`Ó Súilleabháin`, `Łukasz`, `Øvergaard`):
 # Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`).
 _CAP = r"[A-ZÀ-ÖØ-ÞĀ-ž]"
+# The letters after it in a capitalised word: small letters, accented ones too (`Gráinne`,
+# `Wiśniewska`), apostrophes and hyphens.
+_LOW = r"[a-zß-öø-ÿĀ-ž'’-]"
 _PARTICLE_RX = "|".join(sorted(_PARTICLES, key=len, reverse=True))
 # Senders and authors that are services, not people.
 _NOT_PEOPLE = frozenset(
@@ -115,21 +118,22 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
         r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>[A-Z][a-z'’-]{1,40}(?:,?[ \t][A-Z][a-z'’-]{0,40}){1,3}):?[ \t]*\r?$",
+        r"(?P<name>" + _CAP + _LOW + r"{1,40}(?:,?[ \t]" + _CAP + _LOW + r"{0,40}){1,3}):?[ \t]*\r?$",
         re.M,
     )),
     # A git trailer naming a person without an address: `Reviewed-by: Omar Haddad`.
     (("-by:",), LinePattern(
         r"[ \t]*(?:Signed-off|Reviewed|Acked|Tested|Reported|Suggested|Co-authored|Co-developed|Helped|Approved|Requested)-by:"
-        r"[ \t]+(?P<whole>)(?P<name>[A-Z][\w'’.-]{1,40}(?:[ \t][A-Z][\w'’.-]{0,40}){1,3})[ \t]*\r?$",
+        r"[ \t]+(?P<whole>)(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:[ \t]" + _CAP + r"[\w'’.-]{0,40}){1,3})[ \t]*\r?$",
         re.M,
     )),
     # A closing word above the sender's name ends a message in a thread: `Cheers,` / `Hannah Fischer`.
     (_CLOSING_LITERALS, LinePattern(
         r"[ \t]*(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?[ \t]*\r?\n"
-        r"[ \t]*(?P<whole>)(?P<name>[A-Z][a-z'’-]{1,30}(?:[ \t][A-Z][a-z'’-]{1,40}){0,2})[ \t]*\r?$",
+        # (An Irish family name opens with a one-letter word: `Gráinne Ó Súilleabháin`.)
+        r"[ \t]*(?P<whole>)(?P<name>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,3})[ \t]*\r?$",
         re.M,
-        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards)[,!.]?[ \t]*\r?\n[ \t]*[A-Z][a-z]",
+        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards)[,!.]?[ \t]*\r?\n[ \t]*" + _CAP + _LOW,
     )),
     (_CHAT_LITERALS, LinePattern(
         # Family names in several words ride along: `Ana de la Cruz`, `Rafael Ó Súilleabháin`.
@@ -340,12 +344,13 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
 # Lukas!`, `cc Priya`, `-- Dana`. Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
 _GREETING = re.compile(
     r"(?<![\w@])(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+"
-    r"(?P<name>[A-Z][a-z'’-]{2,20}(?:[ \t][A-Z][a-z'’-]{1,40})?)(?=[!,.:;?)]|[ \t]|\r?$)"
-    r"|^[ \t]*--[ \t]?(?P<signed>[A-Z][a-z'’-]{1,30}(?:[ \t][A-Z][a-z'’-]{1,40}){0,2})[ \t]*\r?$",
+    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{1,40})?)(?=[!,.:;?)]|[ \t]|\r?$)"
+    r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$",
     re.M,
 )
-# The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, or `--`.
-GREETING_TRIGGER = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+[A-Z]|^[ \t]*--[ \t]?[A-Z]"
+# The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, or `--`
+# (`?`: an accented capital as the gate reads it, `Łukasz`).
+GREETING_TRIGGER = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]"
 
 
 def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:

@@ -10,6 +10,7 @@ from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
+from bot.masking.owners import login_like
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -40,7 +41,8 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             continue
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
-        if text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
+        in_url = text.startswith("://", m.start() - 3)  # `git+ssh://git@git.acme.io/team/repo.git`: userinfo
+        if in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
             # machine, not an address; the machine stays when it is a public service's.
@@ -50,6 +52,13 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
                     state.learn_user(local)
             if not is_public_host(domain):
                 edits.append((m.end() - len(domain), m.end(), "host", domain))
+                owner = _SCP_OWNER.match(text, m.end())
+                if owner is not None and login_like(owner.group(1)):
+                    # A private git host's `git@git.acme.io:hfischer/llm.git`: the repository
+                    # lives under its owner's login (a group, `ml/`, is kept).
+                    edits.append((owner.start(1), owner.end(1), "user", owner.group(1)))
+                    if state is not None:
+                        state.learn_user(owner.group(1))
             continue
         edits.append((m.start(), m.end(), "email", addr))
         if state is not None and local.lower() not in TECHNICAL_USERS and local.lower() not in _SERVICE_LOCALS:
@@ -64,6 +73,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 
 # git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
 _SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
+_SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")
 # The word before an address that makes it an ssh destination: the command itself, its jump
 # host option, or another option's value (`ssh -i ~/.ssh/id -p 2222 hfischer@login01.acme.io`).
 _SSH_TARGET_BEFORE = re.compile(
@@ -168,7 +178,9 @@ _HOME_RXS["/lus/"] = ("scratch", re.compile(r"/lus/[a-z]{2,12}/projects/[\w.-]{1
 # A mail spool is named for its account: MAIL=/var/mail/hfischer, /var/spool/mail/hfischer.
 _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
-PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", "wandb.ai/", "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+# Experiment trackers whose run URLs carry the user's entity or workspace (find_named_users).
+_TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
+PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/",
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/")  # fmt: skip
@@ -257,10 +269,13 @@ _LOGGED_IN_RX = re.compile(
     r"ogged in as(?<=[Ll]ogged in as):?[ \t]+(?P<user>[A-Za-z0-9_][\w.-]{0,63})"
     r"(?:[ \t]+\((?P<entity>[\w.-]{1,64})\))?"
 )
-# W&B run URLs carry the entity: https://wandb.ai/<entity>/<project>/runs/<id>.
-_WANDB_URL_RX = re.compile(r"wandb\.ai/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
+# W&B run URLs carry the entity: https://wandb.ai/<entity>/<project>/runs/<id>; Comet's and
+# Neptune's the workspace, the user name unless a team was made
+# (`COMET INFO: Experiment is live on comet.com https://www.comet.com/<workspace>/<project>/<key>`).
+_WANDB_URL_RX = re.compile(r"(?:wandb\.ai|comet\.com|comet\.ml|app\.neptune\.ai)/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
 _WANDB_PATHS = frozenset(
-    ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support")
+    ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support",
+     "docs", "account-settings", "api-key", "o", "blog", "pricing")
 )
 # Database errors name the account: FATAL: password authentication failed for user "alice";
 # PAM, Slurm and sudo leave it bare: `session opened for user bob(uid=1000)`,
@@ -415,7 +430,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                     continue
                 edits.append((m.start(group), m.end(group), "user", name))
                 state.learn_user(name)
-    if "wandb.ai/" in present:
+    if any(url in present for url in _TRACKER_URLS):
         for m in _WANDB_URL_RX.finditer(text):
             name = m.group("user")
             if name.lower() not in _WANDB_PATHS and name not in state.teams and not team_like(name):

@@ -14,10 +14,11 @@ PERSONAL_LABELS = {
     "phone": "PHONE",  # labelled phone numbers (mail signatures, directories)
     "ssn": "SSN",  # US Social Security numbers (a quoted record)
     "card": "CARD",  # payment card numbers (Luhn-checked)
+    "iban": "IBAN",  # bank account numbers (IBAN, mod-97 checked)
 }  # fmt: skip
 
 # Anything we ever emit. Detectors treat these as opaque so masking is idempotent.
-PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD)-\d{1,9}>")
+PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD|IBAN)-\d{1,9}>")
 
 
 def has_placeholder(value: str) -> bool:

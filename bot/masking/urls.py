@@ -13,6 +13,7 @@ import re
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
+from bot.masking.owners import login_like
 from bot.masking.state import LogState
 from bot.masking.vendor import char_classes, entropy, kind_of_value
 
@@ -90,6 +91,7 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
             if ok and (start or name.count(".") >= 2):
                 begin = m.start("auth") + start
                 edits.append((begin, begin + len(name), "host", name))
+                _repository_owner(text, m.end("auth"), name, edits, state)
                 continue
         host = _BARE_HOST.match(auth, start)
         if host is None or (host.end() != len(auth) and auth[host.end()] not in ":>)],;"):
@@ -99,3 +101,21 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
             begin = m.start("auth") + start
             edits.append((begin, begin + len(name), "host", name))
             state.learn_host(name)
+
+
+# A repository on the organisation's git host is filed under its owner:
+# `https://gitlab.acme.de/hfischer/llm.git`, `https://git.acme.io/hfischer/llm` (a forge's host).
+_REPO_PATH = re.compile(r"/([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?(?P<git>\.git)?(?=[/\s\"'`]|$)")
+_FORGE_LABELS = frozenset(("git", "gitlab", "gitea", "forgejo", "bitbucket", "code", "scm", "repo", "repos", "source"))
+
+
+def _repository_owner(text: str, at: int, host: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the owner in a private git host's repository URL when it reads as a
+    login; a group (`ml/`) and other services' paths are kept."""
+    path = _REPO_PATH.match(text, at)
+    if path is None or (path.group("git") is None and host.split(".", 1)[0].lower() not in _FORGE_LABELS):
+        return
+    owner = path.group(1)
+    if login_like(owner):
+        edits.append((path.start(1), path.end(1), "user", owner))
+        state.learn_user(owner)

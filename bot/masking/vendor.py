@@ -58,6 +58,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
     ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
     ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
+    # Prefect Cloud API keys, a user's (pnu_) or a service account's (pnb_): 36 alphanumerics
+    # (`prefect cloud login -k pnu_...`, PREFECT_API_KEY).
+    ("prefect", "prefect-key", 4, "_", r"(?<=pn[ub]_)(?<![\w-]pn[ub]_)[A-Za-z0-9]{36}" + _B),
     # Modal token pairs (`modal token set --token-id ak-... --token-secret as-...`, and
     # ~/.modal.toml): ak-/as- + 22 alphanumerics.
     ("modal", "modal-token", 3, "-", r"(?<=a[ks]-)(?<![\w-]a[ks]-)[A-Za-z0-9]{22}" + _B),
@@ -164,7 +167,7 @@ VENDOR_PATTERNS = _compile_by_lead()
 # Tokens whose left edge is not pinned by a look-behind inside the pattern.
 # Prefixes of the vendor shapes kind_of_value reads from the scan (the rest are _FULL_SHAPES).
 _PREFIXES = (
-    "ntn_", "sbp_", "shp", "do", "lin_api_", "glsa_", "glc_", "pcsk_", "sntrys_", "secret_", "fw_", "PMAK-",
+    "ntn_", "sbp_", "shp", "do", "pnu_", "pnb_", "lin_api_", "glsa_", "glc_", "pcsk_", "sntrys_", "secret_", "fw_", "PMAK-",
     "NRAK-", "HRKU-", "pplx-", "xai-", "tvly-", "pul-", "AGE-SECRET-KEY-", "SG.", "ATATT3", "xapp-", "lsv2_",
     "wandb_", "hvs.", "hvb.", "hvr.",
 )  # fmt: skip

@@ -26,6 +26,13 @@ _PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None
      lambda value: _channel_token(value)),
     ("/webhooks/", re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,25}/(?P<v>[A-Za-z0-9_-]{40,100})"), "discord-webhook", None),
     ("telegram", re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<v>\d{5,12}:[A-Za-z0-9_-]{30,50})"), "telegram-token", None),
+    # SMTP authentication as smtplib's debug output (`server.set_debuglevel(1)`) shows it:
+    # `send: 'AUTH PLAIN AGFsZXJ0c0BhY21lLmlvAHMzY3JldA==\r\n'` is base64 of the user and the
+    # password; AUTH LOGIN sends the user, then the password after the server's base64
+    # `334 UGFzc3dvcmQ6` ("Password:").
+    ("AUTH ", re.compile(r"AUTH (?:PLAIN|LOGIN) (?P<v>[A-Za-z0-9+/]{4,1024}={0,2})(?![A-Za-z0-9+/=])"), "password", None),
+    ("UGFzc3dvcmQ6", re.compile(r"334 UGFzc3dvcmQ6[^\n]{0,64}\n(?:[^\n]{0,200}\n){0,2}?send: [b]?'(?P<v>[A-Za-z0-9+/]{4,1024}={0,2})\\r\\n'"),
+     "password", None),
 ]
 _COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie:[ \t]*")
 _COOKIE_ATTRS = re.compile(r"(?i)(?:path|domain|expires|max-age|samesite)\Z")
