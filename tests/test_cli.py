@@ -17,7 +17,7 @@ SAMPLE = ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log"
 
 def denpex(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=ROOT, input=stdin, capture_output=True, timeout=120,
+        [sys.executable, "-m", "bot", *args], cwd=ROOT, input=stdin, capture_output=True, timeout=280,
         env={**os.environ, **(env or {})},
     )
 
