@@ -134,13 +134,13 @@ class RuleHits:
 
 @dataclass
 class _Window:
-    """A window signature's first line and the continuation lines read so far."""
+    """A window signature's first line, its facts, and the continuation lines read so far."""
 
     line: int
     rule: Rule
     sig: Signature
     parts: list[str]
-    rank: int | None
+    facts: LineFacts
 
 
 def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) -> bool:
@@ -151,7 +151,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) 
             return False
         nl = chunk.find(b"\n", pos, end)
         other, message = rank_and_message(_decode(chunk, pos, nl if nl >= 0 else end), reader)
-        if other is not None and other != win.rank:
+        if other is not None and other != win.facts.rank:
             return True
         win.parts.append(message)
         pos = nl + 1 if nl >= 0 else end
@@ -594,8 +594,8 @@ class Scan:
                                 self._blanker.add(raw, (flood.rank_at, flood.rank_to), flood.marks, flood.shape,
                                                   counted, flood.error, bool(plan.probes))  # fmt: skip
                             continue
-                    self._line(line_no + 1, chunk, start, stop, plan)
-                    self._settle(shape, raw, flood, line_no + 1)
+                    matched = self._line(line_no + 1, chunk, start, stop, plan)
+                    self._settle(shape, raw, flood, line_no + 1, matched)
                     continue
                 self._line(line_no + 1, chunk, start, stop, plan)
             if world_hits:
@@ -624,14 +624,21 @@ class Scan:
                     observe_world_size(int(found[1] or found[2] or found[3]))
         self.lines = line_no + chunk.count(b"\n", pos, end)
 
-    def _line(self, line_no: int, chunk: bytes, start: int, stop: int, plan: _Plan) -> None:
+    def _line(
+        self, line_no: int, chunk: bytes, start: int, stop: int, plan: _Plan
+    ) -> tuple[tuple[Rule, Signature], ...] | None:
+        """Match one candidate line and note what it shows; the (rule, signature) pairs whose
+        one-line regexes match it (None: a regex ran out of time), for `_settle`."""
         text: str | None = None
         facts: LineFacts | None = None
         matched: tuple[tuple[Rule, Signature], ...] | None = ()
         if plan.windows:
+            # A window's hit needs the line's facts, and so, then, do its one-line signatures:
+            # read once, here (a watchdog line of every rank opens one).
             text = _decode(chunk, start, stop)
+            facts = self._reader.facts(text)
             for rule, sig in plan.windows:
-                self._open_window(line_no, rule, sig, text, chunk, stop)
+                self._open_window(line_no, rule, sig, text, facts, chunk, stop)
         if plan.rules and not self.m.use_prefilter:
             # The naive path, the reference the tests hold the prefilter and this cache to.
             text = text if text is not None else _decode(chunk, start, stop)
@@ -694,16 +701,25 @@ class Scan:
                 # NCCL's `Init COMPLETE` lines come by the thousand in big jobs; reading them
                 # needs NCCL's own prefix only, not the launcher prefixes or the timestamp.
                 self.facts.observe_nccl_init(text)
-                return
+                return matched
             if facts is not None:
                 rank, message_start = facts.rank, facts.message_start
             else:
                 rank, message_start = self._reader.prefix(text)
             self.facts.observe(line_no, text[message_start:], rank, plan.probes)
+        return matched
 
-    def _settle(self, shape: tuple[_Plan, bytes], raw: bytes, flood: _Flood | None, line_no: int) -> None:
-        """After `_line` on `raw` (at most MAX_LINE_CHARS, of the coarse `shape`): note its key
-        in the shape's `_Flood` when a further line of that key would only add to counts."""
+    def _settle(
+        self,
+        shape: tuple[_Plan, bytes],
+        raw: bytes,
+        flood: _Flood | None,
+        line_no: int,
+        matched: tuple[tuple[Rule, Signature], ...] | None,
+    ) -> None:
+        """After `_line` on `raw` (at most MAX_LINE_CHARS, of the coarse `shape`), which matched
+        `matched` (None: a regex ran out of time on it): note its key in the shape's `_Flood`
+        when a further line of that key would only add to counts."""
         plan, coarse = shape
         if flood is None:
             flood = self._new_flood(plan, raw, coarse)
@@ -714,11 +730,8 @@ class Scan:
         key = flood.key(raw)
         if key in flood.done:
             return
-        matched: tuple[tuple[Rule, Signature], ...] | None = ()
-        if plan.rules:
-            matched = self._shapes.get((plan, self._shape_key(plan, raw)))
-            if matched is None:
-                return  # a regex ran out of time on it, or the cache started again
+        if matched is None:
+            return
         rank = int(raw[flood.rank_at : flood.rank_to]) if flood.rank_to else None
         counted = []
         for rule, sig in matched:
@@ -805,11 +818,13 @@ class Scan:
                     matched.append((rule, sig))
         return None if timed_out else tuple(matched)
 
-    def _open_window(self, line_no: int, rule: Rule, sig: Signature, text: str, chunk: bytes, stop: int) -> None:
+    def _open_window(
+        self, line_no: int, rule: Rule, sig: Signature, text: str, facts: LineFacts, chunk: bytes, stop: int
+    ) -> None:
         """A window signature on its first line: join the lines after it. When the piece of the
         log ends first, the window is finished at the start of the next piece: a diagnosis never
         depends on where the input was cut."""
-        win = _Window(line_no, rule, sig, [text], rank_and_message(text, self._reader)[0])
+        win = _Window(line_no, rule, sig, [text], facts)
         if self._source is not None:
             chunk, stop = self._original(line_no)
         if _extend(win, chunk, stop + 1, self._end, self._reader):
@@ -840,7 +855,7 @@ class Scan:
         # The evidence is the lines the match spans: a message whole on its first line does
         # not take the unrelated line after it (a progress bar) along.
         spanned = win.parts[: subject.count("\n", 0, first.end()) + 1]
-        facts = self._reader.facts(win.parts[0])  # every rank's watchdog line: one layout
+        facts = win.facts
         ts = facts.timestamp
         hits = self.by_rule.get(win.rule.id)
         if hits is None:

@@ -168,10 +168,10 @@ def test_a_flood_is_settled_after_its_first_lines() -> None:
     calls = 0
     original = scan._line
 
-    def counting(*args: object) -> None:
+    def counting(*args: object) -> object:
         nonlocal calls
         calls += 1
-        original(*args)  # type: ignore[arg-type]
+        return original(*args)  # type: ignore[arg-type]  # its verdict settles the flood
 
     scan._line = counting  # type: ignore[method-assign]
     scan.feed(log)
