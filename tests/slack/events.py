@@ -24,6 +24,24 @@ def all_text(call: Any) -> str:
     return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")
 
 
+def mrkdwn_strings(call: Any) -> list[str]:
+    """Every string Slack would render as mrkdwn from a recorded call: the fallback and each block's."""
+    out = [call.params.get("text") or ""]
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "mrkdwn" and isinstance(node.get("text"), str):
+                out.append(node["text"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(call.params.get("blocks") or [])
+    return out
+
+
 def used(bot: Any, team: str = TEAM_ID) -> int:
     """Diagnoses charged to `team` today, read from the bot's Redis."""
     with Store(StoreConfig(url=bot.redis_url)) as store:

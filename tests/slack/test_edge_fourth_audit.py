@@ -18,7 +18,7 @@ import redis
 
 from bot.store import Store, StoreConfig, keys
 from tests.slack.conftest import Bot, wait_handled
-from tests.slack.events import CHANNEL, all_text, message, used
+from tests.slack.events import CHANNEL, all_text, message, mrkdwn_strings, used
 from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile
 
 SAMPLE_PATH = "tests/data/samples/rank3-oom-8-ranks.log"
@@ -39,23 +39,6 @@ def sample() -> str:
 
     return (ROOT / SAMPLE_PATH).read_text()
 
-
-def mrkdwn_strings(call) -> list[str]:
-    """Every string Slack would render as mrkdwn from a call: the fallback and each block's."""
-    out = [call.params.get("text") or ""]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("type") == "mrkdwn" and isinstance(node.get("text"), str):
-                out.append(node["text"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(call.params.get("blocks") or [])
-    return out
 
 
 def store_for(bot: Bot) -> Store:

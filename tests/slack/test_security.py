@@ -16,7 +16,7 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, sign
-from tests.slack.events import message
+from tests.slack.events import message, mrkdwn_strings
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeFile
 
 SAMPLE_OOM = (
@@ -28,23 +28,6 @@ SAMPLE_OOM = (
 )
 LIVE = re.compile(r"<(?:!|@[UW]|#C|https?:|mailto:)")
 
-
-def texts(call) -> list[str]:
-    """Every mrkdwn string Slack would render from a call: the fallback and each block's."""
-    out = [call.params.get("text") or ""]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("type") == "mrkdwn" and isinstance(node.get("text"), str):
-                out.append(node["text"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(call.params.get("blocks") or [])
-    return out
 
 
 def assert_inert(strings: list[str]) -> None:
@@ -96,7 +79,7 @@ def test_a_download_url_off_slack_never_gets_the_token(bot, fake_slack, elsewher
     f = fake_slack.add_file(FakeFile(id="FOFFHOST1", name="rank3.log", content=b"", download_url=elsewhere.url))
     bot.event(message("", "1700001000.000100", subtype="file_share", files=[f]))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
-    assert "not hosted by Slack" in " ".join(texts(post))
+    assert "not hosted by Slack" in " ".join(mrkdwn_strings(post))
     assert elsewhere.seen == []
     assert Store(StoreConfig(url=bot.redis_url)).quotas.status(TEAM_ID).used == 0
 
@@ -106,7 +89,7 @@ def test_a_redirect_off_slack_is_refused_without_the_token(bot, fake_slack, else
     f = fake_slack.add_file(FakeFile(id="FREDIR001", name="rank3.log", content=b"", redirect_to=elsewhere.url))
     bot.event(message("", "1700001001.000100", subtype="file_share", files=[f]))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
-    assert "redirected" in " ".join(texts(post)) and "not a Slack file server" in " ".join(texts(post))
+    assert "redirected" in " ".join(mrkdwn_strings(post)) and "not a Slack file server" in " ".join(mrkdwn_strings(post))
     assert all(BOT_TOKEN not in s["auth"] for s in elsewhere.seen)
     assert elsewhere.seen == []
 
@@ -133,7 +116,7 @@ def test_escaped_markup_in_a_pasted_log_never_comes_back_live(bot, fake_slack):
     """`&lt;!channel&gt;`, a mention, a link in a pasted log's salient line: inert in the fallback text and the blocks."""
     bot.event(message(MARKUP_LOG, "1700001100.000100"))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
-    strings = texts(post)
+    strings = mrkdwn_strings(post)
     assert any("ZorgleError" in s for s in strings), strings
     assert_inert(strings)
     assert "&lt;!channel&gt;" in post.params["text"]  # shown as typed, escaped
@@ -146,7 +129,7 @@ def test_markup_in_file_names_and_lookups_stays_inert(bot, fake_slack):
     bot.event(message("", "1700001101.000100", subtype="file_share", files=[f]))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
     assert "not a log file" in post.params["text"]
-    assert_inert(texts(post))
+    assert_inert(mrkdwn_strings(post))
     reply = bot.command("&lt;!channel&gt; &lt;https://evil.example|x&gt; CUDA out of memory")
     body = reply.json()
     strings = [body.get("text") or "", json.dumps(body.get("blocks") or [])]
@@ -160,9 +143,9 @@ def test_backticks_in_an_evidence_line_cannot_break_the_code_block(bot, fake_sla
     f = fake_slack.add_file(FakeFile(id="FTICKS001", name="rank3.log", content=log.encode()))
     bot.event(message("", "1700001200.000100", subtype="file_share", files=[f]))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
-    evidence = [s for s in texts(post) if s.startswith("*Evidence*")]
+    evidence = [s for s in mrkdwn_strings(post) if s.startswith("*Evidence*")]
     assert evidence and "CUDA out of memory" in evidence[0]
-    for s in texts(post):
+    for s in mrkdwn_strings(post):
         assert s.count("```") % 2 == 0, s
         assert "````" not in s
 
@@ -172,7 +155,7 @@ def test_backticks_in_an_unmatched_line_cannot_break_the_code_block(bot, fake_sl
     log = 'Traceback (most recent call last):\n  File "a.py", line 1\nZorgleError: bad quote ````\n'
     bot.event(message(log, "1700001201.000100"))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
-    for s in texts(post):
+    for s in mrkdwn_strings(post):
         assert s.count("```") % 2 == 0, s
 
 
@@ -224,7 +207,7 @@ UNINTENDED = re.compile(r"<(?!#[CGD][A-Z0-9]+>|@[UW][A-Z0-9]+>)[^>]*>")
 
 def mrkdwn(params: dict) -> list[str]:
     """`texts` of a message given as its parameters (a command's ack, a view's blocks)."""
-    return texts(SimpleNamespace(params=params))
+    return mrkdwn_strings(SimpleNamespace(params=params))
 
 
 def test_the_bots_own_placeholders_show_as_typed(bot, fake_slack):
@@ -238,7 +221,7 @@ def test_the_bots_own_placeholders_show_as_typed(bot, fake_slack):
     Store(StoreConfig(url=bot.redis_url)).plans.grant(TEAM_ID, "scale", datetime.now(UTC) + timedelta(days=14))
     strings += mrkdwn(bot.command("alerts connect").json())
     strings += mrkdwn({"blocks": fake_slack.wait_for("views.publish")[0].params["view"]["blocks"]})
-    strings += [s for c in fake_slack.of("chat.postMessage") for s in texts(c)]
+    strings += [s for c in fake_slack.of("chat.postMessage") for s in mrkdwn_strings(c)]
     joined = "\n".join(strings)
     assert "Daily limit reached" in joined and "DENPEX_ALERT_TOKEN" in joined
     assert not UNINTENDED.findall(joined), sorted(set(UNINTENDED.findall(joined)))
