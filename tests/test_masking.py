@@ -258,6 +258,7 @@ PERSONAL = [
     ("uid=rkarimi,ou=people,dc=acme,dc=io", "rkarimi", "USER"),
     ("$ squeue -u ahaddad --format=%i", "ahaddad", "USER"),
     ("$ sudo -u bvolkov python x.py", "bvolkov", "USER"),
+    ("$ aws sts assume-role --role-arn arn:aws:iam::123456789012:role/MLTrainingRole --role-session-name jwinters", "jwinters", "USER"),
     # Shapes from NCCL and Kubernetes issue threads: c10d's IPv6 attempt, uname -a.
     ("[I socket.cpp:622] [c10d - debug] The client socket will attempt to connect to an IPv6 address of (train-4509-master-0, 23456).", "train-4509-master-0", "HOST"),
     ("Linux kubernetes-minion-group-4vzp 4.4.86+ #1 SMP Thu Dec 7 20:11:11 PST 2017 x86_64 GNU/Linux", "kubernetes-minion-group-4vzp", "HOST"),
@@ -639,6 +640,16 @@ def test_learned_user_name_is_masked_everywhere() -> None:
     masked = mask(text).text
     assert "jsmith" not in masked
     assert masked.splitlines()[2] == "run-<USER-1>-7 by <USER-1>'s job"
+
+
+def test_a_database_login_is_masked_where_given_and_not_learned() -> None:
+    """`mysql -u optuna` names the database's account, after the service it stores for: the
+    login goes, the `optuna.exceptions` module path of the traceback below it stays."""
+    text = ("$ mysql -h db01 -u optuna -pS3cr3tpjGHwi optuna\n"
+            "optuna.exceptions.StorageInternalError: An exception is raised during the commit.\n")
+    masked = mask(text).text.splitlines()
+    assert "-u <USER-1>" in masked[0] and "S3cr3tpjGHwi" not in masked[0]
+    assert masked[1] == "optuna.exceptions.StorageInternalError: An exception is raised during the commit."
 
 
 def test_owners_of_things_are_learned_and_masked_in_the_things() -> None:

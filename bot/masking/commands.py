@@ -67,7 +67,14 @@ _USER_RULES = {
     "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _SUDO_USER,
     # Lustre's per-user quota: `lfs quota -u hfischer /lustre` (`-g` is a group, `-p` a project).
     "lfs quota": _LOGIN_USER,
+    # `aws sts assume-role --role-session-name hfischer`: people name the session after
+    # themselves, and CloudTrail files the session under that name.
+    "role-session-name": re.compile(r"--role-session-name(?:[ \t]+|=)" + _ARG),
 }  # fmt: skip
+# A database client's login is the database's account (`mysql -u optuna`), often named after
+# the service it stores for: masked where it is given, but not learned, or every
+# `optuna.exceptions` module path in the traceback below it would go too.
+_NOT_LEARNED = frozenset(("mysql", "mariadb", "psql", "pg_dump", "pg_restore"))
 COMMAND_WORDS = tuple(dict.fromkeys((*_RULES, *_USER_RULES)))
 
 
@@ -98,7 +105,8 @@ def find_command_credentials(
                 user, colon, password = value.partition(":")
                 if user and user.lower() not in TECHNICAL_USERS and not exempt_value(user):
                     edits.append((vstart, vstart + len(user), "user", user))
-                    state.learn_user(user)
+                    if word not in _NOT_LEARNED:
+                        state.learn_user(user)
                 if colon and password and not exempt_value(password):
                     pstart = vstart + len(user) + 1
                     edits.append((pstart, pstart + len(password), kind_of_value(password) or "password", password))
