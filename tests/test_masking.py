@@ -264,6 +264,8 @@ PERSONAL = [
     ("Linux kubernetes-minion-group-4vzp 4.4.86+ #1 SMP Thu Dec 7 20:11:11 PST 2017 x86_64 GNU/Linux", "kubernetes-minion-group-4vzp", "HOST"),
     ("Host gpu-cluster\n    HostName login01.hpc.acme.io\n    User hfischer\n    IdentityFile ~/.ssh/id_ed25519", "hfischer", "USER"),
     ("       JobID    JobName      User      State        NodeList \n------------ ---------- --------- ---------- --------------- \n     4788690   pretrain  mkowalsk     FAILED hpc-gpu-[022-023]", "mkowalsk", "USER"),
+    # The same table re-spaced on its way (a chat, a hand edit): cells read by whitespace.
+    ("JobID           JobName      User      State ExitCode        NodeList\n------------ ---------- --------- ---------- -------- ---------------\n4812345        train.sh jvanberg   OUT_OF_ME+    0:125   kraken-train8", "jvanberg", "USER"),
     # One-word chat mentions in a pasted Slack thread.
     ("@hfischer can you check the NCCL error?", "hfischer", "USER"),
     ("cc @mkowalski @bob.smith thanks!", "bob.smith", "USER"),

@@ -822,7 +822,7 @@ def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
         # Rows (and the ruler) may stand behind a launcher's prefixes: columns count from there.
         ruler = ruler[past_prefix(ruler, 0, len(ruler)) :]
         spans = [(r.start(), r.end()) for r in _DASH_RUN.finditer(ruler)]
-        columns = [(lo, hi, _RULED_COLUMNS[name]) for lo, hi in spans if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
+        columns = [(i, _RULED_COLUMNS[name]) for i, (lo, hi) in enumerate(spans) if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
         if not columns:
             continue
         pos = m.end() + 1
@@ -831,9 +831,11 @@ def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
             end = len(text) if end == -1 else end
             pos = past_prefix(text, pos, end)
             row = text[pos:end]
-            if not _ruled_row(row, spans):
+            cells = spans if _ruled_row(row, spans) else _spaced_cells(row, len(spans))
+            if cells is None:
                 break  # the table ended: the next line is not laid out by this ruler
-            for lo, hi, kind in columns:
+            for i, kind in columns:
+                lo, hi = cells[i]
                 cell = row[lo:hi]
                 value = cell.strip()
                 if not value or " " in value or value.lower() in _TECHNICAL_ACCOUNTS or (kind == "host" and not host_value_ok(value.rstrip("+"))):
@@ -846,6 +848,17 @@ def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 _JOB_ID_CELL = re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")
+_CELL = re.compile(r"\S+")
+
+
+def _spaced_cells(row: str, count: int) -> list[tuple[int, int]] | None:
+    """A row re-spaced on its way to the log (pasted through a chat, re-aligned by hand): its
+    cells by whitespace, when there are exactly as many as the ruler has columns and the
+    first is a job id. A row with a blank cell (a step without a User) is not read this way."""
+    cells = [(c.start(), c.end()) for c in _CELL.finditer(row)]
+    if len(cells) != count or not _JOB_ID_CELL.match(row[cells[0][0] : cells[0][1]]):
+        return None
+    return cells
 
 
 def _ruled_row(row: str, spans: list[tuple[int, int]]) -> bool:
