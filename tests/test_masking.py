@@ -160,6 +160,7 @@ PERSONAL = [
     # MAC addresses, InfiniBand hardware addresses and GUIDs (ip a, ifconfig, ibstat, ibv_devinfo).
     ("    link/ether 0c:42:a1:9b:6d:2c brd ff:ff:ff:ff:ff:ff", "0c:42:a1:9b:6d:2c", "MAC"),
     ("    link/infiniband 80:00:00:48:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:9b:6d:2c brd 00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff", "80:00:00:48:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:9b:6d:2c", "MAC"),
+    ("    link/infiniband 00:00:10:49:fe:80:00:00:00:00:00:00:72:af:c8:85:0d:1a brd 00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff", "72:af:c8:85:0d:1a", "MAC"),
     ("        ether 02:42:ac:11:00:02  txqueuelen 0  (Ethernet)", "02:42:ac:11:00:02", "MAC"),
     ('            "MacAddress": "02:42:ac:11:00:03",', "02:42:ac:11:00:03", "MAC"),
     ("\t\tPort GUID: 0x0c42a10300123456", "0x0c42a10300123456", "MAC"),

@@ -205,8 +205,9 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
 # all-ones/all-zeros addresses name nobody and stay (`link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff`).
 _XX = "[0-9A-Fa-f]{2}"
 _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
-    # `ip link`/`ip a`: `link/infiniband 80:00:00:48:fe:80:...` (20 bytes: QPN + port GID).
-    ("ib-hwaddr", regex.compile(rf":(?<=(?<![\w:.-]){_XX}:)(?:{_XX}:){{18}}{_XX}(?![\w:])")),
+    # `ip link`/`ip a`: `link/infiniband 80:00:00:48:fe:80:...` (20 bytes: QPN + port GID; a
+    # copy cut short by a byte or two still holds the port GUID).
+    ("ib-hwaddr", regex.compile(rf":(?<=(?<![\w:.-]){_XX}:)(?:{_XX}:){{16,18}}{_XX}(?![\w:])")),
     # `link/ether 0c:42:a1:9b:6d:2c`, ifconfig `ether ...`, docker `"MacAddress": "..."`.
     ("mac", regex.compile(rf":(?<=(?<![\w:.-]){_XX}:)(?:{_XX}:){{4}}{_XX}(?![\w:]|-[0-9A-Fa-f])")),
     # Windows and some switches: `0C-42-A1-9B-6D-2C`; Cisco dotted: `0c42.a19b.6d2c`.
