@@ -4,12 +4,23 @@ edge (tests/slack, tests/reliability, tests/followup): one spelling of a message
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from bot.store import Store, StoreConfig
 from tests.slack.fake_slack import TEAM_ID
 
 CHANNEL = "C0LOGS"
+# A rank's OOM as torchrun prints it: the paste most Slack tests diagnose.
+OOM_PASTE = (
+    "[rank3]: Traceback (most recent call last):\n"
+    '[rank3]:   File "train.py", line 88, in <module>\n'
+    "[rank3]:     loss.backward()\n"
+    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+    "capacity of 79.15 GiB of which 1.2 GiB is free.\n"
+)
+# What Slack renders live in mrkdwn: a special mention, a user, a channel, a link.
+LIVE_MRKDWN = re.compile(r"<(?:!|@[UW]|#C|https?:|mailto:)")
 
 
 def message(text: str, ts: str, *, channel: str = CHANNEL, user: str = "U0ALICE", team: str = TEAM_ID,

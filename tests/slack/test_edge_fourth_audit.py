@@ -18,19 +18,18 @@ import redis
 
 from bot.store import Store, StoreConfig, keys
 from tests.slack.conftest import Bot, wait_handled
-from tests.slack.events import CHANNEL, all_text, message, mrkdwn_strings, used
+from tests.slack.events import (
+    CHANNEL,
+    LIVE_MRKDWN,
+    OOM_PASTE,
+    all_text,
+    message,
+    mrkdwn_strings,
+    used,
+)
 from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile
 
 SAMPLE_PATH = "tests/data/samples/rank3-oom-8-ranks.log"
-OOM = (
-    "[rank3]: Traceback (most recent call last):\n"
-    '[rank3]:   File "train.py", line 88, in <module>\n'
-    "[rank3]:     loss.backward()\n"
-    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
-    "capacity of 79.15 GiB of which 1.2 GiB is free.\n"
-)
-# What Slack renders live in mrkdwn: a special mention, a user, a channel, a link.
-LIVE = re.compile(r"<(?:!|@[UW]|#C|https?:|mailto:)")
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +92,7 @@ SPECIALS = "<!here> <!channel> <!everyone> <!here|@here> <!subteam^S0ONCALL|@onc
 @pytest.mark.parametrize("log_text", [
     "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
     f"ZorgleError: paging {SPECIALS} about rank 3\n",
-    OOM.replace("Tried to allocate", f"{SPECIALS} Tried to allocate"),
+    OOM_PASTE.replace("Tried to allocate", f"{SPECIALS} Tried to allocate"),
 ], ids=["unmatched-line", "matched-evidence"])
 def test_at_here_at_channel_and_groups_in_a_pasted_log_never_ping(bot, fake_slack, log_text):
     """A log whose lines carry `@here`, `@channel`, `@everyone`, a user group or a channel
@@ -105,7 +104,7 @@ def test_at_here_at_channel_and_groups_in_a_pasted_log_never_ping(bot, fake_slac
     (post,) = replies(fake_slack)
     strings = mrkdwn_strings(post)
     for s in strings:
-        assert not LIVE.search(s), f"live markup reached Slack: {s[:400]!r}"
+        assert not LIVE_MRKDWN.search(s), f"live markup reached Slack: {s[:400]!r}"
     assert "ZorgleError" in all_text(post) or "cuda-oom" in all_text(post)
 
 
@@ -439,7 +438,7 @@ def test_special_mentions_in_a_follow_up_question_are_not_echoed_live(bot, fake_
     assert len(posts) == 4
     for post in posts[1:]:
         for s in mrkdwn_strings(post):
-            assert not LIVE.search(s), f"live markup reached Slack: {s[:400]!r}"
+            assert not LIVE_MRKDWN.search(s), f"live markup reached Slack: {s[:400]!r}"
 
 
 _MRKDWN_LINK = re.compile(r"<(?:https?://[^\s|<>]+\|[^<>|]+|#[CDG][A-Z0-9]+)>")

@@ -16,23 +16,13 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, sign
-from tests.slack.events import message, mrkdwn_strings
+from tests.slack.events import LIVE_MRKDWN, OOM_PASTE, message, mrkdwn_strings
 from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeFile
-
-SAMPLE_OOM = (
-    "[rank3]: Traceback (most recent call last):\n"
-    '[rank3]:   File "train.py", line 88, in <module>\n'
-    "[rank3]:     loss.backward()\n"
-    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
-    "capacity of 79.15 GiB of which 1.2 GiB is free.\n"
-)
-LIVE = re.compile(r"<(?:!|@[UW]|#C|https?:|mailto:)")
-
 
 
 def assert_inert(strings: list[str]) -> None:
     for s in strings:
-        assert not LIVE.search(s), f"live markup reached Slack: {s[:500]!r}"
+        assert not LIVE_MRKDWN.search(s), f"live markup reached Slack: {s[:500]!r}"
 
 
 class Elsewhere:
@@ -48,7 +38,7 @@ class Elsewhere:
 
             def do_GET(self):
                 outer.seen.append({"path": self.path, "auth": self.headers.get("Authorization", "")})
-                body = SAMPLE_OOM.encode()
+                body = OOM_PASTE.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain")
                 self.send_header("Content-Length", str(len(body)))
@@ -96,7 +86,7 @@ def test_a_redirect_off_slack_is_refused_without_the_token(bot, fake_slack, else
 
 def test_a_redirect_within_slack_is_followed(bot, fake_slack):
     """A 302 to another path of Slack's own file host is followed with the token, and the log diagnosed."""
-    real = fake_slack.add_file(FakeFile(id="FREAL0001", name="rank3.log", content=SAMPLE_OOM.encode()))
+    real = fake_slack.add_file(FakeFile(id="FREAL0001", name="rank3.log", content=OOM_PASTE.encode()))
     f = fake_slack.add_file(FakeFile(id="FHOP00001", name="rank3.log", content=b"", redirect_to=real["url_private_download"]))
     bot.event(message("", "1700001002.000100", subtype="file_share", files=[f]))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
@@ -139,7 +129,7 @@ def test_markup_in_file_names_and_lookups_stays_inert(bot, fake_slack):
 
 def test_backticks_in_an_evidence_line_cannot_break_the_code_block(bot, fake_slack):
     """An uploaded log whose evidence line holds four backticks: every section has an even number of fences."""
-    log = SAMPLE_OOM.replace("CUDA out of memory.", "CUDA out of memory. ```` ``` `")
+    log = OOM_PASTE.replace("CUDA out of memory.", "CUDA out of memory. ```` ``` `")
     f = fake_slack.add_file(FakeFile(id="FTICKS001", name="rank3.log", content=log.encode()))
     bot.event(message("", "1700001200.000100", subtype="file_share", files=[f]))
     post = fake_slack.wait_for("chat.postMessage", timeout=15)[0]
@@ -216,7 +206,7 @@ def test_the_bots_own_placeholders_show_as_typed(bot, fake_slack):
     strings = [s for text in ("", "alerts connect") for s in mrkdwn(bot.command(text).json())]
     bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"})
     for i in range(4):  # the 4th on the free plan is refused with the quota notice
-        bot.event(message(SAMPLE_OOM, f"1700001300.00010{i}"))
+        bot.event(message(OOM_PASTE, f"1700001300.00010{i}"))
         fake_slack.wait_for("chat.postMessage", count=i + 1, timeout=15)
     Store(StoreConfig(url=bot.redis_url)).plans.grant(TEAM_ID, "scale", datetime.now(UTC) + timedelta(days=14))
     strings += mrkdwn(bot.command("alerts connect").json())
