@@ -272,8 +272,8 @@ _LOGGED_IN_RX = re.compile(
 # W&B run URLs carry the entity: https://wandb.ai/<entity>/<project>/runs/<id>; Comet's and
 # Neptune's the workspace, the user name unless a team was made
 # (`COMET INFO: Experiment is live on comet.com https://www.comet.com/<workspace>/<project>/<key>`).
-_WANDB_URL_RX = re.compile(r"(?:wandb\.ai|comet\.com|comet\.ml|app\.neptune\.ai)/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
-_WANDB_PATHS = frozenset(
+_TRACKER_URL_RX = re.compile(r"(?:wandb\.ai|comet\.com|comet\.ml|app\.neptune\.ai)/(?P<user>[A-Za-z0-9_][\w.-]{0,63})/")
+_TRACKER_PATHS = frozenset(
     ("site", "authorize", "home", "settings", "login", "signup", "quickstart", "developers", "fully-connected", "api", "support",
      "docs", "account-settings", "api-key", "o", "blog", "pricing")
 )
@@ -431,9 +431,9 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 edits.append((m.start(group), m.end(group), "user", name))
                 state.learn_user(name)
     if any(url in present for url in _TRACKER_URLS):
-        for m in _WANDB_URL_RX.finditer(text):
+        for m in _TRACKER_URL_RX.finditer(text):
             name = m.group("user")
-            if name.lower() not in _WANDB_PATHS and name not in state.teams and not team_like(name):
+            if name.lower() not in _TRACKER_PATHS and name not in state.teams and not team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
     if "for user " in present:
