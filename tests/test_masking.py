@@ -645,6 +645,11 @@ def test_learned_user_name_is_masked_everywhere() -> None:
     assert masked.splitlines()[2] == "run-<USER-1>-7 by <USER-1>'s job"
 
 
+def test_an_address_opening_a_text_that_ends_in_a_scheme_is_an_address() -> None:
+    """Only `://` just before an address makes it a URL's userinfo, not one at the text's end."""
+    assert mask("hannah.fischer@acme-corp.de wrote: see x://").text == "<EMAIL-1> wrote: see x://"
+
+
 def test_a_database_login_is_masked_where_given_and_not_learned() -> None:
     """`mysql -u optuna` names the database's account, after the service it stores for: the
     login goes, the `optuna.exceptions` module path of the traceback below it stays."""

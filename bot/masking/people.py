@@ -41,7 +41,9 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             continue
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
-        in_url = text.startswith("://", m.start() - 3)  # `git+ssh://git@git.acme.io/team/repo.git`: userinfo
+        # `git+ssh://git@git.acme.io/team/repo.git`: userinfo. (Guarded: a negative start
+        # would read the end of the text.)
+        in_url = m.start() >= 3 and text.startswith("://", m.start() - 3)
         if in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
