@@ -357,6 +357,15 @@ def unavailable_message() -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+def thread_expired_message(ttl_s: int) -> tuple[str, Blocks]:
+    """A button of a diagnosis thread whose context is gone: what happened, and what to do."""
+    kept = f"{ttl_s // 86400} days" if ttl_s >= 2 * 86400 else f"{max(1, ttl_s // 3600)} hours" if ttl_s >= 7200 else f"{ttl_s} seconds"
+    text = (f":hourglass: This diagnosis has expired: Denpex keeps a thread's diagnosis for {kept}, so it can no longer "
+            "answer questions about this run. Paste the log again (or upload the file) for a fresh diagnosis; "
+            "`/denpex <error line>` looks an error up.")
+    return text, [section(text)]
+
+
 def error_message(problem: str) -> tuple[str, Blocks]:
     """A problem in words; it may quote a file name or a user's text, so it is escaped in the
     blocks and in the fallback `text` alike (nothing in it becomes a mention or a link)."""

@@ -95,10 +95,16 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
     where = Where(team, channel, thread_ts, thread_ts, user)
     try:
         ctx = deps.store.threads.load(team, channel, thread_ts)
-        if ctx is not None:
-            follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
     except StoreUnavailable:
         tell(client, where, ui.unavailable_message())
+        return
+    if ctx is None:
+        # The context's TTL ran out (or it was forgotten): say so to who clicked, not to the thread.
+        text, blocks = ui.thread_expired_message(deps.store.config.thread_ttl_s)
+        _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks,
+                                                   thread_ts=thread_ts), channel)
+        return
+    follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
 
 
 def register(app: App, deps: BotDeps) -> None:
