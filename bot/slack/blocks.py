@@ -392,7 +392,25 @@ def help_message() -> tuple[str, Blocks]:
     return "Denpex help", [section(esc(HELP_TEXT))]
 
 
-def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+_SLACK_ID = re.compile(r"[A-Z0-9]{2,40}")
+
+
+def conversation_link(channel: str, *, app_id: str | None = None, team: str | None = None) -> str:
+    """Where a diagnosis was made, as a link Slack opens. A DM id (`D…`) is not a channel:
+    `<#D…>` renders as a broken channel link. A DM the bot saw is the user's DM with the bot,
+    which Slack's `app_redirect?app=<app id>&team=<team>` opens (its deep-linking reference);
+    without the app id it is named, not linked. Channels, private ones and group DMs, are `<#…>`."""
+    if not channel.startswith("D"):
+        return f"<#{channel}>"
+    if not app_id or not _SLACK_ID.fullmatch(app_id):
+        return "your DM with Denpex"
+    on_team = f"&team={team}" if team and _SLACK_ID.fullmatch(team) else ""
+    return f"<https://slack.com/app_redirect?app={app_id}{on_team}|your DM with Denpex>"
+
+
+def home_view(status: Any | None, history: list[dict[str, Any]] | None = None, *, app_id: str | None = None,
+              team: str | None = None) -> dict[str, Any]:
+    """The Home tab; `app_id` and `team` (the workspace) make a DM diagnosis's link open the DM."""
     blocks: Blocks = [header("Denpex"), section("Paste a training log in a channel I'm in, or upload the log file: I reply in the thread with the root cause and the fix.")]
     if status is None:
         blocks.append(section(":warning: Usage is temporarily unavailable."))
@@ -403,7 +421,8 @@ def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -
         lines = []
         for h in history:
             rank = f" · rank {h['initiating_rank']}" if h.get("initiating_rank") is not None else ""
-            lines.append(f"• {esc(h.get('when', ''))} <#{h.get('channel', '')}> {esc(h.get('title', ''))} ({h.get('confidence', '')}{rank})")
+            where = conversation_link(h.get("channel", ""), app_id=app_id, team=team)
+            lines.append(f"• {esc(h.get('when', ''))} {where} {esc(h.get('title', ''))} ({h.get('confidence', '')}{rank})")
         blocks.append(section("*Recent diagnoses*\n" + "\n".join(lines)))
     blocks.append(section(esc(HELP_TEXT)))
     return {"type": "home", "blocks": fit(blocks)}

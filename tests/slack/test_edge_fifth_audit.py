@@ -83,3 +83,26 @@ def test_a_topic_button_clicked_after_the_threads_context_expired_says_so(bot: B
     words = all_text(said).lower()
     assert "expired" in words and "paste the log again" in words, words
     assert len(replies(fake_slack)) == posts_before
+
+
+# --- the Home tab's link to a DM diagnosis -------------------------------------------------------
+
+def home(bot: Bot, fake_slack, user: str) -> dict:
+    before = len(fake_slack.of("views.publish"))
+    bot.event({"type": "app_home_opened", "user": user, "channel": "D0HOME", "tab": "home"})
+    return fake_slack.wait_for("views.publish", count=before + 1)[-1].params["view"]
+
+
+def test_the_home_tab_links_a_dm_diagnosis_to_the_dm_not_as_a_channel(bot: Bot, fake_slack, sample):
+    """A diagnosis made in the DM with the bot is listed on its asker's Home tab with a link
+    that opens that DM (Slack's `app_redirect?app=<app id>&team=<team>`), never `<#D…>`, a
+    channel link to a DM id that Slack renders as a broken channel; a public channel's
+    diagnosis stays a channel link."""
+    bot.event(message(sample, "1700500200.000100", channel="D0ALICEDM", channel_type="im"))
+    bot.event(message(sample, "1700500201.000100"))
+    wait_handled(bot, "1700500200.000100", channel="D0ALICEDM")
+    wait_handled(bot, "1700500201.000100")
+    shown = json.dumps(home(bot, fake_slack, "U0ALICE"))
+    assert "<#D" not in shown
+    assert f"<https://slack.com/app_redirect?app=A0DENPEX&team={TEAM_ID}|" in shown
+    assert f"<#{CHANNEL}>" in shown
