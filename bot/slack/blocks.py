@@ -366,6 +366,14 @@ def thread_expired_message(ttl_s: int) -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+def other_command_message(command: str) -> tuple[str, Blocks]:
+    """A slash command of ours that is not `/denpex` (one a workspace configured, then renamed)."""
+    typed = f"`{esc(command[:40]).replace('`', '')}`" if command else "That command"
+    text = (f"{typed} is not a Denpex command: Denpex answers `/denpex` (`/denpex help` lists what it does). "
+            "Your workspace may still have an old command pointed at the app; an admin can remove it.")
+    return text, [section(text)]
+
+
 def error_message(problem: str) -> tuple[str, Blocks]:
     """A problem in words; it may quote a file name or a user's text, so it is escaped in the
     blocks and in the fallback `text` alike (nothing in it becomes a mention or a link)."""

@@ -106,3 +106,21 @@ def test_the_home_tab_links_a_dm_diagnosis_to_the_dm_not_as_a_channel(bot: Bot, 
     assert "<#D" not in shown
     assert f"<https://slack.com/app_redirect?app=A0DENPEX&team={TEAM_ID}|" in shown
     assert f"<#{CHANNEL}>" in shown
+
+
+# --- a slash command that is not ours ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["CUDA out of memory", ""], ids=["with-text", "without-text"])
+def test_a_slash_command_other_than_denpex_gets_an_ephemeral_word_naming_denpex(bot: Bot, fake_slack, text):
+    """`/denpex-dev` (an old command a workspace still has pointed at the app): Slack would show
+    the person "dispatch_failed" for a 404. Answered 200 in the ack, ephemerally, naming the
+    command typed and `/denpex`; nothing posted, nothing charged."""
+    body = Bot.command_body(text).replace(b"command=%2Fdenpex&", b"command=%2Fdenpex-dev&")
+    assert b"command=%2Fdenpex-dev&" in body
+    reply = bot.post(body, "application/x-www-form-urlencoded")
+    assert reply.status == 200, reply.body[:200]
+    answer = reply.json()
+    assert answer.get("response_type") == "ephemeral"
+    words = answer["text"] + json.dumps(answer.get("blocks") or [])
+    assert "/denpex-dev" in words and "`/denpex" in words
+    assert not replies(fake_slack) and used(bot) == 0
