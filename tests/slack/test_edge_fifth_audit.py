@@ -10,23 +10,25 @@ configured, which need not be ours."""
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
 
 import pytest
 import redis
 
 from bot.store import keys
-from tests.slack.conftest import Bot, wait_handled
+from tests.ports import free_port
+from tests.slack.conftest import ROOT, Bot, wait_handled
 from tests.slack.events import CHANNEL, all_text, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeFile
+from tests.slack.fake_socket import FakeSocketMode
 
-SAMPLE_PATH = "tests/data/samples/rank3-oom-8-ranks.log"
+SAMPLE_TEXT = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
 
 
 @pytest.fixture(scope="module")
 def sample() -> str:
-    from tests.slack.conftest import ROOT
-
-    return (ROOT / SAMPLE_PATH).read_text()
+    return SAMPLE_TEXT
 
 
 def replies(fake) -> list:
@@ -124,3 +126,37 @@ def test_a_slash_command_other_than_denpex_gets_an_ephemeral_word_naming_denpex(
     words = answer["text"] + json.dumps(answer.get("blocks") or [])
     assert "/denpex-dev" in words and "`/denpex" in words
     assert not replies(fake_slack) and used(bot) == 0
+
+
+# --- Socket Mode: the same screening and outage answers as HTTP ----------------------------------
+
+@pytest.fixture
+def socket_mode(fake_slack) -> Iterator[FakeSocketMode]:
+    ws = FakeSocketMode()
+    fake_slack.socket_url = ws.url
+    fake_slack.reset()
+    yield ws
+    fake_slack.socket_url = None
+    ws.stop()
+
+
+def test_over_socket_mode_with_redis_down_a_first_delivery_gets_the_notice_and_a_retry_nothing(fake_slack, socket_mode):
+    """Socket Mode marks every envelope with `retry_attempt` (0 on a first delivery), which Bolt
+    hands on as X-Slack-Retry-Num: 0. With Redis down, the first delivery of a log is answered
+    with the outage notice in its thread, as over HTTP; the re-delivery (retry_attempt 1) posts
+    nothing more."""
+    from tests.slack.test_socket_mode import SocketBot, envelope_body
+
+    bot = SocketBot(fake_slack, f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        (conn,) = socket_mode.wait_connections(1)
+        ts = f"{time.time():.6f}"
+        socket_mode.wait_ack(socket_mode.send_event(conn, envelope_body(SAMPLE_TEXT, ts, "U0ALICE", "EvSOCKDOWN1")))
+        (notice,) = fake_slack.wait_for("chat.postMessage", thread_ts=ts, timeout=20)
+        assert "temporarily unavailable" in all_text(notice)
+        socket_mode.wait_ack(socket_mode.send_event(conn, envelope_body(SAMPLE_TEXT, ts, "U0ALICE", "EvSOCKDOWN1"),
+                                                    retry_attempt=1))
+        time.sleep(1.0)  # dropped in the middleware, or posted within a second: nothing to wait on
+        assert len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == ts]) == 1
+    finally:
+        bot.stop()
