@@ -18,7 +18,7 @@ import redis
 
 from bot.store import keys
 from tests.ports import free_port
-from tests.slack.conftest import ROOT, Bot, wait_handled
+from tests.slack.conftest import ROOT, Bot, slack_redis_url, wait_handled
 from tests.slack.events import CHANNEL, all_text, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeFile
 from tests.slack.fake_socket import FakeSocketMode
@@ -160,3 +160,48 @@ def test_over_socket_mode_with_redis_down_a_first_delivery_gets_the_notice_and_a
         assert len([c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == ts]) == 1
     finally:
         bot.stop()
+
+
+def _envelope(conn, kind: str, payload: object) -> str:
+    """An envelope of `kind` carrying `payload` as is, on the open connection."""
+    import uuid
+
+    envelope_id = str(uuid.uuid4())
+    conn.send_text(json.dumps({"envelope_id": envelope_id, "type": kind, "payload": payload,
+                               "accepts_response_payload": kind != "events_api", "retry_attempt": 0, "retry_reason": ""}))
+    return envelope_id
+
+
+MISSHAPEN_OVER_SOCKET = [
+    ("events_api", {"token": "legacy", "team_id": TEAM_ID, "api_app_id": "A0DENPEX", "type": "event_callback",
+                    "event_id": "EvSOCKBAD01", "event": "not an event"}),
+    ("events_api", {"token": "legacy", "team_id": TEAM_ID, "api_app_id": "A0DENPEX", "type": "event_callback",
+                    "event_id": "EvSOCKBAD02"}),
+    ("interactive", {"type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "actions": "nope"}),
+    ("interactive", {"type": "view_submission", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "view": None}),
+]
+
+
+def test_over_socket_mode_misshapen_envelopes_are_acknowledged_and_the_bot_answers_on(fake_slack, socket_mode):
+    """What the HTTP screen refuses with a 400 before Bolt sees it (an event_callback without an
+    event, an interaction without actions or view; a payload that is not an object slack_sdk
+    itself drops before any handler) reaches Bolt directly over Socket Mode: each envelope is acknowledged (an
+    unacknowledged one is re-delivered, malformed again), nothing is posted, and the next log
+    is answered."""
+    from tests.slack.test_socket_mode import SocketBot, envelope_body
+
+    url = slack_redis_url()
+    redis.Redis.from_url(url).flushdb()
+    bot = SocketBot(fake_slack, url)
+    try:
+        (conn,) = socket_mode.wait_connections(1)
+        for kind, payload in MISSHAPEN_OVER_SOCKET:
+            socket_mode.wait_ack(_envelope(conn, kind, payload))
+        ts = f"{time.time():.6f}"
+        socket_mode.wait_ack(socket_mode.send_event(conn, envelope_body(SAMPLE_TEXT, ts, "U0ALICE", "EvSOCKGOOD1")))
+        (post,) = fake_slack.wait_for("chat.postMessage", timeout=20)
+        assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post)
+        assert bot.proc.poll() is None
+    finally:
+        bot.stop()
+        redis.Redis.from_url(url).flushdb()
