@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.parse
 from collections.abc import Iterator
 
 import pytest
@@ -205,3 +206,24 @@ def test_over_socket_mode_misshapen_envelopes_are_acknowledged_and_the_bot_answe
     finally:
         bot.stop()
         redis.Redis.from_url(url).flushdb()
+
+
+# --- a response_url past its life ----------------------------------------------------------------
+
+def test_a_button_on_an_old_ephemeral_lookup_answers_though_its_response_url_expired(bot: Bot, fake_slack):
+    """"Show" under a private /denpex lookup clicked after its response_url expired (Slack keeps
+    one for 30 minutes and 5 uses; the ephemeral message stays on screen longer): the entry
+    still reaches that person alone, as an ephemeral message in the channel, not nothing."""
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
+        "api_app_id": "A0DENPEX", "trigger_id": "1.2.expired", "channel": {"id": CHANNEL, "name": "training"},
+        "container": {"type": "message", "message_ts": "1700500300.000100", "channel_id": CHANNEL, "is_ephemeral": True},
+        "response_url": fake_slack.base + "/response/expired/T0TEST001",
+        "actions": [{"action_id": "denpex_show_cuda-oom", "block_id": "b", "type": "button", "value": "cuda-oom",
+                     "action_ts": "1700500300.1"}],
+    }
+    body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
+    assert bot.post(body, "application/x-www-form-urlencoded").status == 200
+    (said,) = fake_slack.wait_for("chat.postEphemeral", user="U0ALICE")
+    assert said.params["channel"] == CHANNEL and "CUDA Out of Memory" in all_text(said)
+    assert replies(fake_slack) == []
