@@ -21,7 +21,7 @@ from bot.store import keys
 from tests.ports import free_port
 from tests.slack.conftest import ROOT, Bot, slack_redis_url, wait_handled
 from tests.slack.events import CHANNEL, all_text, message, used
-from tests.slack.fake_slack import TEAM_ID, FakeFile
+from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile
 from tests.slack.fake_socket import FakeSocketMode
 
 SAMPLE_TEXT = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
@@ -186,10 +186,10 @@ MISSHAPEN_OVER_SOCKET = [
 def test_over_socket_mode_misshapen_envelopes_are_acknowledged_and_the_bot_answers_on(fake_slack, socket_mode):
     """What the HTTP screen refuses with a 400 before Bolt sees it (an event_callback without an
     event, an interaction without actions or view; a payload that is not an object slack_sdk
-    itself drops before any handler) reaches Bolt directly over Socket Mode: each envelope is acknowledged (an
-    unacknowledged one is re-delivered, malformed again), nothing is posted, and the next log
-    is answered."""
-    from tests.slack.test_socket_mode import SocketBot, envelope_body
+    itself drops before any handler) reaches Bolt directly over Socket Mode: each envelope is
+    acknowledged (an unacknowledged one is re-delivered, malformed again), nothing is posted,
+    and the next log is answered. A slash command not ours is answered in its ack, as over HTTP."""
+    from tests.slack.test_socket_mode import SocketBot, command_body, envelope_body
 
     url = slack_redis_url()
     redis.Redis.from_url(url).flushdb()
@@ -202,6 +202,8 @@ def test_over_socket_mode_misshapen_envelopes_are_acknowledged_and_the_bot_answe
         socket_mode.wait_ack(socket_mode.send_event(conn, envelope_body(SAMPLE_TEXT, ts, "U0ALICE", "EvSOCKGOOD1")))
         (post,) = fake_slack.wait_for("chat.postMessage", timeout=20)
         assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post)
+        other = socket_mode.wait_ack(socket_mode.send_command(conn, {**command_body("quota"), "command": "/denpex-dev"}))
+        assert other is not None and other["response_type"] == "ephemeral" and "`/denpex`" in other["text"]
         assert bot.proc.poll() is None
     finally:
         bot.stop()
@@ -227,3 +229,27 @@ def test_a_button_on_an_old_ephemeral_lookup_answers_though_its_response_url_exp
     (said,) = fake_slack.wait_for("chat.postEphemeral", user="U0ALICE")
     assert said.params["channel"] == CHANNEL and "CUDA Out of Memory" in all_text(said)
     assert replies(fake_slack) == []
+
+
+# --- uploads and mentions in threads -------------------------------------------------------------
+
+def test_a_log_file_uploaded_as_a_reply_is_answered_in_that_thread(bot: Bot, fake_slack, sample):
+    """A file shared as a reply in a thread (its `file_share` message carries `thread_ts`): the
+    diagnosis goes in that thread, not under the reply as a new one."""
+    f = fake_slack.add_file(FakeFile(id="F0INTHREAD1", name="rank3.log", content=sample.encode()))
+    parent, ts = "1700500400.000100", "1700500401.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f], thread_ts=parent))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == parent and "cuda-oom" in all_text(post) and used(bot) == 1
+
+
+def test_a_mention_with_a_log_that_arrives_only_as_app_mention_is_diagnosed(bot: Bot, fake_slack, sample):
+    """Where the `message` event never comes (a channel whose history the app cannot read), the
+    `app_mention` alone carries the log: diagnosed once in its thread and charged once."""
+    ts = "1700500410.000100"
+    bot.event({"type": "app_mention", "channel": CHANNEL, "user": "U0ALICE", "text": f"<@{BOT_USER_ID}> {sample}",
+               "ts": ts, "team": TEAM_ID})
+    post = fake_slack.wait_for("chat.postMessage", thread_ts=ts, timeout=20)[0]
+    wait_handled(bot, ts)
+    assert "cuda-oom" in all_text(post) and len(replies(fake_slack)) == 1 and used(bot) == 1
