@@ -253,3 +253,31 @@ def test_a_mention_with_a_log_that_arrives_only_as_app_mention_is_diagnosed(bot:
     post = fake_slack.wait_for("chat.postMessage", thread_ts=ts, timeout=20)[0]
     wait_handled(bot, ts)
     assert "cuda-oom" in all_text(post) and len(replies(fake_slack)) == 1 and used(bot) == 1
+
+
+@pytest.mark.parametrize("mention", [True, False], ids=["mention", "no-mention"])
+def test_a_question_in_a_thread_whose_context_expired_says_so(bot: Bot, fake_slack, sample, mention):
+    """`@denpex how do I confirm this?` (or the question without the mention, which a live
+    thread answers too) in a diagnosis thread older than the thread's context: one reply in
+    the thread saying the diagnosis expired and to paste the log again, not help text as if
+    nothing had been diagnosed. Talk between people there still gets nothing."""
+    ts = "1700500120.000100"
+    bot.event(message(sample, ts))
+    wait_handled(bot, ts)
+    with redis.Redis.from_url(bot.redis_url) as r:
+        assert r.delete(keys.thread(TEAM_ID, CHANNEL, ts)) == 1
+    chat = "1700500121.000050"
+    bot.event(message("thanks, will do!", chat, thread_ts=ts))
+    wait_handled(bot, chat)
+    q = "1700500121.000100"
+    text = f"<@{BOT_USER_ID}> how do I confirm this?" if mention else "how do I confirm this?"
+    bot.event(message(text, q, thread_ts=ts))
+    if mention:
+        bot.event({"type": "app_mention", "channel": CHANNEL, "user": "U0ALICE", "text": text, "ts": q,
+                   "thread_ts": ts, "team": TEAM_ID})
+        time.sleep(1.5)  # the app_mention waits a second for the message event
+    wait_handled(bot, q)
+    posts = replies(fake_slack)
+    assert len(posts) == 2, [all_text(p)[:200] for p in posts]
+    words = all_text(posts[1]).lower()
+    assert posts[1].params["thread_ts"] == ts and "expired" in words and "paste the log again" in words, words[:400]
