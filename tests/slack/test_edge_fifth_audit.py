@@ -188,7 +188,8 @@ def test_over_socket_mode_misshapen_envelopes_are_acknowledged_and_the_bot_answe
     event, an interaction without actions or view; a payload that is not an object slack_sdk
     itself drops before any handler) reaches Bolt directly over Socket Mode: each envelope is
     acknowledged (an unacknowledged one is re-delivered, malformed again), nothing is posted,
-    and the next log is answered. A slash command not ours is answered in its ack, as over HTTP."""
+    and the next log is answered. A slash command not ours is answered in its ack, as over HTTP,
+    and a click on the diagnosis (an `interactive` envelope) in the thread."""
     from tests.slack.test_socket_mode import SocketBot, command_body, envelope_body
 
     url = slack_redis_url()
@@ -204,6 +205,18 @@ def test_over_socket_mode_misshapen_envelopes_are_acknowledged_and_the_bot_answe
         assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post)
         other = socket_mode.wait_ack(socket_mode.send_command(conn, {**command_body("quota"), "command": "/denpex-dev"}))
         assert other is not None and other["response_type"] == "ephemeral" and "`/denpex`" in other["text"]
+        # A click arrives as an `interactive` envelope: acknowledged, answered in the thread.
+        click = {"type": "block_actions", "team": {"id": TEAM_ID, "domain": "test"}, "api_app_id": "A0DENPEX",
+                 "user": {"id": "U0ALICE", "team_id": TEAM_ID}, "trigger_id": f"{time.time_ns()}.socket.click",
+                 "container": {"type": "message", "message_ts": post.params["thread_ts"], "channel_id": CHANNEL,
+                               "is_ephemeral": False, "thread_ts": ts},
+                 "channel": {"id": CHANNEL, "name": "training"},
+                 "message": {"type": "message", "ts": f"{float(ts) + 1:.6f}", "thread_ts": ts, "text": "x"},
+                 "actions": [{"action_id": "denpex_full_entry", "block_id": "b", "type": "button", "value": "cuda-oom",
+                              "action_ts": str(time.time())}]}
+        socket_mode.wait_ack(_envelope(conn, "interactive", click))
+        entry = fake_slack.wait_for("chat.postMessage", count=2, timeout=20)[1]
+        assert entry.params["thread_ts"] == ts and "CUDA Out of Memory" in all_text(entry)
         assert bot.proc.poll() is None
     finally:
         bot.stop()
