@@ -22,6 +22,7 @@ from bot.matcher import Diagnosis, Evidence, Matcher, Rule, Stats, default_match
 from bot.matcher.lookup import Lookup, LookupHit
 from bot.matcher.verdict import decide
 from bot.report import Report, build_report
+from bot.spaces import ascii_spaces
 
 if TYPE_CHECKING:
     # Follow-ups and thread context live with the store (redis): the command line, which
@@ -105,6 +106,7 @@ class Denpex:
 
         status = ReadStatus()
         for piece in _whole_lines(counted(read_log(chunks, limits, status))):
+            piece = ascii_spaces(piece)  # a log copied from a web page: no-break spaces
             scan.feed(piece)
             if mask:
                 masker.learn(piece)
@@ -176,6 +178,7 @@ class LiveDiagnosis:
         self._hits = 0
 
     def feed(self, piece: bytes) -> bool:
+        piece = ascii_spaces(piece)
         self._scan.feed(piece)
         self._masker.learn(piece)
         hits = sum(rh.count for rh in self._scan.by_rule.values())

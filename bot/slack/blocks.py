@@ -357,6 +357,23 @@ def unavailable_message() -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+def thread_expired_message(ttl_s: int) -> tuple[str, Blocks]:
+    """A button of a diagnosis thread whose context is gone: what happened, and what to do."""
+    kept = f"{ttl_s // 86400} days" if ttl_s >= 2 * 86400 else f"{max(1, ttl_s // 3600)} hours" if ttl_s >= 7200 else f"{ttl_s} seconds"
+    text = (f":hourglass: This diagnosis has expired: Denpex keeps a thread's diagnosis for {kept}, so it can no longer "
+            "answer questions about this run. Paste the log again (or upload the file) for a fresh diagnosis; "
+            "`/denpex <error line>` looks an error up.")
+    return text, [section(text)]
+
+
+def other_command_message(command: str) -> tuple[str, Blocks]:
+    """A slash command of ours that is not `/denpex` (one a workspace configured, then renamed)."""
+    typed = f"`{esc(command[:40]).replace('`', '')}`" if command else "That command"
+    text = (f"{typed} is not a Denpex command: Denpex answers `/denpex` (`/denpex help` lists what it does). "
+            "Your workspace may still have an old command pointed at the app; an admin can remove it.")
+    return text, [section(text)]
+
+
 def error_message(problem: str) -> tuple[str, Blocks]:
     """A problem in words; it may quote a file name or a user's text, so it is escaped in the
     blocks and in the fallback `text` alike (nothing in it becomes a mention or a link)."""
@@ -383,7 +400,25 @@ def help_message() -> tuple[str, Blocks]:
     return "Denpex help", [section(esc(HELP_TEXT))]
 
 
-def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+_SLACK_ID = re.compile(r"[A-Z0-9]{2,40}")
+
+
+def conversation_link(channel: str, *, app_id: str | None = None, team: str | None = None) -> str:
+    """Where a diagnosis was made, as a link Slack opens. A DM id (`D…`) is not a channel:
+    `<#D…>` renders as a broken channel link. A DM the bot saw is the user's DM with the bot,
+    which Slack's `app_redirect?app=<app id>&team=<team>` opens (its deep-linking reference);
+    without the app id it is named, not linked. Channels, private ones and group DMs, are `<#…>`."""
+    if not channel.startswith("D"):
+        return f"<#{channel}>"
+    if not app_id or not _SLACK_ID.fullmatch(app_id):
+        return "your DM with Denpex"
+    on_team = f"&team={team}" if team and _SLACK_ID.fullmatch(team) else ""
+    return f"<https://slack.com/app_redirect?app={app_id}{on_team}|your DM with Denpex>"
+
+
+def home_view(status: Any | None, history: list[dict[str, Any]] | None = None, *, app_id: str | None = None,
+              team: str | None = None) -> dict[str, Any]:
+    """The Home tab; `app_id` and `team` (the workspace) make a DM diagnosis's link open the DM."""
     blocks: Blocks = [header("Denpex"), section("Paste a training log in a channel I'm in, or upload the log file: I reply in the thread with the root cause and the fix.")]
     if status is None:
         blocks.append(section(":warning: Usage is temporarily unavailable."))
@@ -394,7 +429,8 @@ def home_view(status: Any | None, history: list[dict[str, Any]] | None = None) -
         lines = []
         for h in history:
             rank = f" · rank {h['initiating_rank']}" if h.get("initiating_rank") is not None else ""
-            lines.append(f"• {esc(h.get('when', ''))} <#{h.get('channel', '')}> {esc(h.get('title', ''))} ({h.get('confidence', '')}{rank})")
+            where = conversation_link(h.get("channel", ""), app_id=app_id, team=team)
+            lines.append(f"• {esc(h.get('when', ''))} {where} {esc(h.get('title', ''))} ({h.get('confidence', '')}{rank})")
         blocks.append(section("*Recent diagnoses*\n" + "\n".join(lines)))
     blocks.append(section(esc(HELP_TEXT)))
     return {"type": "home", "blocks": fit(blocks)}

@@ -97,16 +97,23 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
         body = parse_body(text, ctype)
     except (ValueError, RecursionError):
         return "400 Bad Request", b"malformed body"
+    problem = misshapen(body)
+    if problem:
+        return "400 Bad Request", problem
+    return raw
+
+
+def misshapen(body: Any) -> bytes | None:
+    """Why a parsed request (or a Socket Mode envelope's payload) is not one Bolt can take
+    without a 500, or None: not an object, an event_callback without an event, an interaction
+    without what Bolt indexes blindly."""
     if not isinstance(body, dict):
-        return "400 Bad Request", b"body is not an object"
+        return b"body is not an object"
     if body.get("type") == "event_callback":
         event = body.get("event")
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            return "400 Bad Request", b"event_callback without an event"
-    misshapen = _misshapen_interaction(body)
-    if misshapen:
-        return "400 Bad Request", misshapen
-    return raw
+            return b"event_callback without an event"
+    return _misshapen_interaction(body)
 
 
 def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:

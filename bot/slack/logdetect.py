@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import regex
 
+from bot.spaces import ascii_spaces_text
+
 _MENTION = regex.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _LINK = regex.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 # What Slack puts before a bare domain or address it turns into a link (`foo.com/x` becomes
@@ -51,8 +53,9 @@ def _as_typed(link: regex.Match) -> str:
 def clean(text: str) -> str:
     """Slack's message markup back to the log text: entities, links, mentions, code fences;
     and no-break spaces (what Slack's composer, or a web page the log was copied from, puts
-    for runs of spaces) back to spaces, as the log wrote them."""
-    text = _MENTION.sub("", text).replace("\u00a0", " ")
+    for runs of spaces) back to spaces, as the log wrote them (bot.spaces: the same list an
+    upload's bytes go through)."""
+    text = ascii_spaces_text(_MENTION.sub("", text))
     text = _LINK.sub(_as_typed, text)
     text = unescape(text)
     return "\n".join(line for line in text.splitlines() if line.strip() != "```").replace("```", "\n")

@@ -109,8 +109,9 @@ def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
         except StoreUnavailable:
             # Without Redis we cannot tell a retry from a first delivery: answer first
             # deliveries (they will say the service is unavailable), drop the retries.
-            retry = request.headers.get("x-slack-retry-num") if request is not None else None
-            if retry:
+            # Socket Mode marks a first delivery too (`retry_attempt` 0, which Bolt hands on as
+            # X-Slack-Retry-Num: 0): only a number past 0 is a re-delivery.
+            if _header(request, "x-slack-retry-num").strip() not in ("", "0"):
                 return BoltResponse(status=200, body="")
             return next()
         except ValueError:  # an event id no key can hold (whitespace, 200+ characters)

@@ -6,14 +6,26 @@ socket up after five in a row, one per `ping_interval`: at its default of 10 s a
 connection (a NAT timeout, a load balancer restart) stays dead for about a minute while
 /healthz still reports it connected. Pinging every DENPEX_SOCKET_PING_S (default 2 s)
 replaces it, through apps.connections.open, within about ten seconds.
+
+Envelopes reach Bolt without the HTTP screen (bot.slack.http), so the same check of the
+payload's shape runs here: a payload Bolt would fail on with a 500 is acknowledged and dropped
+(unacknowledged, Slack would re-deliver it, malformed again), as HTTP refuses it with a 400.
 """
 
 from __future__ import annotations
 
+import logging
+
 from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
+from slack_sdk.socket_mode import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
 
 from bot.slack import timers
+from bot.slack.http import misshapen
+
+log = logging.getLogger("denpex.slack")
 
 SOCKET_PING_S = 2.0
 
@@ -22,7 +34,19 @@ def ping_interval() -> float:
     return timers.seconds("DENPEX_SOCKET_PING_S", SOCKET_PING_S, allow_zero=False)
 
 
+class ScreenedSocketModeHandler(SocketModeHandler):
+    """Bolt's Socket Mode handler behind the screen HTTP requests pass."""
+
+    def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:
+        problem = misshapen(req.payload)
+        if problem:
+            log.info("dropped a Socket Mode %s envelope: %s", req.type, problem.decode())
+            client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+            return
+        super().handle(client, req)
+
+
 def socket_mode_handler(app: App, app_token: str) -> SocketModeHandler:
     """The Socket Mode handler `denpex serve` runs (its Web API client is the app's, so
     apps.connections.open goes to SLACK_API_URL too)."""
-    return SocketModeHandler(app, app_token, ping_interval=ping_interval())
+    return ScreenedSocketModeHandler(app, app_token, ping_interval=ping_interval())

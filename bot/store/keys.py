@@ -66,6 +66,15 @@ def thread(team_id: str, channel: str, thread_ts: str) -> str:
     )
 
 
+def thread_diagnosed(team_id: str, channel: str, thread_ts: str) -> str:
+    """Marker that a thread got a diagnosis, kept past its context (so a question there can be
+    told that the diagnosis expired rather than be read as a first message)."""
+    return (
+        f"{workspace(team_id)}thread-diagnosed:{check_part(channel, 'channel')}:"
+        f"{check_part(thread_ts, 'thread_ts')}"
+    )
+
+
 def dedupe(team_id: str, key: str) -> str:
     """Marker that an event or message was seen already."""
     return f"{workspace(team_id)}dedupe:{check_part(key, 'dedupe key')}"

@@ -118,11 +118,20 @@ class Threads:
         data["evidence"] = [line[:MAX_EVIDENCE_CHARS] for line in ctx.evidence][:MAX_EVIDENCE_LINES]
         data["matches"] = [_match_record(m) for m in ctx.matches[:MAX_MATCHES]]
         data["rank_basis"] = _basis(ctx.rank_basis)
-        self._client.redis.set(
-            keys.thread(team_id, channel, thread_ts),
-            json.dumps(data, separators=(",", ":"), ensure_ascii=False),
-            ex=ttl,
-        )
+        pipe = self._client.redis.pipeline(transaction=False)  # one slot: the workspace's hash tag
+        pipe.set(keys.thread(team_id, channel, thread_ts), json.dumps(data, separators=(",", ":"), ensure_ascii=False),
+                 ex=ttl)
+        # Past the context, as long as the history lists the diagnosis (and never less).
+        pipe.set(keys.thread_diagnosed(team_id, channel, thread_ts), "1",
+                 ex=max(ttl, self._config.history_days * 86400))
+        pipe.execute()
+
+    @guarded
+    def expired(self, team_id: str, channel: str, thread_ts: str) -> bool:
+        """Whether the thread had a diagnosis whose context is gone (its TTL ran out)."""
+        redis = self._client.redis
+        return bool(redis.exists(keys.thread_diagnosed(team_id, channel, thread_ts))) and not redis.exists(
+            keys.thread(team_id, channel, thread_ts))
 
     @guarded
     def load(self, team_id: str, channel: str, thread_ts: str) -> ThreadContext | None:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from bot.service import MAX_LINE_BYTES, Denpex, LiveDiagnosis, Outcome
+from bot.spaces import ascii_spaces
 from bot.watch.alerting import AlertPolicy, TimeoutFacts, alert_text, countdown, to_alert
 from bot.watch.protocol import Alert, JobExit
 
@@ -245,6 +246,7 @@ class WatchSession:
     def _feed(self, lines: bytes) -> bool:
         """Match whole lines, FEED_SLICE_BYTES at a time; True when a rule matched something new."""
         changed = False
+        lines = ascii_spaces(lines)  # the timeout facts read the spaces the matcher reads
         for piece in _slices(lines, FEED_SLICE_BYTES):
             self._facts.read(piece)
             changed = self.live.feed(piece) or changed

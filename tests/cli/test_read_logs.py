@@ -307,3 +307,23 @@ def test_every_compression_streams_concatenates_caps_and_notices_a_cut(kind, com
     assert status.truncated and log.startswith(text) and text
     with pytest.raises(InputError, match="inflates past the 1 MB limit"):
         read(compress(b"a" * (4 << 20)), limits=Limits(max_inflated=1_000_000))
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u202f", "\u2007", "\u3000"], ids=["nbsp", "narrow-nbsp", "figure", "ideographic"])
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_log_with_unicode_spaces_is_diagnosed_as_with_ascii_ones(tmp_path, capsys, monkeypatch, space, how):
+    """A log copied from a web page (no-break spaces, a narrow no-break space, any Unicode
+    space where it had ASCII spaces) read from a file or stdin: the same entry on the same line
+    as the log itself, and `stats.bytes` the bytes as read."""
+    typed = as_json(capsys, str(SAMPLE))
+    body = SAMPLE.read_text().replace(" ", space).encode()
+    if how == "file":
+        (tmp_path / "train.log").write_bytes(body)
+        copied = as_json(capsys, str(tmp_path / "train.log"))
+    else:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
+        copied = as_json(capsys, "-")
+    assert [m["id"] for m in copied["matches"]] == [m["id"] for m in typed["matches"]]
+    assert [e["line"] for e in copied["matches"][0]["evidence"]] == [e["line"] for e in typed["matches"][0]["evidence"]]
+    assert space not in json.dumps(copied, ensure_ascii=False)
+    assert copied["stats"]["bytes"] == len(body) and copied["stats"]["lines"] == typed["stats"]["lines"]

@@ -238,6 +238,9 @@ class FakeSlack:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                if self.path.startswith("/response/expired/"):
+                    # A response_url past its 30 minutes (or its 5 uses): Slack refuses the post.
+                    return self._send(404, b"expired_url", "text/plain")
                 if self.path.startswith("/response/"):
                     with fake.lock:
                         fake.responses.append(json.loads(raw or b"{}"))

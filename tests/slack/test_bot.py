@@ -283,8 +283,9 @@ def test_app_home_lists_a_dm_diagnosis_only_to_who_asked(bot, fake_slack):
         return json.dumps(fake_slack.of("views.publish")[-1].params["view"])
 
     alice, carol = home("U0ALICE"), home("U0CAROL")
-    assert "<#D0ALICEDM>" in alice and f"<#{CHANNEL}>" in alice
-    assert "<#D0ALICEDM>" not in carol and f"<#{CHANNEL}>" in carol
+    # A DM is linked as the DM with the bot (app_redirect), not as a channel `<#D…>`.
+    assert "your DM with Denpex" in alice and f"<#{CHANNEL}>" in alice
+    assert "your DM with Denpex" not in carol and f"<#{CHANNEL}>" in carol
 
 
 def test_no_secret_reaches_redis_or_slack(bot, fake_slack):

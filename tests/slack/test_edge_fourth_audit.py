@@ -402,8 +402,8 @@ def test_a_log_file_uploaded_in_a_dm_is_diagnosed_there_and_listed_only_to_its_u
         fake_slack.wait_for("views.publish", count=before + 1)
         return json.dumps(fake_slack.of("views.publish")[-1].params["view"])
 
-    assert "D0ALICE01" in home("U0ALICE")
-    assert "D0ALICE01" not in home("U0BOB") and "CUDA" not in home("U0BOB")
+    assert "your DM with Denpex" in home("U0ALICE")
+    assert "your DM with Denpex" not in home("U0BOB") and "CUDA" not in home("U0BOB")
 
 
 # --- a question asked before the diagnosis is out ----------------------------------------------

@@ -168,3 +168,15 @@ def test_a_watchdog_that_fired_already_is_said_so() -> None:
     text = countdown_text(Countdown(600_000, True, [0, 1], "ALLREDUCE", 0))
     assert text == ("ranks 0-1 are waiting in ALLREDUCE; their watchdog (Timeout(ms)=600000) has fired by now: "
                     "stop what is left of the job")
+
+
+def test_a_job_printing_no_break_spaces_is_alerted_as_with_spaces(app: Denpex) -> None:
+    """A job whose output carries no-break spaces (a wrapper that pretty-prints numbers and
+    units, a locale's thousands separator): the same alert as with ASCII spaces."""
+    session, _ = _session(app)
+    session.take("stderr", INIT + OOM.replace(b" ", "\u00a0".encode()))
+    deadline = time.monotonic() + 10
+    while not session.sent and time.monotonic() < deadline:
+        time.sleep(0.01)
+    session.end(1)
+    assert [a.root for a in session.sent if a.kind == "alert"] == ["cuda-oom"]

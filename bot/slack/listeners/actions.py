@@ -47,12 +47,30 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
     if (body.get("container") or {}).get("is_ephemeral") and respond is not None and body.get("response_url"):
-        _quietly(lambda: respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False), channel)
+        if _responded(lambda: respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False)):
+            return
+        # The response_url expired (30 minutes, 5 uses; the message stays on screen longer):
+        # still to that person alone.
+        if user:
+            _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks), channel)
         return
     if thread_ts:
         tell(client, Where(team, channel, thread_ts, thread_ts, user), (text, blocks))
     else:
         _quietly(lambda: client.chat_postMessage(channel=channel, text=text, blocks=blocks), channel)
+
+
+def _responded(call: Any) -> bool:
+    """Did a post to a response_url land? Slack answers one past its life with a 404."""
+    try:
+        answer = call()
+    except OSError as exc:
+        log.info("response_url post failed: %s", type(exc).__name__)
+        return False
+    status = getattr(answer, "status_code", 200)
+    if status != 200:
+        log.info("response_url refused the answer to a click: HTTP %s", status)
+    return status == 200
 
 
 def _quietly(call: Any, channel: str) -> None:
@@ -95,10 +113,16 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
     where = Where(team, channel, thread_ts, thread_ts, user)
     try:
         ctx = deps.store.threads.load(team, channel, thread_ts)
-        if ctx is not None:
-            follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
     except StoreUnavailable:
         tell(client, where, ui.unavailable_message())
+        return
+    if ctx is None:
+        # The context's TTL ran out (or it was forgotten): say so to who clicked, not to the thread.
+        text, blocks = ui.thread_expired_message(deps.store.config.thread_ttl_s)
+        _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks,
+                                                   thread_ts=thread_ts), channel)
+        return
+    follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
 
 
 def register(app: App, deps: BotDeps) -> None:

@@ -28,7 +28,8 @@ def recent_history(deps: BotDeps, team: str, plan: str, user: str | None) -> lis
     ]  # fmt: skip
 
 
-def publish_home(deps: BotDeps, client: WebClient, team: str, user: str) -> None:
+def publish_home(deps: BotDeps, client: WebClient, team: str, user: str, app_id: str | None = None,
+                 link_team: str | None = None) -> None:
     history: list[dict[str, Any]] = []
     try:
         status = deps.store.quotas.status(team)
@@ -37,7 +38,7 @@ def publish_home(deps: BotDeps, client: WebClient, team: str, user: str) -> None
     if status is not None:
         with contextlib.suppress(StoreUnavailable):
             history = recent_history(deps, team, status.plan, user)
-    view = ui.home_view(status, history)
+    view = ui.home_view(status, history, app_id=app_id, team=link_team or team)
     with contextlib.suppress(StoreUnavailable):
         from bot.slack.alerts_home import alerts_home_blocks
 
@@ -50,9 +51,11 @@ def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_home(event: dict[str, Any], client: WebClient, context: Any) -> None:
+    def on_home(event: dict[str, Any], body: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("tab", "home") != "home" or not event.get("user"):
             return
-        publish_home(deps, client, context["workspace_id"], event["user"])
+        # The link to a DM opens the workspace the event came from (not an org's id, on Grid).
+        publish_home(deps, client, context["workspace_id"], event["user"], body.get("api_app_id"),
+                     link_team=body.get("team_id"))
 
     app.event("app_home_opened")(ack=ack_now, lazy=[on_home])

@@ -4,9 +4,11 @@ them nor shows the person an error. Registered last: a real listener always matc
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from slack_bolt import Ack, App
 
+from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 
 _ANY = re.compile(r".*")
@@ -27,6 +29,14 @@ def register(app: App, deps: BotDeps) -> None:
     app.view(_ANY)(ignore)
     # `view` with a callback id matches submissions only: a closed modal is its own kind.
     app.view_closed(_ANY)(ignore)
+
+    def other_command(ack: Ack, body: dict[str, Any]) -> None:
+        text, blocks = ui.other_command_message(str(body.get("command") or ""))
+        ack(text=text, blocks=blocks, response_type="ephemeral")
+
+    # A slash command other than /denpex pointed at the app (an old `/denpex-dev` a workspace
+    # kept): a 404 shows the person "dispatch_failed"; say which command is ours instead.
+    app.command(_ANY)(other_command)
 
     def no_options(ack: Ack) -> None:
         ack(options=[])

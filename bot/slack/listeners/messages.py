@@ -348,6 +348,13 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
         clean = logdetect.clean(text)
         diagnose(store, SlackReplier(client, where), where.place, lambda: deps.denpex.diagnose_text(clean), quiet=quiet)
         return
+    thread_ts = event.get("thread_ts")
+    in_thread = bool(thread_ts) and thread_ts != event.get("ts")
+    if (in_thread and (mentioned or _direct(event) or not between_people(text))
+            and store.threads.expired(where.team_id, where.channel, thread_ts)):
+        # A question in a diagnosis thread past its context: say so, not help as to a stranger.
+        tell(client, where, ui.thread_expired_message(store.config.thread_ttl_s))
+        return
     if mentioned or _direct(event):
         tell(client, where, ui.help_message())
 
