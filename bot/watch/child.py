@@ -6,7 +6,8 @@ One thread, the pump, waits on both of the child's pipes (poll), reads what a pi
 only then is the piece handed on to be matched. A job that writes line by line (an unbuffered
 print, glog, NCCL) would wake the pump for every line or two: output that follows the last
 within GATHER_S (a millisecond) is let gather that long first, so at 10 MB/s a wake-up reads a
-hundred lines; a line after a quiet moment is read at once. The pump does nothing else in
+hundred lines; a line after a quiet moment is read at once, and a job that fills a whole read
+between two wake-ups is read without a pause. The pump does nothing else in
 Python: read, write, hand over (`WatchSession.take` appends to a list; lines are cut later, a
 batch at a time). One thread rather than one per pipe: a wake-up serves whatever is ready on
 both, and two pumps no longer hand the interpreter to each other around every write (a third
@@ -104,17 +105,20 @@ def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], No
         handlers[fd] = [write, take]
     read = os.read
     last = 0.0
+    full = False  # the last wake-up filled a read: the job writes faster than gathering serves
     while handlers:
         try:
             ready = poller.poll()
             # Output within GATHER_S of the last: the job writes without pause. Let its next
-            # lines gather, so one wake-up reads a hundred of them, not one.
-            if time.monotonic() - last < GATHER_S:
+            # lines gather, so one wake-up reads a hundred of them, not one. Not after a full
+            # read: a pause per READ_BYTES would hold a faster job back (its pipe fills).
+            if not full and time.monotonic() - last < GATHER_S:
                 time.sleep(GATHER_S)
                 ready = poller.poll(0)
             last = time.monotonic()
         except InterruptedError:
             continue
+        full = False
         for fd, _event in ready:
             handler = handlers.get(fd)
             if handler is None:
@@ -125,6 +129,7 @@ def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], No
                 continue
             except OSError:
                 data = b""
+            full = full or len(data) == READ_BYTES
             if not data:
                 poller.unregister(fd)
                 del handlers[fd]
