@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.watch.child import DRAIN_IDLE_S
 from tests.slack.conftest import ROOT, free_port
 
 # Binary junk, a lone CR, invalid UTF-8, a partial line without a newline: all must pass as is.
@@ -109,6 +110,35 @@ def test_a_job_writing_faster_than_the_gathering_serves_is_not_held_back() -> No
     p = subprocess.run([sys.executable, "-c", run], cwd=ROOT, stdout=subprocess.PIPE, timeout=280, check=False)
     assert p.returncode == 0 and len(p.stdout) == size and p.stdout == (b"x" * 1023 + b"\n") * (size >> 10)
     assert time.monotonic() - started < 64
+
+
+def test_a_reader_that_pauses_gets_all_the_output_of_a_job_that_ended_meanwhile() -> None:
+    """A job writes a megabyte and exits while our reader (a paused pager) reads nothing for
+    longer than the grandchild grace: all of it still comes, none of it is dropped at exit."""
+    body = (b"x" * 1023 + b"\n") * 1024
+    code = f"import os\nos.write(1, b'ready\\n')\nos.write(1, {body[:1024]!r} * 1024)\n"
+    p = watch("--quiet", *child(code))
+    _started(p, b"ready")
+    time.sleep(DRAIN_IDLE_S + 2)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 0 and out == body
+
+
+def test_a_grandchild_holding_the_pipes_open_does_not_keep_watch_waiting() -> None:
+    """The job starts a background process that inherits its stdout and exits: watch ends soon
+    after, with the job's output and exit code, while the grandchild still runs."""
+    code = ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; print(\"grandchild\", flush=True); "
+            "time.sleep(60)'])\nprint('job done', flush=True)\nsys.exit(4)")
+    started = time.monotonic()
+    p = watch("--quiet", *child(code))
+    assert p.stdout is not None
+    out = b""
+    while b"grandchild" not in out or b"job done" not in out:
+        line = p.stdout.readline()
+        assert line, out
+        out += line
+    assert p.wait(timeout=60) == 4
+    assert time.monotonic() - started < DRAIN_IDLE_S + 30
 
 
 def _started(p: subprocess.Popen, marker: bytes) -> None:
