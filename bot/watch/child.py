@@ -214,22 +214,27 @@ def run_child(argv: list[str], gate: StderrGate, take: Callable[[str, bytes], No
     pump.start()
     try:
         status = proc.wait()
-        # What the job wrote goes out in full, however long our reader takes to read it (a
-        # pager someone paused). Once the pipes have run empty, a grandchild that holds them
-        # open is passed on for DRAIN_IDLE_S more, not waited for.
-        deadline = None
-        while pump.is_alive():
-            pump.join(0.05)
-            since = waiting.since
-            if deadline is None and since is not None and time.monotonic() - since > 0.05:
-                deadline = time.monotonic() + DRAIN_IDLE_S
-            if deadline is not None and time.monotonic() > deadline:
-                break
     finally:
+        # The child is gone: a Ctrl-C from here on is for us (a drain to a paused reader).
         for sig, handler in previous.items():
             with contextlib.suppress(OSError, ValueError):
                 signal.signal(sig, handler)
+    _drain(pump, waiting)
     return status
+
+
+def _drain(pump: threading.Thread, waiting: _Waiting) -> None:
+    """Wait for what the job wrote to go out in full, however long our reader takes to read it
+    (a pager someone paused). Once the pipes have run empty, a grandchild that holds them open
+    is passed on for DRAIN_IDLE_S more, not waited for."""
+    deadline = None
+    while pump.is_alive():
+        pump.join(0.05)
+        since = waiting.since
+        if deadline is None and since is not None and time.monotonic() - since > 0.05:
+            deadline = time.monotonic() + DRAIN_IDLE_S
+        if deadline is not None and time.monotonic() > deadline:
+            return
 
 
 def exit_like(status: int) -> int:

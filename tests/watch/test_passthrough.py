@@ -118,10 +118,24 @@ def test_a_reader_that_pauses_gets_all_the_output_of_a_job_that_ended_meanwhile(
     body = (b"x" * 1023 + b"\n") * 1024
     code = f"import os\nos.write(1, b'ready\\n')\nos.write(1, {body[:1024]!r} * 1024)\n"
     p = watch("--quiet", *child(code))
-    _started(p, b"ready")
+    assert p.stdout is not None
+    # The pipe itself, not a buffered readline: communicate reads the pipe, past any buffer.
+    assert os.read(p.stdout.fileno(), 6) == b"ready\n"
     time.sleep(DRAIN_IDLE_S + 2)
     out, _ = p.communicate(timeout=60)
     assert p.returncode == 0 and out == body
+
+
+def test_a_ctrl_c_while_the_output_waits_for_a_paused_reader_ends_watch() -> None:
+    """The job is gone and watch waits for our reader to take the rest of its output: the
+    Ctrl-C is watch's own now (there is no job to pass it to), and ends it."""
+    line = b"x" * 1023 + b"\n"
+    code = f"import os\nos.write(1, b'ready\\n')\nos.write(1, {line!r} * 1024)\n"
+    p = watch("--quiet", *child(code))
+    _started(p, b"ready")
+    time.sleep(3)  # the job has written its megabyte and exited; watch waits on our stdout pipe
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=30) == 130
 
 
 def test_a_grandchild_holding_the_pipes_open_does_not_keep_watch_waiting() -> None:
