@@ -6,7 +6,8 @@ One thread, the pump, waits on both of the child's pipes (poll), reads what a pi
 only then is the piece handed on to be matched. A job that writes line by line (an unbuffered
 print, glog, NCCL) would wake the pump for every line or two: output that follows the last
 within GATHER_S (a millisecond) is let gather that long first, so at 10 MB/s a wake-up reads a
-hundred lines; a line after a quiet moment is read at once. The pump does nothing else in
+hundred lines; a line after a quiet moment is read at once, and a job that fills a whole read
+between two wake-ups is read without a pause. The pump does nothing else in
 Python: read, write, hand over (`WatchSession.take` appends to a list; lines are cut later, a
 batch at a time). One thread rather than one per pipe: a wake-up serves whatever is ready on
 both, and two pumps no longer hand the interpreter to each other around every write (a third
@@ -15,6 +16,9 @@ reading), the child's stderr waits too, in its pipe. The pipes are enlarged to 1
 system allows, so a job writing 10 MB/s is not held up while the pump waits a moment for the
 interpreter. Our own lines (alerts) go to stderr only between two lines of the child's stderr,
 so its bytes stay as they were and no line of it is split.
+
+When the child exits, what its pipes still hold is passed on in full, however long our reader
+takes; a grandchild that keeps them open is passed on for DRAIN_IDLE_S after they run empty.
 
 The child runs in a process group of its own, so a Ctrl-C in the terminal reaches it once (we
 forward it) rather than twice. If our stdout goes away (`| head`), the child's output is still
@@ -41,6 +45,9 @@ PIPE_BYTES = 1 << 20
 # of lines, a wake-up per ms (a line waits at most that) instead of one per line or two, which
 # cost the pump 4-5% of a core; a line written after a quiet moment passes at once.
 GATHER_S = 0.001
+# After the job exits and its pipes have run empty, how long a grandchild that holds them open
+# is still passed on.
+DRAIN_IDLE_S = 2.0
 
 
 class StderrGate:
@@ -93,7 +100,14 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
         data = memoryview(data)[n:]
 
 
-def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], None]]]) -> None:
+class _Waiting:
+    """Since when the pump has been waiting for the job's output (None: it is reading or
+    writing, perhaps blocked on a reader of ours that paused)."""
+
+    since: float | None = None
+
+
+def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], None]]], waiting: _Waiting) -> None:
     """Pass each (fd, write, take) stream through until its EOF: one thread for both of the
     child's pipes, so one wake-up serves whatever is ready on either and the two never pass the
     interpreter to each other between a read and its write."""
@@ -104,17 +118,22 @@ def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], No
         handlers[fd] = [write, take]
     read = os.read
     last = 0.0
+    full = False  # the last wake-up filled a read: the job writes faster than gathering serves
     while handlers:
         try:
+            waiting.since = time.monotonic()
             ready = poller.poll()
+            waiting.since = None
             # Output within GATHER_S of the last: the job writes without pause. Let its next
-            # lines gather, so one wake-up reads a hundred of them, not one.
-            if time.monotonic() - last < GATHER_S:
+            # lines gather, so one wake-up reads a hundred of them, not one. Not after a full
+            # read: a pause per READ_BYTES would hold a faster job back (its pipe fills).
+            if not full and time.monotonic() - last < GATHER_S:
                 time.sleep(GATHER_S)
                 ready = poller.poll(0)
             last = time.monotonic()
         except InterruptedError:
             continue
+        full = False
         for fd, _event in ready:
             handler = handlers.get(fd)
             if handler is None:
@@ -125,6 +144,7 @@ def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], No
                 continue
             except OSError:
                 data = b""
+            full = full or len(data) == READ_BYTES
             if not data:
                 poller.unregister(fd)
                 del handlers[fd]
@@ -189,17 +209,32 @@ def run_child(argv: list[str], gate: StderrGate, take: Callable[[str, bytes], No
             previous[sig] = signal.signal(sig, forward)
     streams = [(out_r, functools.partial(_write_all, 1), functools.partial(take, "stdout")),
                (err_r, gate.child_wrote, functools.partial(take, "stderr"))]
-    pump = threading.Thread(target=_pump, args=(streams,), name="denpex-pump", daemon=True)
+    waiting = _Waiting()
+    pump = threading.Thread(target=_pump, args=(streams, waiting), name="denpex-pump", daemon=True)
     pump.start()
     try:
         status = proc.wait()
-        # A grandchild may hold the pipes open after the child is gone: do not wait for it.
-        pump.join(2.0)
     finally:
+        # The child is gone: a Ctrl-C from here on is for us (a drain to a paused reader).
         for sig, handler in previous.items():
             with contextlib.suppress(OSError, ValueError):
                 signal.signal(sig, handler)
+    _drain(pump, waiting)
     return status
+
+
+def _drain(pump: threading.Thread, waiting: _Waiting) -> None:
+    """Wait for what the job wrote to go out in full, however long our reader takes to read it
+    (a pager someone paused). Once the pipes have run empty, a grandchild that holds them open
+    is passed on for DRAIN_IDLE_S more, not waited for."""
+    deadline = None
+    while pump.is_alive():
+        pump.join(0.05)
+        since = waiting.since
+        if deadline is None and since is not None and time.monotonic() - since > 0.05:
+            deadline = time.monotonic() + DRAIN_IDLE_S
+        if deadline is not None and time.monotonic() > deadline:
+            return
 
 
 def exit_like(status: int) -> int:

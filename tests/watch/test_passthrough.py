@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.watch.child import DRAIN_IDLE_S
 from tests.slack.conftest import ROOT, free_port
 
 # Binary junk, a lone CR, invalid UTF-8, a partial line without a newline: all must pass as is.
@@ -92,6 +93,66 @@ def test_alerts_on_stderr_never_split_a_line_of_the_child() -> None:
     assert theirs == b"".join(lines)
     assert any(b"ALERT: CUDA Out of Memory" in line for line in ours)
     assert b"partial line finished later\n" in err
+
+
+def test_a_job_writing_faster_than_the_gathering_serves_is_not_held_back() -> None:
+    """Gathering waits GATHER_S between wake-ups that each read up to READ_BYTES: a job writing
+    faster than that (a block-buffered dump) would be held back by its full pipe. A full read is
+    followed by the next at once. GATHER_S is made 0.5 s, so that a pause per 64 KB read makes
+    the 16 MB job take 128 s, where reading on takes a second or two past watch's start-up
+    (tens of seconds on a loaded machine: the bound leaves room for that)."""
+    size = 16 << 20
+    job = f"import os\nblock = b'x' * 1023 + b'\\n'\nfor _ in range({size >> 20}):\n    os.write(1, block * 1024)\n"
+    run = ("import runpy, sys\nimport bot.watch.child as child\nchild.GATHER_S = 0.5\n"
+           f"sys.argv = ['bot', 'watch', '--quiet', '--', sys.executable, '-c', {job!r}]\n"
+           "runpy.run_module('bot', run_name='__main__')\n")
+    started = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", run], cwd=ROOT, stdout=subprocess.PIPE, timeout=280, check=False)
+    assert p.returncode == 0 and len(p.stdout) == size and p.stdout == (b"x" * 1023 + b"\n") * (size >> 10)
+    assert time.monotonic() - started < 64
+
+
+def test_a_reader_that_pauses_gets_all_the_output_of_a_job_that_ended_meanwhile() -> None:
+    """A job writes a megabyte and exits while our reader (a paused pager) reads nothing for
+    longer than the grandchild grace: all of it still comes, none of it is dropped at exit."""
+    body = (b"x" * 1023 + b"\n") * 1024
+    code = f"import os\nos.write(1, b'ready\\n')\nos.write(1, {body[:1024]!r} * 1024)\n"
+    p = watch("--quiet", *child(code))
+    assert p.stdout is not None
+    # The pipe itself, not a buffered readline: communicate reads the pipe, past any buffer.
+    assert os.read(p.stdout.fileno(), 6) == b"ready\n"
+    time.sleep(DRAIN_IDLE_S + 2)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 0 and out == body
+
+
+def test_a_ctrl_c_while_the_output_waits_for_a_paused_reader_ends_watch() -> None:
+    """The job is gone and watch waits for our reader to take the rest of its output: the
+    Ctrl-C is watch's own now (there is no job to pass it to), and ends it."""
+    line = b"x" * 1023 + b"\n"
+    code = f"import os\nos.write(1, b'ready\\n')\nos.write(1, {line!r} * 1024)\n"
+    p = watch("--quiet", *child(code))
+    _started(p, b"ready")
+    time.sleep(3)  # the job has written its megabyte and exited; watch waits on our stdout pipe
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=30) == 130
+
+
+def test_a_grandchild_holding_the_pipes_open_does_not_keep_watch_waiting() -> None:
+    """The job starts a background process that inherits its stdout and exits: watch ends soon
+    after, with the job's output and exit code, while the grandchild still runs."""
+    code = ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; print(\"grandchild\", flush=True); "
+            "time.sleep(60)'])\nprint('job done', flush=True)\nsys.exit(4)")
+    started = time.monotonic()
+    p = watch("--quiet", *child(code))
+    assert p.stdout is not None
+    out = b""
+    while b"grandchild" not in out or b"job done" not in out:
+        line = p.stdout.readline()
+        assert line, out
+        out += line
+    assert p.wait(timeout=60) == 4
+    assert time.monotonic() - started < DRAIN_IDLE_S + 30
 
 
 def _started(p: subprocess.Popen, marker: bytes) -> None:
