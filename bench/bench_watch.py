@@ -281,6 +281,9 @@ def passthrough_delay(argv: list[str], env: dict[str, str], skip: int = 0) -> li
 
 
 def ms(delays: list[float]) -> str:
+    # A loaded machine can let fewer than two stamps through; quantiles needs two.
+    if len(delays) < 2:
+        return f"only {len(delays)} line(s) arrived: no figure"
     q = statistics.quantiles(delays, n=100)
     return f"{statistics.median(delays) * 1000:.2f} / {q[98] * 1000:.1f} / {max(delays) * 1000:.1f} ms"
 
