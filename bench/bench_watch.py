@@ -284,7 +284,7 @@ def ms(delays: list[float]) -> str:
     # A loaded machine can let fewer than two stamps through; quantiles needs two.
     if len(delays) < 2:
         return f"only {len(delays)} line(s) arrived: no figure"
-    q = statistics.quantiles(delays, n=100)
+    q = statistics.quantiles(delays, n=100, method="inclusive")  # never past the largest
     return f"{statistics.median(delays) * 1000:.2f} / {q[98] * 1000:.1f} / {max(delays) * 1000:.1f} ms"
 
 
