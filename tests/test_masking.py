@@ -382,12 +382,17 @@ PERSONAL = [
     ("node gn-192 is down again since the ECC errors", "gn-192", "HOST"),
     ("can someone ssh into hpc-n0412 and check dmesg?", "hpc-n0412", "HOST"),
     ("drained cn-073, will reboot it tonight", "cn-073", "HOST"),
+    ("Node cn-0731 is drained", "cn-0731", "HOST"),
+    ("Rebooted gn-118 after Xid 79", "gn-118", "HOST"),
+    ("Draining hpc-n0412 for repairs", "hpc-n0412", "HOST"),
     # JupyterHub's KubeSpawner names a user's server pod after the login.
     ('Error from server (Forbidden): pods "jupyter-ohaddad" is forbidden: User "system:serviceaccount:jhub:hub" cannot get resource "pods"', "ohaddad", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # The prose words inside longer words: no machine is named after them.
+    "the x-node ab12 link and sub_node gp99, pre-drain cx-917 and unreboot gz-655",
     # A group (not a login) owns the repository on a public host; an IBAN-shaped id whose check fails.
     "upstream\tgit@github.com:pytorch/pytorch.git (fetch)",
     # Public registries and an image path whose first part is a file, not a registry.

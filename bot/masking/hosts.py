@@ -305,9 +305,11 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # letters, an optional dash, two to five digits.
     # (One letter takes four or five digits, `c8646`, `g5036`: `a100`, `h100` are GPUs.)
     # (Cray's `nid001234` has six.)
+    # (A word of either case is sought from its lowercase tail, its head checked behind it:
+    # `re` skips to a literal in C, but tries a leading `[Nn]` at every `n` of the text.)
     *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,6}|[a-z]\d{4,5})(?![\w.-])"))
-      for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
-                       ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
+      for word, rx in (("node ", r"ode(?<=(?<![\w-])[Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
+                       ("drain", r"rain(?<=(?<![\w-])[Dd]rain)(?:ed|ing)?"), ("reboot", r"eboot(?<=(?<![\w-])[Rr]eboot)(?:ed|ing)?"))),
     # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1
     # Task(s) on Host(s) <gpu-0042>, Allocated 8 Slot(s) on Host(s) <8*gpu-0042>`, before LSF 9
     # `Started on <gpu-0042>, Execution Home </home/hfischer>`.
