@@ -147,6 +147,7 @@ PERSONAL = [
     ("MASTER_ADDR=gpu-node-07 MASTER_PORT=29500", "gpu-node-07", "HOST"),
     ("gpu-node-07:48213:48213 [0] NCCL INFO Bootstrap", "gpu-node-07", "HOST"),
     ("[c10d] failed to connect to [gpu-node-08]:29500", "gpu-node-08", "HOST"),
+    ("tried [localhost]:29500 then [trainbox7]:29501 and [rank3]:29502, [default0]:29503", "trainbox7", "HOST"),
     ("ip-10-0-1-23.ec2.internal", "ip-10-0-1-23.ec2.internal", "HOST"),
     ("contact alice.smith@acme-research.org for access", "alice.smith@acme-research.org", "EMAIL"),
     ('File "/home/jsmith/llm/train.py", line 3', "jsmith", "USER"),
@@ -391,6 +392,8 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # A rank label and localhost in the `[host]:port` position name no machine.
+    "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
     # The prose words inside longer words: no machine is named after them.
     "the x-node ab12 link and sub_node gp99, pre-drain cx-917 and unreboot gz-655",
     # A group (not a login) owns the repository on a public host; an IBAN-shaped id whose check fails.

@@ -208,9 +208,12 @@ _IMAGE_LEADS = (
     *((f"docker {verb} ", rf"docker {verb} [^\n]{{0,400}}?(?<=[ \t])") for verb in ("pull", "push", "run", "tag", "create")),
 )
 _IMAGE_LITERALS = frozenset(literal for literal, _ in _IMAGE_LEADS)
+# Names no position holds as a host: a launcher's rank label, `localhost`.
+_NOT_POSITION_HOSTS = ("rank", "default", "local")
 _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
-    # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix.
-    ("]:", re.compile(r"\[" + _H + r"\]:\d{1,5}(?![\d:.-])")),
+    # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix. (Those names are passed
+    # over in the pattern too: c10d's `[localhost]:29500` is on every line of a retry flood.)
+    ("]:", re.compile(r"\[(?!" + "|".join(_NOT_POSITION_HOSTS) + ")" + _H + r"\]:\d{1,5}(?![\d:.-])")),
     ("peer ", re.compile(r"peer " + _H + r"<\d")),
     ("to host ", re.compile(r"to host " + _H + r" port")),
     ("resolve host: ", re.compile(r"resolve host: " + _H)),
@@ -396,7 +399,7 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
             continue
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
-            if not host_value_ok(value) or value.startswith(("rank", "default", "local")):
+            if not host_value_ok(value) or value.startswith(_NOT_POSITION_HOSTS):
                 continue
             if literal in _IMAGE_LITERALS and value.rsplit(".", 1)[-1].lower() not in _TLDS and text[m.end("h")] != ":":
                 continue
