@@ -394,6 +394,8 @@ PERSONAL = [
 DECOYS = [
     # A rank label and localhost in the `[host]:port` position name no machine.
     "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
+    # A bootstrap token's shape inside longer dotted names.
+    "artifact zq81abcdef.0123456789abcdef and layer.k7m2qa.0d9x3v8w1b5n4c6z stay",
     # The prose words inside longer words: no machine is named after them.
     "the x-node ab12 link and sub_node gp99, pre-drain cx-917 and unreboot gz-655",
     # A group (not a login) owns the repository on a public host; an IBAN-shaped id whose check fails.
