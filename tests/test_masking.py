@@ -147,6 +147,7 @@ PERSONAL = [
     ("MASTER_ADDR=gpu-node-07 MASTER_PORT=29500", "gpu-node-07", "HOST"),
     ("gpu-node-07:48213:48213 [0] NCCL INFO Bootstrap", "gpu-node-07", "HOST"),
     ("[c10d] failed to connect to [gpu-node-08]:29500", "gpu-node-08", "HOST"),
+    ("tried [localhost]:29500 then [trainbox7]:29501 and [rank3]:29502, [default0]:29503", "trainbox7", "HOST"),
     ("ip-10-0-1-23.ec2.internal", "ip-10-0-1-23.ec2.internal", "HOST"),
     ("contact alice.smith@acme-research.org for access", "alice.smith@acme-research.org", "EMAIL"),
     ('File "/home/jsmith/llm/train.py", line 3', "jsmith", "USER"),
@@ -382,12 +383,21 @@ PERSONAL = [
     ("node gn-192 is down again since the ECC errors", "gn-192", "HOST"),
     ("can someone ssh into hpc-n0412 and check dmesg?", "hpc-n0412", "HOST"),
     ("drained cn-073, will reboot it tonight", "cn-073", "HOST"),
+    ("Node cn-0731 is drained", "cn-0731", "HOST"),
+    ("Rebooted gn-118 after Xid 79", "gn-118", "HOST"),
+    ("Draining hpc-n0412 for repairs", "hpc-n0412", "HOST"),
     # JupyterHub's KubeSpawner names a user's server pod after the login.
     ('Error from server (Forbidden): pods "jupyter-ohaddad" is forbidden: User "system:serviceaccount:jhub:hub" cannot get resource "pods"', "ohaddad", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # A rank label and localhost in the `[host]:port` position name no machine.
+    "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
+    # A bootstrap token's shape inside longer dotted names.
+    "artifact zq81abcdef.0123456789abcdef and layer.k7m2qa.0d9x3v8w1b5n4c6z stay",
+    # The prose words inside longer words: no machine is named after them.
+    "the x-node ab12 link and sub_node gp99, pre-drain cx-917 and unreboot gz-655",
     # A group (not a login) owns the repository on a public host; an IBAN-shaped id whose check fails.
     "upstream\tgit@github.com:pytorch/pytorch.git (fetch)",
     # Public registries and an image path whose first part is a file, not a registry.

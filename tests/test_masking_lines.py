@@ -90,3 +90,17 @@ def test_tables_with_needs_are_still_masked(prefix):
         assert value not in out, (value, out)
     for kept in ("READY", "JobID", "localhost", "FAILED", "PARTITION"):
         assert kept in out
+
+
+def test_every_table_header_holds_its_literal():
+    """find_tables tries a header pattern only where its literal occurs (one literal scan for
+    all of them): every header each pattern matches over the corpus holds that literal."""
+    from bot.masking.hosts import _TABLES
+
+    seen = set()
+    for literal, header, _, _ in _TABLES:
+        for text in _corpus():
+            for m in header.finditer(text):
+                seen.add(literal)
+                assert literal in m[0], (literal, m[0])
+    assert len(seen) >= 6  # the corpus meets most tables: the check above means something

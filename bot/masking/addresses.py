@@ -38,6 +38,7 @@ _IPV6_AFTER_IFNAME_RX = regex.compile(
 _IPV6_EIGHT_AFTER_IFNAME_RX = regex.compile(
     rf":(?<=(?<=[A-Za-z][\w.-]{{0,15}}:){_H}:)(?:{_H}:){{6}}{_H}(?:%[A-Za-z0-9_.]{{1,16}})?(?=<[0-9])"
 )
+_PORT_AFTER = re.compile(r"<[0-9]")  # what both patterns above require after their match
 # Full eight-group form as printed by show_gids / ibv_devinfo (zero-padded groups).
 _IPV6_FULL_RX = regex.compile(r":(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){6}(?:%[A-Za-z0-9_.]{1,16})?" + _END)
 # Eight groups written out with leading zeros dropped (`2001:db8:85a3:0:0:8a2e:370:7334`, as
@@ -169,17 +170,22 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
     """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
     if ":" not in text:
         return
+    # NCCL's `ifname:address<port>` forms end before `<` and a digit: most texts hold none
+    # (a c10d retry flood's `[::ffff:127.0.0.1]:29500` lines), and each pattern is a sweep.
+    ported = _PORT_AFTER.search(text) is not None
     if "::" in text:
         for m in _IPV6_COMPRESSED_RX.finditer(text):
             if _v6_plausible(m.group(), text, m.start()):
                 _v6_edit(text, m.start(), m.end(), edits)
-        for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
-            _v6_edit(text, m.start(), m.end(), edits)
-    for m in _IPV6_EIGHT_AFTER_IFNAME_RX.finditer(text):
-        start = m.start()
-        while start > m.start() - 4 and text[start - 1] in _HEX:
-            start -= 1
-        _v6_edit(text, start, m.end(), edits)
+        if ported:
+            for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
+                _v6_edit(text, m.start(), m.end(), edits)
+    if ported:
+        for m in _IPV6_EIGHT_AFTER_IFNAME_RX.finditer(text):
+            start = m.start()
+            while start > m.start() - 4 and text[start - 1] in _HEX:
+                start -= 1
+            _v6_edit(text, start, m.end(), edits)
     for m in _IPV6_FULL_RX.finditer(text):
         start = m.start() - 4
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_:."):

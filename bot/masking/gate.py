@@ -62,9 +62,13 @@ class Gate:
         # Scratch space serves one scan at a time: one per thread (the bot's workers).
         self._local = threading.local()
 
-    def spans(self, text: str) -> dict[str, list[tuple[int, int]]]:
+    def spans(self, text: str, lines: int | None = None) -> dict[str, list[tuple[int, int]]]:
         """Row name -> the (start, end) of its lines, newline included, in text order: the lines
-        its gate matches, or the whole text where those are more than half the lines."""
+        its gate matches, or the whole text where those are more than half the lines.
+
+        `lines`: the text's number of lines, when the caller knows it (the masker counts a
+        piece once: its stages keep its lines). Any count gives the same edits, only sooner
+        or later the whole text."""
         data = one_byte(text)
         ends: list[list[int]] = [[] for _ in self.names]
 
@@ -79,7 +83,9 @@ class Gate:
         # A row on most lines (every NCCL line holds a node name) is given the whole text:
         # a row finds the same on any lines that include its own (the promise above), and
         # cutting out the few others would cost more than they do.
-        half = (data.count(b"\n") + (not data.endswith(b"\n"))) // 2
+        if lines is None:
+            lines = data.count(b"\n") + (not data.endswith(b"\n"))
+        half = lines // 2
         return {
             name: [(0, size)] if len(row_ends) > half else [(rfind(b"\n", 0, to) + 1, min(to + 1, size)) for to in sorted(row_ends)]
             for name, row_ends in zip(self.names, ends, strict=True)

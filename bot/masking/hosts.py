@@ -208,9 +208,12 @@ _IMAGE_LEADS = (
     *((f"docker {verb} ", rf"docker {verb} [^\n]{{0,400}}?(?<=[ \t])") for verb in ("pull", "push", "run", "tag", "create")),
 )
 _IMAGE_LITERALS = frozenset(literal for literal, _ in _IMAGE_LEADS)
+# Names no position holds as a host: a launcher's rank label, `localhost`.
+_NOT_POSITION_HOSTS = ("rank", "default", "local")
 _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
-    # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix.
-    ("]:", re.compile(r"\[" + _H + r"\]:\d{1,5}(?![\d:.-])")),
+    # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix. (Those names are passed
+    # over in the pattern too: c10d's `[localhost]:29500` is on every line of a retry flood.)
+    ("]:", re.compile(r"\[(?!" + "|".join(_NOT_POSITION_HOSTS) + ")" + _H + r"\]:\d{1,5}(?![\d:.-])")),
     ("peer ", re.compile(r"peer " + _H + r"<\d")),
     ("to host ", re.compile(r"to host " + _H + r" port")),
     ("resolve host: ", re.compile(r"resolve host: " + _H)),
@@ -305,9 +308,11 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # letters, an optional dash, two to five digits.
     # (One letter takes four or five digits, `c8646`, `g5036`: `a100`, `h100` are GPUs.)
     # (Cray's `nid001234` has six.)
+    # (A word of either case is sought from its lowercase tail, its head checked behind it:
+    # `re` skips to a literal in C, but tries a leading `[Nn]` at every `n` of the text.)
     *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,6}|[a-z]\d{4,5})(?![\w.-])"))
-      for word, rx in (("node ", r"[Nn]ode(?<![\w-][Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
-                       ("drain", r"[Dd]rain(?<![\w-][Dd]rain)(?:ed|ing)?"), ("reboot", r"[Rr]eboot(?<![\w-][Rr]eboot)(?:ed|ing)?"))),
+      for word, rx in (("node ", r"ode(?<=(?<![\w-])[Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
+                       ("drain", r"rain(?<=(?<![\w-])[Dd]rain)(?:ed|ing)?"), ("reboot", r"eboot(?<=(?<![\w-])[Rr]eboot)(?:ed|ing)?"))),
     # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1
     # Task(s) on Host(s) <gpu-0042>, Allocated 8 Slot(s) on Host(s) <8*gpu-0042>`, before LSF 9
     # `Started on <gpu-0042>, Execution Home </home/hfischer>`.
@@ -394,7 +399,7 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
             continue
         for m in rx.finditer(text):
             value = m.group("h").rstrip(".")
-            if not host_value_ok(value) or value.startswith(("rank", "default", "local")):
+            if not host_value_ok(value) or value.startswith(_NOT_POSITION_HOSTS):
                 continue
             if literal in _IMAGE_LITERALS and value.rsplit(".", 1)[-1].lower() not in _TLDS and text[m.end("h")] != ":":
                 continue
@@ -650,32 +655,34 @@ _ETC_KEEP = frozenset(
 # blank (`2 (3m ago)`); Slurm and ps separate cells by blanks and have none in the columns we read.
 _TWO_BLANKS = re.compile(r"\S+(?: \S+)*")
 _BLANKS = re.compile(r"\S+")
-_TABLES: list[tuple[LinePattern, re.Pattern[str], dict[str, str]]] = [
+# (a literal in every header the pattern matches, the header, its cells, the columns wanted)
+_TABLES: list[tuple[str, LinePattern, re.Pattern[str], dict[str, str]]] = [
     # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
-    (LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M, gate=r"READY[ \t]{2,}STATUS"), _TWO_BLANKS, {"NODE": "host"}),
-    (LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M, gate=r"STATUS[ \t]{2,}ROLES"), _TWO_BLANKS, {"NAME": "host"}),
+    ("READY", LinePattern(r"[ \t]*(?:NAMESPACE[ \t]{2,})?NAME[ \t]{2,}READY[ \t]{2,}STATUS[ \t]{2,}[^\n]*\bNODE\b[^\n]*$", re.M, gate=r"READY[ \t]{2,}STATUS"), _TWO_BLANKS, {"NODE": "host"}),
+    ("ROLES", LinePattern(r"[ \t]*NAME[ \t]{2,}STATUS[ \t]{2,}ROLES[ \t]{2,}[^\n]*$", re.M, gate=r"STATUS[ \t]{2,}ROLES"), _TWO_BLANKS, {"NAME": "host"}),
     # kubectl top nodes: `NAME   CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%`.
-    (LinePattern(r"[ \t]*NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%[^\n]*$", re.M, gate=r"NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%"), _TWO_BLANKS, {"NAME": "host"}),
+    ("CPU(cores)", LinePattern(r"[ \t]*NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%[^\n]*$", re.M, gate=r"NAME[ \t]{2,}CPU\(cores\)[ \t]{2,}CPU%"), _TWO_BLANKS, {"NAME": "host"}),
     # LSF: bhosts, lsload: `HOST_NAME          STATUS       JL/U    MAX ...`, `HOST_NAME  status  r15s ...`.
-    (LinePattern(r"[ \t]*HOST_NAME[ \t]+(?:STATUS|status)[ \t][^\n]*$", re.M, gate=r"HOST_NAME[ \t]+(?:STATUS|status)"), _BLANKS, {"HOST_NAME": "host"}),
+    ("HOST_NAME", LinePattern(r"[ \t]*HOST_NAME[ \t]+(?:STATUS|status)[ \t][^\n]*$", re.M, gate=r"HOST_NAME[ \t]+(?:STATUS|status)"), _BLANKS, {"HOST_NAME": "host"}),
     # squeue: JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)
-    (LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M, gate=r"JOBID[ \t]+PARTITION"), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
+    ("JOBID", LinePattern(r"[ \t]*JOBID[ \t]+PARTITION[ \t]+[^\n]*\bUSER\b[^\n]*$", re.M, gate=r"JOBID[ \t]+PARTITION"), _BLANKS, {"USER": "user", "NODELIST(REASON)": "host", "NODELIST": "host"}),
     # sinfo: PARTITION AVAIL TIMELIMIT NODES STATE NODELIST; sinfo -N: NODELIST NODES PARTITION STATE
-    (LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M, gate=r"PARTITION[ \t]+AVAIL"), _BLANKS, {"NODELIST": "host"}),
-    (LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M, gate=r"NODELIST[ \t]+NODES"), _BLANKS, {"NODELIST": "host"}),
+    ("AVAIL", LinePattern(r"[ \t]*PARTITION[ \t]+AVAIL[ \t]+[^\n]*\bNODELIST\b[^\n]*$", re.M, gate=r"PARTITION[ \t]+AVAIL"), _BLANKS, {"NODELIST": "host"}),
+    ("NODELIST", LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M, gate=r"NODELIST[ \t]+NODES"), _BLANKS, {"NODELIST": "host"}),
     # gcloud compute instances list: `NAME  ZONE  MACHINE_TYPE  PREEMPTIBLE  INTERNAL_IP  EXTERNAL_IP  STATUS`
     # (an instance's name is its host name; PREEMPTIBLE and EXTERNAL_IP may be blank).
-    (LinePattern(r"[ \t]*NAME[ \t]+ZONE[ \t]+MACHINE_TYPE[ \t][^\n]*$", re.M, gate=r"NAME[ \t]+ZONE[ \t]+MACHINE_TYPE"), _BLANKS, {"NAME": "host"}),
+    ("MACHINE_TYPE", LinePattern(r"[ \t]*NAME[ \t]+ZONE[ \t]+MACHINE_TYPE[ \t][^\n]*$", re.M, gate=r"NAME[ \t]+ZONE[ \t]+MACHINE_TYPE"), _BLANKS, {"NAME": "host"}),
     # top: `    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND`
-    (LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+PR[ \t]+NI"), _BLANKS, {"USER": "user"}),
+    ("PID", LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+PR[ \t]+NI[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+PR[ \t]+NI"), _BLANKS, {"USER": "user"}),
     # ps aux / ps -ef: USER PID ... / UID PID PPID ...
-    (LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M, gate=r"PID[ \t]+(?:%CPU|PPID)"), _BLANKS, {"USER": "user", "UID": "user"}),
+    ("PID", LinePattern(r"[ \t]*(?:USER[ \t]+PID[ \t]+%CPU|UID[ \t]+PID[ \t]+PPID)[^\n]*$", re.M, gate=r"PID[ \t]+(?:%CPU|PPID)"), _BLANKS, {"USER": "user", "UID": "user"}),
     # loginctl list-sessions: `SESSION  UID USER     SEAT  TTY`, a blank cell where a session has no seat
     # (the user column comes before any blank one).
-    (LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
+    ("SESSION", LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
 ]  # fmt: skip
-_TABLE_WORDS = ("NAME", "JOBID", "PARTITION", "NODELIST", "PID", "SESSION")  # HOST_NAME holds NAME
-_TABLE_LITERALS = LiteralSet(_TABLE_WORDS)  # one scan, not a sweep of the text per word
+# One scan for the headers' literals: a header pattern whose literal is absent is not tried
+# (each pattern's own gate would sweep the text once per table; most logs print none).
+_TABLE_LITERALS = LiteralSet(literal for literal, _, _, _ in _TABLES)
 _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
@@ -783,9 +790,12 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
         cells, layout = state.open_table
         state.open_table = None
         _table_rows(text, 0, cells, layout, edits, state)
-    if not _TABLE_LITERALS.present(text):
+    found = _TABLE_LITERALS.present(text)
+    if not found:
         return
-    for header_rx, cells, wanted in _TABLES:
+    for literal, header_rx, cells, wanted in _TABLES:
+        if literal not in found:
+            continue
         for header in header_rx.finditer(text):
             names = [c.group() for c in cells.finditer(text, LinePattern.body_start(header), header.end())]
             columns = {i: wanted[name] for i, name in enumerate(names) if name in wanted}

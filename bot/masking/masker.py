@@ -184,6 +184,7 @@ def _mask_clean(text: str, state: LogState) -> str:
     learned names and secrets wherever they recur."""
     hits: list[tuple[str, int, int]] = []
     present: set[str] = set()
+    line_count = text.count("\n") + (not text.endswith("\n"))  # for every stage's gate: one count
     for stage, detectors in BY_STAGE:
         if stage == "secrets":
             # Anchor words after the blocks stage; their positions hold for this stage only,
@@ -192,7 +193,7 @@ def _mask_clean(text: str, state: LogState) -> str:
             present = present_words(text, hits)
         scan = Scan(text, hits, present, [], state)
         gate = _GATES.get(stage)
-        row_lines = gate.spans(text) if gate is not None else {}
+        row_lines = gate.spans(text, line_count) if gate is not None else {}
         for detector in detectors:
             if not detector.gated:
                 detector.find(scan)

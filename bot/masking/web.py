@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.literals import LiteralSet
 from bot.masking.edits import Edit
 from bot.masking.keys import looks_like_secret
 from bot.masking.vendor import char_classes, entropy
@@ -37,14 +38,17 @@ _PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None
 _COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie:[ \t]*")
 _COOKIE_ATTRS = re.compile(r"(?i)(?:path|domain|expires|max-age|samesite)\Z")
 _COOKIE = re.compile(r"(?P<name>[^\s=;,]{1,64})=(?P<v>[^\s;,]{1,4096})")
+# One scan for which literals a text holds, not one sweep of the text per literal.
+_PATH_LITERALS = LiteralSet(literal for literal, _, _, _ in _PATH_TOKENS)
 WEB_KINDS = (*(kind for _, _, kind, _ in _PATH_TOKENS), "cookie")
 WEB_WORDS = ("cookie:",)
 
 
 def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> None:
     """Mask tokens in URL paths and the values of session cookies."""
+    found = _PATH_LITERALS.present(text)
     for literal, rx, kind, valid in _PATH_TOKENS:
-        if literal in text:
+        if literal in found:
             for m in rx.finditer(text):
                 if valid is not None and not valid(m.group("v")):
                     continue
