@@ -1,0 +1,64 @@
+"""What an independent blind corpus of pasted ML-ops logs (78 families) still leaked from main.
+
+Each row is text as the tool prints it, the planted values that must be gone, and the
+diagnostic text that must stay as it is. Values are synthetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.masking import Masker
+
+
+def _mask_log(text: str) -> str:
+    # As `denpex mask` reads a log: learned whole first, then masked.
+    masker = Masker()
+    masker.learn(text.encode())
+    return str(masker.mask(text))
+
+
+ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
+    (
+        # http.client's debuglevel=1 prints the request bytes with the header ends escaped.
+        "http-client-send-cookie",
+        "send: b'POST /v1/eval/submit HTTP/1.1\\r\\nHost: api.int.vandelay.net\\r\\nUser-Agent: python-requests/2.32.3\\r\\n"
+        "Cookie: sessionid=Qm7xK2pLw9ZvN4bT1yRrWw4s5eH6jJ1kK0oO9pP8uU7aB3cD; csrftoken=Hq2kLw9ZxN4bV7cT1yRrWw4s5eH6jJ1k\\r\\n"
+        "Content-Length: 512\\r\\n\\r\\n'\n",
+        ("Qm7xK2pLw9ZvN4bT1yRrWw4s5eH6jJ1kK0oO9pP8uU7aB3cD", "Hq2kLw9ZxN4bV7cT1yRrWw4s5eH6jJ1k"),
+        ("Cookie: sessionid=<SECRET:cookie-1>; csrftoken=<SECRET:cookie-2>\\r\\nContent-Length: 512\\r\\n",),
+    ),
+    (
+        # A GCP service account's unique id: its key file's client_id, gcloud's describe.
+        "gcp-service-account-ids",
+        '$ cat $GOOGLE_APPLICATION_CREDENTIALS\n{\n  "type": "service_account",\n  "project_id": "globex-research",\n'
+        '  "client_id": "104893617022948571234",\n  "auth_uri": "https://accounts.google.com/o/oauth2/auth",\n}\n'
+        "$ gcloud iam service-accounts describe trainer@globex-research.iam.gserviceaccount.com\n"
+        "oauth2ClientId: '117250938461027364518'\nuniqueId: '117250938461027364518'\n",
+        ("104893617022948571234", "117250938461027364518"),
+        ('"project_id": "globex-research"', '"client_id": "<ACCOUNT-1>"', "uniqueId: '<ACCOUNT-2>'"),
+    ),
+    (
+        # A North American number offered in prose, after an address: 3-3-4, no country code.
+        "prose-phone-nanp",
+        "Please reach me at ravi@tyrelllabs.co.uk or 486-690-8362 if you need access to the bucket.\n"
+        "call me on 415.555.0142 tomorrow\n",
+        ("486-690-8362", "415.555.0142"),
+        ("if you need access to the bucket.", " tomorrow"),
+    ),
+    (
+        # ... and what only looks like one stays: token counts, dates, times.
+        "prose-numbers-kept",
+        "reach 512-1024-2048 tokens\ntext me at 2024-11-14 10:00\ncall at 10:30\n",
+        (),
+        ("reach 512-1024-2048 tokens", "text me at 2024-11-14 10:00", "call at 10:30"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "gone", "kept"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_blind_corpus_leak_is_masked(text: str, gone: tuple[str, ...], kept: tuple[str, ...]) -> None:
+    out = _mask_log(text)
+    for value in gone:
+        assert value not in out, out
+    for fact in kept:
+        assert fact in out, out
