@@ -38,6 +38,15 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         ('"project_id": "globex-research"', '"client_id": "<ACCOUNT-1>"', "uniqueId: '<ACCOUNT-2>'"),
     ),
     (
+        # Buildkite's job log checks out under the agent's name (`%hostname-%spawn`).
+        "buildkite-agent-build-dir",
+        "~~~ Preparing working directory\n$ cd /var/lib/buildkite-agent/builds/bk-gpu-k7gy5e-1/initech/trainer\n"
+        '# Host "github.com" already in list of known hosts at "/var/lib/buildkite-agent/.ssh/known_hosts"\n'
+        "$ cd /buildkite/builds/buildkite-agent-6b59766cd4-ft4cj-1/mindful/global-base\n",
+        ("bk-gpu-k7gy5e-1", "buildkite-agent-6b59766cd4-ft4cj-1"),
+        ("/var/lib/buildkite-agent/builds/<HOST-1>/initech/trainer", '# Host "github.com" already in list', "/mindful/global-base"),
+    ),
+    (
         # A North American number offered in prose, after an address: 3-3-4, no country code.
         "prose-phone-nanp",
         "Please reach me at ravi@tyrelllabs.co.uk or 486-690-8362 if you need access to the bucket.\n"
