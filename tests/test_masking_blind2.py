@@ -57,9 +57,9 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
     (
         # ... and what only looks like one stays: token counts, dates, times.
         "prose-numbers-kept",
-        "reach 512-1024-2048 tokens\ntext me at 2024-11-14 10:00\ncall at 10:30\n",
+        "reach 512-1024-2048 tokens\nreach 250-500-1000 steps\ntext me at 2024-11-14 10:00\ncall at 10:30\n",
         (),
-        ("reach 512-1024-2048 tokens", "text me at 2024-11-14 10:00", "call at 10:30"),
+        ("reach 512-1024-2048 tokens", "reach 250-500-1000 steps", "text me at 2024-11-14 10:00", "call at 10:30"),
     ),
 ]
 

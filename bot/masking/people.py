@@ -567,8 +567,9 @@ _PROSE_PHONE_RX = re.compile(
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5}"
-    # or as North Americans write one, no country code: `reach me at 415-555-0132`.
-    r"|[2-9]\d{2}(?P<sep>[-.])\d{3}(?P=sep)\d{4})(?![\w.-]?\d)"
+    # or as North Americans write one, no country code, offered (`reach me at 415-555-0132`, not
+    # `reach 250-500-1000 steps`).
+    r"|(?:(?<=at |on |is |or |me |us )|(?<=: ))[2-9]\d{2}(?P<sep>[-.])\d{3}(?P=sep)\d{4})(?![\w.-]?\d)"
 )
 # (`number is`, not `number`: Megatron prints `number of skipped iterations` on every
 # iteration line, and the row's line gate would let each of them through.)
