@@ -33,8 +33,8 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         '$ cat $GOOGLE_APPLICATION_CREDENTIALS\n{\n  "type": "service_account",\n  "project_id": "globex-research",\n'
         '  "client_id": "104893617022948571234",\n  "auth_uri": "https://accounts.google.com/o/oauth2/auth",\n}\n'
         "$ gcloud iam service-accounts describe trainer@globex-research.iam.gserviceaccount.com\n"
-        "oauth2ClientId: '117250938461027364518'\nuniqueId: '117250938461027364518'\n",
-        ("104893617022948571234", "117250938461027364518"),
+        "oauth2ClientId: '917250938461027364518'\nuniqueId: '917250938461027364518'\n",
+        ("104893617022948571234", "917250938461027364518"),
         ('"project_id": "globex-research"', '"client_id": "<ACCOUNT-1>"', "uniqueId: '<ACCOUNT-2>'"),
     ),
     (
