@@ -28,16 +28,6 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("Cookie: sessionid=<SECRET:cookie-1>; csrftoken=<SECRET:cookie-2>\\r\\nContent-Length: 512\\r\\n",),
     ),
     (
-        # A GCP service account's unique id: its key file's client_id, gcloud's describe.
-        "gcp-service-account-ids",
-        '$ cat $GOOGLE_APPLICATION_CREDENTIALS\n{\n  "type": "service_account",\n  "project_id": "globex-research",\n'
-        '  "client_id": "104893617022948571234",\n  "auth_uri": "https://accounts.google.com/o/oauth2/auth",\n}\n'
-        "$ gcloud iam service-accounts describe trainer@globex-research.iam.gserviceaccount.com\n"
-        "oauth2ClientId: '917250938461027364518'\nuniqueId: '917250938461027364518'\n",
-        ("104893617022948571234", "917250938461027364518"),
-        ('"project_id": "globex-research"', '"client_id": "<ACCOUNT-1>"', "uniqueId: '<ACCOUNT-2>'"),
-    ),
-    (
         # Buildkite's job log checks out under the agent's name (`%hostname-%spawn`).
         "buildkite-agent-build-dir",
         "~~~ Preparing working directory\n$ cd /var/lib/buildkite-agent/builds/bk-gpu-k7gy5e-1/initech/trainer\n"

@@ -51,11 +51,6 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     )),
     ("gcp-console", "project=", re.compile(r"[?&]project=(?P<id>\d{6,14})(?![\w.-])")),
     ("gcp-number", "projectNumber", re.compile(r"projectNumber[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>\d{6,14})(?!\w)")),
-    # A GCP service account's unique id (21 digits), its OAuth client id too: `"client_id":` in
-    # its JSON key file, `uniqueId:` and `oauth2ClientId:` in `gcloud iam service-accounts
-    # describe`. (An OAuth app's `client_id` is `<n>-<x>.apps.googleusercontent.com`: not this.)
-    ("gcp-client-id", "lient", re.compile(r"(?:\bclient_id|oauth2ClientId)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>\d{21})(?![\w.-])")),
-    ("gcp-unique-id", "uniqueId", re.compile(r"uniqueId[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>\d{21})(?![\w.-])")),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
     ("azure-path", "/subscriptions/", re.compile(r"/subscriptions/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
     # Azure ML Studio's run links name the tenant in their query:
