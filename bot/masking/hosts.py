@@ -274,6 +274,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # Jenkins on an agent: `Building remotely on gpu-agent-07 (linux gpu) in workspace /var/...`.
     ("building remotely on ", re.compile(r"Building remotely on " + _H + r"(?= \(| in workspace )")),
     ("machine name: '", re.compile(r"Machine name: '" + _H + r"'")),
+    # Buildkite checks out under the agent's name, `%hostname-%spawn` unless set otherwise:
+    # `$ cd /var/lib/buildkite-agent/builds/gpu-box-07-1/acme/trainer` (`/buildkite/builds/` in its
+    # container images and Kubernetes stack).
+    *((word, re.compile(re.escape(word) + _H + r"/[\w.-]{1,100}/")) for word in ("buildkite-agent/builds/", "buildkite/builds/")),
     ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
     # Gated on `running on `, not ` via `: NCCL prints ` via P2P/IPC` on line after line.
     ("running on ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),

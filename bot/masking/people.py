@@ -560,13 +560,16 @@ _PHONE_RX = re.compile(
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
 # In prose a number is asked to be called (`call me on +44 20 7946 0958`, `reach me at (415)
-# 555-0132`, `my number is +91 98765 43210`): there it must read as a phone number, with a country code or an area code in
-# parentheses, since `call` and `text` are common words before other numbers.
+# 555-0132`, `my number is +91 98765 43210`): there it must read as a phone number, with a country code, an area code in
+# parentheses or the North American 3-3-4 grouping, since `call` and `text` are common words before other numbers.
 _PROSE_PHONE_RX = re.compile(
     r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*"
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
-    r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)"
+    r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5}"
+    # or as North Americans write one, no country code, offered (`reach me at 415-555-0132`, not
+    # `reach 250-500-1000 steps`).
+    r"|(?:(?<=at |on |is |or |me |us )|(?<=: ))[2-9]\d{2}(?P<sep>[-.])\d{3}(?P=sep)\d{4})(?![\w.-]?\d)"
 )
 # (`number is`, not `number`: Megatron prints `number of skipped iterations` on every
 # iteration line, and the row's line gate would let each of them through.)

@@ -35,9 +35,11 @@ _PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None
     ("UGFzc3dvcmQ6", re.compile(r"334 UGFzc3dvcmQ6[^\n]{0,64}\n(?:[^\n]{0,200}\n){0,2}?send: [b]?'(?P<v>[A-Za-z0-9+/]{4,1024}={0,2})\\r\\n'"),
      "password", None),
 ]
-_COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie:[ \t]*")
+_COOKIE_HEADER = re.compile(r"(?i)(?:\b|(?<=\\n))(?:set-)?cookie:[ \t]*")  # also after an escaped `\r\n`
 _COOKIE_ATTRS = re.compile(r"(?i)(?:path|domain|expires|max-age|samesite)\Z")
-_COOKIE = re.compile(r"(?P<name>[^\s=;,]{1,64})=(?P<v>[^\s;,]{1,4096})")
+# RFC 6265's cookie-octet has no backslash: http.client's `send: b'...\r\nCookie: sid=x\r\n...'`
+# debug line escapes the header's end, and the value stops there.
+_COOKIE = re.compile(r"(?P<name>[^\s=;,\\]{1,64})=(?P<v>[^\s;,\\]{1,4096})")
 # One scan for which literals a text holds, not one sweep of the text per literal.
 _PATH_LITERALS = LiteralSet(literal for literal, _, _, _ in _PATH_TOKENS)
 WEB_KINDS = (*(kind for _, _, kind, _ in _PATH_TOKENS), "cookie")
@@ -58,6 +60,8 @@ def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> Non
     for header in _COOKIE_HEADER.finditer(text):
         end = text.find("\n", header.end())
         end = len(text) if end == -1 else end
+        escaped_end = text.find("\\r\\n", header.end(), end)  # the next header of an escaped request
+        end = end if escaped_end == -1 else escaped_end
         for m in _COOKIE.finditer(text, header.end(), end):
             if _COOKIE_ATTRS.match(m.group("name")):
                 continue  # `Set-Cookie: sid=x; Path=/; Expires=...`: attributes hold no secret
