@@ -37,6 +37,7 @@ CALLS: dict[str, Any] = {
     "dedupe.forget": lambda s: s.dedupe.forget("T1", "event:Ev1"),
     "threads.save": lambda s: s.threads.save("T1", "C1", "1.1", CTX),
     "threads.load": lambda s: s.threads.load("T1", "C1", "1.1"),
+    "threads.expired": lambda s: s.threads.expired("T1", "C1", "1.1"),
     "feedback.vote": lambda s: s.feedback.vote("T1", "rule-a", "U1", True),
     "feedback.summary": lambda s: s.feedback.summary(),
     "unmatched.record": lambda s: s.unmatched.record("T1", mask("Segfault 3").text),

@@ -48,7 +48,8 @@ def test_workspace_keys_lists_all_and_only_that_workspace(
     every = set(redis_dump())  # type: ignore[operator]
     assert {k for k in every if k.startswith("denpex:{T1}:")} == set(mine)
     kinds = {k.split(":")[2] for k in mine}
-    assert kinds == {"quota", "plan", "ratelimit", "dedupe", "thread", "feedback", "unmatched"}
+    # thread-diagnosed: the marker that outlives a thread's context, so an uninstall removes it too.
+    assert kinds == {"quota", "plan", "ratelimit", "dedupe", "thread", "thread-diagnosed", "feedback", "unmatched"}
 
 
 def test_workspace_keys_share_one_cluster_slot(store: Store, clock: FakeClock) -> None:
