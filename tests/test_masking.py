@@ -356,6 +356,26 @@ PERSONAL = [
     ("CI_COMMIT_REF_NAME=lundgren20/bf16-loss", "lundgren20", "USER"),
     ("$ kubectl get pods -n user-tpetrov -o wide", "tpetrov", "USER"),
     ("Namespace:        kowalski39", "kowalski39", "USER"),
+    # A login seen only in a stage-of-work namespace (`-dev`, `-prod`, `-sandbox`), its DNS form
+    # `hannah-fischer`, kubectl's NAMESPACE column, or its pods' names (a Deployment's pod, a
+    # PyTorchJob's worker, the scheduler's event, kubectl's NotFound).
+    ("$ kubectl get pods -n jdoe-dev", "jdoe", "USER"),
+    ("$ kubectl logs --namespace=tpetrov-prod trainer-0", "tpetrov", "USER"),
+    ("namespace: hannah-fischer", "hannah-fischer", "USER"),
+    ("kubectl config set-context --current --namespace=priya-sandbox", "priya", "USER"),
+    ("namespace/wojciech-dev created", "wojciech", "USER"),
+    (
+        "NAMESPACE     NAME                          READY   STATUS      RESTARTS   AGE\n"
+        "kube-system   coredns-5d78c9869d-abcde      1/1     Running     0          3d\n"
+        "hfischer-dev  llama-sft-6b8d9f-zz9qp        0/1     OOMKilled   2          5m",
+        "hfischer",
+        "USER",
+    ),
+    ("alice-train-7f9c8d-x2k4q      0/1     CrashLoopBackOff   5 (2m ago)   10m", "alice", "USER"),
+    ("$ kubectl logs -f hfischer-bert-ft-worker-0", "hfischer", "USER"),
+    ("pod/tpetrov-train-7f9c8d-x2k4q created", "tpetrov", "USER"),
+    ("  Normal  Scheduled  3m  default-scheduler  Successfully assigned ml-jobs/jsmith-eval-0 to a100-017", "jsmith", "USER"),
+    ('Error from server (NotFound): pods "jsmith-eval-0" not found', "jsmith", "USER"),
     (
         '3fc208e384b3   nvcr.io/nvidia/pytorch:24.05-py3   "/opt/nvidia/nvidia_…"   2 hours ago   Up 2 hours   '
         "0.0.0.0:8888->8888/tcp   lucia_fischer_train",
@@ -494,6 +514,15 @@ DECOYS = [
     # too; things, not people, trigger runs; a number of calls is no phone number.
     "  remotes/origin/feature/llama3-rope\n  remotes/origin/dependabot/pip/torch-2.5.1\nOn branch release/v2.1",
     "$ kubectl get pods -n kube-system\nNamespace:        gpu-operator\nkubectl logs -n kubeflow-user-ml-team x",
+    # Teams', tools' and the system's namespaces and pods.
+    "namespace: ml-prod\nNamespace:    search-dev\nnamespace: cert-manager\nnamespace: kserve-test\n$ kubectl get pods -n training",
+    "NAME                                READY   STATUS    RESTARTS   AGE\n"
+    "coredns-5d78c9869d-abcde            1/1     Running   0          3d\n"
+    "nginx-ingress-5d78c9869d-x2k4q      1/1     Running   0          3d\n"
+    "mariadb-0                           1/1     Running   0          1d\n"
+    "qdrant-0                            1/1     Running   0          1d\n"
+    "mpijob-launcher-abcde               1/1     Running   0          1d\n"
+    "pod/train-job-launcher-x2k4q created; pod/kserve-controller-manager-0 created; pod/mlflow-server-0 created",
     '{"owner": "ml-platform", "created_by": "airflow"} Owner=N/A',
     "Triggered by Pull Request; Cancelled by Slurm Controller; caused by Out Of Memory",
     "call 3 times at 12:00; reach 1000 steps; text 2026 12 05",
