@@ -372,6 +372,10 @@ PERSONAL = [
         "USER",
     ),
     ("alice-train-7f9c8d-x2k4q      0/1     CrashLoopBackOff   5 (2m ago)   10m", "alice", "USER"),
+    # A numbered machine a mail's subject names, or a sentence says is in trouble.
+    ("Subject: Re: kraken-ml7 keeps dropping out of the ring", "kraken-ml7", "HOST"),
+    ("Subject: [ops] NCCL timeouts on kraken-ml7", "kraken-ml7", "HOST"),
+    ("fyi gpu-a100-03 is down again, draining it", "gpu-a100-03", "HOST"),
     ("$ kubectl logs -f hfischer-bert-ft-worker-0", "hfischer", "USER"),
     ("pod/tpetrov-train-7f9c8d-x2k4q created", "tpetrov", "USER"),
     ("  Normal  Scheduled  3m  default-scheduler  Successfully assigned ml-jobs/jsmith-eval-0 to a100-017", "jsmith", "USER"),
@@ -514,6 +518,10 @@ DECOYS = [
     # too; things, not people, trigger runs; a number of calls is no phone number.
     "  remotes/origin/feature/llama3-rope\n  remotes/origin/dependabot/pip/torch-2.5.1\nOn branch release/v2.1",
     "$ kubectl get pods -n kube-system\nNamespace:        gpu-operator\nkubectl logs -n kubeflow-user-ml-team x",
+    # Models, versions, GPU products and steps in a mail's subject or a sentence are no machines.
+    "Subject: Re: bf16-mixed OOM with zero-3 on llama-3-8b\nSubject: Re: [ml-team] h100-sxm5 nodes arriving 2026-12-10",
+    "Subject: qwen2-72b-instruct diverges after step-1200\nSubject: Weekly report week-49\nSubject: FW: python3-11 env broken",
+    "rank-0 is hung in all-reduce; stage-2 is stuck at 0%; gpt-4o is down again; sdxl-1 is out of memory",
     # Teams', tools' and the system's namespaces and pods.
     "namespace: ml-prod\nNamespace:    search-dev\nnamespace: cert-manager\nnamespace: kserve-test\n$ kubectl get pods -n training",
     "NAME                                READY   STATUS    RESTARTS   AGE\n"
@@ -707,14 +715,15 @@ def test_owners_of_things_are_learned_and_masked_in_the_things() -> None:
 
 def test_a_learned_numbered_host_teaches_its_siblings() -> None:
     """A cluster numbers its nodes alike: `sc-061` learned from a prompt makes `sc-064` in a
-    mail subject a machine too (same stem, same digit count); other numbers and words stay."""
+    chat line a machine too (same stem, same digit count); other numbers and words stay. (A
+    mail subject or a line saying it keeps draining would name it a machine on its own.)"""
     text = (
         "[hfischer@sc-061 ~]$ sinfo -R\n"
-        "Subject: Re: sc-064 keeps draining\n"
+        "Re: sc-064 again, same as last week\n"
         "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100\n"
     )
     masked = mask(text).text
-    assert masked.splitlines()[1] == "Subject: Re: <HOST-2> keeps draining"
+    assert masked.splitlines()[1] == "Re: <HOST-2> again, same as last week"
     assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
 
 
