@@ -372,6 +372,15 @@ PERSONAL = [
         "USER",
     ),
     ("alice-train-7f9c8d-x2k4q      0/1     CrashLoopBackOff   5 (2m ago)   10m", "alice", "USER"),
+    # Who a CI run names in parentheses, GitHub Actions' `github` context, a login in small
+    # letters after `triggered by`.
+    ("Pipeline #4821 triggered by (jdoe)", "jdoe", "USER"),
+    ("Workflow run 77 failed (by @tpetrov-ml)", "tpetrov-ml", "USER"),
+    ("Hannah Fischer (@hfischer) pushed to main", "hfischer", "USER"),
+    ('    "triggering_actor": "jdoe",', "jdoe", "USER"),
+    ('  "actor": "tpetrov",', "tpetrov", "USER"),
+    ("github.actor: jsmith", "jsmith", "USER"),
+    ("This workflow was triggered by jdoe on push to main", "jdoe", "USER"),
     # A numbered machine a mail's subject names, or a sentence says is in trouble.
     ("Subject: Re: kraken-ml7 keeps dropping out of the ring", "kraken-ml7", "HOST"),
     ("Subject: [ops] NCCL timeouts on kraken-ml7", "kraken-ml7", "HOST"),
@@ -518,6 +527,9 @@ DECOYS = [
     # too; things, not people, trigger runs; a number of calls is no phone number.
     "  remotes/origin/feature/llama3-rope\n  remotes/origin/dependabot/pip/torch-2.5.1\nOn branch release/v2.1",
     "$ kubectl get pods -n kube-system\nNamespace:        gpu-operator\nkubectl logs -n kubeflow-user-ml-team x",
+    # What a CI run says started it when no person did; an RL config's actor.
+    "Pipeline #12 triggered by (schedule)\nRun #3 (by cron) ok\nDeploy #12 (by dependabot[bot])\ntriggered by push on main",
+    '"actor": "policy_net", actor: mlp; triggered by the scheduler; Job triggered by schedule.',
     # Models, versions, GPU products and steps in a mail's subject or a sentence are no machines.
     "Subject: Re: bf16-mixed OOM with zero-3 on llama-3-8b\nSubject: Re: [ml-team] h100-sxm5 nodes arriving 2026-12-10",
     "Subject: qwen2-72b-instruct diverges after step-1200\nSubject: Weekly report week-49\nSubject: FW: python3-11 env broken",
