@@ -175,6 +175,8 @@ PERSONAL = [
     ('From: "Tom O\'Brien" <tom@acme.io>', "Tom O'Brien", "NAME"),
     ("hfischer:x:1001:1001:Hannah Fischer,,,:/home/hfischer:/bin/bash", "Hannah Fischer", "NAME"),
     ("hfischer:x:1001:1001:Hannah Fischer,,,:/home/hfischer:/bin/bash", "hfischer", "USER"),
+    # finger's office phone after the room (GECOS phone fields: test_names_mac_and_accounts_...).
+    ("Office: Room 4.12, +49 89 1234 5678\tHome Phone: +49 89 8765 4321", "+49 89 1234 5678", "PHONE"),
     ("Login: mkowalski                       Name: Marta Kowalska", "Marta Kowalska", "NAME"),
     ("@Hannah Fischer can you check rank 3?", "Hannah Fischer", "NAME"),
     ("Hannah Fischer  10:42 AM", "Hannah Fischer", "NAME"),
@@ -527,6 +529,9 @@ DECOYS = [
     # too; things, not people, trigger runs; a number of calls is no phone number.
     "  remotes/origin/feature/llama3-rope\n  remotes/origin/dependabot/pip/torch-2.5.1\nOn branch release/v2.1",
     "$ kubectl get pods -n kube-system\nNamespace:        gpu-operator\nkubectl logs -n kubeflow-user-ml-team x",
+    # A GECOS office is a room; Azure Pipelines' hosted agent user; a pod's service user.
+    "Office: Room 4.12, x4567",
+    "INFO: Log file is located at: /home/vsts/.azcopy/8f7c1e2a.log\nsecurityContext:\n  user: trainer\nUSER=trainer",
     # What a CI run says started it when no person did; an RL config's actor.
     "Pipeline #12 triggered by (schedule)\nRun #3 (by cron) ok\nDeploy #12 (by dependabot[bot])\ntriggered by push on main",
     '"actor": "policy_net", actor: mlp; triggered by the scheduler; Job triggered by schedule.',
@@ -775,16 +780,17 @@ def test_wandb_team_entity_is_kept_and_personal_entity_masked() -> None:
 
 
 def test_names_mac_and_accounts_keep_the_line_structure() -> None:
-    """Names, MACs and account ids are replaced in place: keys, roles and separators stay."""
+    """Names, MACs and account ids are replaced in place: keys, roles and separators stay. A
+    GECOS office (a room) names a place and stays; its phone fields are phone numbers."""
     text = (
-        "hfischer:x:1001:1001:Hannah Fischer,Room 4,,:/home/hfischer:/bin/bash\n"
+        "hfischer:x:1001:1001:Hannah Fischer,Room 4,+49 89 1234 5678,:/home/hfischer:/bin/bash\n"
         "Author: Hannah Fischer <hannah.fischer@acme.io>\n"
         "    link/ether 0c:42:a1:9b:6d:2c brd ff:ff:ff:ff:ff:ff\n"
         '"Arn": "arn:aws:iam::123456789012:role/SageMakerExecutionRole"\n'
         "later Hannah Fischer said\n"
     )
     assert mask(text).text == (
-        "<USER-1>:x:1001:1001:<NAME-1>,<NAME-2>,,:/home/<USER-1>:/bin/bash\n"
+        "<USER-1>:x:1001:1001:<NAME-1>,Room 4,<PHONE-1>,:/home/<USER-1>:/bin/bash\n"
         "Author: <NAME-1> <<EMAIL-1>>\n"
         "    link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff\n"
         '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'

@@ -200,7 +200,7 @@ _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
         "runner", "jovyan", "ec2-user", "coder", "vscode", "node", "app", "worker", "docker",
-        "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
+        "vsts", "trainer", "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
         "cache", "slurm", "job", "jobs", "projects", "project", "group", "groups", "scratch",
         "home", "models", "checkpoints", "logs", "bin", "lib", "share", "src", "nobody",
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
@@ -608,7 +608,10 @@ _PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number is")
 # A signature's contact line puts the number after a bar, unlabelled:
 # `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
 _BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +")
+# finger's `Office:` line: the room, then the office phone after a comma
+# (`Office: Room 4.12, +49 89 1234 5678`); the room stays.
+_OFFICE_PHONE_RX = re.compile(r"Office:[ \t]*[^\n,:]{0,64},[ \t]*(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:")
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
 _PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
 
@@ -621,7 +624,10 @@ def find_phones(text: str, edits: list[Edit]) -> None:
     the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
     """
     lowered = text.lower()
-    starts = (*((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX))
+    starts = (
+        *((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX),
+        ("office:", _OFFICE_PHONE_RX),
+    )
     for word, rx in starts:
         pos = lowered.find(word)
         while pos != -1:
