@@ -366,6 +366,7 @@ PERSONAL = [
     ("namespace: hannah-fischer", "hannah-fischer", "USER"),
     ("kubectl config set-context --current --namespace=priya-sandbox", "priya", "USER"),
     ("namespace/wojciech-dev created", "wojciech", "USER"),
+    ("$ helm status llm-serve -n ravi-sharma\nNAME: llm-serve\nNAMESPACE: ravi-sharma\nSTATUS: failed", "ravi-sharma", "USER"),
     (
         "NAMESPACE     NAME                          READY   STATUS      RESTARTS   AGE\n"
         "kube-system   coredns-5d78c9869d-abcde      1/1     Running     0          3d\n"

@@ -72,10 +72,11 @@ _BRANCH = re.compile(
     r"(?:users?/)?(?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])/(?=[\w.-])"
 )
 # Kubernetes namespaces: `kubectl ... -n user-hfischer`, describe's `Namespace:  user-hfischer`,
+# helm status's `NAMESPACE: ravi-sharma`,
 # a manifest's `namespace: ...`, an API path's `namespaces/user-hfischer/`, RBAC's
 # `in the namespace "user-hfischer"`.
 _NAMESPACE = re.compile(
-    r"(?:(?:kubectl|helm|oc|argo|stern|kubens)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|kubens[ \t]+|[Nn]amespace:[ \t]+"
+    r"(?:(?:kubectl|helm|oc|argo|stern|kubens)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|kubens[ \t]+|(?:[Nn]amespace|NAMESPACE):[ \t]+"
     r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \")(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
 )
 # A personal namespace: a login after a profile-like prefix or before a workspace-like suffix,
