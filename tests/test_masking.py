@@ -176,6 +176,8 @@ PERSONAL = [
     ('From: "Tom O\'Brien" <tom@acme.io>', "Tom O'Brien", "NAME"),
     ("hfischer:x:1001:1001:Hannah Fischer,,,:/home/hfischer:/bin/bash", "Hannah Fischer", "NAME"),
     ("hfischer:x:1001:1001:Hannah Fischer,,,:/home/hfischer:/bin/bash", "hfischer", "USER"),
+    # finger's office phone after the room (GECOS phone fields: test_names_mac_and_accounts_...).
+    ("Office: Room 4.12, +49 89 1234 5678\tHome Phone: +49 89 8765 4321", "+49 89 1234 5678", "PHONE"),
     ("Login: mkowalski                       Name: Marta Kowalska", "Marta Kowalska", "NAME"),
     ("@Hannah Fischer can you check rank 3?", "Hannah Fischer", "NAME"),
     ("Hannah Fischer  10:42 AM", "Hannah Fischer", "NAME"),
@@ -357,6 +359,40 @@ PERSONAL = [
     ("CI_COMMIT_REF_NAME=lundgren20/bf16-loss", "lundgren20", "USER"),
     ("$ kubectl get pods -n user-tpetrov -o wide", "tpetrov", "USER"),
     ("Namespace:        kowalski39", "kowalski39", "USER"),
+    # A login seen only in a stage-of-work namespace (`-dev`, `-prod`, `-sandbox`), its DNS form
+    # `hannah-fischer`, kubectl's NAMESPACE column, or its pods' names (a Deployment's pod, a
+    # PyTorchJob's worker, the scheduler's event, kubectl's NotFound).
+    ("$ kubectl get pods -n jdoe-dev", "jdoe", "USER"),
+    ("$ kubectl logs --namespace=tpetrov-prod trainer-0", "tpetrov", "USER"),
+    ("namespace: hannah-fischer", "hannah-fischer", "USER"),
+    ("kubectl config set-context --current --namespace=priya-sandbox", "priya", "USER"),
+    ("namespace/wojciech-dev created", "wojciech", "USER"),
+    ("$ helm status llm-serve -n ravi-sharma\nNAME: llm-serve\nNAMESPACE: ravi-sharma\nSTATUS: failed", "ravi-sharma", "USER"),
+    (
+        "NAMESPACE     NAME                          READY   STATUS      RESTARTS   AGE\n"
+        "kube-system   coredns-5d78c9869d-abcde      1/1     Running     0          3d\n"
+        "hfischer-dev  llama-sft-6b8d9f-zz9qp        0/1     OOMKilled   2          5m",
+        "hfischer",
+        "USER",
+    ),
+    ("alice-train-7f9c8d-x2k4q      0/1     CrashLoopBackOff   5 (2m ago)   10m", "alice", "USER"),
+    # Who a CI run names in parentheses, GitHub Actions' `github` context, a login in small
+    # letters after `triggered by`.
+    ("Pipeline #4821 triggered by (jdoe)", "jdoe", "USER"),
+    ("Workflow run 77 failed (by @tpetrov-ml)", "tpetrov-ml", "USER"),
+    ("Hannah Fischer (@hfischer) pushed to main", "hfischer", "USER"),
+    ('    "triggering_actor": "jdoe",', "jdoe", "USER"),
+    ('  "actor": "tpetrov",', "tpetrov", "USER"),
+    ("github.actor: jsmith", "jsmith", "USER"),
+    ("This workflow was triggered by jdoe on push to main", "jdoe", "USER"),
+    # A numbered machine a mail's subject names, or a sentence says is in trouble.
+    ("Subject: Re: kraken-ml7 keeps dropping out of the ring", "kraken-ml7", "HOST"),
+    ("Subject: [ops] NCCL timeouts on kraken-ml7", "kraken-ml7", "HOST"),
+    ("fyi gpu-a100-03 is down again, draining it", "gpu-a100-03", "HOST"),
+    ("$ kubectl logs -f hfischer-bert-ft-worker-0", "hfischer", "USER"),
+    ("pod/tpetrov-train-7f9c8d-x2k4q created", "tpetrov", "USER"),
+    ("  Normal  Scheduled  3m  default-scheduler  Successfully assigned ml-jobs/jsmith-eval-0 to a100-017", "jsmith", "USER"),
+    ('Error from server (NotFound): pods "jsmith-eval-0" not found', "jsmith", "USER"),
     (
         '3fc208e384b3   nvcr.io/nvidia/pytorch:24.05-py3   "/opt/nvidia/nvidia_…"   2 hours ago   Up 2 hours   '
         "0.0.0.0:8888->8888/tcp   lucia_fischer_train",
@@ -504,6 +540,25 @@ DECOYS = [
     # too; things, not people, trigger runs; a number of calls is no phone number.
     "  remotes/origin/feature/llama3-rope\n  remotes/origin/dependabot/pip/torch-2.5.1\nOn branch release/v2.1",
     "$ kubectl get pods -n kube-system\nNamespace:        gpu-operator\nkubectl logs -n kubeflow-user-ml-team x",
+    # A GECOS office is a room; Azure Pipelines' hosted agent user; a pod's service user.
+    "Office: Room 4.12, x4567",
+    "INFO: Log file is located at: /home/vsts/.azcopy/8f7c1e2a.log\nsecurityContext:\n  user: trainer\nUSER=trainer",
+    # What a CI run says started it when no person did; an RL config's actor.
+    "Pipeline #12 triggered by (schedule)\nRun #3 (by cron) ok\nDeploy #12 (by dependabot[bot])\ntriggered by push on main",
+    '"actor": "policy_net", actor: mlp; triggered by the scheduler; Job triggered by schedule.',
+    # Models, versions, GPU products and steps in a mail's subject or a sentence are no machines.
+    "Subject: Re: bf16-mixed OOM with zero-3 on llama-3-8b\nSubject: Re: [ml-team] h100-sxm5 nodes arriving 2026-12-10",
+    "Subject: qwen2-72b-instruct diverges after step-1200\nSubject: Weekly report week-49\nSubject: FW: python3-11 env broken",
+    "rank-0 is hung in all-reduce; stage-2 is stuck at 0%; gpt-4o is down again; sdxl-1 is out of memory",
+    # Teams', tools' and the system's namespaces and pods.
+    "namespace: ml-prod\nNamespace:    search-dev\nnamespace: cert-manager\nnamespace: kserve-test\n$ kubectl get pods -n training",
+    "NAME                                READY   STATUS    RESTARTS   AGE\n"
+    "coredns-5d78c9869d-abcde            1/1     Running   0          3d\n"
+    "nginx-ingress-5d78c9869d-x2k4q      1/1     Running   0          3d\n"
+    "mariadb-0                           1/1     Running   0          1d\n"
+    "qdrant-0                            1/1     Running   0          1d\n"
+    "mpijob-launcher-abcde               1/1     Running   0          1d\n"
+    "pod/train-job-launcher-x2k4q created; pod/kserve-controller-manager-0 created; pod/mlflow-server-0 created",
     '{"owner": "ml-platform", "created_by": "airflow"} Owner=N/A',
     "Triggered by Pull Request; Cancelled by Slurm Controller; caused by Out Of Memory",
     "call 3 times at 12:00; reach 1000 steps; text 2026 12 05",
@@ -688,14 +743,15 @@ def test_owners_of_things_are_learned_and_masked_in_the_things() -> None:
 
 def test_a_learned_numbered_host_teaches_its_siblings() -> None:
     """A cluster numbers its nodes alike: `sc-061` learned from a prompt makes `sc-064` in a
-    mail subject a machine too (same stem, same digit count); other numbers and words stay."""
+    chat line a machine too (same stem, same digit count); other numbers and words stay. (A
+    mail subject or a line saying it keeps draining would name it a machine on its own.)"""
     text = (
         "[hfischer@sc-061 ~]$ sinfo -R\n"
-        "Subject: Re: sc-064 keeps draining\n"
+        "Re: sc-064 again, same as last week\n"
         "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100\n"
     )
     masked = mask(text).text
-    assert masked.splitlines()[1] == "Subject: Re: <HOST-2> keeps draining"
+    assert masked.splitlines()[1] == "Re: <HOST-2> again, same as last week"
     assert masked.splitlines()[2] == "sc-0641 sc-06 a100-80gb sc-064-ib0 xsc-065 step-100"
 
 
@@ -735,16 +791,17 @@ def test_wandb_team_entity_is_kept_and_personal_entity_masked() -> None:
 
 
 def test_names_mac_and_accounts_keep_the_line_structure() -> None:
-    """Names, MACs and account ids are replaced in place: keys, roles and separators stay."""
+    """Names, MACs and account ids are replaced in place: keys, roles and separators stay. A
+    GECOS office (a room) names a place and stays; its phone fields are phone numbers."""
     text = (
-        "hfischer:x:1001:1001:Hannah Fischer,Room 4,,:/home/hfischer:/bin/bash\n"
+        "hfischer:x:1001:1001:Hannah Fischer,Room 4,+49 89 1234 5678,:/home/hfischer:/bin/bash\n"
         "Author: Hannah Fischer <hannah.fischer@acme.io>\n"
         "    link/ether 0c:42:a1:9b:6d:2c brd ff:ff:ff:ff:ff:ff\n"
         '"Arn": "arn:aws:iam::123456789012:role/SageMakerExecutionRole"\n'
         "later Hannah Fischer said\n"
     )
     assert mask(text).text == (
-        "<USER-1>:x:1001:1001:<NAME-1>,<NAME-2>,,:/home/<USER-1>:/bin/bash\n"
+        "<USER-1>:x:1001:1001:<NAME-1>,Room 4,<PHONE-1>,:/home/<USER-1>:/bin/bash\n"
         "Author: <NAME-1> <<EMAIL-1>>\n"
         "    link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff\n"
         '"Arn": "arn:aws:iam::<ACCOUNT-1>:role/SageMakerExecutionRole"\n'

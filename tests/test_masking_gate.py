@@ -101,6 +101,7 @@ SM_OUTPUT_DATA_DIR=s3://ximena-llm-ckpts/output
 Thanks Lukas! ping Dana if you see this
 -- Priya
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
+jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
 """
 
 

@@ -43,6 +43,26 @@ _GIVEN_NAMES_TEXT = """
     samuel santiago sara sarah saoirse sebastian sergei sergio shreya sienna simon siobhan sofia soren stefan stefano
     sven takeshi tanvir teodora thandiwe thomas tobias tomasz valentina vanessa vikram vivek wojciech ximena
     yasmin yuki yusuf zainab zeynep zoe zofia
+    adebayo aditya agata akash alejandra alessandro alvaro amelie andres anil anja anjali anke antoine arun ashok
+    ayodele ayse ayumi baptiste barbara bartosz birgit boris brenda brittany bruno burak camille camilo carolyn
+    catherine charlotte cheryl chioma christine christopher cian ciara clement cynthia daan daiki danielle davide
+    deborah deepak denise dennis dieter divya donna dorothy douglas eitan elisa eoin federica femke florian
+    francesco gerald giovanni gregory guillaume haoran haruka harold helena henry huda huong igor iker ilse irina
+    ishaan itai jacqueline janet janice jannik jason jeffrey jennifer jeremy jihoon jisoo jiwoo jonathan joost joshua
+    judith julien kacper kamau karen karthik kasia katherine kathleen kathryn katrin kavya kayla kenneth kenta kevin
+    khalid kimberly kiran klaus krzysztof kwabena kyle lars lauren layla lennart linda linh manon manoj marek
+    margaret margaux marilyn martha mathieu megan melissa mert michelle mikael minho minjun moritz nancy naoki
+    natalie neha nicole niklas nikhil nils niamh njeri nkechi noa nour oisin oksana olga oleksandr olumide omri
+    oskar pamela paolo pavel pawel pierre pieter pilar pranav priyanka quang rachel rania raymond rodrigo rohit
+    ryota sabine salma samantha sander sandeep sandra sanjay sanne seoyeon shirley shota siddharth sigrid simone
+    sipho sneha solveig sophie soyeon stephanie stefanie steven sunil suresh svetlana svenja takumi tamar tanvi
+    tariq tatiana tendai teresa thabo thanh thiago thibault thijs timothy tuan tyler valeria valerio varun vijay
+    vincent vladimir wanjiru wolfgang wouter xiaoming xinyi yael yifan yousef yuka yulia yuto yuxuan zachary zihan
+    zuzanna ravi ramesh john robert william richard charles anthony donald kevin brian george edward ronald ryan
+    jacob gary nicholas eric stephen larry justin scott brandon jerry walter keith gerald carl terry sean arthur
+    lawrence jesse dylan bryan jordan logan alan wayne ralph eugene russell louis philip mary susan lisa betty
+    ashley amanda sharon helen heather diane julie joyce victoria kelly christina joan evelyn gloria madison
+    frances judy doris beverly theresa alexis lori sophia
 """
 GIVEN_NAMES = frozenset(_GIVEN_NAMES_TEXT.split())
 

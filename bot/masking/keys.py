@@ -368,6 +368,9 @@ TECHNICAL_USERS = frozenset(
         "default", "anonymous", "guest", "runner", "jovyan", "token", "x-token-auth",
         "oauth2accesstoken", "_token", "json_key", "x-oauth-basic", "centos", "debian", "opc",
         "azureuser", "vscode", "coder", "node",
+        # Azure Pipelines' hosted agents run as `vsts` (azcopy's `/home/vsts/.azcopy`); a
+        # container's service user named for its job (`user: trainer` in a pod's YAML).
+        "vsts", "trainer",
     )
 )
 _USER_SHAPE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")

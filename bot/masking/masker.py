@@ -28,20 +28,24 @@ from bot.masking.hosts import learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
 from bot.masking.names import SHORTLOG_WORDS
+from bot.masking.owners import OWNER_LINE_WORDS
+from bot.masking.pods import POD_LINE_WORDS
 from bot.masking.state import LogState
 from bot.masking.terminal import mask_through_terminal_codes
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
-_TEACHING_WORDS = [w for w in (*WORDS, "@", *SHORTLOG_WORDS) if w not in GATE_ONLY]
+# So do the words of the rows that learn a login from what a person's things are named
+# (branches, namespaces, pods), which gate those rows by line and are no anchor words.
+_TEACHING_WORDS = [w for w in dict.fromkeys((*WORDS, "@", *SHORTLOG_WORDS, *OWNER_LINE_WORDS, *POD_LINE_WORDS)) if w not in GATE_ONLY]
 # A container log's entries hold their line ends JSON-escaped (`10:42 AM\\n"`): the words
 # that end a line are looked for that way too (bot/masking/containerlog.py).
 _TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]), fixed=True)
 
 
-# Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl -o wide):
+# Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl get pods):
 # the header line and up to _TABLE_ROWS lines after it.
-_TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid "], fixed=True)
+_TABLE_TEACHING = Words(["jobid ", "nodelist", "nominated node", " pid ", "ready   status"], fixed=True)
 _TABLE_ROWS = 64
 
 # Pointers and ids (`comm 0x7f3a9c0b2e10` in NCCL's init lines): numbers, not names.

@@ -271,13 +271,22 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 state.learn_user(m.group("user"))
             rest = groups.get("rest")
             if rest:
-                # The other GECOS fields (room, work and home phone) are personal too.
+                # The GECOS fields after the name: the office (a room, kept: it names a place,
+                # not a person), the work and home phone numbers (masked as phone numbers), and
+                # anything else (masked: it can hold a second name or a note about the person).
                 pos = m.start("rest")
-                for field in rest.split(",")[1:]:
+                for index, field in enumerate(rest.split(",")[1:]):
                     pos += 1
-                    if field.strip():
+                    if _GECOS_PHONE.match(field) and 7 <= sum(c.isdigit() for c in field) <= 15:
+                        edits.append((pos, pos + len(field), "phone", field))
+                    elif field.strip() and index > 0 and not _EXTENSION.match(field):
                         edits.append((pos, pos + len(field), "name", field))
                     pos += len(field)
+
+
+# A phone number in a GECOS field: `+49 89 1234 5678`, `(415) 555-0132`, `555.0132`.
+_GECOS_PHONE = re.compile(r"[ \t]*\+?[0-9 ().\-/]{7,24}\Z")
+_EXTENSION = re.compile(r"[ \t]*(?:x|ext\.?[ \t]*)?\d{1,6}[ \t]*\Z")  # `x4567`: no number outside the building
 
 
 def _personal_account(m: re.Match[str]) -> bool:

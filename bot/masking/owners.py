@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.state import LogState
@@ -71,11 +72,12 @@ _BRANCH = re.compile(
     r"(?:users?/)?(?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])/(?=[\w.-])"
 )
 # Kubernetes namespaces: `kubectl ... -n user-hfischer`, describe's `Namespace:  user-hfischer`,
+# helm status's `NAMESPACE: ravi-sharma`,
 # a manifest's `namespace: ...`, an API path's `namespaces/user-hfischer/`, RBAC's
 # `in the namespace "user-hfischer"`.
 _NAMESPACE = re.compile(
-    r"(?:(?:kubectl|helm|oc)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|[Nn]amespace:[ \t]+|\"namespace\":[ \t]*\""
-    r"|namespaces/|namespace \")(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
+    r"(?:(?:kubectl|helm|oc|argo|stern|kubens)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|kubens[ \t]+|(?:[Nn]amespace|NAMESPACE):[ \t]+"
+    r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \")(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
 )
 # A personal namespace: a login after a profile-like prefix or before a workspace-like suffix,
 # or a login with a number (`kowalski39`) alone.
@@ -83,6 +85,54 @@ _PERSONAL_NS = re.compile(
     r"(?:(?:user|u|ns|home|profile|personal|sandbox|kubeflow-user)-(?P<a>[a-z][a-z0-9-]{1,50}[a-z0-9])"
     r"|(?P<b>[a-z][a-z0-9-]{1,50}[a-z0-9])-(?:ns|home|sandbox|workspace|ws|personal)|(?P<c>[a-z]{3,20}\d{2}))\Z"
 )
+# A namespace for a stage of work (`alice-dev`, `jdoe-prod`, `dev-hfischer`), or one with no
+# affix at all (`hannah-fischer`): personal when the rest reads as a person's login alone
+# (person_login); `ml-prod`, `search-dev`, `kube-system` are a team's or the system's.
+_STAGED_NS = re.compile(
+    r"(?:(?:dev|test|exp)-(?P<a>[a-z][a-z0-9-]{1,50}[a-z0-9])"
+    r"|(?P<b>[a-z][a-z0-9-]{1,50}[a-z0-9])-(?:dev|prod|test|stage|staging|exp|scratch|playground|lab|work|jobs)\d{0,2}"
+    r"|(?P<c>[a-z][a-z-]{1,50}[a-z]))\Z"
+)
+# A login with nothing around it to say it is personal must read as a person's on its own: a
+# given name (`alice`), a given name and a family name as DNS spells `hannah.fischer`
+# (`hannah-fischer`), a given name and an initial (`alicew`), or an initial and a family name
+# (`hfischer`, `jdoe`). The last is told from a tool's name by its first two letters, which
+# begin no English word (`hf`, `jd`, `tp`; not `kn`, `st`, `pr`), and a vowel after them;
+# the heads of tools' names that start that way are left out (`nginx`, `mlflow`, `tmux`).
+_ONSETS = frozenset(
+    ("bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gh", "gl", "gn", "gr", "kl", "kn", "kr", "ph", "pl", "pr",
+     "ps", "qu", "rh", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "sq", "st", "sv", "sw", "th", "tr", "ts", "tw", "vl",
+     "wh", "wr", "zh")
+)  # fmt: skip
+_TOOL_HEADS = ("kv", "lm", "mp", "xg", "pg", "kf", "tf", "nv", "ng", "gp", "db", "dc", "ck", "mm", "ml", "nf", "cn",
+               "gc", "hp", "fs", "vp", "rd", "nc", "dn", "tk", "dv", "bq", "sg", "ds", "tm", "ht", "wg", "ld", "gz",
+               "bz", "dm", "ls", "vm", "mk", "tc", "cg", "rs", "mx", "nb", "pd", "np", "qd")  # fmt: skip
+_TOOL_LOGINS = frozenset(("kserve", "kfserving", "mpijob", "xgboost", "jupyterlab", "kubeflow", "pgvector", "pgbouncer"))
+_VOWELS = frozenset("aeiouy")
+_INITIAL_SURNAME = re.compile(r"[b-df-hj-np-tv-xz][b-df-hj-np-tv-xz][a-z]{2,13}\Z")
+_GIVEN_FAMILY = re.compile(r"(?P<given>[a-z]{3,20})[-._](?P<family>[a-z]{2,30})\Z")
+
+
+def person_login(value: str) -> bool:
+    """Whether `value` reads as a person's login with nothing else to say so (see above)."""
+    if value in GIVEN_NAMES:
+        return True
+    if value in _NOT_LOGINS or value in _TOOL_LOGINS or team_like(value):
+        return False
+    pair = _GIVEN_FAMILY.match(value)
+    if pair is not None:
+        family = pair.group("family")
+        return pair.group("given") in GIVEN_NAMES and family not in _NOT_LOGINS and not team_like(family)
+    if value[:-1] in GIVEN_NAMES:
+        return value.isalpha()  # (one letter: `mariadb` is no Maria's)
+    return (
+        _INITIAL_SURNAME.match(value) is not None
+        and value[:2] not in _ONSETS
+        and not value.startswith(_TOOL_HEADS)
+        and any(c in _VOWELS for c in value[2:])
+    )
+
+
 # `docker ps` rows: the container name is the last column, after CREATED's `... ago` and STATUS.
 _CONTAINER_ROW = re.compile(
     r"^[0-9a-f]{12}[ \t]{2,}[^\n]{1,2000}? ago[ \t]{2,}[^\n]{0,2000}?[ \t]{2,}(?P<names>[\w.-]{1,128})[ \t]*\r?$", re.M
@@ -105,6 +155,28 @@ OWNER_LINE_WORDS = (
 )  # fmt: skip
 
 
+def take_namespace(namespace: str, start: int, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the login in a personal Kubernetes namespace that starts at `start`; a
+    team's or the system's namespace is kept."""
+    match = _PERSONAL_NS.match(namespace)
+    judge = login_like
+    if match is None:
+        match, judge = _STAGED_NS.match(namespace), person_login
+        if match is None:
+            return
+    group = next(g for g in ("a", "b", "c") if match.group(g) is not None)
+    user = match.group(group)
+    if not judge(user):
+        return
+    pair = _GIVEN_FAMILY.match(user)
+    if pair is not None and "-" in user:
+        # `hannah-fischer` is the DNS form of `hannah.fischer`: learning that spelling learns
+        # her given name too (`Hannah` in the thread, `hannah` in a pod's name).
+        state.learn_user(f"{pair.group('given')}.{pair.group('family')}")
+    edits.append((start + match.start(group), start + match.end(group), "user", user))
+    state.learn_user(user)
+
+
 def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the login in personal branches, namespaces and container names, and learn it."""
 
@@ -116,10 +188,7 @@ def find_owner_logins(text: str, edits: list[Edit], state: LogState) -> None:
     for m in _BRANCH.finditer(text):
         take(m.start("user"), m.group("user"))
     for m in _NAMESPACE.finditer(text):
-        personal = _PERSONAL_NS.match(m.group("ns"))
-        if personal is not None:
-            group = next(g for g in ("a", "b", "c") if personal.group(g) is not None)
-            take(m.start("ns") + personal.start(group), personal.group(group))
+        take_namespace(m.group("ns"), m.start("ns"), edits, state)
     for m in _JUPYTER_POD.finditer(text):
         if m.group("user").split("-", 1)[0] not in _JUPYTER_WORDS:
             take(m.start("user"), m.group("user"))

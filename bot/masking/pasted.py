@@ -102,9 +102,34 @@ _PROSE_HOST = re.compile(
     # A hyphenated name (`kraken-ml`), or a numbered one named once (`r045`, `nid001234`).
     r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})(?![\w/-]|\.\w)"
 )
+# A numbered machine a sentence says is in trouble (`kraken-ml7 is down again`, `gpu-a100-03
+# keeps dropping out`), and one a mail's subject names (`Subject: Re: NCCL timeouts on
+# kraken-ml7`): a hyphenated name with a digit, or letters and a number.
+_NUMBERED_NAME = r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})"
+_STATE_HOST = re.compile(
+    r"(?<![\w./<>-])" + _NUMBERED_NAME + r"[ \t]+(?:is|was|keeps|kept|went|has[ \t]+been|seems|looks|got|is[ \t]+still)"
+    r"[ \t]+(?:\w+[ \t]+)?(?:down|offline|unreachable|dropping|flapping|rebooting|hung|stuck|draining|drained|dead"
+    r"|unresponsive|failing|throwing|broken|sick|flaky|crashing|out|acting)\b"
+)
+# A model's size (`mistral-7b`, `qwen2-72b-instruct`) or a GPU product's form (`h100-sxm5`,
+# `a100-80gb`) as a word after the first.
+_MODEL_SIZE = re.compile(r"-(?:\d{1,4}(?:\.\d)?[bmk]|\d{1,3}x\d{1,3}b|sxm\d?|pcie|nvl|\d{2,3}gb)(?:-|\Z)")
+_SUBJECT_LINE = re.compile(r"(?<![\w-])Subject:[^\n]*")  # (behind a launcher's `[rank3]:` too)
+_SUBJECT_HOST = re.compile(r"(?<![\w./<>@:-])" + _NUMBERED_NAME + r"(?![\w/@-]|\.\w|:\d)")
+# First words of a hyphenated name that is a model, a library or a version, not a machine
+# (`Subject: llama-3 eval on kraken-ml7`: only the second is a machine).
+_MODEL_HEADS = frozenset(
+    ("llama", "gpt", "qwen", "qwen2", "mistral", "mixtral", "gemma", "gemma2", "phi", "bert", "t5", "mt5", "falcon", "claude",
+     "opt", "bloom", "pythia", "deepseek", "olmo", "yi", "vit", "clip", "whisper", "sd", "sdxl", "resnet", "yolo", "mpt",
+     "flan", "roberta", "deberta", "xlm", "cuda", "cudnn", "nccl", "torch", "python", "py", "ubuntu", "rocm", "gcc", "cu",
+     "sm", "llava", "codellama", "starcoder", "internlm", "glm", "chatglm", "baichuan", "stablelm", "vicuna", "alpaca",
+     "step", "epoch", "rank", "run", "exp", "job", "v", "rc", "release", "issue", "pr", "ticket", "inc", "jira", "ops",
+     "week", "day", "sprint", "part", "phase", "iter", "batch", "round", "wave", "task", "build", "stage", "zero", "fp")
+)  # fmt: skip
 PROSE_HOST_TRIGGER = (
     r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran|restarted|relaunched)"
     r"[a-z']*[ \t]+(?:[a-z]+[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+[a-z][a-z0-9]*[-0-9]"
+    r"|[0-9][ \t]+(?:is|was|keeps|kept|went|has|seems|looks|got)[ \t]|Subject:"
 )
 # `gpu` names a machine with three digits, a leading zero or a number past 15 (`gpu017`,
 # `gpu07`, `gpu49`); `gpu0` to `gpu15` are a node's devices (as hosts.py reads them).
@@ -125,12 +150,30 @@ _NOT_NUMBERED_HEADS = frozenset(
 
 
 def find_prose_hosts(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask (and learn) the machine a sentence moves a job to or logs into."""
+    """Mask (and learn) the machine a sentence moves a job to, logs into or says is in
+    trouble, and a numbered machine a mail's subject names."""
     for m in _PROSE_HOST.finditer(text):
-        host = m.group("host")
-        head = m.group("head")
-        if head is not None and (head in _NOT_NUMBERED_HEADS and not _NUMBERED_GPU_NODE.match(host)):
-            continue
-        if host.split("-", 1)[0] not in _NOT_MACHINE_HEADS and host_value_ok(host):
-            edits.append((m.start("host"), m.end("host"), "host", host))
-            state.learn_host(host)
+        _take_host(m, False, edits, state)
+    if " is" in text or " was" in text or " ke" in text or " went" in text or " has" in text or " seems" in text or " looks" in text or " got" in text:
+        for m in _STATE_HOST.finditer(text):
+            _take_host(m, True, edits, state)
+    if "Subject:" in text:
+        for line in _SUBJECT_LINE.finditer(text):
+            for m in _SUBJECT_HOST.finditer(text, line.start(), line.end()):
+                _take_host(m, True, edits, state)
+
+
+def _take_host(m: re.Match[str], numbered: bool, edits: list[Edit], state: LogState) -> None:
+    """Mask and learn `m`'s host unless it is a mode, a precision or a device; `numbered`:
+    only a name with a digit in it, and not a model's or a version's."""
+    host = m.group("host")
+    head = m.group("head")
+    if head is not None and (head in _NOT_NUMBERED_HEADS and not _NUMBERED_GPU_NODE.match(host)):
+        return
+    first = host.split("-", 1)[0]
+    if first in _NOT_MACHINE_HEADS or not host_value_ok(host):
+        return
+    if numbered and (first.rstrip("0123456789") in _MODEL_HEADS or not any(c.isdigit() for c in host) or _MODEL_SIZE.search(host)):
+        return
+    edits.append((m.start("host"), m.end("host"), "host", host))
+    state.learn_host(host)

@@ -10,7 +10,7 @@ from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
-from bot.masking.owners import login_like
+from bot.masking.owners import login_like, person_login
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -185,12 +185,22 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/",
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ")  # fmt: skip
+_TRIGGERED_BY_LOGIN = re.compile(
+    r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
+    r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
+    re.M,
+)
+# What a CI run says started it when no person did (`triggered by (schedule)`, `(by cron)`).
+_CI_CAUSES = frozenset(
+    ("schedule", "scheduler", "cron", "push", "webhook", "api", "timer", "system", "automation", "trigger", "manual",
+     "upstream", "merge", "tag", "pr", "pipeline", "workflow", "github-actions", "dependabot", "renovate", "bot", "ci")
+)  # fmt: skip
 _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
         "runner", "jovyan", "ec2-user", "coder", "vscode", "node", "app", "worker", "docker",
-        "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
+        "vsts", "trainer", "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
         "cache", "slurm", "job", "jobs", "projects", "project", "group", "groups", "scratch",
         "home", "models", "checkpoints", "logs", "bin", "lib", "share", "src", "nobody",
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
@@ -359,6 +369,19 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("_actor", re.compile(
         r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
     )),
+    # ... and its `github` context as a workflow dumps it (`${{ toJson(github) }}`: `"actor":
+    # "hfischer"`, `"triggering_actor": ...`), or a step prints it (`github.actor: hfischer`).
+    # (A GitHub login: letters, digits and hyphens; `"actor": "policy_net"` is a model's part.
+    # The automaton reports `_actor"` as `_actor`: the key with its prefix has its own row.)
+    ('actor"', re.compile(r"\"actor\":[ \t]*\"(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})\"")),
+    ("_actor", re.compile(r"\"triggering_actor\":[ \t]*\"(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})\"")),
+    ("github.actor", re.compile(r"\bgithub\.(?:triggering_)?actor[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})(?![\w\[-])")),
+    # Who a CI run names in parentheses: `triggered by (hfischer)`, `(by @hfischer)`, a display
+    # name and its login, `Hannah Fischer (@hfischer)`.
+    ("by (", re.compile(r"\b(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Qq]ueued|[Rr]un|[Dd]eployed|[Cc]ancell?ed|[Aa]pproved"
+                        r"|[Rr]e-?run|[Mm]erged|[Pp]ushed|[Cc]reated) by \(@?(?P<user>[A-Za-z0-9][\w.-]{0,38})\)")),
+    ("(by ", re.compile(r"\(by @?(?P<user>[A-Za-z0-9][\w.-]{0,38})\)")),
+    (" (@", re.compile(r"\b[A-Z][a-z]{1,30} [A-Z][a-z'-]{1,40} \(@(?P<user>[A-Za-z0-9][\w.-]{0,38})\)")),
     # Another user's home as the shell spells it (`cp ~hfischer/ckpt .`), an owner handed
     # over (`chown -R hfischer:users /data/x`), a user's crontab, `fuser -v`'s USER column.
     # (Each led by its literal, so `re` skips to it: a lookbehind first would try every position.)
@@ -451,8 +474,19 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             continue
         for m in rx.finditer(text):
             name = m.group("user")
-            if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
+            if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP and name.lower() not in _CI_CAUSES:
                 edits.append((m.start("user"), m.end("user"), "user", name))
+                state.learn_user(name)
+    # `triggered by hfischer on push`: a word in small letters there is a login only when it
+    # reads as a person's on its own (`triggered by push`, `triggered by the scheduler` are not).
+    if "triggered by " in present:
+        # (The automaton reports `triggered by (` as this word, not as `by (`: the login in
+        # parentheses is read here too.)
+        for m in _TRIGGERED_BY_LOGIN.finditer(text):
+            group = "user" if m.group("user") is not None else "quoted"
+            name = m.group(group)
+            if person_login(name) if group == "user" else name.lower() not in _CI_CAUSES and name.lower() not in TECHNICAL_USERS:
+                edits.append((m.start(group), m.end(group), "user", name))
                 state.learn_user(name)
     # (dstack's run plan lists ` Project   main` / ` User   hfischer` in the same layout.)
     if "IdentityFile" in text or "HostName" in text or " Project " in text:
@@ -577,7 +611,10 @@ _PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number is")
 # A signature's contact line puts the number after a bar, unlabelled:
 # `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
 _BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +")
+# finger's `Office:` line: the room, then the office phone after a comma
+# (`Office: Room 4.12, +49 89 1234 5678`); the room stays.
+_OFFICE_PHONE_RX = re.compile(r"Office:[ \t]*[^\n,:]{0,64},[ \t]*(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:")
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
 _PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
 
@@ -590,7 +627,10 @@ def find_phones(text: str, edits: list[Edit]) -> None:
     the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
     """
     lowered = text.lower()
-    starts = (*((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX))
+    starts = (
+        *((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX),
+        ("office:", _OFFICE_PHONE_RX),
+    )
     for word, rx in starts:
         pos = lowered.find(word)
         while pos != -1:
