@@ -265,7 +265,9 @@ def _compile(lines: dict[tuple[bytes, ...], set[bytes]]) -> tuple[re.Pattern[byt
         for atom in atoms:
             if atom == _RANK:
                 digits: dict = {}
-                for r in ranks:
+                # In order: two lines settled for the same ranks spell them alike, and the trie
+                # shares the text up to where the lines differ (a set's order is the hash seed's).
+                for r in sorted(ranks):
                     _insert(digits, [re.escape(r[i : i + 1]) for i in range(len(r))])
                 atom = _regex(digits)
             node = node.setdefault(atom, {})
