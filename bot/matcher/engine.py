@@ -75,7 +75,7 @@ BLANK_AFTER = 64
 _KEEP_PER_KEY = 2
 
 
-@dataclass
+@dataclass(slots=True)  # one per first hit of a (signature, rank): 10k ranks make 30k of them
 class Hit:
     line: int
     rank: int | None

@@ -231,6 +231,9 @@ class LineReader:
         self._layouts: dict[bytes, _Layout] = {}
         self._chars = 0
         self._seconds: dict[tuple[str, str], int | None] = {}
+        # The last line read and its layout: the matcher asks of one line its rank (`prefix`,
+        # is the hit saturated?), then its facts, then its message for the probes.
+        self._last: tuple[str | None, _Layout | None] = (None, None)
 
     def facts(self, line: str) -> LineFacts:
         return _read(self._layout_of(line), line, self._seconds)
@@ -249,6 +252,9 @@ class LineReader:
         return self._layout_of(line).rank
 
     def _layout_of(self, line: str) -> _Layout:
+        last, layout = self._last
+        if line is last and layout is not None:
+            return layout
         shape = line.encode("utf-8", "surrogatepass").translate(DIGITS_AS_ZERO)
         layout = self._layouts.get(shape)
         if layout is None:
@@ -257,6 +263,7 @@ class LineReader:
                 self._layouts.clear()  # endlessly new shapes: stay bounded
                 self._chars = len(shape)
             layout = self._layouts[shape] = _layout(line)
+        self._last = (line, layout)
         return layout
 
 
