@@ -558,6 +558,9 @@ DECOYS = [
     "mariadb-0                           1/1     Running   0          1d\n"
     "qdrant-0                            1/1     Running   0          1d\n"
     "mpijob-launcher-abcde               1/1     Running   0          1d\n"
+    "mnist-train-7f9c8d-x2k4q            0/1     Error     3          5m\n"
+    "qlora-ft-launcher-6c9d7-abcde       0/1     Error     0          5m\n"
+    "xlnet-finetune-6c9d7-fghij          0/1     Error     0          5m\n"
     "pod/train-job-launcher-x2k4q created; pod/kserve-controller-manager-0 created; pod/mlflow-server-0 created",
     '{"owner": "ml-platform", "created_by": "airflow"} Owner=N/A',
     "Triggered by Pull Request; Cancelled by Slurm Controller; caused by Out Of Memory",

@@ -107,7 +107,12 @@ _ONSETS = frozenset(
 _TOOL_HEADS = ("kv", "lm", "mp", "xg", "pg", "kf", "tf", "nv", "ng", "gp", "db", "dc", "ck", "mm", "ml", "nf", "cn",
                "gc", "hp", "fs", "vp", "rd", "nc", "dn", "tk", "dv", "bq", "sg", "ds", "tm", "ht", "wg", "ld", "gz",
                "bz", "dm", "ls", "vm", "mk", "tc", "cg", "rs", "mx", "nb", "pd", "np", "qd")  # fmt: skip
-_TOOL_LOGINS = frozenset(("kserve", "kfserving", "mpijob", "xgboost", "jupyterlab", "kubeflow", "pgvector", "pgbouncer"))
+# ML words of the same shape that name workloads (`mnist-train-...`, `qlora-ft-worker-0`): a
+# pod or namespace named after them is no one's, and learning them would mask the word everywhere.
+_TOOL_LOGINS = frozenset(("kserve", "kfserving", "mpijob", "xgboost", "jupyterlab", "kubeflow", "pgvector", "pgbouncer",
+                          "mnist", "xlnet", "mbart", "qlora", "mteb", "llava", "xtuner", "nnunet", "cmake", "gguf",
+                          "json", "jsonl", "dtype", "dtensor", "srun", "sbatch", "pcie", "vram", "xformers", "ptxas",
+                          "rmsnorm", "rmsprop", "sdpa"))  # fmt: skip
 _VOWELS = frozenset("aeiouy")
 _INITIAL_SURNAME = re.compile(r"[b-df-hj-np-tv-xz][b-df-hj-np-tv-xz][a-z]{2,13}\Z")
 _GIVEN_FAMILY = re.compile(r"(?P<given>[a-z]{3,20})[-._](?P<family>[a-z]{2,30})\Z")
