@@ -261,6 +261,7 @@ PERSONAL = [
     ("Disk quotas for user lsato (uid 1001):", "lsato", "USER"),
     ("uid=rkarimi,ou=people,dc=acme,dc=io", "rkarimi", "USER"),
     ("$ squeue -u ahaddad --format=%i", "ahaddad", "USER"),
+    ("$ sprio -u okafor2 -l", "okafor2", "USER"),
     ("$ sudo -u bvolkov python x.py", "bvolkov", "USER"),
     ("$ aws sts assume-role --role-arn arn:aws:iam::123456789012:role/MLTrainingRole --role-session-name jwinters", "jwinters", "USER"),
     # Shapes from NCCL and Kubernetes issue threads: c10d's IPv6 attempt, uname -a.
@@ -348,6 +349,8 @@ PERSONAL = [
     # Owner keys of a JSON log record or a tracker hold a login, role keys a person's name.
     ('{"level": "error", "msg": "checkpoint upload failed", "owner": "niamhba", "job_id": "55113"}', "niamhba", "USER"),
     ("created_by: tpetrov42", "tpetrov42", "USER"),
+    # A Kubernetes annotation spells the key with dashes (`kubectl describe pod`'s Annotations).
+    ("Annotations:  submitted-by: rsingh7\n              kubectl.kubernetes.io/restartedAt: 2026-12-01T10:00:00Z", "rsingh7", "USER"),
     ("  oncall: Niamh Adeyemi", "Niamh Adeyemi", "NAME"),
     ("Assignee: Jonas Okafor", "Jonas Okafor", "NAME"),
     # GitLab's pipeline header (`Pipeline #48213 triggered ... by <name>`).

@@ -64,7 +64,8 @@ _USER_RULES = {
     "login": _LOGIN_USER, "curl": _CURL_USER, "wget": _CURL_USER, "mysql": _LOGIN_USER,
     "mariadb": _LOGIN_USER, "psql": _PG_USER, "pg_dump": _PG_USER, "pg_restore": _PG_USER,
     # Slurm's per-user views and sudo's target account: `squeue -u hfischer`, `sudo -u hfischer`.
-    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sudo": _SUDO_USER,
+    "squeue": _LOGIN_USER, "sacct": _LOGIN_USER, "scancel": _LOGIN_USER, "sshare": _LOGIN_USER, "sprio": _LOGIN_USER,
+    "sudo": _SUDO_USER,
     # Lustre's per-user quota: `lfs quota -u hfischer /lustre` (`-g` is a group, `-p` a project).
     "lfs quota": _LOGIN_USER,
     # `aws sts assume-role --role-session-name hfischer`: people name the session after

@@ -49,7 +49,7 @@ KEY_WORDS = (
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
     "runner_name", "runner_description", "computername",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
-    "owner", "ed_by", "assignee", "submitter", "requester",
+    "owner", "ed_by", "ed-by", "assignee", "submitter", "requester",  # (`submitted-by:` as an annotation)
 )
 _SEPARATED_WORDS = frozenset(('node"', "node:"))
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
