@@ -30,6 +30,19 @@ def message(text: str, ts: str, *, channel: str = CHANNEL, user: str = "U0ALICE"
             "channel_type": "channel", "team": team, **extra}
 
 
+def ephemeral_show_click(response_url: str, ts: str, trigger: str) -> dict[str, Any]:
+    """A "Show" click on `cuda-oom` under a private /denpex lookup: its container is ephemeral
+    and the answer's way back is `response_url`."""
+    return {
+        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
+        "api_app_id": "A0DENPEX", "trigger_id": trigger, "channel": {"id": CHANNEL, "name": "training"},
+        "container": {"type": "message", "message_ts": ts, "channel_id": CHANNEL, "is_ephemeral": True},
+        "response_url": response_url,
+        "actions": [{"action_id": "denpex_show_cuda-oom", "block_id": "b", "type": "button", "value": "cuda-oom",
+                     "action_ts": ts.split(".")[0] + ".1"}],
+    }  # fmt: skip
+
+
 def all_text(call: Any) -> str:
     """Everything a recorded Web API call would show: its blocks (as JSON) and its text."""
     return json.dumps(call.params.get("blocks") or []) + (call.params.get("text") or "")

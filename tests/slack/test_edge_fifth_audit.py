@@ -20,7 +20,7 @@ import redis
 from bot.store import keys
 from tests.ports import free_port
 from tests.slack.conftest import ROOT, Bot, slack_redis_url, wait_handled
-from tests.slack.events import CHANNEL, all_text, message, used
+from tests.slack.events import CHANNEL, all_text, ephemeral_show_click, message, used
 from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile
 from tests.slack.fake_socket import FakeSocketMode
 
@@ -229,14 +229,7 @@ def test_a_button_on_an_old_ephemeral_lookup_answers_though_its_response_url_exp
     """"Show" under a private /denpex lookup clicked after its response_url expired (Slack keeps
     one for 30 minutes and 5 uses; the ephemeral message stays on screen longer): the entry
     still reaches that person alone, as an ephemeral message in the channel, not nothing."""
-    payload = {
-        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
-        "api_app_id": "A0DENPEX", "trigger_id": "1.2.expired", "channel": {"id": CHANNEL, "name": "training"},
-        "container": {"type": "message", "message_ts": "1700500300.000100", "channel_id": CHANNEL, "is_ephemeral": True},
-        "response_url": fake_slack.base + "/response/expired/T0TEST001",
-        "actions": [{"action_id": "denpex_show_cuda-oom", "block_id": "b", "type": "button", "value": "cuda-oom",
-                     "action_ts": "1700500300.1"}],
-    }
+    payload = ephemeral_show_click(fake_slack.base + "/response/expired/T0TEST001", "1700500300.000100", "1.2.expired")
     body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
     assert bot.post(body, "application/x-www-form-urlencoded").status == 200
     (said,) = fake_slack.wait_for("chat.postEphemeral", user="U0ALICE")

@@ -14,7 +14,7 @@ import pytest
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, wait_handled
-from tests.slack.events import CHANNEL, all_text, message
+from tests.slack.events import CHANNEL, all_text, ephemeral_show_click, message
 from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 ROOT_SAMPLE = "tests/data/samples/rank3-oom-8-ranks.log"
@@ -195,14 +195,7 @@ def test_a_mention_carrying_a_file_reads_the_file_once(bot, fake_slack, sample):
 def test_a_button_on_an_ephemeral_lookup_answers_ephemerally(bot, fake_slack):
     """"Show" under a private /denpex lookup (its container is_ephemeral, no message in the payload):
     the entry comes back through the response_url, for that person only; nothing is posted to the channel."""
-    payload = {
-        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
-        "api_app_id": "A0DENPEX", "trigger_id": "1.2.eph", "channel": {"id": CHANNEL, "name": "training"},
-        "container": {"type": "message", "message_ts": "1700005008.000100", "channel_id": CHANNEL, "is_ephemeral": True},
-        "response_url": fake_slack.base + "/response/T0TEST001/ephemeral",
-        "actions": [{"action_id": "denpex_show_cuda-oom", "block_id": "b", "type": "button", "value": "cuda-oom",
-                     "action_ts": "1700005008.1"}],
-    }
+    payload = ephemeral_show_click(fake_slack.base + "/response/T0TEST001/ephemeral", "1700005008.000100", "1.2.eph")
     assert bot.post(_interactive(payload), "application/x-www-form-urlencoded").status == 200
     deadline = time.monotonic() + 10
     while not fake_slack.responses and time.monotonic() < deadline:
