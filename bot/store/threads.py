@@ -129,9 +129,11 @@ class Threads:
     @guarded
     def expired(self, team_id: str, channel: str, thread_ts: str) -> bool:
         """Whether the thread had a diagnosis whose context is gone (its TTL ran out)."""
-        redis = self._client.redis
-        return bool(redis.exists(keys.thread_diagnosed(team_id, channel, thread_ts))) and not redis.exists(
-            keys.thread(team_id, channel, thread_ts))
+        pipe = self._client.redis.pipeline(transaction=False)  # one round trip: both keys share a slot
+        pipe.exists(keys.thread_diagnosed(team_id, channel, thread_ts))
+        pipe.exists(keys.thread(team_id, channel, thread_ts))
+        diagnosed, context = pipe.execute()
+        return bool(diagnosed) and not context
 
     @guarded
     def load(self, team_id: str, channel: str, thread_ts: str) -> ThreadContext | None:
