@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.spaces import separators_as_newlines
+
 CHUNK = 1 << 20
 _SNIFF = 8192
 # Compressed formats we read, by magic number.
@@ -313,6 +315,8 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
         stream = _transcode(stream, encoding)
     elif start.startswith(codecs.BOM_UTF8):
         stream = _transcode(stream, "utf-8-sig")
+    # Line breaks a rich-text editor wrote as U+2028/U+2029, before anything counts lines.
+    stream = separators_as_newlines(stream)
     head = b""
     buffered: list[bytes] = []
     for chunk in stream:
