@@ -254,9 +254,26 @@ def _is_tar(head: bytes) -> bool:
     return head[257:262] == b"ustar" and b"\x00" in head[:512]
 
 
+# A log its node crashed while writing (on a network or journaling file system) holds its
+# text, then the blocks the file had grown by but never received, read back as NUL bytes: long
+# runs after a first line of text. A binary file has NUL bytes scattered, or before any line.
+_NUL_RUN = re.compile(rb"\x00{64,}")
+
+
 def _check_text(head: bytes) -> None:
-    if b"\x00" in head[:_SNIFF]:
-        raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
+    sniff = head[:_SNIFF]
+    first = sniff.find(b"\x00")
+    if first < 0:
+        return
+    if b"\n" in sniff[:first] and b"\x00" not in _NUL_RUN.sub(b"", sniff):
+        return
+    raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
+
+
+def _without_nul(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """A text log's NUL bytes (blocks a crash left unwritten) are no text: dropped, no line moves."""
+    for chunk in chunks:
+        yield chunk.replace(b"\x00", b"") if b"\x00" in chunk else chunk
 
 
 def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadStatus | None = None) -> Iterator[bytes]:
@@ -334,8 +351,8 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
             raise InputError(f"the {kind} file is cut off before its first line of text: nothing to diagnose")
         raise InputError("the log is empty: nothing to diagnose")
     _check_text(head)
-    yield from buffered
-    yield from stream
+    yield from _without_nul(buffered)
+    yield from _without_nul(stream)
 
 
 def file_chunks(path: str, chunk_size: int = CHUNK) -> Iterator[bytes]:
