@@ -276,13 +276,14 @@ def _without_nul(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield chunk.replace(b"\x00", b"") if b"\x00" in chunk else chunk
 
 
-def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadStatus | None = None) -> Iterator[bytes]:
+def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadStatus | None = None,
+             *, inner: bool = False) -> Iterator[bytes]:
     """Yield the log's text as UTF-8 bytes chunk by chunk, checking kind and size as it streams.
 
     Raises InputError before the first chunk for empty, binary and unsupported input, and
     mid-stream when a cap is passed (callers then discard what they built). `status`, when
     given, learns the compression and encoding, and whether the input ended early (a truncated
-    compressed file) once the stream is drained.
+    compressed file) once the stream is drained. `inner`: this is what a compressed file held.
     """
     status = status if status is not None else ReadStatus()
     raw = _capped(iter(chunks), limits.max_bytes, "the file")
@@ -322,6 +323,14 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
         yield from rest
 
     stream = rejoined(stream)
+    if kind is not None and any(start.startswith(magic) for magic in _COMPRESSED):
+        # Compressed twice (a log shipper compressing every file, `.gz` ones too): the inner
+        # file is read as if it had been sent, within the same inflated cap. Once only: a
+        # file compressed in itself (a gzip quine) would otherwise never end.
+        if inner:
+            raise InputError("this is compressed three times over: send the log itself (or a .gz of it)")
+        yield from read_log(stream, Limits(limits.max_inflated, limits.max_inflated), status, inner=True)
+        return
     if _is_tar(start):
         # Its NUL padding would otherwise be refused as "a binary file", which it is not quite.
         packed = f" ({SUFFIX[kind]} of one)" if kind else ""

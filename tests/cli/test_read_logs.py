@@ -352,3 +352,16 @@ def test_line_separators_are_line_breaks_and_line_numbers_stay_per_file(tmp_path
     ev = d["matches"][0]["evidence"][0]
     assert (ev["file"], ev["line"], ev["rank"]) == ("rank_1.log", 2, 1)
     assert d["stats"]["lines"] == 5
+
+
+def test_a_log_compressed_twice_is_read_and_three_times_refused(tmp_path, capsys):
+    """A shipper that gzips every file, `.gz` ones too (or xz over gzip): read through both
+    layers; a third layer (or a file compressed in itself) is refused with a word, not read on."""
+    log = tmp_path / "train.log.gz.gz"
+    log.write_bytes(gzip.compress(gzip.compress(SAMPLE.read_bytes())))
+    assert as_json(capsys, str(log))["matches"][0]["id"] == "cuda-oom"
+    log.write_bytes(lzma.compress(gzip.compress(SAMPLE.read_bytes())))
+    assert as_json(capsys, str(log))["matches"][0]["id"] == "cuda-oom"
+    log.write_bytes(gzip.compress(gzip.compress(gzip.compress(SAMPLE.read_bytes()))))
+    code, _, err = diagnose(capsys, str(log))
+    assert code != 0 and "compressed three times" in err
