@@ -750,3 +750,22 @@ def test_a_bot_starting_while_slack_fails_auth_test_comes_up_and_answers(fake_sl
     finally:
         stop_bot(bot)
         redis.Redis.from_url(url).flushdb()
+
+
+def test_a_notebook_with_a_failed_cell_is_diagnosed_without_escape_remains(bot: Bot, fake_slack):
+    """A Jupyter notebook uploaded as it is (`.ipynb`: JSON whose failed cell keeps its
+    traceback as strings with the colour codes escaped, `\\u001b[0;31m`): diagnosed, and no
+    escape or its remains in the reply."""
+    error = "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.2 GiB is free."
+    traceback = ["\x1b[0;31m" + "-" * 75 + "\x1b[0m",
+                 "\x1b[0;31mOutOfMemoryError\x1b[0m                          Traceback (most recent call last)",
+                 "Cell \x1b[0;32mIn[7], line 3\x1b[0m\n\x1b[0;32m----> 3\x1b[0m     loss \x1b[38;5;241m=\x1b[39m model(batch)\n",
+                 f"\x1b[0;31mOutOfMemoryError\x1b[0m: {error}"]
+    cell = {"cell_type": "code", "execution_count": 7, "metadata": {}, "source": ["loss = model(batch)"],
+            "outputs": [{"output_type": "error", "ename": "OutOfMemoryError", "evalue": error, "traceback": traceback}]}
+    nb = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1).encode()
+    assert b"\\u001b[0;31m" in nb
+    (post,) = upload(bot, fake_slack, "train.ipynb", nb, "1700601100.000100", filetype="json", mimetype="application/json")
+    shown = json.dumps(post.params, ensure_ascii=False)
+    assert "cuda-oom" in shown, shown[:500]
+    assert "u001b" not in shown and "[0;31m" not in shown and "[0m" not in shown, shown[:3000]
