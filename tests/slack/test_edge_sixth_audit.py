@@ -769,3 +769,33 @@ def test_a_notebook_with_a_failed_cell_is_diagnosed_without_escape_remains(bot: 
     shown = json.dumps(post.params, ensure_ascii=False)
     assert "cuda-oom" in shown, shown[:500]
     assert "u001b" not in shown and "[0;31m" not in shown and "[0m" not in shown, shown[:3000]
+
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_bidirectional_controls_in_a_file_name_or_a_log_never_reach_slack(bot: Bot, fake_slack):
+    """A right-to-left override (U+202E) makes `train\u202egol.exe` show as `trainexe.log`, and
+    bidi controls in a log line reorder what a reader sees of it (Trojan Source): none is
+    posted back, in a file name the bot names or in an evidence line it quotes."""
+    (post,) = upload(bot, fake_slack, "train\u202egol.exe", b"\x7fELF\x02\x01\x01" + b"\x00" * 200, "1700601200.000100")
+    shown = json.dumps(post.params, ensure_ascii=False)
+    assert "gol.exe" in shown and not set(shown) & set(BIDI_CONTROLS), shown[:400]
+    ts = "1700601201.000100"
+    bot.event(message(OOM_PASTE.replace("CUDA out of memory", "CUDA out of memory\u2067 \u202e(gpu 3)\u2069\u202c"), ts,
+                      channel="C0OTHER"))
+    wait_handled(bot, ts, channel="C0OTHER")
+    post = replies(fake_slack)[-1]
+    shown = json.dumps(post.params, ensure_ascii=False)
+    assert "cuda-oom" in shown and not set(shown) & set(BIDI_CONTROLS), shown[:400]
+
+
+@pytest.mark.parametrize("name", ["学習ログ.log", "entraînement 2.log", "train-🔥.txt"], ids=["cjk", "accents-space", "emoji"])
+def test_a_log_file_named_in_unicode_is_read(bot: Bot, fake_slack, name):
+    """A file named in Japanese, with accents and a space, or an emoji: its download URL holds
+    the name: fetched (percent-encoded) with the token, and diagnosed."""
+    (post,) = upload(bot, fake_slack, name, SAMPLE_TEXT.encode(), "1700601300.000100")
+    assert "cuda-oom" in all_text(post), all_text(post)[:300]
+    assert used(bot) == 1
+    (download,) = fake_slack.of("files.download")
+    assert download.token
