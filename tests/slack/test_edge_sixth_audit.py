@@ -799,3 +799,17 @@ def test_a_log_file_named_in_unicode_is_read(bot: Bot, fake_slack, name):
     assert used(bot) == 1
     (download,) = fake_slack.of("files.download")
     assert download.token
+
+
+def test_a_gzip_bomb_inside_a_gzip_is_refused_in_bounded_time(bot: Bot, fake_slack):
+    """The second layer is read within the same inflated cap as the first: a bomb wrapped in a
+    gzip (a few KB that inflate to 50 MB of zeros behind a log line) is refused with the size
+    word, quickly, and nothing is charged."""
+    inner = gzip.compress(b"RuntimeError: CUDA out of memory\n" + b"\0" * 50_000_000, compresslevel=9)
+    content = gzip.compress(inner, compresslevel=9)
+    assert len(content) < 200_000
+    started = time.monotonic()
+    (post,) = upload(bot, fake_slack, "train.log.gz", content, "1700601400.000100")
+    assert time.monotonic() - started < 20
+    assert "limit" in all_text(post).lower() and "cuda-oom" not in all_text(post), all_text(post)[:300]
+    assert used(bot) == 0
