@@ -813,3 +813,19 @@ def test_a_gzip_bomb_inside_a_gzip_is_refused_in_bounded_time(bot: Bot, fake_sla
     assert time.monotonic() - started < 20
     assert "limit" in all_text(post).lower() and "cuda-oom" not in all_text(post), all_text(post)[:300]
     assert used(bot) == 0
+
+
+@pytest.mark.parametrize("dress", ["`{}`", "*{}*", "\u201c{}\u201d", "{}"], ids=["backticks", "bold", "quotes", "nb-hyphens"])
+def test_an_evaluation_code_pasted_with_its_formatting_is_redeemed(bot: Bot, dress):
+    """An evaluation code copied out of the message or mail that brought it keeps what dressed
+    it there: inline-code backticks, bold asterisks, curly quotes, or the non-breaking hyphens
+    (U+2011) an HTML mail writes so the code never wraps. `/denpex redeem` still redeems it,
+    once, and the quota says scale."""
+    from tests.slack.test_bot import store_for
+
+    with store_for(bot) as store:
+        (code,) = store.codes.create("scale", 14, 1)
+    typed = dress.format(code if dress != "{}" else code.replace("-", "\u2011"))
+    answer = bot.command(f"redeem {typed}").json()["text"]
+    assert "scale" in answer.lower() and "could not" not in answer.lower(), answer
+    assert "50" in bot.command("quota").json()["text"]
