@@ -176,23 +176,28 @@ def test_a_compressed_log_in_a_format_not_read_gets_a_clear_word(bot: Bot, fake_
     no_traceback(bot)
 
 
-@pytest.mark.parametrize("obj", [
-    {"id": "F0TOMB0001", "mode": "tombstone"},
-    {"id": "F0DENIED01", "file_access": "access_denied"},
-    {"id": "F0EXTERN01", "name": "train.log", "mode": "external", "is_external": True, "external_type": "gdrive",
-     "filetype": "text", "url_private": "https://docs.google.com/document/d/1abc/edit", "size": 1000},
-], ids=["tombstone", "access-denied", "google-drive"])
-def test_a_file_the_bot_cannot_read_is_never_fetched_with_the_token(bot: Bot, fake_slack, obj):
-    """A file deleted before the bot read it (a tombstone), one of a Slack Connect partner the
-    app may not see (`access_denied`, no URLs), a Google Drive file linked in: no download with
-    the bot token anywhere, at most a clear word, nothing charged, no traceback."""
+@pytest.mark.parametrize("kind", ["tombstone", "access-denied", "google-drive"])
+def test_a_file_the_bot_cannot_read_is_never_fetched_with_the_token(bot: Bot, fake_slack, kind):
+    """A file deleted before the bot read it (a tombstone in the event, `file_deleted` from
+    files.info), one of a Slack Connect partner the app may not see (`file_access:
+    access_denied`, no URLs), a Google Drive file linked in (`mode: external`, its URL
+    Google's): nothing downloaded, the token sent nowhere but the Web API, one clear word in
+    the thread, nothing charged, no traceback."""
+    if kind == "tombstone":
+        obj = {"id": "F0TOMB0001", "mode": "tombstone"}
+        fake_slack.fail("files.info", 200, times=5, body={"ok": False, "error": "file_deleted"})
+    elif kind == "access-denied":
+        obj = {"id": "F0DENIED01", "file_access": "access_denied"}
+        fake_slack.fail("files.info", 200, times=5, body={"ok": False, "error": "file_not_found"})
+    else:
+        obj = fake_slack.add_file(FakeFile(id="F0EXTERN01", name="train.log", content=b"", mode="external",
+                                           declared_size=1000, download_url="https://docs.google.com/document/d/1abc/export"))
     ts = "1700600130.000100"
     assert bot.event(message("", ts, subtype="file_share", files=[obj])).status == 200
     wait_handled(bot, ts)
-    assert used(bot) == 0
-    for post in replies(fake_slack):
-        assert "cuda-oom" not in all_text(post)
-        assert post.params["thread_ts"] == ts
+    assert used(bot) == 0 and fake_slack.of("files.download") == []
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == ts and "cuda-oom" not in all_text(post)
     no_traceback(bot)
 
 
