@@ -36,7 +36,9 @@ LINE_SEPARATORS = "\u2028\u2029"
 _REPLACEMENT = {**dict.fromkeys(UNICODE_SPACES, " "), **dict.fromkeys(ZERO_WIDTH, "")}
 _TEXT = str.maketrans({**_REPLACEMENT, **dict.fromkeys(LINE_SEPARATORS, "\n")})
 _BYTES = {c.encode(): r.encode() for c, r in _REPLACEMENT.items()}
-_SEPARATORS = tuple(c.encode() for c in LINE_SEPARATORS)
+# One regex search, not an `in` per separator: `in` slows to ~4 ms a MB on a log full of box
+# drawing and block characters (E2 94.., E2 96..), the regex's literal prefix does not.
+_SEPARATOR_BYTES = re.compile(b"|".join(re.escape(c.encode()) for c in LINE_SEPARATORS))
 # In UTF-8, most of them (U+2000-U+200B, U+202F) share the lead `E2 80` with
 # common punctuation (quotes, dashes, the ellipsis): one regex pass replaces those; each of the
 # others is found with one `in`, as fast as memchr.
@@ -75,9 +77,8 @@ def separators_as_newlines(chunks: Iterable[bytes]) -> Iterator[bytes]:
         if data.isascii():
             yield data
             continue
-        for sep in _SEPARATORS:
-            if sep in data:
-                data = data.replace(sep, b"\n")
+        if _SEPARATOR_BYTES.search(data):
+            data = _SEPARATOR_BYTES.sub(b"\n", data)
         if data.endswith(b"\xe2"):
             data, carry = data[:-1], data[-1:]
         elif data.endswith(_PUNCTUATION_LEAD):
