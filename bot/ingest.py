@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.spaces import separators_as_newlines
+
 CHUNK = 1 << 20
 _SNIFF = 8192
 # Compressed formats we read, by magic number.
@@ -252,18 +254,36 @@ def _is_tar(head: bytes) -> bool:
     return head[257:262] == b"ustar" and b"\x00" in head[:512]
 
 
+# A log its node crashed while writing (on a network or journaling file system) holds its
+# text, then the blocks the file had grown by but never received, read back as NUL bytes: long
+# runs after a first line of text. A binary file has NUL bytes scattered, or before any line.
+_NUL_RUN = re.compile(rb"\x00{64,}")
+
+
 def _check_text(head: bytes) -> None:
-    if b"\x00" in head[:_SNIFF]:
-        raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
+    sniff = head[:_SNIFF]
+    first = sniff.find(b"\x00")
+    if first < 0:
+        return
+    if b"\n" in sniff[:first] and b"\x00" not in _NUL_RUN.sub(b"", sniff):
+        return
+    raise InputError("this looks like a binary file, not a text log (it contains NUL bytes)")
 
 
-def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadStatus | None = None) -> Iterator[bytes]:
+def _without_nul(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """A text log's NUL bytes (blocks a crash left unwritten) are no text: dropped, no line moves."""
+    for chunk in chunks:
+        yield chunk.replace(b"\x00", b"") if b"\x00" in chunk else chunk
+
+
+def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadStatus | None = None,
+             *, inner: bool = False) -> Iterator[bytes]:
     """Yield the log's text as UTF-8 bytes chunk by chunk, checking kind and size as it streams.
 
     Raises InputError before the first chunk for empty, binary and unsupported input, and
     mid-stream when a cap is passed (callers then discard what they built). `status`, when
     given, learns the compression and encoding, and whether the input ended early (a truncated
-    compressed file) once the stream is drained.
+    compressed file) once the stream is drained. `inner`: this is what a compressed file held.
     """
     status = status if status is not None else ReadStatus()
     raw = _capped(iter(chunks), limits.max_bytes, "the file")
@@ -303,6 +323,14 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
         yield from rest
 
     stream = rejoined(stream)
+    if kind is not None and any(start.startswith(magic) for magic in _COMPRESSED):
+        # Compressed twice (a log shipper compressing every file, `.gz` ones too): the inner
+        # file is read as if it had been sent, within the same inflated cap. Once only: a
+        # file compressed in itself (a gzip quine) would otherwise never end.
+        if inner:
+            raise InputError("this is compressed three times over: send the log itself (or a .gz of it)")
+        yield from read_log(stream, Limits(limits.max_inflated, limits.max_inflated), status, inner=True)
+        return
     if _is_tar(start):
         # Its NUL padding would otherwise be refused as "a binary file", which it is not quite.
         packed = f" ({SUFFIX[kind]} of one)" if kind else ""
@@ -313,6 +341,8 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
         stream = _transcode(stream, encoding)
     elif start.startswith(codecs.BOM_UTF8):
         stream = _transcode(stream, "utf-8-sig")
+    # Line breaks a rich-text editor wrote as U+2028/U+2029, before anything counts lines.
+    stream = separators_as_newlines(stream)
     head = b""
     buffered: list[bytes] = []
     for chunk in stream:
@@ -330,8 +360,8 @@ def read_log(chunks: Iterable[bytes], limits: Limits = NO_LIMITS, status: ReadSt
             raise InputError(f"the {kind} file is cut off before its first line of text: nothing to diagnose")
         raise InputError("the log is empty: nothing to diagnose")
     _check_text(head)
-    yield from buffered
-    yield from stream
+    yield from _without_nul(buffered)
+    yield from _without_nul(stream)
 
 
 def file_chunks(path: str, chunk_size: int = CHUNK) -> Iterator[bytes]:

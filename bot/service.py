@@ -129,8 +129,10 @@ class Denpex:
         return Outcome(diagnosis, build_report(diagnosis, self.rulebook), dict(masker.counts) if mask else {})
 
     def diagnose_text(self, text: str, *, limits: Limits = NO_LIMITS) -> Outcome:
-        """Diagnose a pasted log. Raises InputError for empty or binary text."""
-        return self.diagnose_stream([text.encode("utf-8", "surrogatepass")], limits=limits, whole=True)
+        """Diagnose a pasted log. Raises InputError for empty text. A paste is text whatever it
+        holds: its NUL characters (JSON carries `\\u0000`; a terminal shows a NUL-padded field
+        as one) are dropped, where the same bytes at a file's start would mean a binary file."""
+        return self.diagnose_stream([text.replace("\x00", "").encode("utf-8", "surrogatepass")], limits=limits, whole=True)
 
     def live(self) -> LiveDiagnosis:
         """A diagnosis of a log that is still being written (`denpex watch`)."""

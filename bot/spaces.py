@@ -5,44 +5,85 @@ composer, carries no-break spaces (U+00A0), narrow no-break spaces (U+202F, whic
 ICU put before AM/PM) or other Unicode spaces where the program wrote ASCII spaces. Every
 keyword and signature is written with ASCII spaces, so such a log would match nothing.
 
+Zero-width characters do the same to a word: a web page puts U+200B (zero-width space) or
+U+2060 (word joiner) inside long words so they can wrap, and an editor may save a byte-order
+mark (U+FEFF) that ends up mid-paste. They are taken out.
+
+A rich-text editor (Word, Notes, a web page's editable area) writes U+2028/U+2029 (line and
+paragraph separators) where the log had line breaks: they are line breaks again. A paste's
+text already splits there (Python's `str.splitlines` does), so an upload's bytes do too, as
+they are read (`separators_as_newlines`, in bot.ingest, before anything counts lines): one
+such separator inside a real line moves the line numbers after it by one, where a log that is
+all one separator-joined line would otherwise be a single line of megabytes.
+
 One list of characters, two forms: `ascii_spaces_text` for a paste's text (Slack's markup
 is taken off as text), `ascii_spaces` for the bytes of an upload, a file or stdin, applied to
-whole lines before the scan. Only spaces inside a line change: no line break is added or
-taken away, so line numbers (the evidence's) stay those of the file; `stats.bytes` is counted
-before, as read.
+whole lines before the scan; `stats.bytes` is counted before, as read.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
-# Unicode's space separators (category Zs) other than U+0020. U+2028/U+2029 (line and
-# paragraph separators) are left alone: reading them as line breaks would shift line numbers.
+# Unicode's space separators (category Zs) other than U+0020.
 UNICODE_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+# Invisible, and never in a program's output on purpose. U+200C/U+200D (zero-width non-joiner,
+# joiner) stay: scripts and emoji sequences need them.
+ZERO_WIDTH = "\u200b\u2060\ufeff"
+LINE_SEPARATORS = "\u2028\u2029"
 
-_TEXT = str.maketrans(dict.fromkeys(UNICODE_SPACES, " "))
-# In UTF-8, eleven of them (U+2000-U+200A, U+202F) share the lead `E2 80` with common
-# punctuation (quotes, dashes, the ellipsis): one regex pass replaces those; the other four
-# are each found with one `in`, as fast as memchr.
+_REPLACEMENT = {**dict.fromkeys(UNICODE_SPACES, " "), **dict.fromkeys(ZERO_WIDTH, "")}
+_TEXT = str.maketrans({**_REPLACEMENT, **dict.fromkeys(LINE_SEPARATORS, "\n")})
+_BYTES = {c.encode(): r.encode() for c, r in _REPLACEMENT.items()}
+# One regex search, not an `in` per separator: `in` slows to ~4 ms a MB on a log full of box
+# drawing and block characters (E2 94.., E2 96..), the regex's literal prefix does not.
+_SEPARATOR_BYTES = re.compile(b"|".join(re.escape(c.encode()) for c in LINE_SEPARATORS))
+# In UTF-8, most of them (U+2000-U+200B, U+202F) share the lead `E2 80` with
+# common punctuation (quotes, dashes, the ellipsis): one regex pass replaces those; each of the
+# others is found with one `in`, as fast as memchr.
 _PUNCTUATION_LEAD = b"\xe2\x80"
-_PUNCTUATION_SPACES = re.compile(b"|".join(re.escape(e) for c in UNICODE_SPACES if (e := c.encode()).startswith(_PUNCTUATION_LEAD)))
-_OTHERS = tuple(e for c in UNICODE_SPACES if not (e := c.encode()).startswith(_PUNCTUATION_LEAD))
+_PUNCTUATION_SPACES = re.compile(b"|".join(re.escape(e) for e in _BYTES if e.startswith(_PUNCTUATION_LEAD)))
+_OTHERS = tuple((e, r) for e, r in _BYTES.items() if not e.startswith(_PUNCTUATION_LEAD))
 
 
 def ascii_spaces_text(text: str) -> str:
-    """`text` with every Unicode space as an ASCII space."""
+    """`text` with every Unicode space as an ASCII space, zero-width characters taken out and
+    line separators as line breaks."""
     return text.translate(_TEXT)
 
 
 def ascii_spaces(data: bytes) -> bytes:
-    """UTF-8 `data` (whole lines: a character is never cut) with every Unicode space as an
-    ASCII space. A UTF-8 sequence cannot start inside another, so bytes are replaced safely.
+    """UTF-8 `data` (whole lines: a character is never cut) as `ascii_spaces_text` would make
+    its text. A UTF-8 sequence cannot start inside another, so bytes are replaced safely.
     An all-ASCII chunk (nearly every log's) is returned after one check."""
     if data.isascii():
         return data
-    for encoded in _OTHERS:
+    for encoded, replacement in _OTHERS:
         if encoded in data:
-            data = data.replace(encoded, b" ")
+            data = data.replace(encoded, replacement)
     if _PUNCTUATION_LEAD in data:
-        data = _PUNCTUATION_SPACES.sub(b" ", data)
+        data = _PUNCTUATION_SPACES.sub(lambda m: _BYTES[m.group()], data)
     return data
+
+
+def separators_as_newlines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """UTF-8 `chunks` (cut anywhere) with U+2028/U+2029 as `\\n`. A chunk ending in the first
+    bytes of one is held back until the next completes it."""
+    carry = b""
+    for chunk in chunks:
+        data = carry + chunk if carry else chunk
+        carry = b""
+        if data.isascii():
+            yield data
+            continue
+        if _SEPARATOR_BYTES.search(data):
+            data = _SEPARATOR_BYTES.sub(b"\n", data)
+        if data.endswith(b"\xe2"):
+            data, carry = data[:-1], data[-1:]
+        elif data.endswith(_PUNCTUATION_LEAD):
+            data, carry = data[:-2], data[-2:]
+        if data:
+            yield data
+    if carry:
+        yield carry

@@ -6,6 +6,7 @@ remotes, `code tunnel` and Remote-SSH logs, `modal token set`, `conda info`, dst
 from __future__ import annotations
 
 from bot.masking import Masker, mask
+from bot.masking.terminal import without_terminal_codes
 
 
 def _mask_log(text: str) -> str:
@@ -161,3 +162,10 @@ def test_url_password_with_an_unencoded_question_mark_is_masked() -> None:
     assert "Sunflower1994" not in out and "hfischer" not in out, out
     query = "see https://forms.ridgeline.io/?ref=docs\n"
     assert "?ref=docs" in mask(query).text
+
+
+def test_terminal_codes_written_as_escapes_are_taken_out_for_slack() -> None:
+    """A notebook's JSON (`\\u001b[0;31m`), a repr (`\\x1b[31m`), a script (`\\033[1m`, `\\e[0m`):
+    out of what Slack shows; a backslash before anything else stays."""
+    text = r'"\u001b[0;31mOutOfMemoryError\u001b[0m: CUDA" \x1b[31mred\033[1m \e[0m C:\new\x1\e['
+    assert without_terminal_codes(text) == r'"OutOfMemoryError: CUDA" red  C:\new\x1\e['

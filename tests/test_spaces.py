@@ -5,7 +5,13 @@ from __future__ import annotations
 import sys
 import unicodedata
 
-from bot.spaces import UNICODE_SPACES, ascii_spaces, ascii_spaces_text
+from bot.spaces import (
+    UNICODE_SPACES,
+    ZERO_WIDTH,
+    ascii_spaces,
+    ascii_spaces_text,
+    separators_as_newlines,
+)
 
 
 def test_every_unicode_space_separator_is_in_the_list() -> None:
@@ -14,9 +20,26 @@ def test_every_unicode_space_separator_is_in_the_list() -> None:
 
 
 def test_bytes_and_text_agree_and_leave_punctuation_and_line_breaks_alone() -> None:
-    text = "a\u00a0b\u202fc\u3000d \u2014 \u2019quoted\u2019 \u2026\u2028e\n" + "".join(UNICODE_SPACES) + "\n"
+    text = "a\u00a0b\u202fc\u3000d \u2014 \u2019quoted\u2019 \u2026e\n" + "".join(UNICODE_SPACES) + "\n"
     out = ascii_spaces_text(text)
     assert ascii_spaces(text.encode()) == out.encode()
-    assert out.startswith("a b c d \u2014 \u2019quoted\u2019 \u2026\u2028e\n")
+    assert out.startswith("a b c d \u2014 \u2019quoted\u2019 \u2026e\n")
     assert out.count("\n") == text.count("\n") and not set(out) & set(UNICODE_SPACES)
     assert ascii_spaces(b"plain ascii\n") == b"plain ascii\n"
+
+
+def test_zero_width_characters_are_taken_out_of_text_and_bytes_alike() -> None:
+    text = "\ufeffCUDA\u200b out\u2060 of memory \u200d\U0001f468\u200d\U0001f4bb\n"
+    out = ascii_spaces_text(text)
+    assert out == "CUDA out of memory \u200d\U0001f468\u200d\U0001f4bb\n"  # joiners in emoji stay
+    assert ascii_spaces(text.encode()) == out.encode() and not set(out) & set(ZERO_WIDTH)
+
+
+def test_line_separators_are_line_breaks_in_text_and_in_bytes_cut_anywhere() -> None:
+    text = "a\u2028b\u2029c \u2014 \u2026\u2028"
+    assert ascii_spaces_text(text) == "a\nb\nc \u2014 \u2026\n" == "\n".join(text.splitlines()) + "\n"
+    data = text.encode()
+    for size in range(1, 8):
+        pieces = [data[i : i + size] for i in range(0, len(data), size)]
+        assert b"".join(separators_as_newlines(pieces)) == b"a\nb\nc \xe2\x80\x94 \xe2\x80\xa6\n", size
+    assert list(separators_as_newlines([b"ends in a lead \xe2\x80"])) == [b"ends in a lead ", b"\xe2\x80"]

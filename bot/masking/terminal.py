@@ -31,9 +31,18 @@ _CSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]")
 _BARE_SGR = re.compile(r"\[\d{1,3}(?:;\d{1,3}){0,4}m")
 
 
+# CSI sequences written out as escapes, as a file that stores output as strings keeps them: a
+# Jupyter notebook's traceback (`"\\u001b[0;31mOutOfMemoryError\\u001b[0m"` in its JSON), a
+# Python repr, a shell script's `\\033[31m` or `\\e[31m`.
+_ESCAPED_CSI = re.compile(r"\\(?:u001[bB]|x1[bB]|033|e)\[[0-?]{0,32}[ -/]{0,4}[@-~]")
+
+
 def without_terminal_codes(text: str) -> str:
     """The text as a terminal shows it, for a surface that cannot (Slack): CSI sequences out,
-    and, in a text whose ESC was lost, the bare colour codes a reset `[0m` marks."""
+    written as escapes too, and, in a text whose ESC was lost, the bare colour codes a reset
+    `[0m` marks."""
+    if "\\" in text:
+        text = _ESCAPED_CSI.sub("", text)
     if "\x1b[" in text:
         return _CSI.sub("", text)
     if "[0m" in text:

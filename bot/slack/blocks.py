@@ -32,7 +32,9 @@ Blocks = list[dict[str, Any]]
 
 # Control characters Slack would show as boxes or drop unevenly (a bell, a backspace, a bare
 # ESC, a carriage return from a progress bar): line feeds and tabs are the only ones kept.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Bidirectional embeddings, overrides and isolates too: U+202E shows `train\u202egol.exe` as
+# `trainexe.log`, and in a quoted log line they reorder what a reader sees (Trojan Source).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
 
 def esc(text: str) -> str:

@@ -162,6 +162,15 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 
 _OPENER = urllib.request.build_opener(_NoRedirects())
+# What a URL may hold as it is: reserved characters and percent-escapes already made.
+_URL_SAFE = "%/:=&?~#+!$,;'@()*[]"
+
+
+def _ascii(url: str) -> str:
+    """The URL with any non-ASCII character percent-encoded (a file named `学習.log`, or one
+    with a right-to-left override, in its path): http.client sends only ASCII and raised
+    UnicodeEncodeError, which no retry policy or message caught."""
+    return url if url.isascii() else urllib.parse.quote(url, safe=_URL_SAFE)
 
 
 def _open(file: SlackFile, token: str, api_url: str, timeout_s: float) -> Any:
@@ -175,7 +184,7 @@ def _open(file: SlackFile, token: str, api_url: str, timeout_s: float) -> Any:
                 f"Slack's download of {file.name} redirected to {host_of(url)}, which is not a Slack "
                 "file server: I did not follow it (the bot token only goes to Slack); try uploading the file again"
             )
-        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        req = urllib.request.Request(_ascii(url), headers={"Authorization": f"Bearer {token}"})
         try:
             return _OPENER.open(req, timeout=timeout_s)
         except urllib.error.HTTPError as exc:

@@ -10,14 +10,23 @@ replaces it, through apps.connections.open, within about ten seconds.
 Envelopes reach Bolt without the HTTP screen (bot.slack.http), so the same check of the
 payload's shape runs here: a payload Bolt would fail on with a 500 is acknowledged and dropped
 (unacknowledged, Slack would re-deliver it, malformed again), as HTTP refuses it with a 400.
+
+Bolt's Socket Mode adapter acknowledges only a 200. What HTTP answers with a 4xx (a workspace
+id no key can hold, an invalid event id, a payload kind no listener takes: Bolt's 404) would
+stay unacknowledged, and Slack would re-deliver it, to be refused again, until it gives up:
+such an envelope is acknowledged with nothing in it. A 5xx (a failure a later delivery may not
+meet, such as no installation store) stays unacknowledged, so Slack re-delivers it, as it
+retries an HTTP 500.
 """
 
 from __future__ import annotations
 
 import logging
+from time import time
 
 from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
+from slack_bolt.adapter.socket_mode.internals import run_bolt_app, send_response
 from slack_sdk.socket_mode import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
@@ -43,7 +52,15 @@ class ScreenedSocketModeHandler(SocketModeHandler):
             log.info("dropped a Socket Mode %s envelope: %s", req.type, problem.decode())
             client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
             return
-        super().handle(client, req)
+        # What the base class does, but a refusal (4xx) is acknowledged too.
+        start = time()
+        response = run_bolt_app(self.app, req)
+        if 400 <= response.status < 500:
+            log.info("acknowledged a Socket Mode %s envelope Bolt refused: %s %s", req.type, response.status,
+                     str(response.body)[:200])
+            client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+            return
+        send_response(client, req, response, start)
 
 
 def socket_mode_handler(app: App, app_token: str) -> SocketModeHandler:

@@ -17,6 +17,7 @@ import logging
 import math
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -34,7 +35,10 @@ CODE_PREFIX = "DNPX"
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: 5 bits a symbol
 CODE_SYMBOLS = 12  # 60 bits
 _TYPOS = str.maketrans({"O": "0", "I": "1", "L": "1"})
-_SEPARATORS = re.compile(r"[\s\-_.]+")
+# Whatever is not a letter or a digit once NFKC has folded the look-alikes: spaces, hyphens,
+# and what a code picks up on its way to the person (an HTML mail's non-breaking hyphens U+2011,
+# a word processor's en dashes, the backticks or quotes of the message it was pasted from).
+_SEPARATORS = re.compile(r"[\W_]+")
 
 MAX_DAYS = 366
 MAX_COUNT = 1000
@@ -230,7 +234,7 @@ def normalize_code(text: str) -> str | None:
     """The 12 canonical symbols of a typed code, or None if it cannot be a code."""
     if not isinstance(text, str):
         return None
-    compact = _SEPARATORS.sub("", text).upper()
+    compact = _SEPARATORS.sub("", unicodedata.normalize("NFKC", text)).upper()
     if len(compact) == len(CODE_PREFIX) + CODE_SYMBOLS and compact.startswith(CODE_PREFIX):
         compact = compact[len(CODE_PREFIX) :]
     body = compact.translate(_TYPOS)

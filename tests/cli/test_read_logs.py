@@ -327,3 +327,41 @@ def test_a_log_with_unicode_spaces_is_diagnosed_as_with_ascii_ones(tmp_path, cap
     assert [e["line"] for e in copied["matches"][0]["evidence"]] == [e["line"] for e in typed["matches"][0]["evidence"]]
     assert space not in json.dumps(copied, ensure_ascii=False)
     assert copied["stats"]["bytes"] == len(body) and copied["stats"]["lines"] == typed["stats"]["lines"]
+
+
+def test_a_log_ending_in_blocks_of_nul_bytes_is_read_and_a_binary_file_still_refused(tmp_path, capsys):
+    """A node that crashed while writing leaves its log's text, then the blocks the file had grown
+    by, read back as NUL bytes: a log (its evidence without the NULs); NUL bytes scattered, or
+    before a first line, are still a binary file."""
+    log = tmp_path / "train.log"
+    log.write_bytes(f"step 10\n{OOM}\n".encode() + b"\x00" * 4096 + b"\nrestarted\n")
+    d = as_json(capsys, str(log))
+    assert d["matches"][0]["id"] == "cuda-oom" and "\x00" not in json.dumps(d)
+    for content in (b"\x00" * 4096 + f"\n{OOM}\n".encode(), f"step\x00 10\n{OOM}\n".encode() + b"\x00" * 4096):
+        log.write_bytes(content)
+        code, _, err = diagnose(capsys, str(log))
+        assert code != 0 and "binary file" in err
+
+
+def test_line_separators_are_line_breaks_and_line_numbers_stay_per_file(tmp_path, capsys):
+    """U+2028 where a file had line breaks (saved from a rich-text editor): each is a line,
+    for the matcher and for the line numbers of a run of several files alike."""
+    (tmp_path / "rank_0.log").write_text("a\u2028b\u2029c\n")
+    (tmp_path / "rank_1.log").write_text(f"x\n{OOM}\n")
+    d = as_json(capsys, str(tmp_path))
+    ev = d["matches"][0]["evidence"][0]
+    assert (ev["file"], ev["line"], ev["rank"]) == ("rank_1.log", 2, 1)
+    assert d["stats"]["lines"] == 5
+
+
+def test_a_log_compressed_twice_is_read_and_three_times_refused(tmp_path, capsys):
+    """A shipper that gzips every file, `.gz` ones too (or xz over gzip): read through both
+    layers; a third layer (or a file compressed in itself) is refused with a word, not read on."""
+    log = tmp_path / "train.log.gz.gz"
+    log.write_bytes(gzip.compress(gzip.compress(SAMPLE.read_bytes())))
+    assert as_json(capsys, str(log))["matches"][0]["id"] == "cuda-oom"
+    log.write_bytes(lzma.compress(gzip.compress(SAMPLE.read_bytes())))
+    assert as_json(capsys, str(log))["matches"][0]["id"] == "cuda-oom"
+    log.write_bytes(gzip.compress(gzip.compress(gzip.compress(SAMPLE.read_bytes()))))
+    code, _, err = diagnose(capsys, str(log))
+    assert code != 0 and "compressed three times" in err

@@ -206,3 +206,13 @@ def test_bad_create_arguments(store: Store, kwargs: dict[str, Any], message: str
     """Impossible plans, durations and counts are refused with a clear message."""
     with pytest.raises(ValueError, match=message):
         store.codes.create(**kwargs)
+
+
+def test_codes_keep_working_through_what_dresses_them() -> None:
+    """Backticks, asterisks, quotes, non-breaking hyphens, en dashes, zero-width spaces and
+    full-width forms around or inside a code are not part of it; other letters still are."""
+    code = "DNPX-ABCD-EFGH-JKMN"
+    for typed in (f"`{code}`", f"*{code}*", f"\u201c{code}\u201d", code.replace("-", "\u2011"), code.replace("-", "\u2013"),
+                  "\u200b" + code, "ＤＮＰＸ－ＡＢＣＤ－ＥＦＧＨ－ＪＫＭＮ"):
+        assert normalize_code(typed) == "ABCDEFGHJKMN", typed
+    assert normalize_code("DNPX-ÀBCD-EFGH-JKMN") is None and normalize_code("code DNPX-ABCD-EFGH-JKMN") is None
