@@ -117,20 +117,19 @@ def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], No
         poller.register(fd, select.POLLIN)
         handlers[fd] = [write, take]
     read = os.read
-    last = 0.0
     full = False  # the last wake-up filled a read: the job writes faster than gathering serves
     while handlers:
         try:
+            # Output that follows a wake-up within GATHER_S gathers until then, so one wake-up
+            # reads a job's next hundreds of lines, not one; a line after a quieter moment finds
+            # the pump waiting in poll and is read at once. Sleeping first, rather than after
+            # poll saw the next line, costs a lone line nothing and a wake-up one poll less. Not
+            # after a full read: a pause per READ_BYTES would hold a faster job back (its pipe fills).
+            if not full:
+                time.sleep(GATHER_S)
             waiting.since = time.monotonic()
             ready = poller.poll()
             waiting.since = None
-            # Output within GATHER_S of the last: the job writes without pause. Let its next
-            # lines gather, so one wake-up reads a hundred of them, not one. Not after a full
-            # read: a pause per READ_BYTES would hold a faster job back (its pipe fills).
-            if not full and time.monotonic() - last < GATHER_S:
-                time.sleep(GATHER_S)
-                ready = poller.poll(0)
-            last = time.monotonic()
         except InterruptedError:
             continue
         full = False
