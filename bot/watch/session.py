@@ -251,7 +251,7 @@ class WatchSession:
     def _feed(self, lines: bytes) -> bool:
         """Match whole lines, FEED_SLICE_BYTES at a time; True when a rule matched something new."""
         changed = False
-        lines = ascii_spaces(lines)  # the timeout facts read the spaces the matcher reads
+        lines = ascii_spaces(lines)  # once, for the matcher, the masker and the timeout facts alike
         for piece in _slices(lines, FEED_SLICE_BYTES):
             self._facts.read(piece)
             changed = self.live.feed(piece) or changed
