@@ -5,7 +5,7 @@ One thread, the pump, waits on both of the child's pipes (poll), reads what a pi
 `os.read` (at once, whatever it is) and writes it to ours before anything else looks at it;
 only then is the piece handed on to be matched. A job that writes line by line (an unbuffered
 print, glog, NCCL) would wake the pump for every line or two: output that follows the last
-within GATHER_S (a millisecond) is let gather that long first, so at 10 MB/s a wake-up reads a
+within GATHER_S (2 ms) is let gather that long first, so at 10 MB/s a wake-up reads two
 hundred lines; a line after a quiet moment is read at once, and a job that fills a whole read
 between two wake-ups is read without a pause. The pump does nothing else in
 Python: read, write, hand over (`WatchSession.take` appends to a list; lines are cut later, a
@@ -42,9 +42,11 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signa
 READ_BYTES = 1 << 16  # larger reads cost a fresh mmap each (glibc): 20 us instead of 2 for a line
 PIPE_BYTES = 1 << 20
 # A job writing without pause has its lines gathered this long before they are read: at 10 MB/s
-# of lines, a wake-up per ms (a line waits at most that) instead of one per line or two, which
-# cost the pump 4-5% of a core; a line written after a quiet moment passes at once.
-GATHER_S = 0.001
+# of lines, a wake-up per 2 ms (a line waits at most that) instead of one per line or two, which
+# cost the pump 4-5% of a core (at 1 ms, ~2%; at 2 ms, ~1.2%, most of the rest the bytes' own
+# copying); a line written after a quiet moment passes at once. Below the 5 ms between the
+# bench's lone lines, and far below what a person at a terminal or a log collector notices.
+GATHER_S = 0.002
 # After the job exits and its pipes have run empty, how long a grandchild that holds them open
 # is still passed on.
 DRAIN_IDLE_S = 2.0
@@ -117,20 +119,19 @@ def _pump(streams: list[tuple[int, Callable[[bytes], None], Callable[[bytes], No
         poller.register(fd, select.POLLIN)
         handlers[fd] = [write, take]
     read = os.read
-    last = 0.0
     full = False  # the last wake-up filled a read: the job writes faster than gathering serves
     while handlers:
         try:
+            # Output that follows a wake-up within GATHER_S gathers until then, so one wake-up
+            # reads a job's next hundreds of lines, not one; a line after a quieter moment finds
+            # the pump waiting in poll and is read at once. Sleeping first, rather than after
+            # poll saw the next line, costs a lone line nothing and a wake-up one poll less. Not
+            # after a full read: a pause per READ_BYTES would hold a faster job back (its pipe fills).
+            if not full:
+                time.sleep(GATHER_S)
             waiting.since = time.monotonic()
             ready = poller.poll()
             waiting.since = None
-            # Output within GATHER_S of the last: the job writes without pause. Let its next
-            # lines gather, so one wake-up reads a hundred of them, not one. Not after a full
-            # read: a pause per READ_BYTES would hold a faster job back (its pipe fills).
-            if not full and time.monotonic() - last < GATHER_S:
-                time.sleep(GATHER_S)
-                ready = poller.poll(0)
-            last = time.monotonic()
         except InterruptedError:
             continue
         full = False

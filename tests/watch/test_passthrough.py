@@ -80,6 +80,36 @@ def test_many_small_writes_to_both_streams_pass_through_unchanged(quiet: bool) -
         assert any(b"ALERT: CUDA Out of Memory" in line for line in ours)
 
 
+@pytest.mark.parametrize("fd", [1, 2])
+def test_a_prompt_after_a_burst_reaches_the_reader_while_the_job_waits_for_an_answer(fd: int) -> None:
+    """The job writes lines without pause (the pump gathers them), then a prompt with no newline,
+    and waits on its stdin: the prompt reaches our reader while the job waits, not once it writes
+    again or ends. A pump that held gathered output back for more (or a whole line) would leave
+    both waiting: the job gives up after 30 s with exit code 9 and the prompt comes too late."""
+    burst = b"".join(b"[rank%d]:step %d loss 1.25\n" % (i % 8, i) for i in range(3000))
+    code = (
+        "import os, select, sys\n"
+        f"for line in {burst!r}.splitlines(keepends=True):\n    os.write({fd}, line)\n"
+        f"os.write({fd}, b'continue? [y/n] ')\n"
+        "if not select.select([0], [], [], 30)[0]:\n    sys.exit(9)\n"
+        "os.write(1, b'got ' + os.read(0, 100))\n"
+        "sys.exit(5)\n"
+    )
+    p = watch("--quiet", *child(code), stdin=subprocess.PIPE)
+    assert p.stdin is not None and p.stdout is not None and p.stderr is not None
+    stream = (p.stdout if fd == 1 else p.stderr).fileno()
+    seen = b""
+    while not seen.endswith(b"continue? [y/n] "):
+        piece = os.read(stream, 1 << 16)
+        assert piece, seen[-200:]
+        seen += piece
+    out, err = p.communicate(b"y\n", timeout=60)
+    assert p.returncode == 5
+    assert seen + (out if fd == 1 else err) == burst + b"continue? [y/n] " + (b"got y\n" if fd == 1 else b"")
+    if fd == 2:
+        assert out == b"got y\n"
+
+
 def test_alerts_on_stderr_never_split_a_line_of_the_child() -> None:
     """Our lines go between the child's lines: its own bytes stay in order, each line whole."""
     lines = [b"[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.service import Denpex
+from bot.spaces import ascii_spaces
 from bot.watch.alerting import LIVE_CONFIDENCES, LIVE_SEVERITIES, AlertPolicy
 
 APP = Denpex()
@@ -21,7 +22,7 @@ def test_live_feeding_finds_what_diagnose_finds(rule_id: str) -> None:
         log = example.log if example.log.endswith("\n") else example.log + "\n"
         live, policy, alerted = APP.live(), AlertPolicy(), []
         for line in log.splitlines(keepends=True):
-            if live.feed(line.encode()):
+            if live.feed(ascii_spaces(line.encode())):  # as the watch session feeds it
                 outcome = live.interim()
                 if policy.wants(outcome):
                     alerted.append(outcome.diagnosis.root.id)
