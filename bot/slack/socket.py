@@ -21,12 +21,11 @@ retries an HTTP 500.
 
 from __future__ import annotations
 
+import json
 import logging
-from time import time
 
-from slack_bolt import App
+from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.adapter.socket_mode import SocketModeHandler
-from slack_bolt.adapter.socket_mode.internals import run_bolt_app, send_response
 from slack_sdk.socket_mode import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
@@ -52,15 +51,38 @@ class ScreenedSocketModeHandler(SocketModeHandler):
             log.info("dropped a Socket Mode %s envelope: %s", req.type, problem.decode())
             client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
             return
-        # What the base class does, but a refusal (4xx) is acknowledged too.
-        start = time()
-        response = run_bolt_app(self.app, req)
-        if 400 <= response.status < 500:
+        # What the base class does (through Bolt's public API), but a refusal (4xx) is
+        # acknowledged too.
+        response = self.app.dispatch(BoltRequest(mode="socket_mode", body=req.payload, headers=retry_headers(req)))
+        if response.status == 200:
+            client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id, payload=ack_payload(response)))
+        elif 400 <= response.status < 500:
             log.info("acknowledged a Socket Mode %s envelope Bolt refused: %s %s", req.type, response.status,
                      str(response.body)[:200])
             client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
-            return
-        send_response(client, req, response, start)
+        else:
+            log.info("left a Socket Mode %s envelope unacknowledged for Slack to re-deliver: %s", req.type, response.status)
+
+
+def retry_headers(req: SocketModeRequest) -> dict[str, str] | None:
+    """A re-delivery's attempt and reason as the HTTP headers Slack sends with one, so the
+    listeners see a Socket Mode retry as they see an HTTP one."""
+    headers = {}
+    if req.retry_attempt is not None:
+        headers["x-slack-retry-num"] = str(req.retry_attempt)
+    if req.retry_reason is not None:
+        headers["x-slack-retry-reason"] = req.retry_reason
+    return headers or None
+
+
+def ack_payload(response: BoltResponse) -> dict | None:
+    """What an acknowledgement carries back: nothing, a JSON answer (a slash command's reply,
+    a view's errors), or a text answer as Slack's `text`."""
+    if not response.body:
+        return None
+    if response.headers.get("content-type", [""])[0].startswith("application/json"):
+        return json.loads(response.body)
+    return {"text": response.body}
 
 
 def socket_mode_handler(app: App, app_token: str) -> SocketModeHandler:
