@@ -85,6 +85,16 @@ def test_gate_finds_what_the_whole_text_pass_finds_on_the_corpora(detector: Dete
         _check(detector, text)
 
 
+@pytest.mark.parametrize("detector", GATED, ids=lambda d: d.name)
+def test_every_example_passes_its_rows_gate(detector: Detector) -> None:
+    """Each kind's example as the real tool prints it (tests/test_masking_detectors.py): what
+    a gated row finds in it, it finds on the lines its gate gives it."""
+    from tests.test_masking_detectors import ALL_LINES
+
+    for line in ALL_LINES:
+        _check(detector, line)
+
+
 # Lines as a later stage reads them (the hosts stage sees addresses as placeholders already),
 # and shapes the corpora lack.
 STAGED = """\
@@ -140,6 +150,9 @@ FRAGMENTS = [
     # Identity numbers and their near misses (dates, phone numbers, numpy rows of token ids).
     "219-09-9999", "SSN: ", "078051120", "4111 1111 1111 1111", "5555-5555-5555-4444", "3782 822463 10005",
     "card_number=", "4012888888881881", "2024-12-05", "415-555-0199", " 4096 4096", "٣",
+    # Vendor tokens, split from their prefixes at random, and near misses (`task-`, `tokens_`).
+    "hf_", "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3z", "AKIA", "LAGIQMINLNPWO65O", "sk-", "proj-aB3dE5fG7hJ9kL2mN4pQ6r",
+    "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiJ4In0.", "task-", "tokens_", "1Q~", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe",
 ]  # fmt: skip
 
 
