@@ -112,6 +112,8 @@ Thanks Lukas! ping Dana if you see this
 -- Priya
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
 jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
+mail the owner of the label at ops@
+gpu07.cluster.internal/replica-index=0
 """
 
 

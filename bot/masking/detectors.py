@@ -51,6 +51,7 @@ from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_crede
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
     ETC_HOSTS_TRIGGER,
+    FQDN_TRIGGER,
     HOST_WORDS,
     HOSTLIST_TRIGGER,
     LINE_HOSTS_TRIGGER,
@@ -198,7 +199,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
-    Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
+    Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",), line_trigger=FQDN_TRIGGER),
     Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("line-hosts", "hosts", lambda s: find_line_hosts(s.text, s.edits, s.state), ("host",), line_trigger=LINE_HOSTS_TRIGGER),

@@ -94,6 +94,9 @@ def _country_host(head: str) -> bool:
     if len(labels) >= 3 or labels[-1] in _ZONE_LABELS:
         return True
     return any(c.isdigit() or c == "-" for c in labels[0]) or "-" in labels[-1]
+# The line gate of find_fqdns (bot/masking/gate.py): a dot and a top-level label, `_TLD_RX`
+# without its look-ahead (a log's `.config` and `.mean` are few lines).
+FQDN_TRIGGER = r"\.(?:" + _PRIVATE_TLDS + "|" + _PUBLIC_TLDS + "|" + _COUNTRY_TLDS + ")"
 _LABEL_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
 # A DNS prefix of a Kubernetes label or annotation key: `prefix/name=value`, `"prefix/name": `.
 _LABEL_KEY_AFTER = re.compile(r"/[A-Za-z0-9][\w.-]{0,62}(?:=|\"?:[ \t])")
@@ -134,7 +137,8 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
             continue
         if is_public_host(name):
             continue
-        if _LABEL_KEY_AFTER.match(text, m.end()) and not text.startswith(("//", "@"), max(0, start - 2)):
+        # (`//` or `@` on the name's own line: the line gate gives a row its lines alone.)
+        if _LABEL_KEY_AFTER.match(text, m.end()) and not text.startswith(("//", "@"), max(text.rfind("\n", 0, start) + 1, start - 2)):
             continue  # `training.kubeflow.org/replica-index=0`: a Kubernetes label key's prefix
         edits.append((start, m.end(), "host", name))
 
