@@ -112,6 +112,8 @@ Thanks Lukas! ping Dana if you see this
 -- Priya
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
 jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
+{"assigned_to": "Hannah Fischer", "state": "open"}
+Triggered by Dana Whitfield; detected by watchdog at work: 71487
 mail the owner of the label at ops@
 gpu07.cluster.internal/replica-index=0
 """
@@ -183,3 +185,11 @@ def test_a_row_on_most_lines_is_given_the_whole_text() -> None:
     assert GATES[node.name].spans(dense)[node.name] == [(0, len(dense))]
     sparse = "plain\ngpu-node-017 up\nplain\n"
     assert GATES[node.name].spans(sparse)[node.name] == [(6, 22)]
+
+
+def test_a_role_key_spelled_with_an_underscore_reaches_its_row() -> None:
+    """`assigned_to:` is a role key of the owners row: its gate let the line through only
+    when spelled with a blank, so a tracker's JSON kept the name."""
+    from bot.masking import mask
+
+    assert "Hannah" not in mask('{"id": 4812, "assigned_to": "Hannah Fischer", "state": "open"}\n').text

@@ -72,6 +72,7 @@ from bot.masking.hosts import (
 from bot.masking.identity_numbers import IDENTITY_TRIGGER, IDENTITY_WORDS, find_identity_numbers
 from bot.masking.keys import KEY_KINDS
 from bot.masking.names import (
+    ACTED_BY_TRIGGER,
     GREETING_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
@@ -187,7 +188,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
-    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),
+    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=ACTED_BY_TRIGGER),
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
