@@ -91,6 +91,22 @@ class Words:
                 out.append((idx, start, pos))
         return out
 
+    def starts(self, data: bytes) -> list[list[int]]:
+        """Where each word starts in `data`, overlapping matches too: one sorted list a word
+        (for words without `any_digits`: a word's every match is as long as the word)."""
+        found: list[list[int]] = [[] for _ in self.words]
+        lengths = self._lengths
+
+        def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
+            found[idx].append(to - lengths[idx])
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        # Reported by end offset, so each word's starts come in order.
+        self._db.scan(data, match_event_handler=hit, scratch=scratch)
+        return found
+
 
 def last_text_memo(fn: Callable[[str], T]) -> Callable[[str], T]:
     """`fn` with its answer kept for the last text it was given (one per thread, the text

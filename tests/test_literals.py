@@ -101,3 +101,15 @@ def test_a_literal_set_refuses_what_its_scan_cannot_tell_apart() -> None:
     for bad in (["é"], ["a?"], [""]):
         with pytest.raises(ValueError):
             LiteralSet(bad)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    words=st.lists(st.text(alphabet="abAB@ -:", min_size=1, max_size=4), min_size=1, max_size=6, unique_by=str),
+    text=st.text(alphabet=_ALPHABET, max_size=80),
+)
+def test_word_starts_are_every_occurrence_overlaps_included(words: list[str], text: str) -> None:
+    """`starts` lists every place each word occurs (case counts here), in order: `aa` twice in `aaa`."""
+    data = text.encode("utf-8")
+    expected = [[i for i in range(len(data)) if data.startswith(w.encode(), i)] for w in words]
+    assert Words(words, caseless=False).starts(data) == expected

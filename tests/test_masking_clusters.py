@@ -229,3 +229,24 @@ def test_a_first_last_scratch_directory_teaches_the_namespace() -> None:
     masked = mask(log).text
     assert "hannah" not in masked, masked
     assert "--account=llm-pretrain" in masked, masked
+
+
+def test_node_shapes_are_tried_where_their_heads_are_as_a_search_would_find_them() -> None:
+    """find_node_names tries each shape only where one of its heads starts (hosts._matches_from):
+    the matches are a search's, overlapping heads included (`l40sxm-12`, `nodenode-12`)."""
+    import random
+    from itertools import chain
+
+    from bot.literals import one_byte
+    from bot.masking import hosts
+
+    parts = ["dgx-h100-026", "gpu-node-17", "node017", "a100-044", "trn1-191", "compute-0-12", "ec2-10-0-1-23",
+             "ip-10-0-1-23", "l40sxm-12", "gpugpu-018", "nodenode-12", "gpu121", "x", "-", "é", " ", ":4 [0] NCCL",
+             "aks-nodepool1-12345678-vmss000001", "gke-prod-pool-1a2b3c4d-xyz1", "h100-028"]  # fmt: skip
+    rng = random.Random(16)
+    for _ in range(2000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(12)))
+        starts = dict(zip(hosts._NODE_HEADS, hosts._NODE_HEAD_WORDS.starts(one_byte(text)), strict=True))
+        for _, heads, rx in hosts._NODE_SHAPES:
+            tried = hosts._matches_from(rx, text, sorted(chain.from_iterable(starts[h] for h in heads)))
+            assert [m.span() for m in tried] == [m.span() for m in rx.finditer(text)], text

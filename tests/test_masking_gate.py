@@ -85,6 +85,16 @@ def test_gate_finds_what_the_whole_text_pass_finds_on_the_corpora(detector: Dete
         _check(detector, text)
 
 
+@pytest.mark.parametrize("detector", GATED, ids=lambda d: d.name)
+def test_every_example_passes_its_rows_gate(detector: Detector) -> None:
+    """Each kind's example as the real tool prints it (tests/test_masking_detectors.py): what
+    a gated row finds in it, it finds on the lines its gate gives it."""
+    from tests.test_masking_detectors import ALL_LINES
+
+    for line in ALL_LINES:
+        _check(detector, line)
+
+
 # Lines as a later stage reads them (the hosts stage sees addresses as placeholders already),
 # and shapes the corpora lack.
 STAGED = """\
@@ -102,6 +112,10 @@ Thanks Lukas! ping Dana if you see this
 -- Priya
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
 jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
+{"assigned_to": "Hannah Fischer", "state": "open"}
+Triggered by Dana Whitfield; detected by watchdog at work: 71487
+mail the owner of the label at ops@
+gpu07.cluster.internal/replica-index=0
 """
 
 
@@ -140,6 +154,9 @@ FRAGMENTS = [
     # Identity numbers and their near misses (dates, phone numbers, numpy rows of token ids).
     "219-09-9999", "SSN: ", "078051120", "4111 1111 1111 1111", "5555-5555-5555-4444", "3782 822463 10005",
     "card_number=", "4012888888881881", "2024-12-05", "415-555-0199", " 4096 4096", "٣",
+    # Vendor tokens, split from their prefixes at random, and near misses (`task-`, `tokens_`).
+    "hf_", "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3z", "AKIA", "LAGIQMINLNPWO65O", "sk-", "proj-aB3dE5fG7hJ9kL2mN4pQ6r",
+    "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiJ4In0.", "task-", "tokens_", "1Q~", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe",
 ]  # fmt: skip
 
 
@@ -168,3 +185,11 @@ def test_a_row_on_most_lines_is_given_the_whole_text() -> None:
     assert GATES[node.name].spans(dense)[node.name] == [(0, len(dense))]
     sparse = "plain\ngpu-node-017 up\nplain\n"
     assert GATES[node.name].spans(sparse)[node.name] == [(6, 22)]
+
+
+def test_a_role_key_spelled_with_an_underscore_reaches_its_row() -> None:
+    """`assigned_to:` is a role key of the owners row: its gate let the line through only
+    when spelled with a blank, so a tracker's JSON kept the name."""
+    from bot.masking import mask
+
+    assert "Hannah" not in mask('{"id": 4812, "assigned_to": "Hannah Fischer", "state": "open"}\n').text

@@ -51,6 +51,7 @@ from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_crede
 from bot.masking.edits import Edit
 from bot.masking.hosts import (
     ETC_HOSTS_TRIGGER,
+    FQDN_TRIGGER,
     HOST_WORDS,
     HOSTLIST_TRIGGER,
     LINE_HOSTS_TRIGGER,
@@ -71,6 +72,7 @@ from bot.masking.hosts import (
 from bot.masking.identity_numbers import IDENTITY_TRIGGER, IDENTITY_WORDS, find_identity_numbers
 from bot.masking.keys import KEY_KINDS
 from bot.masking.names import (
+    ACTED_BY_TRIGGER,
     GREETING_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
@@ -109,6 +111,7 @@ from bot.masking.vendor import (
     CONTEXT_WORDS,
     PREFIX_TOKEN_KINDS,
     VENDOR_KINDS,
+    VENDOR_TRIGGER,
     find_contextual_keys,
     find_vendor_tokens,
 )
@@ -164,7 +167,7 @@ _PAIR_KINDS = (*KEY_KINDS, "user", "host", "docker-auth", "basic-auth", "token",
 DETECTORS: tuple[Detector, ...] = (
     Detector("pem-blocks", "blocks", lambda s: find_pem_blocks(s.text, s.edits, s.state), ("private-key",)),
     Detector("kubernetes-secret-data", "blocks", lambda s: find_secret_data(s.text, s.edits, s.state), ("k8s-secret",)),
-    Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS),
+    Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS, line_trigger=VENDOR_TRIGGER),
     Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key", "cohere-key", "databricks-token", "gitlab-token", *PREFIX_TOKEN_KINDS), CONTEXT_WORDS),
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
@@ -185,7 +188,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
-    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS)),
+    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=ACTED_BY_TRIGGER),
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
@@ -197,7 +200,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
-    Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",)),
+    Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",), line_trigger=FQDN_TRIGGER),
     Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("line-hosts", "hosts", lambda s: find_line_hosts(s.text, s.edits, s.state), ("host",), line_trigger=LINE_HOSTS_TRIGGER),

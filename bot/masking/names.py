@@ -302,7 +302,7 @@ def _personal_account(m: re.Match[str]) -> bool:
 # (A login under these keys is a user name: bot/masking/pairs.py.)
 # A service desk's ticket names the people by label (ServiceNow's `Caller:` and `Assigned to:`).
 ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
-              "reviewer", "requester", "submitter", "ed by ", "ed_by", "assigned to", "caller")  # fmt: skip
+              "reviewer", "requester", "submitter", "ed_by", "assigned to", "assigned_to", "caller")  # fmt: skip
 # Words in small letters after the capital, accented ones too (`Jürgen`, `Súilleabháin`); a
 # name written in CJK characters (`鈴木翔太`, `王伟`), two to five of them.
 _SMALL = r"(?:[^\W\d_A-Z]|['’-])"
@@ -318,12 +318,16 @@ _ROLE_KEY_NAME = re.compile(
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
-_ACTED_BY = re.compile(
-    r"\b(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
+_ACTED = (
+    r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
     r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
-    r" by " + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])"
+    r" by "
 )
+_ACTED_BY = re.compile(r"\b" + _ACTED + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])")
+# The line gate of the `<verb> by` names (bot/masking/gate.py): the verb and its `by`, not any
+# `ed by ` (a watchdog's `detected by`, on every line of a NCCL timeout's flood).
+ACTED_BY_TRIGGER = _ACTED
 # Capitalised words that name a thing, not a person: `Triggered by Pull Request`.
 _THING_WORDS = frozenset(
     ("pull", "request", "push", "merge", "schedule", "scheduled", "cron", "webhook", "api", "upstream", "timer", "user",

@@ -164,6 +164,36 @@ def _compile_by_lead() -> list[re.Pattern[str]]:
 
 
 VENDOR_PATTERNS = _compile_by_lead()
+
+# What the line of every token holds, for the line gate (bot/masking/gate.py): a branch's
+# fixed look-behind, which holds the token's prefix, or where it has none or a loose one
+# (`tfc`'s fourteen characters before `.atlasv1.`), the head written here. ASCII characters
+# its pattern requires only (`\d` takes non-ASCII digits, which the gate reads as `?`).
+_HEADS = {
+    "tfc": r"[A-Za-z0-9]{14}\.atlasv1\.",
+    "azad": r"[0-9?]Q~",
+    "azkey": r"[A-Za-z0-9+/]{86}==",
+    "slackhook": r"hooks\.slack\.com/",
+    "slackpath": r"/services/T",
+    "teamshook": r"/webhook",
+    "aws": r"A(?:KIA|SIA|BIA|CCA)",
+    "gapi": r"AIza",
+    "atatt": r"ATATT3",
+    "awssess": r"FwoGZXIvYXdz",
+    "awssess2": r"IQoJb3JpZ2lu",
+    "pemb64": r"LS0tLS1CRUdJTi",
+}
+
+
+def _head(name: str, rest: str) -> str:
+    if name in _HEADS:
+        return _HEADS[name]
+    if not (rest.startswith("(?<=") and ")(?<!" in rest):
+        raise ValueError(f"vendor branch {name}: no fixed look-behind, so its line-gate head must be written in _HEADS")
+    return rest[4 : rest.index(")(?<!")]
+
+
+VENDOR_TRIGGER = "|".join(dict.fromkeys(_head(name, rest) for name, _, _, _, rest in _BRANCHES))
 # Tokens whose left edge is not pinned by a look-behind inside the pattern.
 # Prefixes of the vendor shapes kind_of_value reads from the scan (the rest are _FULL_SHAPES).
 _PREFIXES = (
