@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import unicodedata
 
-from bot.spaces import UNICODE_SPACES, ascii_spaces, ascii_spaces_text
+from bot.spaces import _TELLTALES, UNICODE_SPACES, ascii_spaces, ascii_spaces_text
 
 
 def test_every_unicode_space_separator_is_in_the_list() -> None:
@@ -20,3 +20,14 @@ def test_bytes_and_text_agree_and_leave_punctuation_and_line_breaks_alone() -> N
     assert out.startswith("a b c d \u2014 \u2019quoted\u2019 \u2026\u2028e\n")
     assert out.count("\n") == text.count("\n") and not set(out) & set(UNICODE_SPACES)
     assert ascii_spaces(b"plain ascii\n") == b"plain ascii\n"
+
+
+def test_each_space_holds_a_telltale_byte_so_a_piece_without_one_is_left_as_it_is() -> None:
+    # `ascii_spaces` returns a piece holding none of `_TELLTALES` at once: that is only right
+    # while every Unicode space's UTF-8 form holds one (a space added to the list must too).
+    assert all(any(t in c.encode() for t in _TELLTALES) for c in UNICODE_SPACES)
+    bars = "step 3 \u2588\u2588\u258f| 12/400 caf\u00e9\n".encode()
+    assert not any(t in bars for t in _TELLTALES)
+    assert ascii_spaces(bars) == bars
+    for space in UNICODE_SPACES:
+        assert ascii_spaces(bars + f"a{space}b\n".encode()) == bars + b"a b\n"
