@@ -143,6 +143,24 @@ def test_a_group_that_stops_paying_is_retired_and_its_lines_read_again():
     assert blanker.blank(flood, 0, len(flood), plain=True).emptied == 0
 
 
+def test_a_retired_group_is_tried_again_when_a_new_line_settles_in_it_not_a_new_rank():
+    """Megatron's iteration counter reaching 100000 makes its lines a new shape: the old one's
+    substitution stops paying and the group is retired, then the new shape settles into the same
+    group (the same effect: none). Its lines were read one by one for the rest of the log."""
+    blanker = Blanker(LITERALS)
+    blanker.add(b"[rank3]:iteration 99998 ok", (5, 6), (), None, (), False, False)
+    old = b"[rank3]:iteration 99999 ok\n" * 2000
+    new = b"[rank3]:iteration 100000 ok\n" * 2000
+    assert blanker.blank(old, 0, len(old), plain=True).emptied == 2000
+    assert blanker.blank(new, 0, len(new), plain=True).emptied == 0
+    assert blanker.blank(new, 0, len(new), plain=True).emptied == 0
+    # A known line settled for another rank is NCCL's chatter moving on: it stays retired.
+    blanker.add(b"[rank4]:iteration 99998 ok", (5, 6), (), None, (), False, False)
+    assert blanker.blank(old.replace(b"rank3", b"rank4"), 0, len(old), plain=True).emptied == 0
+    blanker.add(b"[rank3]:iteration 100001 ok", (5, 6), (), None, (), False, False)
+    assert blanker.blank(new, 0, len(new), plain=True).emptied == 2000
+
+
 def _emptied(cuts: list[bytes]) -> int:
     """Lines emptied by blanking while a scan is fed `cuts` (read off `Blanked.emptied`)."""
     scan = SETTLED.scan()
