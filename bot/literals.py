@@ -28,7 +28,12 @@ def hyperscan_literal(word: str) -> str:
     is written as `\\xHH`; ASCII letters and digits stay as they are, which keeps
     `HS_FLAG_CASELESS` and database dumps readable.
     """
-    return "".join(chr(b) if b < 128 and chr(b).isalnum() else f"\\x{b:02x}" for b in word.encode("utf-8"))
+    # One C call over the bytes (each a code point below 256 once read as Latin-1): the prefilter
+    # spells its ~2,400 literals at every start, 0.03 s as a loop over bytes in Python.
+    return word.encode("utf-8").decode("latin-1").translate(_LITERAL_BYTES)
+
+
+_LITERAL_BYTES = {b: chr(b) if b < 128 and chr(b).isalnum() else f"\\x{b:02x}" for b in range(256)}
 
 
 # A line's or a name's digit shape: every ASCII digit read as 0, on UTF-8 (where a byte

@@ -3,11 +3,12 @@ leftmost-longest, its literal set against `in`."""
 
 from __future__ import annotations
 
+import hyperscan
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.literals import LiteralSet, Words
+from bot.literals import LiteralSet, Words, hyperscan_literal
 
 _ALPHABET = "abAB@ -:\n\xe9"
 
@@ -113,3 +114,17 @@ def test_word_starts_are_every_occurrence_overlaps_included(words: list[str], te
     data = text.encode("utf-8")
     expected = [[i for i in range(len(data)) if data.startswith(w.encode(), i)] for w in words]
     assert Words(words, caseless=False).starts(data) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12))
+def test_a_literal_expression_is_its_bytes_letters_and_digits_as_they_are(word: str) -> None:
+    """Every byte but an ASCII letter or digit is `\\xHH`; Hyperscan matches exactly the word."""
+    data = word.encode("utf-8")
+    expression = hyperscan_literal(word)
+    assert expression == "".join(chr(b) if chr(b).isascii() and chr(b).isalnum() else f"\\x{b:02x}" for b in data)
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(expressions=[expression.encode()], ids=[0], elements=1, flags=[0])
+    found: list[tuple[int, int]] = []
+    db.scan(b"<" + data + b">", match_event_handler=lambda i, a, b, f, c: found.append((a, b)))
+    assert [end for _, end in found] == [1 + len(data)]

@@ -6,6 +6,7 @@ import sys
 import unicodedata
 
 from bot.spaces import (
+    _TELLTALES,
     UNICODE_SPACES,
     ZERO_WIDTH,
     ascii_spaces,
@@ -43,3 +44,14 @@ def test_line_separators_are_line_breaks_in_text_and_in_bytes_cut_anywhere() -> 
         pieces = [data[i : i + size] for i in range(0, len(data), size)]
         assert b"".join(separators_as_newlines(pieces)) == b"a\nb\nc \xe2\x80\x94 \xe2\x80\xa6\n", size
     assert list(separators_as_newlines([b"ends in a lead \xe2\x80"])) == [b"ends in a lead ", b"\xe2\x80"]
+
+
+def test_each_space_holds_a_telltale_byte_so_a_piece_without_one_is_left_as_it_is() -> None:
+    # `ascii_spaces` returns a piece holding none of `_TELLTALES` at once: that is only right
+    # while every Unicode space's UTF-8 form holds one (a space added to the list must too).
+    assert all(any(t in c.encode() for t in _TELLTALES) for c in UNICODE_SPACES + ZERO_WIDTH)
+    bars = "step 3 \u2588\u2588\u258f| 12/400 caf\u00e9\n".encode()
+    assert not any(t in bars for t in _TELLTALES)
+    assert ascii_spaces(bars) == bars
+    for space in UNICODE_SPACES + ZERO_WIDTH:
+        assert ascii_spaces(bars + f"a{space}b\n".encode()) == bars + (b"a b\n" if space in UNICODE_SPACES else b"ab\n")

@@ -161,7 +161,13 @@ class Blanker:
         rank_at, rank_to = rank
         atoms = _atoms(raw, pinned, classes)
         atoms[rank_at:rank_to] = [_RANK] if rank_to > rank_at else []
-        ranks = group.lines.setdefault(tuple(atoms), set())
+        ranks = group.lines.get(tuple(atoms))
+        if ranks is None:
+            ranks = group.lines[tuple(atoms)] = set()
+            # A new line settled, not a known line for a new rank: the flood changed shape
+            # (Megatron's iteration counter reached 100000, a column widened) rather than moved
+            # on, so a group retired for not paying (`blank`) is tried again.
+            group.usable, group.misses = True, 0
         if raw[rank_at:rank_to] not in ranks:
             ranks.add(raw[rank_at:rank_to])
             group.rx = None
