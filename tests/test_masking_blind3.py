@@ -30,6 +30,15 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("Hannah Fischer", "Marek Kowalczyk", "+33 6 47 87 58 98", "hfischer", "mkowalczyk"),
         (":*:1868401105:1868400513:", ",Room 3.14,", "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"),
     ),
+    (
+        # A user's directory under /mnt, seen by what a person keeps in a home (a conda
+        # install), then bare; the mounts beside it stay.
+        "mnt-user-directory",
+        "source /mnt/tlindqvist/miniconda3/etc/profile.d/conda.sh\ncd /mnt/tlindqvist/repos/finetune\n"
+        "ls /mnt/nvme/cache /mnt/efs/shared /mnt/weights/llama\n",
+        ("tlindqvist",),
+        ("/miniconda3/etc/profile.d/conda.sh", "/repos/finetune", "ls /mnt/nvme/cache /mnt/efs/shared /mnt/weights/llama"),
+    ),
 ]
 
 

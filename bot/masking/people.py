@@ -159,7 +159,10 @@ _HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "
 _USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
 # Storage roots that hold data sets and projects as often as users: a directory there is a
 # user's only with a person's shape, a home's contents under it, or as a user's elsewhere.
-_STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd")
+_STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd",
+                  # /mnt holds mounts (`/mnt/nvme`, `/mnt/efs`) and, on shared boxes, a directory per user
+                  # (`/mnt/hfischer/miniconda3/...`): the same rule as any storage root.
+                  "mnt")
 _HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
 # Their anchor words end before the slash: the anchor scan reports no overlapping words, and
 # `/lustre/` would hide the `/scratch/` of `/lustre/scratch/hfischer` (`/data/home/...` too).
@@ -272,7 +275,10 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         # A `first.last` directory is a person's wherever it sits (a project is rarely named
         # so): learned with its DNS form, which a namespace or a pod name may show.
         state.learn_user(user)
-    elif (seg == "scratch" or seg in _USER_ROOTS) and len(state.path_users) < 4096:
+    elif (
+        seg == "scratch" or seg in _USER_ROOTS or (seg in _STORAGE_ROOTS and _DATA_HOME_NEXT.match(text, m.end("user")))
+    ) and len(state.path_users) < 4096:
+        # (`/mnt/hfischer/miniconda3/...` makes `/mnt/hfischer/repos` a user's directory too.)
         state.path_users.setdefault(user, None)
 
 
