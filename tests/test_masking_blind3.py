@@ -31,6 +31,16 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         (":*:1868401105:1868400513:", ",Room 3.14,", "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"),
     ),
     (
+        # PostgreSQL's refusal names the account after the client's address (auth.c's
+        # `no pg_hba.conf entry for host "%s", user "%s", database "%s", %s`).
+        "postgres-pg-hba-user",
+        'psql: error: connection to server at "10.40.2.9", port 5432 failed: FATAL:  no pg_hba.conf entry for host '
+        '"10.40.7.31", user "rafael.haddad", database "runs", SSL off\n'
+        'FATAL:  pg_hba.conf rejects connection for host "10.40.7.31", user "tlindqvist", database "metrics", no encryption\n',
+        ("rafael.haddad", "tlindqvist", "10.40.7.31"),
+        ('FATAL:  no pg_hba.conf entry for host "<IP-', 'database "runs", SSL off', 'database "metrics", no encryption'),
+    ),
+    (
         # A user's directory under /mnt, seen by what a person keeps in a home (a conda
         # install), then bare; the mounts beside it stay.
         "mnt-user-directory",

@@ -187,7 +187,7 @@ _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/",
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
@@ -303,6 +303,11 @@ _FOR_USER_RX = re.compile(
     r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|\s*$))""",
     re.MULTILINE,
 )
+# PostgreSQL's refusals name the account after the client's address (libpq prints the server's
+# FATAL as it is): `no pg_hba.conf entry for host "10.0.0.7", user "alice", database "runs", SSL off`,
+# `pg_hba.conf rejects connection for host ...`, `... for replication connection from host ...`.
+# Masked, not learned: a database account is often named after its service (commands.py).
+_PG_HBA_USER_RX = re.compile(r'host "[^"\n]{1,255}", user "(?P<user>[A-Za-z_][\w.@-]{0,63})"')
 # sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
 _SSHD_USER_RX = re.compile(
     r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
@@ -467,6 +472,10 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in _TRACKER_PATHS and name not in state.teams and not team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if '", user "' in present:
+        for m in _PG_HBA_USER_RX.finditer(text):
+            if m.group("user").lower() not in TECHNICAL_USERS:
+                edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
     if "for user " in present:
         for m in _FOR_USER_RX.finditer(text):
             group = "user" if m.group("user") is not None else "bare"
