@@ -41,6 +41,14 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         ('FATAL:  no pg_hba.conf entry for host "<IP-', 'database "runs", SSL off', 'database "metrics", no encryption'),
     ),
     (
+        # PBS Pro's `qstat -f`: the owner is the account at the host the job was submitted from.
+        "pbs-qstat-job-owner",
+        "Job Id: 418203.pbs01\n    Job_Name = llm_pretrain\n    Job_Owner = hfischer@login07\n    job_state = F\n"
+        "    Exit_status = 271\n",
+        ("hfischer", "login07"),
+        ("    Job_Owner = <USER-1>@<HOST-1>\n", "    Exit_status = 271"),
+    ),
+    (
         # A user's directory under /mnt, seen by what a person keeps in a home (a conda
         # install), then bare; the mounts beside it stay.
         "mnt-user-directory",

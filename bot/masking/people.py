@@ -133,6 +133,9 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
         if not prompt:
+            # PBS names a job's owner as the account at the submitting host: `Job_Owner = hfischer@login07`.
+            prompt = text.endswith("Job_Owner = ", lead, start)
+        if not prompt:
             # An ssh key's comment, as `ssh-add -l` and `ssh-keygen -l` print it after the
             # fingerprint: `256 SHA256:kD8L... hfischer@gpu37 (ED25519)`.
             prompt = _KEY_COMMENT_TAIL.match(text, m.end("host")) is not None
