@@ -57,6 +57,14 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("tlindqvist",),
         ("/miniconda3/etc/profile.d/conda.sh", "/repos/finetune", "ls /mnt/nvme/cache /mnt/efs/shared /mnt/weights/llama"),
     ),
+    (
+        # A ticket's contact fields name the number by what it is for, not `Phone:`.
+        "ticket-contact-number",
+        "Ticket #48213 opened by Hannah Fischer (hannah.fischer@deepcove.ai)\nCallback number: +33 6 47 87 58 98\n"
+        "Contact number: +1 (415) 555-0132\nContact number of failed ranks: 3\n",
+        ("+33 6 47 87 58 98", "+1 (415) 555-0132"),
+        ("Callback number: <PHONE-", "Contact number of failed ranks: 3"),
+    ),
 ]
 
 

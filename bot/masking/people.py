@@ -608,7 +608,9 @@ def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
 # digit runs stay (timestamps, ids, tensor sizes look the same). Seven to fifteen digits
 # (E.164), so `ext. 4321` (an extension) is no phone number.
 _PHONE_RX = re.compile(
-    r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext"
+    # A form's or a ticket's `Contact number:`, `Callback number:` (the label word alone is common).
+    r"|(?:contact|call-?back|emergency)(?=[ \t]+(?:number|no\.|#)))\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
 # In prose a number is asked to be called (`call me on +44 20 7946 0958`, `reach me at (415)
@@ -632,9 +634,10 @@ _BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?
 # finger's `Office:` line: the room, then the office phone after a comma
 # (`Office: Room 4.12, +49 89 1234 5678`); the room stays.
 _OFFICE_PHONE_RX = re.compile(r"Office:[ \t]*[^\n,:]{0,64},[ \t]*(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)")
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:")
+_LABEL_NUMBER_WORDS = ("contact number", "callback number", "call-back number", "emergency number", "contact no.", "contact #")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:", *_LABEL_NUMBER_WORDS)
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
-_PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+_PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext", "contact", "callback", "call-back", "emergency")
 
 
 def find_phones(text: str, edits: list[Edit]) -> None:
