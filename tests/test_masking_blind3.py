@@ -65,6 +65,17 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("+33 6 47 87 58 98", "+1 (415) 555-0132"),
         ("Callback number: <PHONE-", "Contact number of failed ranks: 3"),
     ),
+    (
+        # Postal addresses in a pasted mail thread and a ticket: the street and the house
+        # number go, the postcode and the city stay; Title Case log phrases and `via` stay.
+        "postal-addresses",
+        "Ship the replacement to our lab, 95 Elm Street, 10999 Berlin, Germany.\n"
+        "Site: Lindenstrasse 12, 10999 Berlin\nOffice: 12 Rue de la Roquette, 75011 Paris\n"
+        "Lab: Keizersgracht 123, 1016 DJ Amsterdam\nHQ: 1600 Amphitheatre Parkway, Mountain View, CA 94043\n"
+        "connected via NCCL 2 ranks\nwrote 12 Files In Place\nVia SSH 22\n",
+        ("95 Elm Street", "Lindenstrasse 12", "Rue de la Roquette", "Keizersgracht 123", "1600 Amphitheatre Parkway"),
+        (", 10999 Berlin, Germany.", ", 75011 Paris", "Mountain View, CA 94043", "connected via NCCL 2 ranks", "wrote 12 Files In Place", "Via SSH 22"),
+    ),
 ]
 
 

@@ -100,6 +100,7 @@ I moved the job to kraken-ml for now
 SM_OUTPUT_DATA_DIR=s3://ximena-llm-ckpts/output
 Thanks Lukas! ping Dana if you see this
 -- Priya
+Ship it to 221 Baker Street, London NW1 6XE, or to Lindenstraße 12a, 10999 Berlin (12 Rue de la Roquette is closed)
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
 jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
 """
@@ -140,6 +141,8 @@ FRAGMENTS = [
     # Identity numbers and their near misses (dates, phone numbers, numpy rows of token ids).
     "219-09-9999", "SSN: ", "078051120", "4111 1111 1111 1111", "5555-5555-5555-4444", "3782 822463 10005",
     "card_number=", "4012888888881881", "2024-12-05", "415-555-0199", " 4096 4096", "٣",
+    # Postal addresses and near misses.
+    "221 Baker Street", "Lindenstraße 12a", "12 Rue de la ", "Via Garibaldi 7", "via NCCL", " Files In Place", "Ave", "STREET",
 ]  # fmt: skip
 
 
