@@ -110,6 +110,7 @@ I moved the job to kraken-ml for now
 SM_OUTPUT_DATA_DIR=s3://ximena-llm-ckpts/output
 Thanks Lukas! ping Dana if you see this
 -- Priya
+Ship it to 221 Baker Street, London NW1 6XE, or to Lindenstraße 12a, 10999 Berlin (12 Rue de la Roquette is closed)
 ValueError: could not parse row {'ssn': '219-09-9999', 'card': '4111 1111 1111 1111'}
 jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
 {"assigned_to": "Hannah Fischer", "state": "open"}
@@ -157,6 +158,8 @@ FRAGMENTS = [
     # Vendor tokens, split from their prefixes at random, and near misses (`task-`, `tokens_`).
     "hf_", "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3z", "AKIA", "LAGIQMINLNPWO65O", "sk-", "proj-aB3dE5fG7hJ9kL2mN4pQ6r",
     "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiJ4In0.", "task-", "tokens_", "1Q~", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe",
+    # Postal addresses and near misses.
+    "221 Baker Street", "Lindenstraße 12a", "12 Rue de la ", "Via Garibaldi 7", "via NCCL", " Files In Place", "Ave", "STREET",
 ]  # fmt: skip
 
 

@@ -148,6 +148,8 @@ def find_pgpass(text: str, present: set[str], edits: list[Edit], state: LogState
         start = line_start(text, m.start("host"), len(text))
         if m.group("port") not in ("5432", "*") and start - 1 not in follows:
             continue
+        if m.group("port") == "*" and m.group("db").isdigit() and m.group("user").isdigit():
+            continue  # a passwd row of SSSD or NIS (`hfischer:*:1868401105:1868400513:...`): uid and gid
         follows.add(line_end(text, m.start("host"), len(text)))
         user = m.group("user")
         if user != "*" and user.lower() not in TECHNICAL_USERS:

@@ -235,6 +235,9 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("connection to ", re.compile(r"onnection to server at \"" + _H + r"\"")),
     # `uname -a`: `Linux gpu-node-07 5.15.0-91-generic #101-Ubuntu SMP ...`.
     ("linux ", LinePattern(r"[ \t]*Linux " + _H + r" \d{1,2}\.\d{1,3}\.\d{1,4}[\w.+~-]{0,64} #\d")),
+    # PBS's `qstat -f` names a job's owner as the account at the host it was submitted from:
+    # `Job_Owner = hfischer@login07` (the account is masked as a key's value by then).
+    ("job_owner = ", re.compile(r"Job_Owner = (?:<USER-\d{1,9}>|[\w.-]{1,32})@" + _H + r"(?![\w.-])")),
     # ssh, pdsh and Slurm name the node they are talking about.
     ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),

@@ -75,8 +75,9 @@ _NOT_GREETED = frozenset(
 )  # fmt: skip
 # (literals of which the text must hold one, pattern with a `name` group, optional `user` group)
 _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
-    # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...)
-    ((":x:",), LinePattern(
+    # getent passwd / /etc/passwd: user:x:uid:gid:GECOS:home:shell (GECOS: name,room,phone,...);
+    # SSSD, NIS and LDAP rows show `*` where the password was (`hfischer:*:1868401105:...`).
+    ((":x:", ":*:"), LinePattern(
         r"[ \t]*(?P<user>[^\W\d][\w.-]{0,31}):[x*!]?:(?P<uid>\d{1,10}):\d{1,10}:"
         r"(?P<name>[^:,\n]{1,128})(?P<rest>,[^:\n]{0,128})?:/[^:\n]{0,256}:[^:\n]{0,256}$",
         re.M,
@@ -155,7 +156,7 @@ _LITERALS = LiteralSet(
 # (bot/masking/masker.py) that the per-piece anchor scan does not pay for.
 SHORTLOG_WORDS = tuple(f"{d}\t" for d in range(10))
 _CLOCK_WORDS = (" am\n", " pm\n", " am\r", " pm\r", " am]", " pm]")
-NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", "givenname", "surname", "displayname", *_CLOCK_WORDS)
+NAME_WORDS = ("author:", "-by:", "_name", "user.name", "from:", "login:", ":x:", ":*:", "givenname", "surname", "displayname", *_CLOCK_WORDS)
 
 
 # A word that makes a display name a system's, not a person's (`Slurm Workload Manager`).
@@ -289,11 +290,22 @@ _GECOS_PHONE = re.compile(r"[ \t]*\+?[0-9 ().\-/]{7,24}\Z")
 _EXTENSION = re.compile(r"[ \t]*(?:x|ext\.?[ \t]*)?\d{1,6}[ \t]*\Z")  # `x4567`: no number outside the building
 
 
+# `nobody` and the (uid_t)-1 / -2 sentinels; every other uid from 1000 up is a login's. LDAP
+# and SSSD hand out uids far above 65535 (an AD-mapped SSSD uid is ten digits: 1868401105).
+_NOT_PERSONAL_UIDS = frozenset((65534, 65535, 4294967294, 4294967295))
+
+
 def _personal_account(m: re.Match[str]) -> bool:
     """A passwd row of a person: a regular uid (1000 and up, not `nobody`), a name-like GECOS."""
     uid = int(m.group("uid"))
     name = m.group("name").strip()
-    return 1000 <= uid < 65534 and bool(name) and name.lower() != m.group("user").lower() and any(c.isalpha() for c in name)
+    return (
+        uid >= 1000
+        and uid not in _NOT_PERSONAL_UIDS
+        and bool(name)
+        and name.lower() != m.group("user").lower()
+        and any(c.isalpha() for c in name)
+    )
 
 
 # The person a record or a config puts in charge (`oncall: Hannah Fischer`, `"owner": "Hannah

@@ -133,6 +133,9 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
         if not prompt:
+            # PBS names a job's owner as the account at the submitting host: `Job_Owner = hfischer@login07`.
+            prompt = text.endswith("Job_Owner = ", lead, start)
+        if not prompt:
             # An ssh key's comment, as `ssh-add -l` and `ssh-keygen -l` print it after the
             # fingerprint: `256 SHA256:kD8L... hfischer@gpu37 (ED25519)`.
             prompt = _KEY_COMMENT_TAIL.match(text, m.end("host")) is not None
@@ -159,7 +162,10 @@ _HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "
 _USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
 # Storage roots that hold data sets and projects as often as users: a directory there is a
 # user's only with a person's shape, a home's contents under it, or as a user's elsewhere.
-_STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd")
+_STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd",
+                  # /mnt holds mounts (`/mnt/nvme`, `/mnt/efs`) and, on shared boxes, a directory per user
+                  # (`/mnt/hfischer/miniconda3/...`): the same rule as any storage root.
+                  "mnt")
 _HOME_RXS = {f"/{seg}/": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg in _HOME_SEGMENTS}
 # Their anchor words end before the slash: the anchor scan reports no overlapping words, and
 # `/lustre/` would hide the `/scratch/` of `/lustre/scratch/hfischer` (`/data/home/...` too).
@@ -184,7 +190,7 @@ _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
-                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/",
+                "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
@@ -272,7 +278,10 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         # A `first.last` directory is a person's wherever it sits (a project is rarely named
         # so): learned with its DNS form, which a namespace or a pod name may show.
         state.learn_user(user)
-    elif (seg == "scratch" or seg in _USER_ROOTS) and len(state.path_users) < 4096:
+    elif (
+        seg == "scratch" or seg in _USER_ROOTS or (seg in _STORAGE_ROOTS and _DATA_HOME_NEXT.match(text, m.end("user")))
+    ) and len(state.path_users) < 4096:
+        # (`/mnt/hfischer/miniconda3/...` makes `/mnt/hfischer/repos` a user's directory too.)
         state.path_users.setdefault(user, None)
 
 
@@ -297,6 +306,11 @@ _FOR_USER_RX = re.compile(
     r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|\s*$))""",
     re.MULTILINE,
 )
+# PostgreSQL's refusals name the account after the client's address (libpq prints the server's
+# FATAL as it is): `no pg_hba.conf entry for host "10.0.0.7", user "alice", database "runs", SSL off`,
+# `pg_hba.conf rejects connection for host ...`, `... for replication connection from host ...`.
+# Masked, not learned: a database account is often named after its service (commands.py).
+_PG_HBA_USER_RX = re.compile(r'host "[^"\n]{1,255}", user "(?P<user>[A-Za-z_][\w.@-]{0,63})"')
 # sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
 _SSHD_USER_RX = re.compile(
     r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
@@ -461,6 +475,10 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in _TRACKER_PATHS and name not in state.teams and not team_like(name):
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    if '", user "' in present:
+        for m in _PG_HBA_USER_RX.finditer(text):
+            if m.group("user").lower() not in TECHNICAL_USERS:
+                edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
     if "for user " in present:
         for m in _FOR_USER_RX.finditer(text):
             group = "user" if m.group("user") is not None else "bare"
@@ -590,7 +608,9 @@ def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
 # digit runs stay (timestamps, ids, tensor sizes look the same). Seven to fifteen digits
 # (E.164), so `ext. 4321` (an extension) is no phone number.
 _PHONE_RX = re.compile(
-    r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext)\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:tele)?(?:phone|fon)(?:_?number)?|mobile|mob|tel|cell|fax|whatsapp|ext"
+    # A form's or a ticket's `Contact number:`, `Callback number:` (the label word alone is common).
+    r"|(?:contact|call-?back|emergency)(?=[ \t]+(?:number|no\.|#)))\b\.?(?:[ \t]*(?:no\.?|number|nr\.?|#))?[ \t]*[:.]?[ \t]*"
     r"(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)"
 )
 # In prose a number is asked to be called (`call me on +44 20 7946 0958`, `reach me at (415)
@@ -614,9 +634,10 @@ _BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?
 # finger's `Office:` line: the room, then the office phone after a comma
 # (`Office: Room 4.12, +49 89 1234 5678`); the room stays.
 _OFFICE_PHONE_RX = re.compile(r"Office:[ \t]*[^\n,:]{0,64},[ \t]*(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)")
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:")
+_LABEL_NUMBER_WORDS = ("contact number", "callback number", "call-back number", "emergency number", "contact no.", "contact #")
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:", *_LABEL_NUMBER_WORDS)
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
-_PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext")
+_PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext", "contact", "callback", "call-back", "emergency")
 
 
 def find_phones(text: str, edits: list[Edit]) -> None:

@@ -1,0 +1,53 @@
+"""Postal addresses: a street and its house number, where a mail signature, a support ticket or
+a shipping note gives one.
+
+The street and number are what lead to a person's door; the postcode, city and country after
+them stay (a place many people share, and what a time zone or a data-residency question reads).
+Three shapes, each needing the house number and a street-type word, so a log's own capitalised
+words and counts are not taken:
+- English: the number, the street's name, its type (`221 Baker Street`, `1600 Amphitheatre
+  Parkway`, `77 Massachusetts Ave`).
+- German, Nordic and Dutch: one word ending in the street's type, then the number
+  (`Lindenstraße 12a`, `Storgatan 4`, `Keizersgracht 123`).
+- Romance languages: the type first (`12 Rue de la Roquette`, `Via Garibaldi 7`,
+  `Calle de Alcalá 45`, `Avenida Paulista 1578`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.edits import Edit
+
+# A word of a street's name; not a Title Case phrase's small words (`12 Files In Place`).
+_CAP = r"(?!(?:In|On|Of|The|To|And|For|At|By|From|With)\b)[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿß'’-]{1,24}\.?"
+_EN_TYPES = (
+    r"Street|St\.|Avenue|Ave\.?|Road|Rd\.|Boulevard|Blvd\.?|Lane|Drive|Parkway|Pkwy\.?|Court|Terrace|"
+    r"Square|Highway|Crescent"
+)
+_EN = rf"[0-9]{{1,5}}[A-Z]?(?: {_CAP}){{1,4}} (?:{_EN_TYPES})"
+_ONE_WORD_TYPES = r"straße|strasse|str\.|gasse|allee|platz|gatan|vägen|gata|gracht|straat|veien|chaussee"
+_ONE_WORD = rf"[A-ZÄÖÜÅÆØ][a-zäöüßåæø-]{{1,30}}(?:{_ONE_WORD_TYPES}) [0-9]{{1,4}}[a-z]?"
+_LEAD_TYPES = r"Rue|Avenue|Boulevard|Allée|Impasse|Quai|Via|Viale|Corso|Piazza|Calle|Avenida|Paseo|Plaza|Rua|Travessa|Carrer"
+_PARTICLE = r"(?: (?:de la|de l'|des|du|de|del|della|delle|di|da|do|dos|das))?"
+_LEAD = rf"(?P<num>[0-9]{{1,4}}(?: ?bis)?,? )?(?:{_LEAD_TYPES}){_PARTICLE}(?: {_CAP}){{1,3}}(?P<after>,? [0-9]{{1,4}}[a-z]?)?"
+_ADDRESS_RX = re.compile(rf"(?<![\w/.-])(?:(?P<en>{_EN})|(?P<one>{_ONE_WORD})|(?P<lead>{_LEAD}))(?![\w-])")
+
+# Line gate: the street-type words (any case; the pattern itself is case-sensitive), and for
+# the types with a letter outside ASCII, a trigger (the gate reads such a letter as any byte).
+POSTAL_TRIGGER = r"stra.e [0-9]|v.gen [0-9]|All.e "
+POSTAL_WORDS = (
+    "street", "st.", "avenue", "ave", "road", "rd.", "boulevard", "blvd", "lane", "drive", "parkway", "pkwy",
+    "court", "terrace", "square", "highway", "crescent", "strasse", "str.", "gasse", "allee", "platz",
+    "gatan", "gata", "gracht", "straat", "veien", "chaussee", "rue ", "impasse", "quai ", "via ",
+    "viale ", "corso ", "piazza ", "calle ", "avenida ", "paseo ", "plaza ", "rua ", "travessa ", "carrer ",
+)  # fmt: skip
+
+
+def find_postal_addresses(text: str, edits: list[Edit]) -> None:
+    """Mask a street and house number as <ADDRESS-n>; the postcode and city after it stay."""
+    for m in _ADDRESS_RX.finditer(text):
+        if m.group("lead") is not None and m.group("num") is None and m.group("after") is None:
+            continue  # `Via Garibaldi` without a number names a street, not a door
+        value = m.group(0).rstrip(",")
+        edits.append((m.start(), m.start() + len(value), "address", value))
