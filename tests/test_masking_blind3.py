@@ -72,9 +72,12 @@ ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
         "Ship the replacement to our lab, 95 Elm Street, 10999 Berlin, Germany.\n"
         "Site: Lindenstrasse 12, 10999 Berlin\nOffice: 12 Rue de la Roquette, 75011 Paris\n"
         "Lab: Keizersgracht 123, 1016 DJ Amsterdam\nHQ: 1600 Amphitheatre Parkway, Mountain View, CA 94043\n"
-        "connected via NCCL 2 ranks\nwrote 12 Files In Place\nVia SSH 22\n",
-        ("95 Elm Street", "Lindenstrasse 12", "Rue de la Roquette", "Keizersgracht 123", "1600 Amphitheatre Parkway"),
-        (", 10999 Berlin, Germany.", ", 75011 Paris", "Mountain View, CA 94043", "connected via NCCL 2 ranks", "wrote 12 Files In Place", "Via SSH 22"),
+        "connected via NCCL 2 ranks\nwrote 12 Files In Place\nVia SSH 22\n"
+        "epoch 10 Root Mean Square Error 0.31\nMounted 1 Google Drive folder\nHQ: 350 Fifth Avenue Suite 4\n",
+        ("95 Elm Street", "Lindenstrasse 12", "Rue de la Roquette", "Keizersgracht 123", "1600 Amphitheatre Parkway",
+         "350 Fifth Avenue"),
+        (", 10999 Berlin, Germany.", ", 75011 Paris", "Mountain View, CA 94043", "connected via NCCL 2 ranks", "wrote 12 Files In Place", "Via SSH 22",
+         "epoch 10 Root Mean Square Error 0.31", "Mounted 1 Google Drive folder", "Suite 4"),
     ),
 ]
 

@@ -6,7 +6,7 @@ them stay (a place many people share, and what a time zone or a data-residency q
 Three shapes, each needing the house number and a street-type word, so a log's own capitalised
 words and counts are not taken:
 - English: the number, the street's name, its type (`221 Baker Street`, `1600 Amphitheatre
-  Parkway`, `77 Massachusetts Ave`).
+  Parkway`, `77 Massachusetts Ave`), then a comma, a unit or the line's end.
 - German, Nordic and Dutch: one word ending in the street's type, then the number
   (`Lindenstraße 12a`, `Storgatan 4`, `Keizersgracht 123`).
 - Romance languages: the type first (`12 Rue de la Roquette`, `Via Garibaldi 7`,
@@ -25,7 +25,11 @@ _EN_TYPES = (
     r"Street|St\.|Avenue|Ave\.?|Road|Rd\.|Boulevard|Blvd\.?|Lane|Drive|Parkway|Pkwy\.?|Court|Terrace|"
     r"Square|Highway|Crescent"
 )
-_EN = rf"[0-9]{{1,5}}[A-Z]?(?: {_CAP}){{1,4}} (?:{_EN_TYPES})"
+# The English form also needs what follows an address and not a metric's or a product's name:
+# a comma, the end of the line, a unit (`Suite 4`). `10 Root Mean Square Error`, `1 Google Drive
+# folder` stay.
+_EN_END = r"(?=[,;)]|\.(?:\s|$)|[ \t]*(?:\r?\n|$)|[ \t]+(?:Suite|Apt|Unit|Floor|#))"
+_EN = rf"[0-9]{{1,5}}[A-Z]?(?: {_CAP}){{1,4}} (?:{_EN_TYPES}){_EN_END}"
 _ONE_WORD_TYPES = r"straße|strasse|str\.|gasse|allee|platz|gatan|vägen|gata|gracht|straat|veien|chaussee"
 _ONE_WORD = rf"[A-ZÄÖÜÅÆØ][a-zäöüßåæø-]{{1,30}}(?:{_ONE_WORD_TYPES}) [0-9]{{1,4}}[a-z]?"
 _LEAD_TYPES = r"Rue|Avenue|Boulevard|Allée|Impasse|Quai|Via|Viale|Corso|Piazza|Calle|Avenida|Paseo|Plaza|Rua|Travessa|Carrer"
