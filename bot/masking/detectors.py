@@ -104,7 +104,7 @@ from bot.masking.people import (
     find_user_at_host,
 )
 from bot.masking.pods import POD_LINE_WORDS, POD_ROW_TRIGGER, find_pod_owners
-from bot.masking.postal import POSTAL_TRIGGER, POSTAL_WORDS, find_postal_addresses
+from bot.masking.postal import POSTAL_TRIGGER, find_postal_addresses
 from bot.masking.prose import PROSE_SECRET_TRIGGER, find_prose_secrets
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
@@ -193,7 +193,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
-    Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_anchors=POSTAL_WORDS, line_trigger=POSTAL_TRIGGER),
+    Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).

@@ -37,15 +37,14 @@ _PARTICLE = r"(?: (?:de la|de l'|des|du|de|del|della|delle|di|da|do|dos|das))?"
 _LEAD = rf"(?P<num>[0-9]{{1,4}}(?: ?bis)?,? )?(?:{_LEAD_TYPES}){_PARTICLE}(?: {_CAP}){{1,3}}(?P<after>,? [0-9]{{1,4}}[a-z]?)?"
 _ADDRESS_RX = re.compile(rf"(?<![\w/.-])(?:(?P<en>{_EN})|(?P<one>{_ONE_WORD})|(?P<lead>{_LEAD}))(?![\w-])")
 
-# Line gate: the street-type words (any case; the pattern itself is case-sensitive), and for
-# the types with a letter outside ASCII, a trigger (the gate reads such a letter as any byte).
-POSTAL_TRIGGER = r"stra.e [0-9]|v.gen [0-9]|All.e "
-POSTAL_WORDS = (
-    "street", "st.", "avenue", "ave", "road", "rd.", "boulevard", "blvd", "lane", "drive", "parkway", "pkwy",
-    "court", "terrace", "square", "highway", "crescent", "strasse", "str.", "gasse", "allee", "platz",
-    "gatan", "gata", "gracht", "straat", "veien", "chaussee", "rue ", "impasse", "quai ", "via ",
-    "viale ", "corso ", "piazza ", "calle ", "avenida ", "paseo ", "plaza ", "rua ", "travessa ", "carrer ",
-)  # fmt: skip
+# Line gate: each form's street-type word, as the pattern spells it (case counts: NCCL's
+# `via P2P/IPC` on every channel line, `dist.` or `st.` inside code must not open the gate,
+# or the row would run on every line of a log). A letter outside ASCII is any byte here.
+POSTAL_TRIGGER = (
+    r" (?:Street|St\.|Avenue|Ave|Road|Rd\.|Boulevard|Blvd|Lane|Drive|Parkway|Pkwy|Court|Terrace|Square|Highway|Crescent)"
+    r"|(?:stra.e|strasse|str\.|gasse|allee|platz|gatan|v.gen|gata|gracht|straat|veien|chaussee) [0-9]"
+    r"|(?:Rue|Avenue|Boulevard|All.e|Impasse|Quai|Via|Viale|Corso|Piazza|Calle|Avenida|Paseo|Plaza|Rua|Travessa|Carrer) "
+)
 
 
 def find_postal_addresses(text: str, edits: list[Edit]) -> None:
