@@ -22,6 +22,17 @@ def _choices_as_fed(data: bytes) -> tuple[list[list[str]], object]:
     return chosen, scan.finish()
 
 
+def _assert_chosen_anew_on_the_iterations(log: str) -> None:
+    """Fed in 64 KB pieces, the env dump then the iterations: the database chosen on the dump
+    keeps the training lines' literals, a later one leaves out what the iterations repeat, and
+    the diagnosis is still the naive path's."""
+    chosen, got = _choices_as_fed(log.encode())
+    first = next(left for left in chosen if left)  # chosen on the dump
+    assert "loss" not in first and "grad norm" not in first, chosen
+    assert any("loss" in left and "grad norm" in left for left in chosen), chosen
+    assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
+
+
 def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monkeypatch):
     """An env dump first, Megatron iterations after: the database chosen on the dump is chosen
     again on a later sample (it leaves out the literals the iterations repeat), and the
@@ -33,12 +44,7 @@ def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monk
     monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
     monkeypatch.setattr(engine, "RESAMPLE_BYTES", 100_000)
     monkeypatch.setattr(engine, "RESAMPLE_EVERY", dump_end)
-    data = log.encode()
-    chosen, got = _choices_as_fed(data)
-    first = next(left for left in chosen if left)  # chosen on the dump
-    assert "loss" not in first and "grad norm" not in first, chosen
-    assert any("loss" in left and "grad norm" in left for left in chosen), chosen
-    assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
+    _assert_chosen_anew_on_the_iterations(log)
 
 
 def _letters(n: int) -> str:
@@ -70,11 +76,7 @@ def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monke
     monkeypatch.setattr(engine, "RESHAPED_AFTER", 64 * 1024)
     monkeypatch.setattr(engine, "RESHAPED_LINES", 20)
     data = log.encode()
-    chosen, got = _choices_as_fed(data)
-    first = next(left for left in chosen if left)  # chosen on the dump
-    assert "loss" not in first and "grad norm" not in first, chosen
-    assert any("loss" in left and "grad norm" in left for left in chosen), chosen
-    assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
+    _assert_chosen_anew_on_the_iterations(log)
     # A log of one pace is sampled once.
     steady = FAST.scan()
     for i in range(dump_end, len(data), 64 * 1024):
