@@ -48,6 +48,15 @@ def hyperscan_shape(word: str) -> str:
     return "".join("[0-9]" if 48 <= b <= 57 else hyperscan_literal(chr(b)) if b < 128 else f"\\x{b:02x}" for b in word.encode("utf-8"))
 
 
+def scan_in_thread(db: hyperscan.Database, local: threading.local, data: bytes, hit: Callable[..., object]) -> None:
+    """`db.scan(data)` with the calling thread's own scratch space, kept in `local`: a scratch
+    serves one scan at a time, and the bot's workers scan the same databases at once."""
+    scratch = getattr(local, "scratch", None)
+    if scratch is None:
+        scratch = local.scratch = hyperscan.Scratch(db)
+    db.scan(data, match_event_handler=hit, scratch=scratch)
+
+
 class Words:
     """A fixed set of words, found in bytes (leftmost-longest), ASCII case-insensitively unless
     `caseless=False`."""
@@ -81,10 +90,7 @@ class Words:
         def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
             found.append((to - lengths[idx], -to, idx))
 
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
-        self._db.scan(data, match_event_handler=hit, scratch=scratch)
+        scan_in_thread(self._db, self._local, data, hit)
         # Hyperscan reports every match, overlapping ones too, by end offset: take the leftmost,
         # the longest of those starting there, then go on after its end.
         found.sort()
@@ -105,11 +111,8 @@ class Words:
         def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
             found[idx].append(to - lengths[idx])
 
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
         # Reported by end offset, so each word's starts come in order.
-        self._db.scan(data, match_event_handler=hit, scratch=scratch)
+        scan_in_thread(self._db, self._local, data, hit)
         return found
 
 
@@ -162,9 +165,6 @@ class LiteralSet:
         def hit(idx: int, _from: int, _to: int, _flags: int, _context: object) -> None:
             found.add(literals[idx])
 
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
         # An ASCII literal without `?` occurs in `one_byte(text)` exactly where it does in `text`.
-        self._db.scan(one_byte(text), match_event_handler=hit, scratch=scratch)
+        scan_in_thread(self._db, self._local, one_byte(text), hit)
         return found

@@ -29,7 +29,7 @@ from typing import Protocol
 import hyperscan
 
 from bot.dbcache import block_database
-from bot.literals import hyperscan_literal, one_byte
+from bot.literals import hyperscan_literal, one_byte, scan_in_thread
 from bot.masking.edits import Edit
 
 
@@ -75,10 +75,7 @@ class Gate:
         def hit(idx: int, _from: int, to: int, _flags: int, _context: object) -> None:
             ends[idx].append(to)  # the end of the line (before its newline)
 
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
-        self._db.scan(data, match_event_handler=hit, scratch=scratch)
+        scan_in_thread(self._db, self._local, data, hit)
         rfind, size = data.rfind, len(data)
         # A row on most lines (every NCCL line holds a node name) is given the whole text:
         # a row finds the same on any lines that include its own (the promise above), and
