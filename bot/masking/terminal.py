@@ -50,12 +50,21 @@ def without_terminal_codes(text: str) -> str:
     return text
 
 
+# How those escapes are spelled, found by `in` before any pattern runs.
+_ESCAPE_SPELLINGS = ("\\x1b[", "\\x1B[", "\\033[", "\\u001b[", "\\u001B[", "\\e[")
+# Both at once: a log of real colour codes can quote a config that spells them out.
+_ANY_CSI = re.compile(f"{_CSI.pattern}|{_ESCAPED_CSI.pattern}")
+
+
 def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> str:
-    """`mask_clean(text)` with terminal control sequences out of the detectors' way."""
-    bare = "\x1b[" not in text
+    """`mask_clean(text)` with terminal control sequences out of the detectors' way, those
+    written out as escapes too (`\\x1b[31mDB_PASSWORD\\x1b[0m=...` printed by a repr or a
+    shell script's `echo`: between a key and its value they hide the pair)."""
+    escaped = "\\" in text and any(spelling in text for spelling in _ESCAPE_SPELLINGS)
+    bare = "\x1b[" not in text and not escaped
     if bare and "[0m" not in text:
         return mask_clean(text)
-    rx = _BARE_SGR if bare else _CSI
+    rx = _BARE_SGR if bare else _ANY_CSI if escaped else _CSI
     clean = rx.sub("", text)
     masked = mask_clean(clean)
     source_lines = text.split("\n")
@@ -63,7 +72,7 @@ def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> 
     if len(masked_lines) != len(source_lines):  # pragma: no cover - masking keeps every line
         return masked
     for i, line in enumerate(source_lines):
-        if ("[" in line and "m" in line) if bare else "\x1b[" in line:
+        if ("[" in line and "m" in line) if bare else "\x1b[" in line or (escaped and "\\" in line):
             codes = _codes(rx, line)
             if codes:
                 clean_line = rx.sub("", line)
