@@ -58,6 +58,28 @@ def test_kubeconfig_user_entry_is_the_login_its_context_names() -> None:
     assert 'invalid apiVersion "client.authentication.k8s.io/v1alpha1"' in out and "namespace: ml-team" in out, out
 
 
+def test_kubeconfig_user_entry_whatever_the_logins_letters() -> None:
+    # (`sw` begins English words, so `swojcik` alone would not read as a login: the entry says it is one.)
+    log = (
+        "contexts:\n- context:\n    cluster: gpu-prod\n    namespace: swojcik\n    user: swojcik\n  name: swojcik\n"
+        "current-context: swojcik\nkind: Config\nusers:\n- name: swojcik\n  user:\n"
+        "error: You must be logged in to the server (Unauthorized)\n"
+    )
+    out = _mask_log(log)
+    assert "swojcik" not in out, out
+    assert "users:\n- name: <USER-1>\n" in out and "(Unauthorized)" in out, out
+
+
+def test_libpq_refusal_keeps_a_services_own_account() -> None:
+    log = (
+        'psql: error: connection to server at "10.20.30.40", port 5432 failed: FATAL:  password authentication failed for user "mlflow"\n'
+        'psql: error: connection to server at "10.20.30.40", port 5432 failed: FATAL:  password authentication failed for user "hfischer"\n'
+    )
+    out = _mask_log(log)
+    assert 'password authentication failed for user "mlflow"' in out, out
+    assert "hfischer" not in out, out
+
+
 @pytest.mark.parametrize("entry", ["kubernetes-admin", "oidc", "gke_acme-ml-prod_us-central1_gpu", "default"])
 def test_kubeconfig_user_entries_clouds_make_are_kept(entry: str) -> None:
     log = f"users:\n- name: {entry}\n  user:\n    token: REDACTED\n"

@@ -118,6 +118,12 @@ _INITIAL_SURNAME = re.compile(r"[b-df-hj-np-tv-xz][b-df-hj-np-tv-xz][a-z]{2,13}\
 _GIVEN_FAMILY = re.compile(r"(?P<given>[a-z]{3,20})[-._](?P<family>[a-z]{2,30})\Z")
 
 
+def names_a_tool(value: str) -> bool:
+    """Whether `value` (lowercase) is a tool's, a service's or a model's name (`mlflow`, `airflow`,
+    `redis`): the account a service runs as is named for it."""
+    return value in _NOT_LOGINS or value in _TOOL_LOGINS
+
+
 def person_login(value: str) -> bool:
     """Whether `value` reads as a person's login with nothing else to say so (see above)."""
     if value in GIVEN_NAMES:

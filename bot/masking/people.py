@@ -10,7 +10,7 @@ from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
-from bot.masking.owners import login_like, person_login
+from bot.masking.owners import login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -426,11 +426,16 @@ _GROUP_ROW = LinePattern(
 )
 # A kubeconfig's first user entry (`kubectl config view`): `users:` / `- name: hfischer`, the
 # login its contexts name with a bare `user: hfischer` (masked in place there), or with the
-# cluster after it, `- name: hfischer@gpu-prod`. Cloud-made entries (`kubernetes-admin`,
-# `gke_acme-ml_us-central1_gpu`, `arn:aws:eks:...`, `oidc`) read as no person's login.
+# cluster after it, `- name: hfischer@gpu-prod`. Cloud-made entries (`gke_acme-ml_us-central1_gpu`,
+# `arn:aws:eks:...`, `clusterUser_rg_aks`) read as no login, and the names kubeadm, kubelogin's
+# guides and local clusters write are no person's.
 _KUBECONFIG_USER_RX = re.compile(
     r"\busers:[ \t]*\r?\n[ \t]*- name: (?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])(?=@[\w.-]{1,64}[ \t]*\r?$|[ \t]*\r?$)", re.M
 )
+_KUBECONFIG_STOCK_USERS = frozenset(
+    ("oidc", "kubernetes-admin", "cluster-admin", "minikube", "docker-desktop", "microk8s", "kind-kind", "k3s", "kubelogin",
+     "developer", "deployer", "viewer", "readonly", "ci-bot", "service-account", "azure-user", "token-user", "exec-user")
+)  # fmt: skip
 # The owner of a repository on the Hugging Face Hub in its URL (`https://huggingface.co/hfischer/
 # llama-sft`, `/datasets/hfischer/...`): a user's name when it reads as a person's login, an
 # organisation's otherwise (`meta-llama`, `mistralai`, `google`, `TheBloke` are kept).
@@ -466,6 +471,11 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
             state.learn_user(name)
 
 
+def _kubeconfig_user(name: str) -> bool:
+    """A kubeconfig's user entry is the login it authenticates as, unless a tool named it."""
+    return person_login(name) or (login_like(name) and name not in _KUBECONFIG_STOCK_USERS)
+
+
 def find_named_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
     """Mask user names that banners and errors spell out, and learn them."""
     if "ogged in as" in present:
@@ -496,7 +506,8 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         for m in _FOR_USER_RX.finditer(text):
             group = "user" if m.group("user") is not None else "bare"
             name = m.group(group)
-            if name.lower() not in TECHNICAL_USERS and "@" not in name:
+            # (`password authentication failed for user "mlflow"`: a service's own account.)
+            if name.lower() not in TECHNICAL_USERS and "@" not in name and not names_a_tool(name.lower()):
                 edits.append((m.start(group), m.end(group), "user", name))
                 if group == "bare":
                     state.learn_user(name)  # an account name, as in a home path
@@ -521,11 +532,15 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 state.learn_user(name)
     # Where only the login's shape says it is a person's (a kubeconfig's user entry, a Hub
     # repository's owner).
-    for literal, rx in (("users:", _KUBECONFIG_USER_RX), ("huggingface.co/", _HF_OWNER_RX), ("hf.co/", _HF_OWNER_RX)):
+    for literal, rx, judge in (
+        ("users:", _KUBECONFIG_USER_RX, _kubeconfig_user),
+        ("huggingface.co/", _HF_OWNER_RX, person_login),
+        ("hf.co/", _HF_OWNER_RX, person_login),
+    ):
         if literal in present:
             for m in rx.finditer(text):
                 name = m.group("user")
-                if person_login(name.lower()):
+                if judge(name.lower()):
                     edits.append((m.start("user"), m.end("user"), "user", name))
                     state.learn_user(name)
     # (dstack's run plan lists ` Project   main` / ` User   hfischer` in the same layout.)
