@@ -357,7 +357,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # (scontrol show node, sinfo -R / -l).
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
     # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
-    ("user/group: ", re.compile(r"\bUser/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
+    ("user/group: ", re.compile(r"User/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
@@ -430,7 +430,7 @@ _GROUP_ROW = LinePattern(
 # `arn:aws:eks:...`, `clusterUser_rg_aks`) read as no login, and the names kubeadm, kubelogin's
 # guides and local clusters write are no person's.
 _KUBECONFIG_USER_RX = re.compile(
-    r"\busers:[ \t]*\r?\n[ \t]*- name: (?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])(?=@[\w.-]{1,64}[ \t]*\r?$|[ \t]*\r?$)", re.M
+    r"users:[ \t]*\r?\n[ \t]*- name: (?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])(?=@[\w.-]{1,64}[ \t]*\r?$|[ \t]*\r?$)", re.M
 )
 _KUBECONFIG_STOCK_USERS = frozenset(
     ("oidc", "kubernetes-admin", "cluster-admin", "minikube", "docker-desktop", "microk8s", "kind-kind", "k3s", "kubelogin",
@@ -439,7 +439,9 @@ _KUBECONFIG_STOCK_USERS = frozenset(
 # The owner of a repository on the Hugging Face Hub in its URL (`https://huggingface.co/hfischer/
 # llama-sft`, `/datasets/hfischer/...`): a user's name when it reads as a person's login, an
 # organisation's otherwise (`meta-llama`, `mistralai`, `google`, `TheBloke` are kept).
-_HF_OWNER_RX = re.compile(r"\b(?:huggingface\.co|hf\.co)/(?:datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/")
+# (Each led by its literal, so `re` skips to it.)
+_HF_OWNER = r"/(?:datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
+_HF_OWNER_RXS = (("huggingface.co/", re.compile(r"huggingface\.co" + _HF_OWNER)), ("hf.co/", re.compile(r"hf\.co" + _HF_OWNER)))
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
     r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
@@ -534,8 +536,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     # repository's owner).
     for literal, rx, judge in (
         ("users:", _KUBECONFIG_USER_RX, _kubeconfig_user),
-        ("huggingface.co/", _HF_OWNER_RX, person_login),
-        ("hf.co/", _HF_OWNER_RX, person_login),
+        *((literal, rx, person_login) for literal, rx in _HF_OWNER_RXS),
     ):
         if literal in present:
             for m in rx.finditer(text):
