@@ -168,3 +168,19 @@ def test_the_new_shapes_pass_their_rows_gate(name: str) -> None:
     detector = next(d for d in DETECTORS if d.name == name)
     for line in NEW_LINES:
         _check(detector, line + "\n")
+
+
+def test_a_wandb_entity_set_for_the_run_alone() -> None:
+    log = (
+        "WANDB_ENTITY=priya28\n"
+        "[2026-12-04 10:11:12,345][__main__][INFO] - Config:\n"
+        "logger:\n  wandb:\n    entity: hfischer\n    project: llama-ft\n"
+        "wandb sweep --entity lukas sweep.yaml\n"
+        "WANDB_ENTITY=acme-ml\n"
+        "  entity: vision-lab\n"
+        "NER labels: entity: PERSON, entity=ORG\n"
+    )
+    out = _mask_log(log)
+    for login in ("priya28", "hfischer", "lukas"):
+        assert login not in out, out
+    assert "WANDB_ENTITY=acme-ml\n  entity: vision-lab\nNER labels: entity: PERSON, entity=ORG\n" in out, out

@@ -191,7 +191,7 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co/", "hf.co/")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co/", "hf.co/", "entity")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
@@ -432,6 +432,13 @@ _GROUP_ROW = LinePattern(
 _KUBECONFIG_USER_RX = re.compile(
     r"users:[ \t]*\r?\n[ \t]*- name: (?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])(?=@[\w.-]{1,64}[ \t]*\r?$|[ \t]*\r?$)", re.M
 )
+# A W&B entity set where a run is configured (`WANDB_ENTITY=hfischer`, Hydra's `entity: hfischer`
+# under `wandb:`, `wandb.init(entity="hfischer")`, `--entity hfischer`) with nothing else in the
+# log naming the person: a user's when it reads as a person's login (a team's, `acme-ml`, kept).
+_ENTITY_RX = re.compile(
+    r"(?:(?:WANDB_ENTITY|(?<![\w-])entity)[\"']?[ \t]*[=:][ \t]*[\"']?|--entity[ \t]+)"
+    r"(?P<user>[A-Za-z0-9][\w.-]{0,62}[A-Za-z0-9])(?![\w.-])"
+)
 _KUBECONFIG_STOCK_USERS = frozenset(
     ("oidc", "kubernetes-admin", "cluster-admin", "minikube", "docker-desktop", "microk8s", "kind-kind", "k3s", "kubelogin",
      "developer", "deployer", "viewer", "readonly", "ci-bot", "service-account", "azure-user", "token-user", "exec-user")
@@ -471,6 +478,10 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
         if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
             edits.append((m.start("user"), m.end("user"), "user", name))
             state.learn_user(name)
+
+
+def _personal_entity(name: str) -> bool:
+    return person_login(name) and not team_like(name)
 
 
 def _kubeconfig_user(name: str) -> bool:
@@ -537,6 +548,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     for literal, rx, judge in (
         ("users:", _KUBECONFIG_USER_RX, _kubeconfig_user),
         *((literal, rx, person_login) for literal, rx in _HF_OWNER_RXS),
+        ("entity", _ENTITY_RX, _personal_entity),
     ):
         if literal in present:
             for m in rx.finditer(text):
