@@ -5,15 +5,22 @@ A Slack message carries any text a person pastes, backslashes included: a notebo
 Python repr or a shell script writes a terminal colour code as the six characters `\\u001b[33m`
 (or `\\x1b[1m`, `\\033[31m`), which Slack's event JSON sends as `\\\\u001b[33m`. The bot takes
 those codes out of what it shows (blocks.esc), so masking must see through them too: a code
-glued to a token made it start with `m` as far as the detectors could tell."""
+glued to a token made it start with `m` as far as the detectors could tell.
+
+Editing a message that mentions the bot makes Slack send a new `app_mention` event (a new event
+id, the message's own `ts`) carrying `edited: {user, ts}` (bolt-js#960, slack-go/slack#1256):
+the bot treats it as it treats any edit (`message_changed`), with nothing."""
 
 from __future__ import annotations
 
 import json
+import time
 
-from tests.slack.conftest import Bot, wait_handled
-from tests.slack.events import all_text, message, used
-from tests.slack.fake_slack import FakeSlack
+import pytest
+
+from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack.events import CHANNEL, OOM_PASTE, all_text, message, used
+from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeSlack
 
 # Obviously fake, well-formed values of the kinds the masker knows.
 HF_TOKEN = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
@@ -64,3 +71,21 @@ def test_an_unmatched_error_with_an_escaped_colour_code_before_a_token_never_sho
     assert "Invalid token passed" in shown, shown
     assert HF_TOKEN not in shown and "AbCdEfGhIjKlMnOp" not in shown, shown
 
+
+@pytest.mark.parametrize("text", [f"<@{BOT_USER_ID}> our run died:\n{OOM_PASTE}", f"<@{BOT_USER_ID}> what can you do?"],
+                         ids=["log", "help"])
+def test_an_edited_mention_is_not_answered_again(bot: Bot, fake_slack: FakeSlack, text: str):
+    """A mention fixed for a typo the next day: Slack sends `app_mention` again, `edited` set,
+    the message's ts a day old, long after the bot forgot it had answered. Nothing posted,
+    nothing charged; a new mention is still answered."""
+    yesterday = f"{int(time.time()) - 86_400}.000100"
+    edited = {"type": "app_mention", "channel": CHANNEL, "user": "U0ALICE", "text": text + " (typo fixed)",
+              "ts": yesterday, "team": TEAM_ID, "edited": {"user": "U0ALICE", "ts": f"{int(time.time())}.000000"}}
+    assert bot.event(edited).status == 200
+    fresh = f"{int(time.time())}.000200"
+    bot.event({**{k: v for k, v in edited.items() if k != "edited"}, "ts": fresh, "text": text})
+    fake_slack.wait_for("chat.postMessage", thread_ts=fresh, timeout=20)
+    wait_handled(bot, fresh)
+    quiesce(bot, fake_slack, quiet_s=1.5)  # an app_mention waits a second for its message event
+    assert [c.params.get("thread_ts") for c in replies(fake_slack)] == [fresh]
+    assert used(bot) == (1 if "died" in text else 0)
