@@ -24,7 +24,11 @@ JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJ
     ("url https://bob:\\u001b[31mPa55wordQz\\u001b[0m@db.ridgeline.io/x", "Pa55wordQz"),
     ("wandb: Currently logged in as: \\u001b[33mhfischer\\u001b[0m (use `wandb login --relogin`)", "hfischer"),
     ("by \\u001b[1malice.smith@example.com\\u001b[0m", "alice.smith"),
-], ids=["hf", "github", "aws-key", "bearer-jwt", "key-coloured", "env-coloured", "url-password", "wandb-user", "email"])
+    # Caret notation: ESC as vim, `cat -v` or an Emacs shell buffer shows it, copied from there.
+    ("wandb: Currently logged in as: ^[[33mhfischer^[[0m (use `wandb login --relogin`)", "hfischer"),
+    (f"tok ^[[1m{GITHUB_TOKEN}^[[0m", GITHUB_TOKEN),
+], ids=["hf", "github", "aws-key", "bearer-jwt", "key-coloured", "env-coloured", "url-password", "wandb-user", "email",
+        "caret-wandb-user", "caret-github"])
 def test_a_value_behind_an_escaped_colour_code_is_masked(line: str, value: str) -> None:
     out = mask(line + "\n").text
     assert value not in out, out
@@ -38,5 +42,10 @@ def test_escaped_codes_are_put_back_around_the_placeholder() -> None:
 
 
 def test_a_backslash_before_anything_else_changes_nothing() -> None:
-    line = "C:\\new\\x1\\e[ and \\033 kept, \\u001b alone too\n"
+    line = "C:\\new\\x1\\e[ and \\033 kept, \\u001b alone too, a regex's [^[] and ^[a-z]+\n"
     assert mask(line).text == line
+    assert esc("a regex's [^[] and ^[a-z]+") == "a regex's [^[] and ^[a-z]+"
+
+
+def test_caret_notation_codes_are_taken_out_for_slack() -> None:
+    assert esc("^[[0;31mOutOfMemoryError^[[0m: CUDA") == "OutOfMemoryError: CUDA"

@@ -37,17 +37,23 @@ _BARE_SGR = re.compile(r"\[\d{1,3}(?:;\d{1,3}){0,4}m")
 
 # CSI sequences written out as escapes, as a file that stores output as strings keeps them: a
 # Jupyter notebook's traceback (`"\\u001b[0;31mOutOfMemoryError\\u001b[0m"` in its JSON), a
-# Python repr, a shell script's `\\033[31m` or `\\e[31m`.
-_ESCAPED_CSI = re.compile(r"\\(?:u001[bB]|x1[bB]|033|e)\[[0-?]{0,32}[ -/]{0,4}[@-~]")
+# Python repr, a shell script's `\\033[31m` or `\\e[31m`; and caret notation, `^[[31m`, as vim,
+# `cat -v` and Emacs show ESC, whence it is copied.
+_ESCAPED_CSI = re.compile(r"(?:\\(?:u001[bB]|x1[bB]|033|e)|\^\[)\[[0-?]{0,32}[ -/]{0,4}[@-~]")
 # Either, for masking: a text may mix them (a log that quotes a repr of its own output).
 _ANY_CSI = re.compile(f"{_CSI.pattern}|{_ESCAPED_CSI.pattern}")
+
+
+def _may_hold_escaped(text: str) -> bool:
+    """Two memchr-speed looks that most texts fail before any regex runs."""
+    return "\\" in text or "^[" in text
 
 
 def without_terminal_codes(text: str) -> str:
     """The text as a terminal shows it, for a surface that cannot (Slack): CSI sequences out,
     written as escapes too, and, in a text whose ESC was lost, the bare colour codes a reset
     `[0m` marks."""
-    if "\\" in text:
+    if _may_hold_escaped(text):
         text = _ESCAPED_CSI.sub("", text)
     if "\x1b[" in text:
         return _CSI.sub("", text)
@@ -59,7 +65,7 @@ def without_terminal_codes(text: str) -> str:
 def _codes_in(text: str) -> re.Pattern[str] | None:
     """The codes to take out of `text` before masking: CSI sequences, real or written as
     escapes; else, in a text whose ESC was lost, bare colour codes; None when it holds none."""
-    if "\x1b[" in text or ("\\" in text and _ESCAPED_CSI.search(text)):
+    if "\x1b[" in text or (_may_hold_escaped(text) and _ESCAPED_CSI.search(text)):
         return _ANY_CSI
     if "[0m" in text:
         return _BARE_SGR

@@ -89,3 +89,14 @@ def test_an_edited_mention_is_not_answered_again(bot: Bot, fake_slack: FakeSlack
     quiesce(bot, fake_slack, quiet_s=1.5)  # an app_mention waits a second for its message event
     assert [c.params.get("thread_ts") for c in replies(fake_slack)] == [fresh]
     assert used(bot) == (1 if "died" in text else 0)
+
+
+def test_a_lookup_echoing_a_token_behind_an_escaped_colour_code_masks_it(bot: Bot, fake_slack: FakeSlack):
+    """`/denpex <error line>` copied from a notebook's JSON, a token in it behind `\\x1b[1m`:
+    the answer (in the command's ack) echoes the line masked, the token nowhere."""
+    line = f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB \\x1b[1m{GITHUB_TOKEN}\\x1b[0m"
+    reply = bot.command(line)
+    assert reply.status == 200
+    shown = reply.body.decode()
+    assert "cuda-oom" in shown and GITHUB_TOKEN not in shown, shown
+
