@@ -9,16 +9,21 @@ glued to a token made it start with `m` as far as the detectors could tell.
 
 Editing a message that mentions the bot makes Slack send a new `app_mention` event (a new event
 id, the message's own `ts`) carrying `edited: {user, ts}` (bolt-js#960, slack-go/slack#1256):
-the bot treats it as it treats any edit (`message_changed`), with nothing."""
+the bot treats it as it treats any edit (`message_changed`), with nothing.
+
+Slack re-sends an event answered with a non-2xx (`http_error`) unless the answer carries
+`X-Slack-No-Retry: 1` (Events API field guide, "turning retries off")."""
 
 from __future__ import annotations
 
 import json
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
-from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack.conftest import Bot, quiesce, sign, wait_handled
 from tests.slack.events import CHANNEL, OOM_PASTE, all_text, message, used
 from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeSlack
 
@@ -100,3 +105,40 @@ def test_a_lookup_echoing_a_token_behind_an_escaped_colour_code_masks_it(bot: Bo
     shown = reply.body.decode()
     assert "cuda-oom" in shown and GITHUB_TOKEN not in shown, shown
 
+
+def _post(bot: Bot, body: bytes, ctype: str) -> tuple[int, dict[str, str]]:
+    """A signed POST to the events endpoint: its status and headers."""
+    req = urllib.request.Request(bot.url + "/slack/events", data=body, method="POST",
+                                 headers={"Content-Type": ctype, **sign(body)})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers)
+
+
+def _event(event: dict, team: str = TEAM_ID, event_id: str = "Ev0SEVENTH1") -> bytes:
+    return json.dumps({"type": "event_callback", "team_id": team, "api_app_id": "A0DENPEX", "event": event,
+                       "event_id": event_id, "event_time": int(time.time()),
+                       "authorizations": [{"team_id": team, "user_id": BOT_USER_ID, "is_bot": True}]}).encode()
+
+
+@pytest.mark.parametrize(("body", "status"), [
+    (b'{"type": "event_callback", "event": ', 400),
+    (json.dumps({"type": "event_callback", "team_id": TEAM_ID, "event": "not an object"}).encode(), 400),
+    (_event({"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": "hi", "ts": "1.1"}, team="not a team"), 400),
+    (_event({"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": "hi", "ts": "1.1"}, event_id=" "), 400),
+    (b'{"type": "event_callback", "junk": "' + b"x" * 2_100_000 + b'"}', 413),
+], ids=["truncated-json", "event-not-an-object", "invalid-team", "invalid-event-id", "oversized"])
+def test_a_request_refused_for_its_shape_tells_slack_not_to_retry(bot: Bot, fake_slack: FakeSlack, body: bytes,
+                                                                    status: int):
+    """Slack re-sends an event answered with anything but a 2xx (`http_error`), three times over
+    five minutes, unless the answer carries `X-Slack-No-Retry: 1` (Events API, "turning
+    retries off"). A body refused for what it is would be refused again: say so. A good event
+    is answered 200 as ever."""
+    got, headers = _post(bot, body, "application/json")
+    assert got == status
+    assert headers.get("X-Slack-No-Retry") == "1", headers
+    good, headers = _post(bot, _event({"type": "reaction_added", "user": "U0ALICE", "reaction": "eyes"},
+                                      event_id=f"Ev{time.time_ns()}"), "application/json")
+    assert good == 200 and "X-Slack-No-Retry" not in headers
