@@ -25,7 +25,7 @@ import pytest
 
 from tests.slack.conftest import Bot, quiesce, sign, wait_handled
 from tests.slack.events import CHANNEL, OOM_PASTE, all_text, message, used
-from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeSlack
+from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile, FakeSlack
 
 # Obviously fake, well-formed values of the kinds the masker knows.
 HF_TOKEN = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
@@ -94,6 +94,25 @@ def test_an_edited_mention_is_not_answered_again(bot: Bot, fake_slack: FakeSlack
     quiesce(bot, fake_slack, quiet_s=1.5)  # an app_mention waits a second for its message event
     assert [c.params.get("thread_ts") for c in replies(fake_slack)] == [fresh]
     assert used(bot) == (1 if "died" in text else 0)
+
+
+def test_an_uploaded_log_quoting_escaped_colour_codes_posts_no_value_behind_them(bot: Bot, fake_slack: FakeSlack):
+    """A log file whose lines a logger wrote as reprs (`\\x1b[1m` as text), uploaded: the token
+    and address behind the codes stay masked in the evidence."""
+    log = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "train.py", line 88, in <module>\n'
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        f"capacity of 79.15 GiB of which 1.2 GiB is free. owner=\\x1b[1m{EMAIL}\\x1b[0m \\033[33m{GITHUB_TOKEN}\\033[0m\n"
+    )
+    f = fake_slack.add_file(FakeFile(id="F0ESCAPED01", name="train.log", content=log.encode()))
+    ts = "1700700002.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    shown = json.dumps(post.params, ensure_ascii=False)
+    assert "cuda-oom" in all_text(post)
+    assert GITHUB_TOKEN not in shown and "alice.smith" not in shown, shown
 
 
 def test_a_lookup_echoing_a_token_behind_an_escaped_colour_code_masks_it(bot: Bot, fake_slack: FakeSlack):
