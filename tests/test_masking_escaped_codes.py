@@ -27,8 +27,11 @@ JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJ
     # Caret notation: ESC as vim, `cat -v` or an Emacs shell buffer shows it, copied from there.
     ("wandb: Currently logged in as: ^[[33mhfischer^[[0m (use `wandb login --relogin`)", "hfischer"),
     (f"tok ^[[1m{GITHUB_TOKEN}^[[0m", GITHUB_TOKEN),
+    # No `[0m` anywhere: git's reset `ESC[m`, or a line cut before its reset.
+    (f"tok \\x1b[1m{GITHUB_TOKEN}\\x1b[m", GITHUB_TOKEN),
+    (f"login as \\u001b[33m{HF_TOKEN}", HF_TOKEN),
 ], ids=["hf", "github", "aws-key", "bearer-jwt", "key-coloured", "env-coloured", "url-password", "wandb-user", "email",
-        "caret-wandb-user", "caret-github"])
+        "caret-wandb-user", "caret-github", "short-reset", "no-reset"])
 def test_a_value_behind_an_escaped_colour_code_is_masked(line: str, value: str) -> None:
     out = mask(line + "\n").text
     assert value not in out, out
