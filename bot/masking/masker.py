@@ -178,7 +178,9 @@ def _mask_all(text: str, state: LogState) -> str:
 
 def _mask_text(text: str, state: LogState) -> str:
     """Mask plain text, terminal colour codes kept out of the detectors' way (terminal.py)."""
-    if "\x1b" in text or "[0m" in text:  # one memchr first: a text without ESC is the rule
+    # A few memchr first: a text with no ESC, no reset code, no backslash and no caret-notation
+    # ESC (`^[[`) is the rule.
+    if "\x1b" in text or "[0m" in text or "\\" in text or "^[[" in text:
         return mask_through_terminal_codes(text, lambda clean: _mask_clean(clean, state))
     return _mask_clean(text, state)
 
