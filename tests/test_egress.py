@@ -144,6 +144,19 @@ def test_learning_reads_a_new_value_under_a_key_it_has_seen_in_an_earlier_piece(
     assert "Falcon2024" not in out and "Heron2031" not in out, out
 
 
+def test_learning_reads_a_value_at_the_start_of_a_long_line_under_its_key() -> None:
+    """The line after a teaching line is read as far as a value goes, not to its end: the
+    password at the start of a line of 200 KB (a progress bar's epoch) is learned
+    under its key, and a user named in a later progress bar's checkpoint line too."""
+    bar = "".join(f"\rEpoch 2:  {i // 100:3d}%|{'#' * (i // 400)}| {i}/4000 [00:{i % 60:02d}<00:10, 9.53it/s]" for i in range(4000))
+    assert len(bar) > 50 * 4096
+    masker = Masker()
+    masker.learn(("  - name: DB_PASSWORD\n    value: Falcon2024!xyz " + bar + "\n").encode())
+    masker.learn(("saving model to '/home/mkowalski/llm/checkpoints/epoch=1-step=4000.ckpt' as top 3\n" + bar + "\n").encode())
+    out = masker.mask("login Falcon2024!xyz refused for mkowalski\n")
+    assert "Falcon2024" not in out and "mkowalski" not in out, out
+
+
 def test_learning_across_pieces_still_learns_a_new_user() -> None:
     """A teaching line of a shape seen before (`/home/<name>/`) with another name is new text:
     the name in it is learned, whichever piece it is in."""

@@ -54,6 +54,11 @@ _HEX_NUMBER = re.compile(rb"0[xX][0-9a-fA-F]{1,16}(?![0-9a-fA-F])")
 _MIN_LEARNED_SECRET = 6
 # Teaching-line shapes remembered across pieces (about 100 bytes each).
 _TAUGHT_MAX = 50_000
+# The line after a teaching line is read this far: it may hold the value of a key on the line
+# before. A progress bar written to a file is one line of an epoch's updates (hundreds of KB):
+# after a checkpoint line (`/checkpoint`) it was read whole each epoch, a new shape every time,
+# through every detector (tqdm's log learned at 12 ms a MB, the NCCL families' at 2.5).
+_VALUE_LINE_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -131,9 +136,9 @@ class Masker:
             if end < 0:
                 end = len(data)
             # The line and the one after it: a key can stand on one line and its value on the
-            # next (`- name: DB_PASSWORD` / `value: ...`).
-            after = data.find(b"\n", end + 1)
-            lines.setdefault(data[begin : len(data) if after < 0 else after], None)
+            # next (`- name: DB_PASSWORD` / `value: ...`); of that line, as far as a value goes.
+            after = data.find(b"\n", end + 1, end + 1 + _VALUE_LINE_BYTES)
+            lines.setdefault(data[begin : min(len(data), end + 1 + _VALUE_LINE_BYTES) if after < 0 else after], None)
         taught = self._taught
         if len(taught) > _TAUGHT_MAX:
             taught.clear()
@@ -178,7 +183,9 @@ def _mask_all(text: str, state: LogState) -> str:
 
 def _mask_text(text: str, state: LogState) -> str:
     """Mask plain text, terminal colour codes kept out of the detectors' way (terminal.py)."""
-    if "\x1b" in text or "[0m" in text:  # one memchr first: a text without ESC is the rule
+    # A few memchr first: a text with no ESC, no reset code, no backslash and no caret-notation
+    # ESC (`^[[`) is the rule.
+    if "\x1b" in text or "[0m" in text or "\\" in text or "^[[" in text:
         return mask_through_terminal_codes(text, lambda clean: _mask_clean(clean, state))
     return _mask_clean(text, state)
 

@@ -32,6 +32,11 @@ ALERTS_PATH = "/denpex/alerts"
 MAX_BODY_BYTES = 2_000_000
 # A request signed longer ago (or further ahead) than this is a replay.
 MAX_CLOCK_SKEW_S = 300
+# Slack re-sends an event answered with anything but a 2xx, three times over five minutes,
+# unless the answer carries this header (Events API, "turning retries off"). Sent with a
+# refusal of what the body is (too large, unparseable, misshapen): the same body would be
+# refused again. Not with a 401: a signing secret being rotated is fixed by the next try.
+NO_RETRY = {"X-Slack-No-Retry": "1"}
 
 
 @lru_cache(maxsize=4)
@@ -67,8 +72,9 @@ def parse_body(text: str, ctype: str | None) -> Any:
     return params
 
 
-def _answer(start_response: Callable[..., Any], status: str, body: bytes, ctype: str = "text/plain") -> list[bytes]:
-    start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body)))])
+def _answer(start_response: Callable[..., Any], status: str, body: bytes, ctype: str = "text/plain",
+            extra: tuple[tuple[str, str], ...] = ()) -> list[bytes]:
+    start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body))), *extra])
     return [body]
 
 
@@ -149,7 +155,8 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
             if isinstance(screened, tuple):
                 status, reason = screened
                 log.info("refused a request to %s: %s %s", EVENTS_PATH, status, reason.decode())
-                return _answer(start_response, status, reason)
+                final = () if status.startswith("401") else tuple(NO_RETRY.items())
+                return _answer(start_response, status, reason, extra=final)
             environ["wsgi.input"] = io.BytesIO(screened)
             environ["CONTENT_LENGTH"] = str(len(screened))
         if environ.get("PATH_INFO") == "/healthz":

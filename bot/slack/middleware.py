@@ -16,6 +16,7 @@ from typing import Any
 from slack_bolt import BoltResponse
 
 from bot.slack.deps import BotDeps
+from bot.slack.http import NO_RETRY
 from bot.store import StoreUnavailable
 from bot.store.keys import check_team_id
 
@@ -72,7 +73,7 @@ def workspace(context: Any, body: dict[str, Any], next: Callable[[], None]) -> A
     if not known_team(team):
         # Not something Slack sends; refuse it here rather than fail in a listener.
         log.warning("request with an invalid team id refused")
-        return BoltResponse(status=400, body="invalid team")
+        return BoltResponse(status=400, body="invalid team", headers=NO_RETRY)
     context["workspace_id"] = team
     return next()
 
@@ -116,7 +117,7 @@ def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
             return next()
         except ValueError:  # an event id no key can hold (whitespace, 200+ characters)
             log.warning("event with an invalid event id refused for team=%s", team)
-            return BoltResponse(status=400, body="invalid event id")
+            return BoltResponse(status=400, body="invalid event id", headers=NO_RETRY)
         if not first:
             log.info("duplicate event %s for team=%s dropped", body["event_id"], team)
             return BoltResponse(status=200, body="")

@@ -375,6 +375,11 @@ def register(app: App, deps: BotDeps) -> None:
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
         if event.get("bot_id") or not event.get("user"):
             return
+        if event.get("edited"):
+            # Slack sends a mention again when its message is edited (a new event id, the
+            # message's own ts): an edit gets nothing, as a `message_changed` does; past the
+            # claim's hour it would be a second diagnosis and a second charge.
+            return
         if not event.get("channel_type"):
             # An app_mention carries no channel_type, so it would count a public channel's
             # diagnosis as private: let the message event of the same message, which says,
