@@ -771,6 +771,20 @@ def test_a_learned_host_teaches_the_hosts_of_its_digit_shape() -> None:
     assert out == "<HOST-1> and <HOST-2> drained; r056-ib0 up, <HOST-3>-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n", out
 
 
+def test_hosts_of_nccl_prefixes_behind_launcher_labels_are_learned() -> None:
+    """pdsh's `worker-3: ` and srun's ` 12: ` stand before what a node's NCCL prints: the host
+    of the NCCL prefix behind them is learned from the whole log, and masked where a line
+    before it names the node bare."""
+    log = (
+        "moving the job off blade-a7 tonight, blade-b3 too\n"
+        "blade-a7: blade-a7:1234:1234 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>\n"
+        " 12: blade-b3:4321:4321 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.2<0>\n"
+    )
+    masker = Masker()
+    masker.learn(log.encode())
+    assert masker.mask(log.splitlines(keepends=True)[0]) == "moving the job off <HOST-1> tonight, <HOST-2> too\n"
+
+
 def test_a_stem_at_the_very_end_of_a_text_is_no_sibling() -> None:
     """`sc-06` ending a piece has fewer digits than its learned siblings: kept, not an error."""
     masker = Masker()

@@ -56,6 +56,8 @@ _SEPARATED_WORDS = frozenset(('node"', "node:"))
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 _KEY_REST = re.compile(r"[\w.\-]{0,96}")
+# How far on each side of an anchor word a key that said nothing is remembered by (_PairScanner.scan).
+_AROUND = 6
 # After the key: an optional closing quote (`"key":`, `os.environ["KEY"] =`), the separator.
 _SEP = re.compile(r"""(?:\\?["']\]?)?[ \t]*(?:=>|:=|=|:(?![:/])|%3[Dd])[ \t]*""")
 # Name/value lists: Kubernetes `- name: DB_PASSWORD` + `value: ...` on the next line, and
@@ -184,15 +186,24 @@ class _PairScanner:
         # Any anchor word may sit inside a key (`SSHPASS`, `WANDB_API_KEY`), so every hit is
         # tried as part of one; a key reached from several words is parsed once.
         seen: set[int] = set()
+        # The few characters around a hit whose key said nothing, when the key lies within
+        # them: the same characters around the same word make the same key, which says
+        # nothing again. Most hits are words inside ordinary words (`host` in `localhost`,
+        # `sig` in `assign`, `addr` in `address`), printed on every line of a retry flood.
+        said_nothing: set[tuple[str, int, str]] = set()
         text = self.text
         key_rest = _KEY_REST.match
         for word, pos, word_end in hits:
             if pos < self.parsed_until or word not in _IN_KEYS:
                 continue
+            around_start, around_end = (pos - _AROUND if pos > _AROUND else 0), word_end + _AROUND
+            around = (word, pos - around_start, text[around_start:around_end])
+            if around in said_nothing:
+                continue
             if word in _SEPARATED_WORDS:
                 word_end = pos + len(word) - 1  # the key ends before its quote or colon
             lo = pos - 96 if pos > 96 else 0
-            start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
+            start = run_start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
             if start in seen:
                 continue
             seen.add(start)
@@ -204,6 +215,10 @@ class _PairScanner:
             info = self.state.key_info(key.rpartition(".")[2] if key[:1] == "." else key.lstrip("-"))  # most keys repeat, most say nothing
             if info is not None:
                 self._pair_at(start, key_end, key, info)
+            elif run_start > around_start and key_end < around_end:
+                # (A character that ends the key stands on each side within them, so the `%`
+                # before an encoded key is one of them too.)
+                said_nothing.add(around)
 
     def _pair_at(self, start: int, key_end: int, key: str, info: KeyInfo) -> None:
         text = self.text
