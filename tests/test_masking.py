@@ -1321,3 +1321,22 @@ def test_cli_masks_every_kind_planted_in_a_realistic_log(tmp_path: Path) -> None
             assert piece in masked, piece
     assert "NCCL INFO Channel" in masked and "busId 1b000 commId 0x8a5e0c1f2d3b4a69" in masked
     assert re.search(r"^mac: \d+$", run.stderr, re.M) and "Hannah" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    "line, secret",
+    [
+        ("password_mysql: Xk29fLq7Vw3zPd", "Xk29fLq7Vw3zPd"),
+        ("PASSWORD_PROD=Heron2024!mq", "Heron2024!mq"),
+        ('{"db_password_2": "Quill77zebra"}', "Quill77zebra"),
+    ],
+)
+def test_a_password_named_for_what_it_opens_is_masked(line: str, secret: str) -> None:
+    """The key's last word names the database or stage (`password_mysql`), not the secret."""
+    masked = mask(line).text
+    assert secret not in masked and "<SECRET:password-1>" in masked
+
+
+@pytest.mark.parametrize("line", ["password_file: /run/secrets/db_pass", "PASSWORD_MIN_LENGTH=12", "password_reset_url: https://id.example.org/reset"])
+def test_a_key_about_a_password_keeps_its_value(line: str) -> None:
+    assert "<SECRET" not in mask(line).text
