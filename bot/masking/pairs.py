@@ -94,7 +94,10 @@ _PRINTED_VALUE = re.compile(NEXT_LINE + r"[ \t]{0,8}(?P<v>[^\s$#>][^\s]{3,4095})
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
-_BARE_RUN = re.compile(r"[^\s\"'`&;,]{0,4096}")
+# An escaped line break ends it too: http.client's debug line `send: b'...\r\nHost: h\r\n
+# X-Api-Key: k\r\n...'` holds a request's headers on one line, and a value that ran on would
+# swallow the next header's key and its secret.
+_BARE_RUN = re.compile(r"(?:[^\s\"'`&;,\\]|\\(?!r\\n|n[A-Za-z][\w-]{0,63}:[ \t]))*")
 _PAIR_AHEAD = re.compile(r"(?:&amp;|[&;,])[\w.\-]{1,64}(?:=|%3[Dd])")
 _BARE_MAX = 4096
 _LINE_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:(?:export|set|setenv|declare -x|ENV|\+|-)[ \t]+)?\Z")
@@ -238,8 +241,10 @@ class _PairScanner:
         m = _VALUE.match(text, value_start)
         if m is None:
             # `"SecretAccessKey":` or YAML `aws_secret_access_key: >-` with the value on the
-            # next line: a JSON or YAML pretty-printer split the pair.
-            if info.role is not Role.GENERIC:
+            # next line: a JSON or YAML pretty-printer split the pair. An assignment that ends
+            # its line (`AWS_SECRET_ACCESS_KEY=` in `env`) is an empty variable: the next line
+            # is the next variable, not its value.
+            if info.role is not Role.GENERIC and "=" not in sep.group() and "%3" not in sep.group():
                 self._next_line_value(value_start, info, core)
             return
         group = m.lastgroup or "bare"

@@ -1,0 +1,56 @@
+"""Round 11 (credentials on logs never seen): what a seeded corpus of ML-engineer logs with
+planted, well-formed fake credentials still leaked or destroyed. Lines are shaped as the tools
+print them: `env`/`declare -x` dumps with an empty variable, http.client's `send: b'...'`
+debug line carrying a request's headers on one line."""
+
+from __future__ import annotations
+
+from bot.masking import Masker
+
+
+def _mask_log(text: str) -> str:
+    # As `denpex mask` reads a log: learned whole first, then masked.
+    masker = Masker()
+    masker.learn(text.encode())
+    return str(masker.mask(text))
+
+
+def test_an_empty_secret_variable_does_not_take_the_next_variable_as_its_value() -> None:
+    # `env` prints an unset-but-exported variable as `NAME=` alone on its line; the lines below
+    # are other variables, whose names and settings are diagnostic.
+    log = "AWS_SECRET_ACCESS_KEY=\nWANDB_API_KEY=\napi_key=None\nHF_TOKEN=\nNCCL_DEBUG=INFO\n"
+    assert _mask_log(log) == log
+
+
+def test_a_split_json_secret_is_still_taken_from_the_next_line() -> None:
+    log = '{\n  "SecretAccessKey":\n      "Zk3pQ9rT2vX8bN4mL7cW1yH6jD5sA0eGuRoIiKfE"\n}\n'
+    out = _mask_log(log)
+    assert "Zk3pQ9rT2vX8bN4mL7cW1yH6jD5sA0eGuRoIiKfE" not in out, out
+    assert '"SecretAccessKey":' in out, out
+
+
+def test_a_continued_export_still_masks_the_value_below() -> None:
+    log = "export DB_PASSWORD=\\\n  Qm7vRt2xPz9LwK\n"
+    assert "Qm7vRt2xPz9LwK" not in _mask_log(log)
+
+
+def test_http_client_debug_headers_each_keep_their_own_secret() -> None:
+    # http.client (`HTTPConnection.debuglevel = 1`) prints the request as one escaped bytes
+    # literal: the Host header's value must stop at `\r\n`, or it swallows the API key header.
+    key = "47587901b24e85a8a97ceb2d3099f2e1"
+    log = (
+        "send: b'POST /api/v2/series HTTP/1.1\\r\\nHost: api.datadoghq.com\\r\\n"
+        f"DD-API-KEY: {key}\\r\\nContent-Type: application/json\\r\\n\\r\\n'\n"
+    )
+    out = _mask_log(log)
+    assert key not in out, out
+    assert "\\r\\nDD-API-KEY: <SECRET:" in out, out
+    # The next header is not part of the masked value.
+    assert ">\\r\\nContent-Type: application/json\\r\\n" in out, out
+
+
+def test_an_escaped_header_value_ends_at_the_escaped_line_break() -> None:
+    log = "send: b'GET /v1/models HTTP/1.1\\r\\nX-Api-Key: 9f1c2b7d4e8a6f3c0b5d2e7a1c4f8b6d\\r\\nAccept: */*\\r\\n'\n"
+    out = _mask_log(log)
+    assert "9f1c2b7d4e8a6f3c0b5d2e7a1c4f8b6d" not in out, out
+    assert out.endswith(">\\r\\nAccept: */*\\r\\n'\n"), out
