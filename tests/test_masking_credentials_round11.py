@@ -54,3 +54,19 @@ def test_an_escaped_header_value_ends_at_the_escaped_line_break() -> None:
     out = _mask_log(log)
     assert "9f1c2b7d4e8a6f3c0b5d2e7a1c4f8b6d" not in out, out
     assert out.endswith(">\\r\\nAccept: */*\\r\\n'\n"), out
+
+
+def test_a_twilio_auth_token_after_the_account_sid_is_masked() -> None:
+    # Twilio's older quickstart passes both positionally; a traceback quotes the line.
+    token = "70f0f66c04fdd35574b22c2b9529f6d9"
+    for quoted in (f'Client("AC0b0638e6d289ce04365c3970cdcdec88", "{token}")', f"Client('AC0b0638e6d289ce04365c3970cdcdec88','{token}')"):
+        log = f'  File "notify.py", line 7, in <module>\n    client = {quoted}\n'
+        out = _mask_log(log)
+        assert token not in out, out
+        assert "<SECRET:twilio-token-1>" in out, out
+
+
+def test_two_hex_ids_quoted_after_some_other_id_are_kept() -> None:
+    # Only a Twilio Account SID (AC + 32 hex) makes the next quoted hex a token.
+    log = 'ids = ("BC0b0638e6d289ce04365c3970cdcdec88", "70f0f66c04fdd35574b22c2b9529f6d9")\n'
+    assert _mask_log(log) == log
