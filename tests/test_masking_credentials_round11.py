@@ -70,3 +70,33 @@ def test_two_hex_ids_quoted_after_some_other_id_are_kept() -> None:
     # Only a Twilio Account SID (AC + 32 hex) makes the next quoted hex a token.
     log = 'ids = ("BC0b0638e6d289ce04365c3970cdcdec88", "70f0f66c04fdd35574b22c2b9529f6d9")\n'
     assert _mask_log(log) == log
+
+
+def test_an_ngrok_authtoken_is_masked_in_its_cli_and_colab_forms() -> None:
+    token = "2wN8FoCzGqhT2tAoannVHp31mFY_p7ZPVxQF9H5EfiwLBSVh"
+    log = (
+        f"!ngrok config add-authtoken {token}\n"
+        "Authtoken saved to configuration file: /root/.config/ngrok/ngrok.yml\n"
+        f"ngrok authtoken {token}\n"
+    )
+    out = _mask_log(log)
+    assert token not in out, out
+    assert "Authtoken saved to configuration file: /root/.config/ngrok/ngrok.yml" in out, out
+
+
+def test_snake_case_names_of_the_ngrok_length_are_kept() -> None:
+    log = "2nd_stage_pipeline_parallel_rank_of_the_group_size\n"
+    assert _mask_log(log) == log
+
+
+def test_an_npm_sha512_integrity_hash_is_not_an_azure_storage_key() -> None:
+    # Base64 of 64 bytes is 88 characters ending `==`, as a storage account key is.
+    sri = "sha512-TNEuS6eId8p6a+xskoMhEaUV9tQteB/odkhnp4IcNvwt1RLIBVuVW9P83u6OSVxrhPS2dzu4dppK4ZxShdp3cw=="
+    log = f'npm http fetch GET 200 https://registry.npmjs.org/left-pad 12ms\n    "integrity": "{sri}",\n'
+    assert sri in _mask_log(log)
+
+
+def test_an_azure_storage_key_is_still_masked() -> None:
+    key = "TNEuS6eId8p6a+xskoMhEaUV9tQteB/odkhnp4IcNvwt1RLIBVuVW9P83u6OSVxrhPS2dzu4dppK4ZxShdp3cw=="
+    log = f"az storage blob upload --account-name mldata01 --account-key {key} -f ckpt.pt\n"
+    assert key not in _mask_log(log)

@@ -58,6 +58,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
     ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
     ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
+    # ngrok authtokens (`ngrok config add-authtoken 2...`, pyngrok's `set_auth_token`): `2` and
+    # 26 alphanumerics, `_`, 20-22 more.
+    ("ngrok", "ngrok-token", 28, "_", r"(?<=2[A-Za-z0-9]{26}_)(?<![\w-]2[A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}" + _B),
     # Prefect Cloud API keys, a user's (pnu_) or a service account's (pnb_): 36 alphanumerics
     # (`prefect cloud login -k pnu_...`, PREFECT_API_KEY).
     ("prefect", "prefect-key", 4, "_", r"(?<=pn[ub]_)(?<![\w-]pn[ub]_)[A-Za-z0-9]{36}" + _B),
@@ -291,6 +294,8 @@ def _plausible(name: str, token: str, body: str) -> bool:
         return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":
         return any(ch.isdigit() for ch in body)
+    if name == "ngrok":
+        return char_classes(token) >= 4 and entropy(token) > 4.0
     if name == "azkey":
         # 64 random bytes: 5+ bits per character. Base64 of float tensors (also 88 characters
         # ending `==`) repeats `AAAA` runs and stays far below; a tensor of values near one
@@ -335,6 +340,8 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         return
     if name in _EDGE_CHECKED and start > 0 and text[start - 1] in _ALNUM:
         return
+    if name == "azkey" and text.endswith("sha512-", max(0, start - 7), start):
+        return  # Subresource Integrity (`"integrity": "sha512-..."` in npm's lock files and logs): 64 bytes too
     token = text[start : m.end()]
     if _plausible(name, token, token[_OFFSET[name] :]):
         edits.append((start, m.end(), _KIND[name], token))
