@@ -100,3 +100,42 @@ def test_an_azure_storage_key_is_still_masked() -> None:
     key = "TNEuS6eId8p6a+xskoMhEaUV9tQteB/odkhnp4IcNvwt1RLIBVuVW9P83u6OSVxrhPS2dzu4dppK4ZxShdp3cw=="
     log = f"az storage blob upload --account-name mldata01 --account-key {key} -f ckpt.pt\n"
     assert key not in _mask_log(log)
+
+
+def test_csh_setenv_and_fish_set_x_values_are_masked() -> None:
+    # HPC login scripts are often csh (`setenv NAME value`); fish sets with `set -gx NAME value`.
+    log = (
+        "setenv WANDB_API_KEY 3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a\n"
+        "set -gx COMET_API_KEY dBA9g7tiXcqMUTQJH3vIbFbRA\n"
+        "set -x DB_PASSWORD Qm7vRt2xPz9LwK\n"
+        "set -x WANDB_MODE offline\n"
+    )
+    out = _mask_log(log)
+    for value in ("3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a", "dBA9g7tiXcqMUTQJH3vIbFbRA", "Qm7vRt2xPz9LwK"):
+        assert value not in out, out
+    assert out.startswith("setenv WANDB_API_KEY <SECRET:"), out
+    assert "set -x WANDB_MODE offline\n" in out, out
+
+
+def test_a_two_column_variable_listing_masks_a_random_value_only() -> None:
+    log = (
+        "WANDB_MODE\tonline\n"
+        "COMET_API_KEY\tdBA9g7tiXcqMUTQJH3vIbFbRC\n"
+        "MLFLOW_TRACKING_PASSWORD    Qm7vRt2xPz9LwX\n"
+        "TOKENIZERS_PARALLELISM\tfalse\n"
+    )
+    out = _mask_log(log)
+    assert "dBA9g7tiXcqMUTQJH3vIbFbRC" not in out and "Qm7vRt2xPz9LwX" not in out, out
+    assert out.startswith("WANDB_MODE\tonline\nCOMET_API_KEY\t<SECRET:"), out
+
+
+def test_table_rows_and_placeholders_after_a_secret_word_are_kept() -> None:
+    log = (
+        "TOKEN   TYPE\n"
+        "SECRET   Opaque\n"
+        "HF_TOKEN    ***\n"
+        "AWS_SECRET_ACCESS_KEY   (not set)\n"
+        "SECRET_KEY   None\n"
+        "      WANDB_API_KEY:  <set to the key 'api-key' in secret 'wandb'>  Optional: false\n"
+    )
+    assert _mask_log(log) == log
