@@ -771,6 +771,20 @@ def test_a_learned_host_teaches_the_hosts_of_its_digit_shape() -> None:
     assert out == "<HOST-1> and <HOST-2> drained; r056-ib0 up, <HOST-3>-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n", out
 
 
+def test_hosts_of_nccl_prefixes_behind_launcher_labels_are_learned() -> None:
+    """pdsh's `worker-3: ` and srun's ` 12: ` stand before what a node's NCCL prints: the host
+    of the NCCL prefix behind them is learned from the whole log, and masked where a line
+    before it names the node bare."""
+    log = (
+        "moving the job off blade-a7 tonight, blade-b3 too\n"
+        "blade-a7: blade-a7:1234:1234 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>\n"
+        " 12: blade-b3:4321:4321 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.2<0>\n"
+    )
+    masker = Masker()
+    masker.learn(log.encode())
+    assert masker.mask(log.splitlines(keepends=True)[0]) == "moving the job off <HOST-1> tonight, <HOST-2> too\n"
+
+
 def test_a_stem_at_the_very_end_of_a_text_is_no_sibling() -> None:
     """`sc-06` ending a piece has fewer digits than its learned siblings: kept, not an error."""
     masker = Masker()
@@ -1307,3 +1321,22 @@ def test_cli_masks_every_kind_planted_in_a_realistic_log(tmp_path: Path) -> None
             assert piece in masked, piece
     assert "NCCL INFO Channel" in masked and "busId 1b000 commId 0x8a5e0c1f2d3b4a69" in masked
     assert re.search(r"^mac: \d+$", run.stderr, re.M) and "Hannah" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    "line, secret",
+    [
+        ("password_mysql: Xk29fLq7Vw3zPd", "Xk29fLq7Vw3zPd"),
+        ("PASSWORD_PROD=Heron2024!mq", "Heron2024!mq"),
+        ('{"db_password_2": "Quill77zebra"}', "Quill77zebra"),
+    ],
+)
+def test_a_password_named_for_what_it_opens_is_masked(line: str, secret: str) -> None:
+    """The key's last word names the database or stage (`password_mysql`), not the secret."""
+    masked = mask(line).text
+    assert secret not in masked and "<SECRET:password-1>" in masked
+
+
+@pytest.mark.parametrize("line", ["password_file: /run/secrets/db_pass", "PASSWORD_MIN_LENGTH=12", "password_reset_url: https://id.example.org/reset"])
+def test_a_key_about_a_password_keeps_its_value(line: str) -> None:
+    assert "<SECRET" not in mask(line).text

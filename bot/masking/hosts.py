@@ -12,6 +12,7 @@ from itertools import chain
 
 import regex
 
+from bot.launchers import LAUNCHER_LABEL
 from bot.literals import LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
 from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
@@ -492,10 +493,12 @@ def find_world_info(text: str, edits: list[Edit], state: LogState) -> None:
 
 # NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
 # NCCL: `[0] transport/net_ib.cc:1696 NCCL WARN`); the matcher parses it, so only the host
-# part may change. Anchored at line start (after an optional `[rank8]:`/`[default0]:` label)
-# for speed; other prefixes are found by the leftover pass below.
+# part may change. Anchored at line start, behind a launcher's label (pdsh's `worker-3: `,
+# srun's ` 3: `, bot/launchers.py) and an optional `[rank8]:`/`[default0]:`
+# label, for speed; other prefixes are found by the leftover pass below, which reads every
+# colon of the text and so costs far more on a log of wrapped NCCL lines.
 _NCCL_TAIL = r":\d{1,10}:\d{1,10} \[\d{1,4}\] (?:[\w./-]{1,128}:\d{1,6} )?NCCL"
-_NCCL_BODY = r"(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL
+_NCCL_BODY = "(?:" + LAUNCHER_LABEL + r")?(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL
 _NCCL_PREFIX = re.compile(_NCCL_BODY)  # at the start of the text
 # After a newline: a literal first character lets `re` skip to candidate positions in C,
 # twice as fast as `(?m)^`, which is tried at every position.

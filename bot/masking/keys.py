@@ -41,6 +41,20 @@ def split_words(key: str) -> list[str]:
 
 _PASSWORD_ENDS = ("password", "passwd", "passphrase", "pwd")
 _PASSWORD_WORDS = frozenset(("pass", "pw", "passcode", "pword", "passwrd"))
+# Last words of a key that names something about a password, not the password itself.
+_PASSWORD_ABOUT = frozenset(
+    (
+        "file", "path", "dir", "env", "var", "cmd", "command", "source", "from", "store",
+        "helper", "manager", "policy", "length", "len", "min", "max", "minimum", "maximum",
+        "hint", "prompt", "prompted", "rule", "rules", "strength", "complexity", "history",
+        "required", "require", "enabled", "enable", "disabled", "disable", "set", "auth",
+        "authentication", "login", "reset", "expiry", "expires", "expire", "expiration", "age",
+        "changed", "change", "less", "type", "mode", "method", "format", "encoding",
+        "encryption", "scheme", "algorithm", "timeout", "retries", "attempts", "count",
+        "lockout", "stdin", "field", "flag", "option", "valid", "invalid", "ok", "error", "url",
+        "uri", "link", "page", "endpoint", "at", "date", "time",
+    )
+)
 _USER_LAST = frozenset(("user", "username", "login", "logname", "uname"))
 _USER_EXACT = frozenset(
     (
@@ -201,6 +215,10 @@ def classify_key(key: str) -> KeyInfo | None:
     if last == "authorization":
         return KeyInfo(Role.AUTHZ, "token")
     if last.endswith(_PASSWORD_ENDS) or last in _PASSWORD_WORDS:
+        return KeyInfo(Role.SECRET, "password")
+    if len(words) > 1 and words[-2].endswith(_PASSWORD_ENDS) and last not in _PASSWORD_ABOUT:
+        # `password_mysql`, `PASSWORD_PROD`, `db_password_2`: the password, named for what it
+        # opens; `password_file`, `password_min_length` say something about one instead.
         return KeyInfo(Role.SECRET, "password")
     if last.endswith("pass") and key.isupper():
         return KeyInfo(Role.SECRET, "password")  # SSHPASS, DBPASS (but `bypass`, `compass`)

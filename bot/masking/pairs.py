@@ -56,6 +56,8 @@ _SEPARATED_WORDS = frozenset(('node"', "node:"))
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 _KEY_REST = re.compile(r"[\w.\-]{0,96}")
+# How far on each side of an anchor word a key that said nothing is remembered by (_PairScanner.scan).
+_AROUND = 6
 # After the key: an optional closing quote (`"key":`, `os.environ["KEY"] =`), the separator.
 _SEP = re.compile(r"""(?:\\?["']\]?)?[ \t]*(?:=>|:=|=|:(?![:/])|%3[Dd])[ \t]*""")
 # Name/value lists: Kubernetes `- name: DB_PASSWORD` + `value: ...` on the next line, and
@@ -94,7 +96,10 @@ _PRINTED_VALUE = re.compile(NEXT_LINE + r"[ \t]{0,8}(?P<v>[^\s$#>][^\s]{3,4095})
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
-_BARE_RUN = re.compile(r"[^\s\"'`&;,]{0,4096}")
+# An escaped line break ends it too: http.client's debug line `send: b'...\r\nHost: h\r\n
+# X-Api-Key: k\r\n...'` holds a request's headers on one line, and a value that ran on would
+# swallow the next header's key and its secret.
+_BARE_RUN = re.compile(r"(?:[^\s\"'`&;,\\]|\\(?!r\\n|n[A-Za-z][\w-]{0,63}:[ \t]))*")
 _PAIR_AHEAD = re.compile(r"(?:&amp;|[&;,])[\w.\-]{1,64}(?:=|%3[Dd])")
 _BARE_MAX = 4096
 _LINE_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:(?:export|set|setenv|declare -x|ENV|\+|-)[ \t]+)?\Z")
@@ -169,6 +174,11 @@ def _ends_placeholder(text: str, end: int) -> bool:
     return m is not None and m.end() == end
 
 
+def _lone_secret(text: str, pos: int) -> bool:
+    m = _LONE_VALUE.match(text, pos)
+    return m is not None and looks_like_secret(m.group().strip())
+
+
 class _PairScanner:
     """One scan of one chunk; collects edits and learned names."""
 
@@ -184,15 +194,24 @@ class _PairScanner:
         # Any anchor word may sit inside a key (`SSHPASS`, `WANDB_API_KEY`), so every hit is
         # tried as part of one; a key reached from several words is parsed once.
         seen: set[int] = set()
+        # The few characters around a hit whose key said nothing, when the key lies within
+        # them: the same characters around the same word make the same key, which says
+        # nothing again. Most hits are words inside ordinary words (`host` in `localhost`,
+        # `sig` in `assign`, `addr` in `address`), printed on every line of a retry flood.
+        said_nothing: set[tuple[str, int, str]] = set()
         text = self.text
         key_rest = _KEY_REST.match
         for word, pos, word_end in hits:
             if pos < self.parsed_until or word not in _IN_KEYS:
                 continue
+            around_start, around_end = (pos - _AROUND if pos > _AROUND else 0), word_end + _AROUND
+            around = (word, pos - around_start, text[around_start:around_end])
+            if around in said_nothing:
+                continue
             if word in _SEPARATED_WORDS:
                 word_end = pos + len(word) - 1  # the key ends before its quote or colon
             lo = pos - 96 if pos > 96 else 0
-            start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
+            start = run_start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
             if start in seen:
                 continue
             seen.add(start)
@@ -204,6 +223,10 @@ class _PairScanner:
             info = self.state.key_info(key.rpartition(".")[2] if key[:1] == "." else key.lstrip("-"))  # most keys repeat, most say nothing
             if info is not None:
                 self._pair_at(start, key_end, key, info)
+            elif run_start > around_start and key_end < around_end:
+                # (A character that ends the key stands on each side within them, so the `%`
+                # before an encoded key is one of them too.)
+                said_nothing.add(around)
 
     def _pair_at(self, start: int, key_end: int, key: str, info: KeyInfo) -> None:
         text = self.text
@@ -226,7 +249,7 @@ class _PairScanner:
         if sep is None and info.role in (Role.SECRET, Role.GENERIC) and self._printed_value(start, key_end, info, core):
             return
         if sep is None:
-            if not self._whitespace_pair(start, key, core):
+            if not self._whitespace_pair(start, key, core, info):
                 return
             sep = _WS_SEP.match(text, key_end)
             if sep is None:
@@ -238,8 +261,10 @@ class _PairScanner:
         m = _VALUE.match(text, value_start)
         if m is None:
             # `"SecretAccessKey":` or YAML `aws_secret_access_key: >-` with the value on the
-            # next line: a JSON or YAML pretty-printer split the pair.
-            if info.role is not Role.GENERIC:
+            # next line: a JSON or YAML pretty-printer split the pair. An assignment that ends
+            # its line (`AWS_SECRET_ACCESS_KEY=` in `env`) is an empty variable: the next line
+            # is the next variable, not its value.
+            if info.role is not Role.GENERIC and "=" not in sep.group() and "%3" not in sep.group():
                 self._next_line_value(value_start, info, core)
             return
         group = m.lastgroup or "bare"
@@ -286,15 +311,30 @@ class _PairScanner:
             self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
         return True
 
-    def _whitespace_pair(self, start: int, key: str, core: str) -> bool:
-        """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`."""
+    def _whitespace_pair(self, start: int, key: str, core: str, info: KeyInfo) -> bool:
+        """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`,
+        csh's `setenv KEY x`, fish's `set -gx KEY x`, and an env table's `KEY<blanks>x`."""
         if key.startswith("--"):
+            return True
+        text = self.text
+        lead_start = line_start(text, start, 64)
+        if _SHELL_SET.search(text, lead_start, start):
+            return True
+        if (
+            info.role is Role.SECRET
+            and lead_start == start
+            and (start == 0 or text[start - 1] == "\n")
+            and key.isupper()
+            and _lone_secret(text, start + len(key))
+        ):
+            # A two-column listing of variables (`COMET_API_KEY<TAB>value`): an upper-case
+            # name first on its line and one random-looking word after it, nothing more
+            # (a table's `TOKEN   TYPE` or `SECRET   Opaque` row is no pair).
             return True
         if key.startswith("-"):
             # `-password x`, but not `-pS3cretPass`: a short option with its value glued on
             # (mysql) is no key, and the word after it is the database name.
             return _ONE_CASE_FLAG.match(core) is not None
-        text = self.text
         if core in _NETRC_KEYS:
             # .netrc: `machine h login u password p` on one line, or `login`/`password` lines
             # under a `machine` line. Prose ("Login Succeeded", "password via the CLI") is not.
@@ -441,6 +481,10 @@ class _PairScanner:
 
 
 _NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?![\w.])")
+# Shells that set a variable without `=`: csh/tcsh `setenv NAME value` (HPC login scripts),
+# fish `set -x NAME value` / `set -gx NAME value`.
+_SHELL_SET = re.compile(r"(?:^|(?<=[\s;+(]))(?:setenv|set[ \t]+-[gUxl]{1,4})[ \t]+\Z")
+_LONE_VALUE = re.compile(r"[ \t]+[^\s]+[ \t]*(?=\r?\n|\Z)")
 _ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
 

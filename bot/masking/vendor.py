@@ -58,6 +58,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
     ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
     ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
+    # ngrok authtokens (`ngrok config add-authtoken 2...`, pyngrok's `set_auth_token`): `2` and
+    # 26 alphanumerics, `_`, 20-22 more.
+    ("ngrok", "ngrok-token", 28, "_", r"(?<=2[A-Za-z0-9]{26}_)(?<![\w-]2[A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}" + _B),
     # Prefect Cloud API keys, a user's (pnu_) or a service account's (pnb_): 36 alphanumerics
     # (`prefect cloud login -k pnu_...`, PREFECT_API_KEY).
     ("prefect", "prefect-key", 4, "_", r"(?<=pn[ub]_)(?<![\w-]pn[ub]_)[A-Za-z0-9]{36}" + _B),
@@ -119,6 +122,10 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # AWS access key ids (AKIA long-term, ASIA temporary, ABIA/ACCA service) + 16.
     ("aws", "aws-access-key", 1, "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _B),
     ("gapi", "google-api-key", 1, "A", r"Iza[0-9A-Za-z_-]{35}" + _BW),
+    # Twilio's auth token (32 hex) passed positionally after the Account SID (AC + 32 hex),
+    # as Twilio's older quickstart wrote it and tracebacks quote it: `client = Client("AC...",
+    # "..."))`. The token alone is masked (_take); the SID names the account, not a secret.
+    ("twilio", "twilio-token", 1, "A", r"C[0-9a-f]{32}[\"'],[ \t]?[\"'][0-9a-f]{32}(?=[\"'])"),
     # Atlassian API tokens (ATATT3 + about 186 characters, a checksum at the end).
     ("atatt", "atlassian-token", 1, "A", r"TATT3[A-Za-z0-9_=-]{100,300}" + _BW),
     # STS session tokens are base64 of a protobuf that begins the same way every time.
@@ -177,6 +184,7 @@ _HEADS = {
     "slackpath": r"/services/T",
     "teamshook": r"/webhook",
     "aws": r"A(?:KIA|SIA|BIA|CCA)",
+    "twilio": r"AC[0-9a-f]{32}[\"'],",
     "gapi": r"AIza",
     "atatt": r"ATATT3",
     "awssess": r"FwoGZXIvYXdz",
@@ -202,7 +210,7 @@ _PREFIXES = (
     "wandb_", "hvs.", "hvb.", "hvr.",
 )  # fmt: skip
 _KEY_NAMED = frozenset(("azure-client-secret", "azure-storage-key"))
-_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt"))
+_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt", "twilio"))
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _KEBAB_WORDS = re.compile(r"[a-z]+(?:[-_][a-z0-9]+)*\Z")
@@ -286,6 +294,8 @@ def _plausible(name: str, token: str, body: str) -> bool:
         return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":
         return any(ch.isdigit() for ch in body)
+    if name == "ngrok":
+        return char_classes(token) >= 4 and entropy(token) > 4.0
     if name == "azkey":
         # 64 random bytes: 5+ bits per character. Base64 of float tensors (also 88 characters
         # ending `==`) repeats `AAAA` runs and stays far below; a tensor of values near one
@@ -324,8 +334,14 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         edits.append((path_start, m.end(), "slack-webhook", text[path_start : m.end()]))
         return
     start = m.start(name) - _OFFSET[name]
+    if name == "twilio":
+        if (start == 0 or text[start - 1] not in _ALNUM) and char_classes(text[m.end() - 32 : m.end()]) >= 2:
+            edits.append((m.end() - 32, m.end(), "twilio-token", text[m.end() - 32 : m.end()]))
+        return
     if name in _EDGE_CHECKED and start > 0 and text[start - 1] in _ALNUM:
         return
+    if name == "azkey" and text.endswith("sha512-", max(0, start - 7), start):
+        return  # Subresource Integrity (`"integrity": "sha512-..."` in npm's lock files and logs): 64 bytes too
     token = text[start : m.end()]
     if _plausible(name, token, token[_OFFSET[name] :]):
         edits.append((start, m.end(), _KIND[name], token))

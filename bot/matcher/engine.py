@@ -139,6 +139,7 @@ class _Window:
     line: int
     rule: Rule
     sig: Signature
+    shape: bytes | None  # the window's digits as its verdict reads them (`_Plan.windows`)
     parts: list[str]
     facts: LineFacts
 
@@ -170,8 +171,11 @@ class _Plan:
         # and, for two or more, one regex matching where any of them does (`_any_of`).
         self.rules = rules
         self.probes = probes
-        # Signatures that span lines: opened on every line they may start (never cached).
-        self.windows = tuple((rule, sig) for rule, sigs, _ in rules for sig in sigs if sig.lines > 1)
+        # Signatures that span lines: opened on every line they may start, each with how its
+        # lines become their shape, on which its verdict is decided once (`Scan._close_window`).
+        self.windows = tuple(
+            (rule, sig, _shape_table((sig,), unless=True)) for rule, sigs, _ in rules for sig in sigs if sig.lines > 1
+        )
         # How a line becomes its shape, on which the one-line signatures' verdict is decided
         # once (`Scan._line`): digits they cannot tell apart read as one (see _shape_table).
         one_line = [sig for _, sigs, _ in rules for sig in sigs if sig.lines == 1]
@@ -230,13 +234,15 @@ _DIGIT_RANGE = regex.compile(r"(\d)-(\d)")
 _SHAPES_BYTES = 16 << 20
 
 
-def _digit_features(sig: Signature) -> list[frozenset[str]] | None:
+def _digit_features(sig: Signature, *, unless: bool = False) -> list[frozenset[str]] | None:
     """The sets of digits `sig` singles out: each digit its patterns spell out (literally, or in
     an escape) and each range like `[1-9]`. `\\d`, `0-9` and `{m,n}` counts treat all digits
-    alike and single out none. None when a pattern has a backreference (it compares text)."""
+    alike and single out none. None when a pattern has a backreference (it compares text).
+    Only the pattern, unless `unless`: a line-shape verdict is the pattern's and `unless` is
+    tested on the line, where a window's verdict (`Scan._close_window`) is both patterns'."""
     features: list[frozenset[str]] = []
-    # Only the pattern: a line-shape verdict is the patterns'; `unless` is tested on the line.
-    for pattern in (sig.pattern,):
+    patterns = (sig.pattern, sig.unless_pattern) if unless and sig.unless_pattern is not None else (sig.pattern,)
+    for pattern in patterns:
         if _BACKREFERENCE.search(pattern):
             return None
         rest = _QUANTIFIER.sub("", pattern).replace("\\d", "").replace("\\D", "").replace("0-9", "")
@@ -247,7 +253,7 @@ def _digit_features(sig: Signature) -> list[frozenset[str]] | None:
     return features
 
 
-def _shape_table(sigs: Iterable[Signature]) -> bytes | None:
+def _shape_table(sigs: Iterable[Signature], *, unless: bool = False) -> bytes | None:
     """A bytes.translate table mapping each digit to the first digit that no signature of
     `sigs` tells from it (two digits are alike when every set `_digit_features` gives holds both
     or neither), or None when the line itself must be the shape (a backreference, or no two
@@ -255,7 +261,7 @@ def _shape_table(sigs: Iterable[Signature]) -> bytes | None:
     so each signature answers the same on the shape as on the line."""
     features: set[frozenset[str]] = set()
     for sig in sigs:
-        found = _digit_features(sig)
+        found = _digit_features(sig, unless=unless)
         if found is None:
             return None
         features.update(found)
@@ -461,6 +467,10 @@ class Scan:
         # (plan, line shape) -> the (rule, signature) pairs that match lines of that shape.
         self._shapes: dict[tuple[_Plan, bytes], tuple[tuple[Rule, Signature], ...]] = {}
         self._shapes_bytes = 0
+        # (rule id, window signature, the window's lines as their shape) -> the lines its match
+        # spans (0: no match), as `_window_verdict` decided on the first window of that shape.
+        self._window_spans: dict[tuple[str, str, bytes], int] = {}
+        self._window_spans_bytes = 0
         # (plan, line with digits as 0) -> where its digits in the plan's digit contexts are.
         self._marks: dict[tuple[_Plan, bytes], tuple[int, ...]] = {}
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
@@ -637,8 +647,8 @@ class Scan:
             # read once, here (a watchdog line of every rank opens one).
             text = _decode(chunk, start, stop)
             facts = self._reader.facts(text)
-            for rule, sig in plan.windows:
-                self._open_window(line_no, rule, sig, text, facts, chunk, stop)
+            for rule, sig, shape in plan.windows:
+                self._open_window(line_no, rule, sig, shape, text, facts, chunk, stop)
         if plan.rules and not self.m.use_prefilter:
             # The naive path, the reference the tests hold the prefilter and this cache to.
             text = text if text is not None else _decode(chunk, start, stop)
@@ -819,12 +829,20 @@ class Scan:
         return None if timed_out else tuple(matched)
 
     def _open_window(
-        self, line_no: int, rule: Rule, sig: Signature, text: str, facts: LineFacts, chunk: bytes, stop: int
+        self,
+        line_no: int,
+        rule: Rule,
+        sig: Signature,
+        shape: bytes | None,
+        text: str,
+        facts: LineFacts,
+        chunk: bytes,
+        stop: int,
     ) -> None:
         """A window signature on its first line: join the lines after it. When the piece of the
         log ends first, the window is finished at the start of the next piece: a diagnosis never
         depends on where the input was cut."""
-        win = _Window(line_no, rule, sig, [text], facts)
+        win = _Window(line_no, rule, sig, shape, [text], facts)
         if self._source is not None:
             chunk, stop = self._original(line_no)
         if _extend(win, chunk, stop + 1, self._end, self._reader):
@@ -844,17 +862,28 @@ class Scan:
 
     def _close_window(self, win: _Window) -> None:
         subject = "\n".join(win.parts)
-        first = _first_match(win.sig, subject, self.m.regex_timeout_s)
-        if first is None:
-            self.regex_timeouts += 1
-            return
-        # The match must begin on the window's first line: text that only a later line holds
-        # is that line's own (its window or a one-line signature), not this line's.
-        if first is False or first.start() > len(win.parts[0]):
+        # A watchdog line of every rank opens a window on lines that differ only in digits its
+        # patterns cannot tell apart: the windows of one shape get one verdict.
+        key = None
+        if win.shape is not None:
+            key = (win.rule.id, win.sig.name, subject.encode("utf-8", "surrogatepass").translate(win.shape))
+        spans = self._window_spans.get(key) if key is not None else None
+        if spans is None:
+            spans = self._window_verdict(win, subject)
+            if spans is None:
+                self.regex_timeouts += 1
+                return
+            if key is not None:
+                self._window_spans_bytes += len(key[2])
+                if self._window_spans_bytes > _SHAPES_BYTES:
+                    self._window_spans.clear()
+                    self._window_spans_bytes = len(key[2])
+                self._window_spans[key] = spans
+        if not spans:
             return
         # The evidence is the lines the match spans: a message whole on its first line does
         # not take the unrelated line after it (a progress bar) along.
-        spanned = win.parts[: subject.count("\n", 0, first.end()) + 1]
+        spanned = win.parts[:spans]
         facts = win.facts
         ts = facts.timestamp
         hits = self.by_rule.get(win.rule.id)
@@ -872,6 +901,18 @@ class Scan:
                 ts_text=ts.text if ts else None,
             )
         )
+
+    def _window_verdict(self, win: _Window, subject: str) -> int | None:
+        """How many of the window's lines (`subject`, joined) its signature's match spans; 0
+        when it has none that begins on the first line, None when a regex ran out of time."""
+        first = _first_match(win.sig, subject, self.m.regex_timeout_s)
+        if first is None:
+            return None
+        # The match must begin on the window's first line: text that only a later line holds
+        # is that line's own (its window or a one-line signature), not this line's.
+        if first is False or first.start() > len(win.parts[0]):
+            return 0
+        return subject.count("\n", 0, first.end()) + 1
 
     def _resume_windows(self, chunk: bytes, begin: int, end: int) -> None:
         waiting, self._windows = self._windows, []

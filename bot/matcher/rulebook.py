@@ -390,7 +390,7 @@ def parse_rule(path: Path, data: Any, problems: list[str], *, compile_patterns: 
     fix = Fix(
         summary=ck.text(fix_raw, "summary", "fix."),
         steps=ck.strings(fix_raw, "steps", "fix.", min_len=0),
-        env={str(k): str(v) for k, v in (fix_raw.get("env") or {}).items()},
+        env={str(k): str(v) for k, v in ck.mapping(fix_raw, "env", "fix.", required=False).items()},
         commands=ck.text(fix_raw, "commands", "fix.", required=False),
         config=ck.text(fix_raw, "config", "fix.", required=False),
     )

@@ -192,3 +192,14 @@ t denpex rules ""
 """
     out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=60).stdout.splitlines()
     assert out == ["diagnose", "json markdown text", "always auto", "--help lint test"], out
+
+
+def test_rules_lint_names_a_fix_env_written_as_text(tmp_path, capsys):
+    """`fix.env: "NCCL_P2P_DISABLE=1"` (a string, not a mapping) is a problem in the file, not a traceback."""
+    from tests.matcher.rulefactory import rule_doc, sig, write_rules
+
+    doc = rule_doc("a-rule", "memory", {"keywords": ["a-rule"], "signatures": [sig("s", r"alpha failed", 0.9)]}, [])
+    doc["fix"]["env"] = "NCCL_P2P_DISABLE=1"
+    code, _, err = run(capsys, "rules", "lint", "--rules-dir", str(write_rules(tmp_path, [doc])))
+    assert code == 1 and "Traceback" not in err, err
+    assert "a-rule.yaml" in err and "fix.env" in err and "must be a mapping" in err, err

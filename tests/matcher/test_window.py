@@ -98,3 +98,51 @@ def test_a_message_whole_on_its_first_line_is_not_joined_to_the_next(tmp_path):
     assert followed.text == alone.text and "Epoch" not in followed.text
     # A wrapped message still reads as its two lines joined.
     assert "detected by watchdog at work: 2070" in m.diagnose(WRAPPED + bar).matches[0].evidence[0].text
+
+
+
+WATCHDOG = (
+    "[rank{r}]:[E909 09:55:{s:02d}.{us:06d} ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank {r}] "
+    "Exception (either an error or timeout) detected\n"
+    "[rank{r}]:by watchdog at work: {w}, last enqueued NCCL work: {w}, last completed NCCL work: {c}.\n"
+)
+
+
+def _watchdog_book(tmp_path, pattern: str, unless: str | None = None) -> Matcher:
+    extra = {} if unless is None else {"unless": unless}
+    docs = [
+        rule_doc("wd", "network", {
+            "keywords": ["(either an error or timeout) detected"],
+            "signatures": [sig("wrapped", pattern, 0.6, lines=2, **extra)],
+        }, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["wd", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["wd", "other"]),
+    ]  # fmt: skip
+    return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def _watchdogs(n: int) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """`n` ranks' wrapped watchdog messages, each rank its own timestamp and work numbers."""
+    windows = [(r, (1070, 2070, 3071)[r % 3], (9069, 2069)[r // 3 % 2]) for r in range(n)]
+    log = "".join(WATCHDOG.format(r=r, s=r % 60, us=r * 7919 % 10**6, w=w, c=c) for r, w, c in windows)
+    return log.encode(), windows
+
+
+def test_windows_of_one_shape_share_a_verdict(tmp_path):
+    """Every rank's watchdog opens a window on lines that differ only in digits its pattern
+    reads alike: one verdict per shape (digit count), not a regex per window."""
+    log, windows = _watchdogs(300)
+    scan = _watchdog_book(tmp_path, r"detected\s+by watchdog at work: \d+").scan()
+    scan.feed(log)
+    found = scan.finish()
+    assert found.matches and found.matches[0].ranks == [r for r, _, _ in windows]
+    assert len(scan._window_spans) < 10
+
+
+def test_a_digit_a_window_pattern_reads_still_decides_each_window(tmp_path):
+    """A digit the pattern (`work: 1`) or its `unless` (`completed NCCL work: 9`) reads decides
+    each window, as the patterns say of that window's own lines."""
+    log, windows = _watchdogs(300)
+    matcher = _watchdog_book(tmp_path, r"detected\s+by watchdog at work: 1", unless=r"completed NCCL work: 9")
+    expected = [r for r, w, c in windows if str(w).startswith("1") and not str(c).startswith("9")]
+    assert matcher.diagnose(log.decode()).matches[0].ranks == expected
