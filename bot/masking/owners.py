@@ -95,9 +95,9 @@ _STAGED_NS = re.compile(
 )
 # A login with nothing around it to say it is personal must read as a person's on its own: a
 # given name (`alice`), a given name and a family name as DNS spells `hannah.fischer`
-# (`hannah-fischer`), a given name and an initial (`alicew`), or an initial and a family name
-# (`hfischer`, `jdoe`). The last is told from a tool's name by its first two letters, which
-# begin no English word (`hf`, `jd`, `tp`; not `kn`, `st`, `pr`), and a vowel after them;
+# (`hannah-fischer`), a given name and an initial (`alicew`) or a number (`leila93`), or an
+# initial and a family name (`hfischer`, `jdoe`). The last is told from a tool's name by its
+# first two letters, which begin no English word (`hf`, `jd`, `tp`; not `kn`, `st`, `pr`), and a vowel after them;
 # the heads of tools' names that start that way are left out (`nginx`, `mlflow`, `tmux`).
 _ONSETS = frozenset(
     ("bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gh", "gl", "gn", "gr", "kl", "kn", "kr", "ph", "pl", "pr",
@@ -118,6 +118,12 @@ _INITIAL_SURNAME = re.compile(r"[b-df-hj-np-tv-xz][b-df-hj-np-tv-xz][a-z]{2,13}\
 _GIVEN_FAMILY = re.compile(r"(?P<given>[a-z]{3,20})[-._](?P<family>[a-z]{2,30})\Z")
 
 
+def names_a_tool(value: str) -> bool:
+    """Whether `value` (lowercase) is a tool's, a service's or a model's name (`mlflow`, `airflow`,
+    `redis`): the account a service runs as is named for it."""
+    return value in _NOT_LOGINS or value in _TOOL_LOGINS
+
+
 def person_login(value: str) -> bool:
     """Whether `value` reads as a person's login with nothing else to say so (see above)."""
     if value in GIVEN_NAMES:
@@ -128,6 +134,9 @@ def person_login(value: str) -> bool:
     if pair is not None:
         family = pair.group("family")
         return pair.group("given") in GIVEN_NAMES and family not in _NOT_LOGINS and not team_like(family)
+    stem = value.rstrip("0123456789")
+    if len(value) - len(stem) in (1, 2, 3) and stem in GIVEN_NAMES:
+        return True  # a given name and a number, as clusters hand logins out (`leila93`)
     if value[:-1] in GIVEN_NAMES:
         return value.isalpha()  # (one letter: `mariadb` is no Maria's)
     return (

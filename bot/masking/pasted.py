@@ -102,6 +102,12 @@ _PROSE_HOST = re.compile(
     # A hyphenated name (`kraken-ml`), or a numbered one named once (`r045`, `nid001234`).
     r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})(?![\w/-]|\.\w)"
 )
+# A numbered machine a job is said to have died, hung or run on (`the llama-ft job on gn036
+# died`, `crashed again on dgx07`): named once in a thread, with nothing else to say so.
+_JOB_ON_HOST = re.compile(
+    r"(?<![\w-])(?:job|jobs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+"
+    r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})(?![\w/-]|\.\w)"
+)
 # A numbered machine a sentence says is in trouble (`kraken-ml7 is down again`, `gpu-a100-03
 # keeps dropping out`), and one a mail's subject names (`Subject: Re: NCCL timeouts on
 # kraken-ml7`): a hyphenated name with a digit, or letters and a number.
@@ -130,6 +136,7 @@ PROSE_HOST_TRIGGER = (
     r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran|restarted|relaunched)"
     r"[a-z']*[ \t]+(?:[a-z]+[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+[a-z][a-z0-9]*[-0-9]"
     r"|[0-9][ \t]+(?:is|was|keeps|kept|went|has|seems|looks|got)[ \t]|Subject:"
+    r"|(?:job|jobs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+[a-z][a-z0-9]*[-0-9]"
 )
 # `gpu` names a machine with three digits, a leading zero or a number past 15 (`gpu017`,
 # `gpu07`, `gpu49`); `gpu0` to `gpu15` are a node's devices (as hosts.py reads them).
@@ -154,6 +161,9 @@ def find_prose_hosts(text: str, edits: list[Edit], state: LogState) -> None:
     trouble, and a numbered machine a mail's subject names."""
     for m in _PROSE_HOST.finditer(text):
         _take_host(m, False, edits, state)
+    if " on " in text:
+        for m in _JOB_ON_HOST.finditer(text):
+            _take_host(m, True, edits, state)  # (numbered: `failed on step-1200` is no machine)
     if " is" in text or " was" in text or " ke" in text or " went" in text or " has" in text or " seems" in text or " looks" in text or " got" in text:
         for m in _STATE_HOST.finditer(text):
             _take_host(m, True, edits, state)

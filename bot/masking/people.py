@@ -10,7 +10,7 @@ from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
-from bot.masking.owners import login_like, person_login
+from bot.masking.owners import login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -191,7 +191,7 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co/", "hf.co/", "entity")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
@@ -356,6 +356,8 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
     # (scontrol show node, sinfo -R / -l).
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
+    # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
+    ("user/group: ", re.compile(r"User/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
@@ -422,6 +424,31 @@ _GROUP_ROW = LinePattern(
     re.M,
     gate=r":[x*!]?:\d{1,10}:[^\W\d]",
 )
+# A kubeconfig's first user entry (`kubectl config view`): `users:` / `- name: hfischer`, the
+# login its contexts name with a bare `user: hfischer` (masked in place there), or with the
+# cluster after it, `- name: hfischer@gpu-prod`. Cloud-made entries (`gke_acme-ml_us-central1_gpu`,
+# `arn:aws:eks:...`, `clusterUser_rg_aks`) read as no login, and the names kubeadm, kubelogin's
+# guides and local clusters write are no person's.
+_KUBECONFIG_USER_RX = re.compile(
+    r"users:[ \t]*\r?\n[ \t]*- name: (?P<user>[a-z][a-z0-9._-]{1,38}[a-z0-9])(?=@[\w.-]{1,64}[ \t]*\r?$|[ \t]*\r?$)", re.M
+)
+# A W&B entity set where a run is configured (`WANDB_ENTITY=hfischer`, Hydra's `entity: hfischer`
+# under `wandb:`, `wandb.init(entity="hfischer")`, `--entity hfischer`) with nothing else in the
+# log naming the person: a user's when it reads as a person's login (a team's, `acme-ml`, kept).
+_ENTITY_RX = re.compile(
+    r"(?:(?:WANDB_ENTITY|(?<![\w-])entity)[\"']?[ \t]*[=:][ \t]*[\"']?|--entity[ \t]+)"
+    r"(?P<user>[A-Za-z0-9][\w.-]{0,62}[A-Za-z0-9])(?![\w.-])"
+)
+_KUBECONFIG_STOCK_USERS = frozenset(
+    ("oidc", "kubernetes-admin", "cluster-admin", "minikube", "docker-desktop", "microk8s", "kind-kind", "k3s", "kubelogin",
+     "developer", "deployer", "viewer", "readonly", "ci-bot", "service-account", "azure-user", "token-user", "exec-user")
+)  # fmt: skip
+# The owner of a repository on the Hugging Face Hub in its URL (`https://huggingface.co/hfischer/
+# llama-sft`, `/datasets/hfischer/...`): a user's name when it reads as a person's login, an
+# organisation's otherwise (`meta-llama`, `mistralai`, `google`, `TheBloke` are kept).
+# (Each led by its literal, so `re` skips to it.)
+_HF_OWNER = r"/(?:datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
+_HF_OWNER_RXS = (("huggingface.co/", re.compile(r"huggingface\.co" + _HF_OWNER)), ("hf.co/", re.compile(r"hf\.co" + _HF_OWNER)))
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
     r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
@@ -451,6 +478,15 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
         if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
             edits.append((m.start("user"), m.end("user"), "user", name))
             state.learn_user(name)
+
+
+def _personal_entity(name: str) -> bool:
+    return person_login(name) and not team_like(name)
+
+
+def _kubeconfig_user(name: str) -> bool:
+    """A kubeconfig's user entry is the login it authenticates as, unless a tool named it."""
+    return person_login(name) or (login_like(name) and name not in _KUBECONFIG_STOCK_USERS)
 
 
 def find_named_users(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
@@ -483,7 +519,8 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         for m in _FOR_USER_RX.finditer(text):
             group = "user" if m.group("user") is not None else "bare"
             name = m.group(group)
-            if name.lower() not in TECHNICAL_USERS and "@" not in name:
+            # (`password authentication failed for user "mlflow"`: a service's own account.)
+            if name.lower() not in TECHNICAL_USERS and "@" not in name and not names_a_tool(name.lower()):
                 edits.append((m.start(group), m.end(group), "user", name))
                 if group == "bare":
                     state.learn_user(name)  # an account name, as in a home path
@@ -506,6 +543,19 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if person_login(name) if group == "user" else name.lower() not in _CI_CAUSES and name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start(group), m.end(group), "user", name))
                 state.learn_user(name)
+    # Where only the login's shape says it is a person's (a kubeconfig's user entry, a Hub
+    # repository's owner).
+    for literal, rx, judge in (
+        ("users:", _KUBECONFIG_USER_RX, _kubeconfig_user),
+        *((literal, rx, person_login) for literal, rx in _HF_OWNER_RXS),
+        ("entity", _ENTITY_RX, _personal_entity),
+    ):
+        if literal in present:
+            for m in rx.finditer(text):
+                name = m.group("user")
+                if judge(name.lower()):
+                    edits.append((m.start("user"), m.end("user"), "user", name))
+                    state.learn_user(name)
     # (dstack's run plan lists ` Project   main` / ` User   hfischer` in the same layout.)
     if "IdentityFile" in text or "HostName" in text or " Project " in text:
         for m in _SSH_CONFIG_USER.finditer(text):
@@ -629,13 +679,16 @@ _PROSE_PHONE_RX = re.compile(
 # iteration line, and the row's line gate would let each of them through.)
 _PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number is")
 # A signature's contact line puts the number after a bar, unlabelled:
-# `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code only).
-_BAR_PHONE_RX = re.compile(r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5})(?![\w.-]?\d)")
+# `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code), or as North Americans
+# write one with its area code in parentheses, `| (415) 555-0142` (a table's `| 12 |` is neither).
+_BAR_PHONE_RX = re.compile(
+    r"\|[ \t]*(?P<p>\+\d{1,3}[ .-]?\(?\d{1,5}\)?(?:[ .-]?\d{2,5}){1,5}|\([2-9]\d{2}\)[ .-]?\d{3}[ .-]\d{4})(?![\w.-]?\d)"
+)
 # finger's `Office:` line: the room, then the office phone after a comma
 # (`Office: Room 4.12, +49 89 1234 5678`); the room stays.
 _OFFICE_PHONE_RX = re.compile(r"Office:[ \t]*[^\n,:]{0,64},[ \t]*(?P<p>\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{1,5}\)?){1,6})(?![\w.-]?\d)")
 _LABEL_NUMBER_WORDS = ("contact number", "callback number", "call-back number", "emergency number", "contact no.", "contact #")
-PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "office:", *_LABEL_NUMBER_WORDS)
+PHONE_WORDS = ("phone", "fon", "mobile", "mob", "tel", "cell", "fax", "whatsapp", "ext", *_PROSE_STARTS, "| +", "| (", "office:", *_LABEL_NUMBER_WORDS)
 # Where a label can start: `tel` also starts `telephone`/`telefon`, `mob` also `mobile`.
 _PHONE_STARTS = ("phone", "fon", "mob", "tel", "cell", "fax", "whatsapp", "ext", "contact", "callback", "call-back", "emergency")
 
