@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.matcher import Matcher, default_matcher, load_rulebook
@@ -147,15 +147,6 @@ def _same(data: bytes, rng: random.Random) -> None:
 @pytest.mark.parametrize("family", sorted(PASTES))
 def test_a_family_paste_is_settled_exactly(family: str) -> None:
     _same("".join(PASTES[family]).encode(), random.Random(family))
-
-
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**32), st.integers(50, 2_500))
-def test_floods_with_late_ranks_errors_windows_and_cuts_are_settled_exactly(seed: int, n_lines: int) -> None:
-    """Ranks first seen late in a flood, an error line or a traceback after it, a window opening
-    inside it, pdsh hosts placed and a spawn block opened part way, pieces cut mid-flood."""
-    rng = random.Random(seed)
-    _same(_flood_log(rng, n_lines).encode(), rng)
 
 
 def test_a_flood_is_settled_after_its_first_lines() -> None:

@@ -10,6 +10,20 @@ from __future__ import annotations
 from tests.matcher.test_equivalence import FAST, NAIVE, _generated_log, comparable
 
 
+def _dump_then_iterations() -> str:
+    """An env-dump log as bench/loggen.py writes one of 2 MB (so the dump is of 208 ranks, 460
+    KB, the first sample's choice on it leaves literals out), its failure early in the iterations,
+    and the iterations cut to their first 400 KB, then the log's end (the other ranks' watchdogs,
+    the launcher's summary). The whole 2 MB log cost each test ~24 s of CPU on the naive path
+    for iterations no sample reached; the dump, both samples' stretches and the failure stay."""
+    log = _generated_log(2_000_000, "env-dump", seed=5, failure_at=0.3)
+    dump_end = log.index(" iteration ")
+    keep_until = log.index("\n", dump_end + 400_000) + 1
+    tail_from = log.index("\n", log.rindex(" iteration ")) + 1
+    assert "OutOfMemoryError" in log[dump_end:keep_until]  # the failure is in what is kept
+    return log[:keep_until] + log[tail_from:]
+
+
 def _choices_as_fed(data: bytes) -> tuple[list[list[str]], object]:
     """Feed `data` in 64 KB pieces: each database the prefilter chose in turn (what it left
     out), and the diagnosis."""
@@ -39,7 +53,7 @@ def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monk
     diagnosis of the whole log is still the naive path's."""
     from bot.matcher import engine
 
-    log = _generated_log(2_000_000, "env-dump", seed=5)
+    log = _dump_then_iterations()
     dump_end = log.index(" iteration ")
     monkeypatch.setattr(engine, "LEARN_BYTES", dump_end // 2)
     monkeypatch.setattr(engine, "RESAMPLE_BYTES", 100_000)
@@ -66,7 +80,7 @@ def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monke
     make the pace jump, and leaving out their literals would not matter."""
     from bot.matcher import engine
 
-    log = _generated_log(2_000_000, "env-dump", seed=5)
+    log = _dump_then_iterations()
     dump_end = log.index(" iteration ")
     head, tail = log[:dump_end], log[dump_end:].split("\n")
     log = head + "\n".join(f"{line} {_letters(i)}" if " iteration " in line else line for i, line in enumerate(tail))

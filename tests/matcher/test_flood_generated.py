@@ -1,0 +1,29 @@
+"""Generated logs of floods (`test_flood._flood_log`) settled exactly: the same scan state and
+Diagnosis as with every line read in full, whole or cut into pieces, and the naive path's
+Diagnosis.
+
+A file of its own (the suite's workers take a file each): most of its time is the naive path
+reading every line with every regex (~1 ms a line), beside test_flood.py's other tests rather
+than after them.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.matcher.test_flood import _flood_log, _same
+
+
+# Up to 1,200 lines: a flood is 5-120 lines whatever the log's length, so a log still holds up
+# to some 20 floods and runs of a paste, each with its late ranks, errors, windows and cuts;
+# logs of up to 2,500 lines doubled the naive path's time for more of the same.
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32), st.integers(50, 1_200))
+def test_floods_with_late_ranks_errors_windows_and_cuts_are_settled_exactly(seed: int, n_lines: int) -> None:
+    """Ranks first seen late in a flood, an error line or a traceback after it, a window opening
+    inside it, pdsh hosts placed and a spawn block opened part way, pieces cut mid-flood."""
+    rng = random.Random(seed)
+    _same(_flood_log(rng, n_lines).encode(), rng)
