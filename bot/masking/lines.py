@@ -71,7 +71,7 @@ class LinePattern:
         # blanks of its own (a `git blame` row, a `who` row) starts past it.
         lead = "(?P<lead>" + (LINE_PREFIX + "(?:(?<=:) )?" if behind_prefix else "") + ")"
         self._source = lead + "(?:" + body + ")"
-        self._gate_source = gate
+        self._gate_source = gate or None
         self._flags = flags
         # Compiled on first use (`_compile`): about 40 of these are built at import, 28 ms of
         # `import bot.masking`, and a log's text reaches few of them past their gate.
