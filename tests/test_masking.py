@@ -716,6 +716,24 @@ def test_learned_user_name_is_masked_everywhere() -> None:
     assert masked.splitlines()[2] == "run-<USER-1>-7 by <USER-1>'s job"
 
 
+def test_learned_names_and_secrets_are_masked_between_non_ascii_characters() -> None:
+    """A progress bar's glyphs on a line (tqdm's `█▌`) change nothing: a learned name, host or
+    secret is masked beside them, and a non-ASCII character stands for itself, not for a `?`
+    in a learned value, nor is a learned name that holds one missed."""
+    masker = Masker()
+    masker.learn(
+        b"export DB_PASSWORD='Kx7?vQ2mZp9w'\n"
+        b"wandb: Currently logged in as: jsmith (acme). Use `wandb login --relogin` to force relogin\n"
+        b"NodeName=r055 State=IDLE\n"
+    )
+    out = masker.mask("\u2588\u258c jsmith\u2588 \u2588jsmith\u00e9 r310\u2588 r056\u00e9 Kx7?vQ2mZp9w Kx7\u00e9vQ2mZp9w\n")
+    assert out == "\u2588\u258c <USER-1>\u2588 \u2588<USER-1>\u00e9 <HOST-1>\u2588 <HOST-2>\u00e9 <SECRET:password-1> Kx7\u00e9vQ2mZp9w\n", out
+    masker = Masker()
+    masker.learn("wandb: Currently logged in as: zo\u00eb (acme). Use `wandb login --relogin` to force relogin\n".encode())
+    out = masker.mask("\u2588 zo\u00eb\u2588 zo? zo\u00ebx\n")
+    assert out == "\u2588 <USER-1>\u2588 zo? zo\u00ebx\n", out
+
+
 def test_an_address_opening_a_text_that_ends_in_a_scheme_is_an_address() -> None:
     """Only `://` just before an address makes it a URL's userinfo, not one at the text's end."""
     assert mask("hannah.fischer@acme-corp.de wrote: see x://").text == "<EMAIL-1> wrote: see x://"

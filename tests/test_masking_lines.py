@@ -58,18 +58,40 @@ def _corpus() -> list[str]:
 def test_every_gate_finds_something_in_every_match():
     """A gated pattern finds nothing, on any text, where its gate finds nothing: the gate finds
     something on the line(s) of each of its matches over the example corpus."""
-    gated = [p for p in _line_patterns() if p._gate is not None]
+    gated = [p for p in _line_patterns() if p._gate_source is not None]
     assert len(gated) >= 11  # the tables, /etc/hosts, sacct, git blame, syslog, ls -l
     matched = 0
     for pattern in gated:
         unguarded = LinePattern.__new__(LinePattern)
-        unguarded._first, unguarded._rest, unguarded._gate = pattern._first, pattern._rest, None
+        unguarded._source, unguarded._flags, unguarded._gate_source = pattern._source, pattern._flags, None
+        unguarded._first = unguarded._rest = unguarded._gate = None
+        gate = re.compile(pattern._gate_source, pattern._flags)
         for text in _corpus():
             for m in unguarded.finditer(text):
                 matched += 1
                 end = text.find("\n", m.end())
-                assert pattern._gate.search(text, m.start(), len(text) if end < 0 else end), (pattern._rest.pattern, m[0])
+                assert gate.search(text, m.start(), len(text) if end < 0 else end), (pattern._source, m[0])
     assert matched >= 11  # the corpus meets the patterns: the check above means something
+
+
+def test_every_line_pattern_compiles():
+    """LinePatterns compile on first use, not at import: each one compiles, gate and all, so a
+    broken pattern fails here and not on the first log that reaches it."""
+    patterns = _line_patterns()
+    assert len(patterns) >= 30
+    for pattern in patterns:
+        first, rest = pattern._compile()
+        assert rest.pattern == "\\n" + first.pattern
+        if pattern._gate_source is not None:
+            re.compile(pattern._gate_source, pattern._flags)
+
+
+def test_a_line_pattern_compiles_on_first_use():
+    rows = LinePattern(r"[ \t]*NODELIST[ \t]+NODES[ \t]+[^\n]*$", re.M, gate=r"NODELIST[ \t]+NODES")
+    assert rows._first is None and rows._gate is None
+    assert list(rows.finditer("loss 1.0\n")) == []
+    assert rows._gate is not None and rows._first is None  # the gate found nothing: body never compiled
+    assert len(list(rows.finditer("NODELIST  NODES  PARTITION\n"))) == 1
 
 
 def test_a_gate_skips_a_text_it_finds_nothing_in():

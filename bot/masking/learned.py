@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from bot.literals import DIGITS_AS_ZERO, Words
+from bot.literals import DIGITS_AS_ZERO, Words, one_byte
 from bot.masking.state import LogState
 
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -93,15 +93,21 @@ def _split(
 
     `shaped`: the indices of words matched by their digit shape, each match the name it
     matched; `learned`: the names a sibling is not (`_accept`)."""
-    data = text.encode("utf-8", "surrogatepass")
+    # Words of ASCII alone (the rule) are found alike in the text with each non-ASCII character
+    # read as `?` (one_byte), whose offsets are the text's own, so the text itself is cut: one
+    # tqdm glyph in a piece used to send it through UTF-8, every gap decoded on its own. The
+    # boundaries read the same: `?` is no letter or digit, nor is a non-ASCII character's
+    # UTF-8. A word that is not ASCII, or holds a `?` that a non-ASCII character would match,
+    # is looked for in the UTF-8.
+    one_byte_safe = text.isascii() or all(word.isascii() and "?" not in word for word in words.words)
+    data = one_byte(text) if one_byte_safe else text.encode("utf-8", "surrogatepass")
     found = words.find(data, _accept(data, before, shaped, learned))
     if not found:
         return None
     # Every match is its own slice: a word matches exactly what it spells (case counts), and
-    # a word matched by its digit shape is the name it matched. In an ASCII text (the rule)
-    # byte offsets are character offsets: the text itself is cut. Otherwise a match of whole
-    # UTF-8 words starts and ends on character boundaries: each piece decodes.
-    source: str | bytes = text if text.isascii() else data
+    # a word matched by its digit shape is the name it matched. In the UTF-8, a match of whole
+    # words starts and ends on character boundaries: each piece decodes.
+    source: str | bytes = text if one_byte_safe else data
     gaps, matched, pos = [], [], 0
     for _, start, end in found:
         gaps.append(source[pos:start])
