@@ -404,10 +404,13 @@ def test_every_message_the_bot_sends_has_a_text_fallback_and_fits_block_kit(bot,
         message(sample, "1700201300.000500", channel="C0FOURTH"),
         message(sample, "1700201300.000800", channel="C0FIFTH"),  # over the free quota
     ]
-    for ev in events:
-        bot.event(ev)
-    for ev in events:
-        wait_handled(bot, ev["ts"], channel=ev["channel"])
+    # The quota goes to whichever paste the bot reaches first: the matched and the unmatched
+    # one are answered before the three that use up and pass the free plan's three.
+    for batch in (events[:2], events[2:]):
+        for ev in batch:
+            bot.event(ev)
+        for ev in batch:
+            wait_handled(bot, ev["ts"], channel=ev["channel"])
     bot.event(message("how do I confirm this?", "1700201300.000600", thread_ts="1700201300.000100"))
     bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", "1700201300.000700", thread_ts="1700201300.000100"))
     wait_handled(bot, "1700201300.000600", "1700201300.000700")
