@@ -102,6 +102,13 @@ def test_hub_repository_owner_is_a_user_when_it_reads_as_a_login() -> None:
         assert org in out, out
 
 
+def test_a_home_path_right_after_the_hub_host_is_still_a_home_path() -> None:
+    """The Hub-owner anchor stops before the `/`, so `/home/` after the host is still seen."""
+    assert _mask_log("proxy rewrote it to https://huggingface.co/home/hfischer/.cache\n") == (
+        "proxy rewrote it to https://huggingface.co/home/<USER-1>/.cache\n"
+    )
+
+
 def test_a_pod_named_for_a_given_name_and_a_number() -> None:
     log = (
         "NAME                               READY   STATUS             RESTARTS     AGE\n"

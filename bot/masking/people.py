@@ -191,7 +191,7 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co/", "hf.co/", "entity")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "entity")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
@@ -448,7 +448,9 @@ _KUBECONFIG_STOCK_USERS = frozenset(
 # organisation's otherwise (`meta-llama`, `mistralai`, `google`, `TheBloke` are kept).
 # (Each led by its literal, so `re` skips to it.)
 _HF_OWNER = r"/(?:datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
-_HF_OWNER_RXS = (("huggingface.co/", re.compile(r"huggingface\.co" + _HF_OWNER)), ("hf.co/", re.compile(r"hf\.co" + _HF_OWNER)))
+# (The anchor words stop before the `/`: the engine reports words that do not overlap, and a
+# word holding it hid the `/home/` of `huggingface.co/home/alice/`.)
+_HF_OWNER_RXS = (("huggingface.co", re.compile(r"huggingface\.co" + _HF_OWNER)), ("hf.co", re.compile(r"hf\.co" + _HF_OWNER)))
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
     r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
