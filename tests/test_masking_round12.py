@@ -44,6 +44,30 @@ def test_an_initial_before_a_word_is_no_login(word: str) -> None:
 
 
 
+def test_hub_owner_whose_initial_begins_an_english_word() -> None:
+    log = (
+        "Repository Not Found for url: https://huggingface.co/api/models/framirez/llama-3-8b-sft/revision/main.\n"
+        "Please make sure you specified the correct `repo_id` and `repo_type`.\n"
+        "Repository Not Found for url: https://huggingface.co/api/models/sentence-transformers/all-MiniLM-L6-v2.\n"
+    )
+    out = _mask_log(log)
+    assert "framirez" not in out, out
+    assert "https://huggingface.co/api/models/<USER-1>/llama-3-8b-sft/revision/main." in out, out
+    # An organisation's repository is kept whole.
+    assert "https://huggingface.co/api/models/sentence-transformers/all-MiniLM-L6-v2." in out, out
+
+
+def test_a_push_names_the_hub_owner_without_a_url() -> None:
+    log = (
+        "Uploading the following files to sherrera/mistral-7b-lora: adapter_model.safetensors,README.md\n"
+        "Uploading the following files to meta-llama/Llama-3.1-8B: config.json\n"
+    )
+    out = _mask_log(log)
+    assert "sherrera" not in out, out
+    assert "to <USER-1>/mistral-7b-lora: adapter_model.safetensors,README.md\n" in out, out
+    assert "Uploading the following files to meta-llama/Llama-3.1-8B: config.json\n" in out, out
+
+
 def test_pod_named_for_a_login_whose_second_letter_is_a_vowel() -> None:
     log = (
         "NAME                                READY   STATUS             RESTARTS   AGE\n"
@@ -61,3 +85,32 @@ def test_hydra_wandb_entity_with_a_vowel_second() -> None:
     out = _mask_log(log)
     assert "zeriksen" not in out, out
     assert "  project: llama-sft\n  entity: <USER-1>\n  mode: online\n" in out, out
+
+
+def test_jupyterhub_request_log_keeps_the_hubs_own_services() -> None:
+    # JupyterHub's request log: `<status> <method> <uri> (<user>@<client address>) <time>ms`.
+    log = (
+        "[I 2026-12-04 10:41:03.112 JupyterHub log:191] 200 GET /hub/api/users/kwatanabe (jupyterhub@10.42.0.15) 12.44ms\n"
+        "[W 2026-12-04 10:42:20.174 JupyterHub log:191] 403 GET /hub/api/users (jupyterhub-idle-culler@10.42.0.16) 1.65ms\n"
+        "[I 2026-12-04 10:43:01.424 JupyterHub log:191] 200 GET /hub/api/users (cull-idle@10.42.0.17) 25.71ms\n"
+        "[I 2026-12-04 10:44:44.041 JupyterHub log:191] 200 GET /hub/api/users/kwatanabe/server/progress (kwatanabe@10.244.0.1) 6401.87ms\n"
+    )
+    out = _mask_log(log)
+    assert "kwatanabe" not in out and "10.42.0.15" not in out, out
+    assert "(jupyterhub@<IP-1>) 12.44ms" in out, out
+    assert "(jupyterhub-idle-culler@<IP-2>) 1.65ms" in out, out
+    assert "(cull-idle@<IP-3>) 25.71ms" in out, out
+    assert "/hub/api/users/<USER-1>/server/progress (<USER-1>@<IP-4>)" in out, out
+
+
+def test_kubernetes_rbac_refusal_names_the_user() -> None:
+    log = (
+        'Error from server (Forbidden): pods is forbidden: User "epapadopoulos" cannot list resource "pods" '
+        'in API group "" in the namespace "kube-system"\n'
+        'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:ml:trainer" cannot list '
+        'resource "pods" in API group "" in the namespace "default"\n'
+    )
+    out = _mask_log(log)
+    assert "epapadopoulos" not in out, out
+    assert 'pods is forbidden: User "<USER-1>" cannot list resource "pods" in API group "" in the namespace "kube-system"' in out, out
+    assert 'User "system:serviceaccount:ml:trainer" cannot list' in out, out
