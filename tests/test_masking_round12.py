@@ -43,7 +43,6 @@ def test_an_initial_before_a_word_is_no_login(word: str) -> None:
     assert not person_login(word)
 
 
-
 def test_hub_owner_whose_initial_begins_an_english_word() -> None:
     log = (
         "Repository Not Found for url: https://huggingface.co/api/models/framirez/llama-3-8b-sft/revision/main.\n"
@@ -114,3 +113,10 @@ def test_kubernetes_rbac_refusal_names_the_user() -> None:
     assert "epapadopoulos" not in out, out
     assert 'pods is forbidden: User "<USER-1>" cannot list resource "pods" in API group "" in the namespace "kube-system"' in out, out
     assert 'User "system:serviceaccount:ml:trainer" cannot list' in out, out
+
+
+def test_git_config_prints_the_name_on_the_next_line() -> None:
+    log = "$ git config user.name\nElif Yilmaz\n$ git config --global user.name\nElif Yilmaz\n$ git status\nOn branch main\n"
+    out = _mask_log(log)
+    assert "Elif" not in out and "Yilmaz" not in out, out
+    assert "$ git config user.name\n<NAME-1>\n$ git config --global user.name\n<NAME-1>\n$ git status\nOn branch main\n" in out, out
