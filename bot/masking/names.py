@@ -18,7 +18,7 @@ import regex
 from bot.literals import LiteralSet
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.lines import LinePattern
+from bot.masking.lines import NEXT_LINE, LinePattern
 from bot.masking.people import NOT_MENTIONS
 from bot.masking.state import LogState
 
@@ -89,6 +89,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     (_KEY_NAME_LITERALS, re.compile(
         r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name|\bgitlab_user_name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
         r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
+        re.M,
+    )),
+    # `git config user.name` asked at a prompt prints the name alone on the next line.
+    (("user.name",), LinePattern(
+        r"[^\n]{0,64}[$#%>] git config (?:--global |--local |--system |--get )?user\.name[ \t]*" + NEXT_LINE
+        + r"(?P<name>[^\W\d_][^\"'\n=<>]{0,80}?)[ \t]*\r?$",
         re.M,
     )),
     # A directory's or an identity provider's name fields: Microsoft Graph's user object as

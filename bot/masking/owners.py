@@ -17,6 +17,7 @@ from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.state import LogState
+from bot.masking.surnames import FAMILY_NAMES
 
 # Words that prefix a branch, name a namespace or a container, or a model, a tool or a
 # service: none is a person's login.
@@ -133,10 +134,16 @@ def person_login(value: str) -> bool:
     pair = _GIVEN_FAMILY.match(value)
     if pair is not None:
         family = pair.group("family")
+        if family in FAMILY_NAMES:
+            return True  # `irene_ueda`: the family name says it, whatever the given name
         return pair.group("given") in GIVEN_NAMES and family not in _NOT_LOGINS and not team_like(family)
     stem = value.rstrip("0123456789")
-    if len(value) - len(stem) in (1, 2, 3) and stem in GIVEN_NAMES:
-        return True  # a given name and a number, as clusters hand logins out (`leila93`)
+    if len(value) - len(stem) in (1, 2, 3) and (stem in GIVEN_NAMES or stem in FAMILY_NAMES):
+        return True  # a given or family name and a number, as clusters hand logins out (`leila93`, `eriksen12`)
+    if value[1:] in FAMILY_NAMES:
+        # An initial and a family name whose shape the rule below cannot read (`framirez`:
+        # `fr` begins English words; `labernathy`, `zeriksen`: a vowel second).
+        return True
     if value[:-1] in GIVEN_NAMES:
         return value.isalpha()  # (one letter: `mariadb` is no Maria's)
     return (

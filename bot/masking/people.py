@@ -112,6 +112,18 @@ _KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
 
 
+# JupyterHub logs each request's user at the client's address: `200 GET /hub/api/users
+# (cull-idle@127.0.0.1) 10.47ms`. A person's login there is masked (`(bob@10.244.0.1)`); the
+# hub's own services are not people: `jupyterhub`, `jupyterhub-idle-culler`, `cull-idle`.
+_HUB_SERVICES = frozenset(("cull-idle", "idle-culler", "announcement", "binderhub", "grafana", "prometheus"))
+
+
+def _hub_service(user: str, at_address: bool) -> bool:
+    """Whether `user`, the account of a request at a bare address, is a JupyterHub service."""
+    lower = user.lower()
+    return at_address and (names_a_tool(lower) or lower.startswith("jupyterhub-") or lower in _HUB_SERVICES)
+
+
 def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask both sides of `user@host` prompts and ssh targets, and learn the names."""
     if "@" not in text:
@@ -142,7 +154,7 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         if not prompt:
             continue
         user, host = m.group("user"), m.group("host").rstrip(".")
-        if user.lower() not in TECHNICAL_USERS and not user.isdigit():
+        if user.lower() not in TECHNICAL_USERS and not user.isdigit() and not _hub_service(user, at_address):
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
         # Dotted hosts are left to the address and FQDN passes, which know public names.
@@ -191,7 +203,7 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "entity")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "')  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
@@ -327,6 +339,10 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("pts/", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}pts/\d{1,4} ")),
     # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`.
     (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
+    # Kubernetes RBAC's refusal names the account: `pods is forbidden: User "hfischer" cannot list
+    # resource "pods" in API group "" in the namespace "ml"` (a service account,
+    # `system:serviceaccount:ml:trainer`, is the cluster's and does not match).
+    ('forbidden: user "', re.compile(r'is forbidden: User "(?P<user>[^\W\d][\w.-]{0,62})" cannot ')),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
     ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
     # Lustre's `lfs quota -u hfischer /lustre`: `Disk quotas for usr hfischer (uid 31337):`.
@@ -447,10 +463,18 @@ _KUBECONFIG_STOCK_USERS = frozenset(
 # llama-sft`, `/datasets/hfischer/...`): a user's name when it reads as a person's login, an
 # organisation's otherwise (`meta-llama`, `mistralai`, `google`, `TheBloke` are kept).
 # (Each led by its literal, so `re` skips to it.)
-_HF_OWNER = r"/(?:datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
+# The Hub's API spells the same repository under `/api/models/` (huggingface_hub's `Repository Not
+# Found for url: https://huggingface.co/api/models/hfischer/llama-sft/revision/main.`).
+_HF_OWNER = r"/(?:api/(?:models|datasets|spaces)/|datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
 # (The anchor words stop before the `/`: the engine reports words that do not overlap, and a
 # word holding it hid the `/home/` of `huggingface.co/home/alice/`.)
-_HF_OWNER_RXS = (("huggingface.co", re.compile(r"huggingface\.co" + _HF_OWNER)), ("hf.co", re.compile(r"hf\.co" + _HF_OWNER)))
+_HF_OWNER_RXS = (
+    ("huggingface.co", re.compile(r"huggingface\.co" + _HF_OWNER)),
+    ("hf.co", re.compile(r"hf\.co" + _HF_OWNER)),
+    # A push names the repository alone (huggingface_hub's `push_to_hub`, diffusers', ...):
+    # `Uploading the following files to hfischer/llama-sft: model.safetensors,README.md`.
+    ("following files to ", re.compile(r"Uploading the following files to (?P<user>[A-Za-z0-9][\w.-]{1,95})/")),
+)
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
     r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
