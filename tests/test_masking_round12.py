@@ -120,3 +120,28 @@ def test_git_config_prints_the_name_on_the_next_line() -> None:
     out = _mask_log(log)
     assert "Elif" not in out and "Yilmaz" not in out, out
     assert "$ git config user.name\n<NAME-1>\n$ git config --global user.name\n<NAME-1>\n$ git status\nOn branch main\n" in out, out
+
+
+def test_a_login_two_levels_under_a_storage_root() -> None:
+    # A group's directory under the project root, then its members': the member is judged
+    # against the family-name list, so a data set two levels down is kept.
+    log = (
+        "Saving model checkpoint to /gpfs/projects/ml/ueriksen/ckpt/checkpoint-500\n"
+        "Loading dataset from /gpfs/projects/ml/datasets/xsum/train.jsonl\n"
+    )
+    out = _mask_log(log)
+    assert "ueriksen" not in out, out
+    assert "Saving model checkpoint to /gpfs/projects/ml/<USER-1>/ckpt/checkpoint-500\n" in out, out
+    assert "Loading dataset from /gpfs/projects/ml/datasets/xsum/train.jsonl\n" in out, out
+
+
+def test_a_family_name_and_a_number_under_a_storage_root() -> None:
+    log = (
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/carvalho36/runs/llama-sft/config.json'\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/imagenet21k/train/n01440764'\n"
+    )
+    out = _mask_log(log)
+    assert "carvalho36" not in out, out
+    assert "No such file or directory: '/data/<USER-1>/runs/llama-sft/config.json'\n" in out, out
+    assert "No such file or directory: '/data/imagenet21k/train/n01440764'\n" in out, out
+
