@@ -145,3 +145,20 @@ def test_a_family_name_and_a_number_under_a_storage_root() -> None:
     assert "No such file or directory: '/data/<USER-1>/runs/llama-sft/config.json'\n" in out, out
     assert "No such file or directory: '/data/imagenet21k/train/n01440764'\n" in out, out
 
+
+def test_kubelet_back_off_names_the_pod_with_its_namespace() -> None:
+    # kubelet's BackOff event and its klog line print the pod as format.Pod does: `name_namespace(uid)`.
+    log = (
+        "  Warning  BackOff  2m (x9 over 4m)  kubelet  Back-off restarting failed container trainer in pod "
+        "andersson12-bert-ft-7d9c8f-x2k4q_default(6f1c2a9e-0b7d-4e3a-9c55-1d2e3f4a5b6c)\n"
+        "  Warning  BackOff  1m (x4 over 3m)  kubelet  Back-off restarting failed container coredns in pod "
+        "coredns-5d78c9869d-8x7kq_kube-system(0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d)\n"
+        'E1204 10:41:03.112233    2211 pod_workers.go:1298] "Error syncing pod, skipping" err="failed to \\"StartContainer\\" '
+        'for \\"trainer\\" with CrashLoopBackOff: \\"back-off 5m0s restarting failed container=trainer '
+        'pod=andersson12-bert-ft-7d9c8f-x2k4q_default(6f1c2a9e-0b7d-4e3a-9c55-1d2e3f4a5b6c)\\""\n'
+    )
+    out = _mask_log(log)
+    assert "andersson12" not in out, out
+    assert "failed container trainer in pod <USER-1>-bert-ft-7d9c8f-x2k4q_default(" in out, out
+    assert "failed container coredns in pod coredns-5d78c9869d-8x7kq_kube-system(" in out, out
+    assert "container=trainer pod=<USER-1>-bert-ft-7d9c8f-x2k4q_default(" in out, out
