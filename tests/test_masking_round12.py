@@ -120,3 +120,45 @@ def test_git_config_prints_the_name_on_the_next_line() -> None:
     out = _mask_log(log)
     assert "Elif" not in out and "Yilmaz" not in out, out
     assert "$ git config user.name\n<NAME-1>\n$ git config --global user.name\n<NAME-1>\n$ git status\nOn branch main\n" in out, out
+
+
+def test_a_login_two_levels_under_a_storage_root() -> None:
+    # A group's directory under the project root, then its members': the member is judged
+    # against the family-name list, so a data set two levels down is kept.
+    log = (
+        "Saving model checkpoint to /gpfs/projects/ml/ueriksen/ckpt/checkpoint-500\n"
+        "Loading dataset from /gpfs/projects/ml/datasets/xsum/train.jsonl\n"
+    )
+    out = _mask_log(log)
+    assert "ueriksen" not in out, out
+    assert "Saving model checkpoint to /gpfs/projects/ml/<USER-1>/ckpt/checkpoint-500\n" in out, out
+    assert "Loading dataset from /gpfs/projects/ml/datasets/xsum/train.jsonl\n" in out, out
+
+
+def test_a_family_name_and_a_number_under_a_storage_root() -> None:
+    log = (
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/carvalho36/runs/llama-sft/config.json'\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/imagenet21k/train/n01440764'\n"
+    )
+    out = _mask_log(log)
+    assert "carvalho36" not in out, out
+    assert "No such file or directory: '/data/<USER-1>/runs/llama-sft/config.json'\n" in out, out
+    assert "No such file or directory: '/data/imagenet21k/train/n01440764'\n" in out, out
+
+
+def test_kubelet_back_off_names_the_pod_with_its_namespace() -> None:
+    # kubelet's BackOff event and its klog line print the pod as format.Pod does: `name_namespace(uid)`.
+    log = (
+        "  Warning  BackOff  2m (x9 over 4m)  kubelet  Back-off restarting failed container trainer in pod "
+        "andersson12-bert-ft-7d9c8f-x2k4q_default(6f1c2a9e-0b7d-4e3a-9c55-1d2e3f4a5b6c)\n"
+        "  Warning  BackOff  1m (x4 over 3m)  kubelet  Back-off restarting failed container coredns in pod "
+        "coredns-5d78c9869d-8x7kq_kube-system(0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d)\n"
+        'E1204 10:41:03.112233    2211 pod_workers.go:1298] "Error syncing pod, skipping" err="failed to \\"StartContainer\\" '
+        'for \\"trainer\\" with CrashLoopBackOff: \\"back-off 5m0s restarting failed container=trainer '
+        'pod=andersson12-bert-ft-7d9c8f-x2k4q_default(6f1c2a9e-0b7d-4e3a-9c55-1d2e3f4a5b6c)\\""\n'
+    )
+    out = _mask_log(log)
+    assert "andersson12" not in out, out
+    assert "failed container trainer in pod <USER-1>-bert-ft-7d9c8f-x2k4q_default(" in out, out
+    assert "failed container coredns in pod coredns-5d78c9869d-8x7kq_kube-system(" in out, out
+    assert "container=trainer pod=<USER-1>-bert-ft-7d9c8f-x2k4q_default(" in out, out

@@ -154,6 +154,18 @@ def person_login(value: str) -> bool:
     )
 
 
+def family_login(value: str) -> bool:
+    """Whether `value` (lowercase) is a login built on a family name the list knows: an initial
+    and the name (`ueriksen`), the name and a number (`carvalho36`), or given and family names
+    joined (`irene_ueda`). Stricter than person_login, whose shape rule also takes data sets'
+    names (`xsum`, `xnli`): the judge for a directory that may be either."""
+    stem = value.rstrip("0123456789")
+    if len(value) - len(stem) in (1, 2, 3) and stem in FAMILY_NAMES:
+        return True
+    pair = _GIVEN_FAMILY.match(value)
+    return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES)
+
+
 # `docker ps` rows: the container name is the last column, after CREATED's `... ago` and STATUS.
 _CONTAINER_ROW = re.compile(
     r"^[0-9a-f]{12}[ \t]{2,}[^\n]{1,2000}? ago[ \t]{2,}[^\n]{0,2000}?[ \t]{2,}(?P<names>[\w.-]{1,128})[ \t]*\r?$", re.M

@@ -10,7 +10,7 @@ from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
-from bot.masking.owners import login_like, names_a_tool, person_login
+from bot.masking.owners import family_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
@@ -265,8 +265,23 @@ def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogS
                 _home_user(text, m, seg, edits, state)
 
 
+# The directory below a storage root's first: a group's members (`/projects/ml/ueriksen/`).
+_MEMBER_DIR = re.compile(r"/(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])")
+
+
 def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
     user = m.group("user")
+    if seg in _USER_ROOTS or seg in _STORAGE_ROOTS:
+        # A login built on a family name (`carvalho36`, `ueriksen`) is a person's at any depth
+        # of the tree, at the root's top or a group's below it; a data set (`xsum`) is no such login.
+        if family_login(user.lower()):
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
+            return
+        member = _MEMBER_DIR.match(text, m.end("user"))
+        if member is not None and family_login(member.group("user").lower()):
+            edits.append((member.start("user"), member.end("user"), "user", member.group("user")))
+            state.learn_user(member.group("user"))
     if user.lower() in _HOME_SKIP or user.startswith(("slurm", "job", "tmp")):
         return
     if seg not in _LEARN_SEGMENTS and not any("a" <= c <= "z" for c in user):

@@ -25,12 +25,15 @@ _POD_ROW = re.compile(
     r"(?:(?P<ns>[a-z0-9][a-z0-9-]{1,62})[ \t]{2,})?(?P<pod>[a-z0-9][a-z0-9.-]{1,252})[ \t]{2,}[0-9]{1,3}/[0-9]{1,3}[ \t]{2,}[A-Za-z]"
 )
 # Where kubectl and its events name a pod: `pod/<name>`, an API path's `pods/<name>`, `pod
-# "<name>"`, `kubectl logs [-n ns] <name>`, `Successfully assigned <ns>/<name> to <node>`.
+# "<name>"`, `kubectl logs [-n ns] <name>`, `Successfully assigned <ns>/<name> to <node>`, and
+# kubelet's back-off (`Back-off restarting failed container <c> in pod <name>_<ns>(<uid>)`, its
+# klog error's `restarting failed container=<c> pod=<name>_<ns>(<uid>)`: format.Pod's rendering).
 _POD_REF = re.compile(
     r"(?:(?<![\w-])pods?/|(?<![\w-])[Pp]ods?[ \t]+\"|Successfully assigned (?P<ns>[a-z0-9][a-z0-9-]{1,62})/"
+    r"|failed container(?:[ \t]+[\w.-]{1,63}[ \t]+in pod[ \t]+|=[\w.-]{1,63}[ \t]+pod=)"
     r"|kubectl[ \t]+(?:logs|exec|attach|port-forward)(?:[ \t]+(?:-c|-n|--namespace|--container)[ =][\w.-]{1,63}"
     r"|[ \t]+-[a-z]{1,3}|[ \t]+--[a-z-]{2,30}(?:=\S{1,63})?)*[ \t]+)"
-    r"(?P<pod>[a-z0-9][a-z0-9.-]{1,252})(?![\w.-])"
+    r"(?P<pod>[a-z0-9][a-z0-9.-]{1,252})(?:(?=_[a-z0-9-]{1,63}\()|(?![\w.-]))"
 )
 # The line gate (bot/masking/gate.py): a READY cell between wide gaps, or a word above.
 POD_ROW_TRIGGER = r"[ \t][0-9]{1,3}/[0-9]{1,3}[ \t]{2,}[A-Za-z]"
