@@ -31,7 +31,7 @@ from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.owners import OWNER_LINE_WORDS
 from bot.masking.pods import POD_LINE_WORDS
 from bot.masking.state import LogState
-from bot.masking.terminal import mask_through_terminal_codes
+from bot.masking.terminal import mask_through_terminal_codes, may_hold_codes
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
@@ -182,10 +182,9 @@ def _mask_all(text: str, state: LogState) -> str:
 
 
 def _mask_text(text: str, state: LogState) -> str:
-    """Mask plain text, terminal colour codes kept out of the detectors' way (terminal.py)."""
-    # A few memchr first: a text with no ESC, no reset code, no backslash and no caret-notation
-    # ESC (`^[[`) is the rule.
-    if "\x1b" in text or "[0m" in text or "\\" in text or "^[[" in text:
+    """Mask plain text, terminal colour codes kept out of the detectors' way (terminal.py, which
+    alone knows their forms)."""
+    if may_hold_codes(text):
         return mask_through_terminal_codes(text, lambda clean: _mask_clean(clean, state))
     return _mask_clean(text, state)
 

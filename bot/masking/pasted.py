@@ -93,25 +93,26 @@ def find_reason_rows(text: str, edits: list[Edit], state: LogState) -> None:
             pos = end + 1
 
 
+# A hyphenated name (`kraken-ml`), or a numbered one (`r045`, `nid001234`, `kraken-ml7`).
+_NUMBERED_NAME = r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})"
+# The words a thread says a job died, hung or ran on a machine with (`job on gn036`).
+_JOB_ON = r"(?:job|jobs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+"
 # A machine a sentence moves a job to or logs into, named without a number or a domain:
 # `I moved the job to kraken-ml for now`, `ssh'd into thor-dev`, `rebooted hydra-gpu`.
 _PROSE_HOST = re.compile(
     r"(?<![\w-])(?:ssh(?:'d|ed)?|logged|log|moved|move|moving|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran"
     r"|restarted|relaunched)"
     r"[ \t]+(?:(?:the|my|our|it|them|job|jobs|run|runs|training|back|over|in)[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+"
-    # A hyphenated name (`kraken-ml`), or a numbered one named once (`r045`, `nid001234`).
-    r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})(?![\w/-]|\.\w)"
+    + _NUMBERED_NAME + r"(?![\w/-]|\.\w)"
 )
 # A numbered machine a job is said to have died, hung or run on (`the llama-ft job on gn036
 # died`, `crashed again on dgx07`): named once in a thread, with nothing else to say so.
 _JOB_ON_HOST = re.compile(
-    r"(?<![\w-])(?:job|jobs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+"
-    r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})(?![\w/-]|\.\w)"
+    r"(?<![\w-])" + _JOB_ON + _NUMBERED_NAME + r"(?![\w/-]|\.\w)"
 )
 # A numbered machine a sentence says is in trouble (`kraken-ml7 is down again`, `gpu-a100-03
 # keeps dropping out`), and one a mail's subject names (`Subject: Re: NCCL timeouts on
 # kraken-ml7`): a hyphenated name with a digit, or letters and a number.
-_NUMBERED_NAME = r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})"
 _STATE_HOST = re.compile(
     r"(?<![\w./<>-])" + _NUMBERED_NAME + r"[ \t]+(?:is|was|keeps|kept|went|has[ \t]+been|seems|looks|got|is[ \t]+still)"
     r"[ \t]+(?:\w+[ \t]+)?(?:down|offline|unreachable|dropping|flapping|rebooting|hung|stuck|draining|drained|dead"
@@ -136,7 +137,7 @@ PROSE_HOST_TRIGGER = (
     r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran|restarted|relaunched)"
     r"[a-z']*[ \t]+(?:[a-z]+[ \t]+){0,3}(?:to|on|onto|into|in)[ \t]+[a-z][a-z0-9]*[-0-9]"
     r"|[0-9][ \t]+(?:is|was|keeps|kept|went|has|seems|looks|got)[ \t]|Subject:"
-    r"|(?:job|jobs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+[a-z][a-z0-9]*[-0-9]"
+    + "|" + _JOB_ON + r"[a-z][a-z0-9]*[-0-9]"
 )
 # `gpu` names a machine with three digits, a leading zero or a number past 15 (`gpu017`,
 # `gpu07`, `gpu49`); `gpu0` to `gpu15` are a node's devices (as hosts.py reads them).

@@ -24,19 +24,19 @@ _FAMILY_NAMES_TEXT = """
     lehmann lindgren lindqvist lindberg lombardi lopez lorenz lundberg maier marino martin martinez mehta meier
     mendes mendoza meyer miller mitchell moreau moreno morozov muller murphy nakamura nielsen nguyen novak nowak
     nwosu obrien okafor okonkwo oliveira olsen olsson omalley ortiz osei papadopoulos patel pereira perez peters
-    petrov petrova popescu popov quinn ramirez ramos rao reddy reyes ricci richter rivera roberts robinson rodrigues
+    petrov petrova popescu popov quinn ramirez ramos reddy reyes ricci richter rivera roberts robinson rodrigues
     rodriguez romano romero rossi ruiz russo saito sanchez santos sato schmidt schneider schulz schwarz shah sharma
     silva singh smirnov smith sokolov sorensen suzuki svensson takahashi tanaka thompson torres tran vargas
     vasquez vogel volkov wagner walker watanabe weber wilson wojcik wolf yamamoto yilmaz zhang zielinski
-    abdullah ahmadi alsayed aydin bakker banerjee chatterjee dekker desai dijkstra eze hosseini hussain jovanovic
-    kaya karimi khan kim lee mensah nair novotny oconnor ogunleyo okeke pham petrovic rahman sahin sousa tiwari
+    abdullah ahmadi alsayed aydin bakker banerjee chatterjee dekker desai dijkstra hosseini hussain jovanovic
+    kaya karimi khan   mensah nair novotny oconnor ogunleyo okeke pham petrovic rahman sahin sousa tiwari
     ueda vandenberg visser wang yadav yildiz zhou chen huang zhao yang horvat nagy molnar szabo varga kowal
     lewandowski wisniewski kaminski dvorak svoboda cerny kuznetsov pavlov lebedev novikov fedorov hashemi nazari
     rezaei oyelaran adeyemi adebayo afolabi mwangi kamau otieno haile tesfaye mahlangu dlamini nkosi ndlovu
     schuster wolff krause zimmermann braun werner jung hartung ohalloran mcdonald macleod
-    ferrer navarro molina gil serrano blanc girard bonnet mercier lambert fontaine rousseau vincent laurent
-    janssen devries boer mulder vos hendriks nilsson persson gustafsson lund halvorsen haugen dahl strand
-    kaur malhotra chopra joshi kulkarni pillai menon subramanian venkatesh yoshida yamada kobayashi ito inoue
-    kimura hayashi matsumoto nakajima okada ishikawa choi jeong kang yoon shin lim
+    ferrer navarro molina serrano blanc girard bonnet mercier lambert fontaine rousseau vincent laurent
+    janssen devries boer mulder hendriks nilsson persson gustafsson lund halvorsen haugen dahl strand
+    kaur malhotra chopra joshi kulkarni pillai menon subramanian venkatesh yoshida yamada kobayashi inoue
+    kimura hayashi matsumoto nakajima okada ishikawa choi jeong kang yoon shin
 """
-FAMILY_NAMES = frozenset(w for w in _FAMILY_NAMES_TEXT.split() if len(w) >= 4)
+FAMILY_NAMES = frozenset(_FAMILY_NAMES_TEXT.split())

@@ -55,6 +55,11 @@ def _holds_escaped(text: str) -> bool:
             or ("^[[" in text and _CARET_CSI.search(text) is not None))
 
 
+def may_hold_codes(text: str) -> bool:
+    """False when `text` holds no code in any form taken out here (a few memchr): the rule."""
+    return "\x1b" in text or "[0m" in text or "\\" in text or "^[[" in text
+
+
 def without_terminal_codes(text: str) -> str:
     """The text as a terminal shows it, for a surface that cannot (Slack): CSI sequences out,
     written as escapes too, and, in a text whose ESC was lost, the bare colour codes a reset

@@ -334,11 +334,11 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         edits.append((path_start, m.end(), "slack-webhook", text[path_start : m.end()]))
         return
     start = m.start(name) - _OFFSET[name]
-    if name == "twilio":
-        if (start == 0 or text[start - 1] not in _ALNUM) and char_classes(text[m.end() - 32 : m.end()]) >= 2:
-            edits.append((m.end() - 32, m.end(), "twilio-token", text[m.end() - 32 : m.end()]))
-        return
     if name in _EDGE_CHECKED and start > 0 and text[start - 1] in _ALNUM:
+        return
+    if name == "twilio":
+        if char_classes(text[m.end() - 32 : m.end()]) >= 2:
+            edits.append((m.end() - 32, m.end(), "twilio-token", text[m.end() - 32 : m.end()]))
         return
     if name == "azkey" and text.endswith("sha512-", max(0, start - 7), start):
         return  # Subresource Integrity (`"integrity": "sha512-..."` in npm's lock files and logs): 64 bytes too
