@@ -20,6 +20,13 @@ SRUN_LABEL = r"(?P<rank>\d{1,5}): "
 RANK_PREFIXES = (TORCH_RANK, MPI_RANK, SRUN_LABEL)
 # pdsh and DeepSpeed's multi-node launcher: `worker-3: ` before what that host's process printed.
 PDSH_HOST = r"(?P<host>[A-Za-z0-9][\w.-]{0,62}): "
+# Ray, before each actor's output: `(RayTrainWorker pid=2893, ip=10.0.0.1) `. On a terminal Ray
+# colours it (`\x1b[36m(...)\x1b[0m `); pasted from a notebook or a web console the escape byte is
+# often lost and `[36m(...)[0m ` stays. The pid names a rank once Ray Train's worker list has.
+RAY_ACTOR = (
+    r"(?:\x1b?\[\d{1,3}(?:;\d{1,3}){0,4}m)?"
+    r"\((?P<actor>[A-Za-z_][\w.:]{0,80}) pid=(?P<pid>\d{1,9})(?:, ip=[^)\s]{1,64})?\)(?:\x1b?\[0?m)? "
+)
 
 
 def _unnamed(fragment: str) -> str:
@@ -31,9 +38,10 @@ def _unnamed(fragment: str) -> str:
 # stack below at every line start costs a log of non-NCCL lines ~3 ms a MB more.)
 LAUNCHER_LABEL = "(?:" + _unnamed(PDSH_HOST) + "|[ \\t]*" + _unnamed(SRUN_LABEL) + ")"
 
-# Any stack of them (`worker-1: [rank9]:`, `[default0]:[rank12]:`, right-aligned ` 3: `), for a
-# pattern that only needs to get past them: no groups.
+# Any stack of them (`worker-1: [rank9]:`, `[default0]:[rank12]:`, right-aligned ` 3: `, a Ray
+# actor's `(RayTrainWorker pid=9, ip=..) `), for a pattern that only needs to get past them: no
+# groups.
 LINE_PREFIX = (
-    "(?:" + _unnamed(PDSH_HOST) + ")?"
+    "(?:" + _unnamed(PDSH_HOST) + "|" + _unnamed(RAY_ACTOR) + ")?"
     + "(?:[ \\t]*(?:" + "|".join(_unnamed(p) for p in RANK_PREFIXES) + ")){0,3}"
 )

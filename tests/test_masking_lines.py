@@ -52,7 +52,8 @@ def _line_patterns() -> list[LinePattern]:
 def _corpus() -> list[str]:
     plain = [TABLES, *(row[0] for row in SECRETS), *(row[0] for row in PERSONAL)]
     prefixed = ["\n".join(f"[rank3]: {line}" for line in text.splitlines()) for text in plain]
-    return plain + prefixed + ["\n".join(f"worker-1: {line}" for line in text.splitlines()) for text in plain]
+    hosts = ["\n".join(f"worker-1: {line}" for line in text.splitlines()) for text in plain]
+    return plain + prefixed + hosts + ["\n".join(RAY + line for line in text.splitlines()) for text in plain]
 
 
 def test_every_gate_finds_something_in_every_match():
@@ -100,7 +101,12 @@ def test_a_gate_skips_a_text_it_finds_nothing_in():
     assert [m.start("lead") for m in rows.finditer("x\n[rank0]: NODELIST   NODES PARTITION\n")] == [2]
 
 
-@pytest.mark.parametrize("prefix", ["", "[rank3]: ", "worker-1: ", " 3: "])
+RAY = "(RayTrainWorker pid=2893, ip=10.0.0.1) "
+
+
+@pytest.mark.parametrize(
+    "prefix", ["", "[rank3]: ", "worker-1: ", " 3: ", RAY, "\x1b[36m" + RAY[:-1] + "\x1b[0m ", "[36m" + RAY[:-1] + "[0m "]
+)
 def test_tables_with_needs_are_still_masked(prefix):
     """The gated rows still mask what they read: users and hosts in the tables above."""
     text = "\n".join(prefix + line for line in TABLES.splitlines()) + "\n"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import regex
 
+from bot.launchers import RAY_ACTOR
 from bot.literals import DIGITS_AS_ZERO
 
 # Built-in probe keywords (lower-case). Owners are "probe:<name>".
@@ -120,7 +121,7 @@ _NCCL_INIT = regex.compile(
 )
 # Ray prints each actor's output behind `(RayTrainWorker pid=2893, ip=10.0.0.1) `: the probes read
 # the message after it, and the pid says which rank wrote it once Ray Train's line named it.
-_RAY_PREFIX = regex.compile(r"\((?P<actor>[A-Za-z_][\w.:]{0,80}) pid=(?P<pid>\d{1,9})(?:, ip=[^)\s]{1,64})?\) ")
+_RAY_PREFIX = regex.compile(RAY_ACTOR)
 _RAY_PG_RANK = regex.compile(r"Setting up process group for: \S+ \[rank=(\d{1,6}), world_size=(\d{1,6})\]")
 # The trainer lists every worker it started (Ray prints the process-group line for rank 0 only):
 # `(TorchTrainer pid=71127) - (ip=10.216.70.82, pid=75299) world_rank=1, local_rank=1, node_rank=0`
@@ -183,7 +184,7 @@ class LogFacts:
     def observe(self, line_no: int, message: str, rank: int | None, probes: frozenset[str] | set[str]) -> None:
         """Feed one candidate line: `message` has launcher prefixes stripped, `rank` is the
         line's rank as `parse_line` finds it."""
-        if message[:1] == "(":
+        if message[:1] in ("(", "\x1b", "["):
             message, rank = self._strip_ray(message, rank)
         host = None
         if "node" in probes:

@@ -470,6 +470,22 @@ def test_a_rule_hit_on_a_ray_worker_takes_that_workers_rank(matcher):
     assert matcher.diagnose(RAY_SETUP).matches == []
 
 
+@pytest.mark.parametrize("esc", ["\x1b", ""], ids=["escape", "escape-lost"])
+def test_ray_prefixes_in_colour_still_name_the_rank(matcher, esc):
+    """Ray colours each actor's prefix on a terminal (`\\x1b[36m(RayTrainWorker pid=..)\\x1b[0m`);
+    pasted from a notebook or a web console the escape byte is often lost and `[36m(...)[0m`
+    stays (ray-project/ray issues show both). The pid is that worker's rank either way."""
+    c, r = f"{esc}[36m", f"{esc}[0m"
+    log = (
+        f"{c}(TorchTrainer pid=71127){r} Started distributed worker processes:\n"
+        f"{c}(TorchTrainer pid=71127){r} - (ip=10.216.70.82, pid=75298) world_rank=0, local_rank=0, node_rank=0\n"
+        f"{c}(TorchTrainer pid=71127){r} - (ip=10.216.70.82, pid=75299) world_rank=1, local_rank=1, node_rank=0\n"
+        f"{c}(RayTrainWorker pid=75299, ip=10.216.70.82){r} torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+    )
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom" and d.initiating_rank == 1 and d.rank_basis == "ray_pid"
+
+
 # DeepSpeed's launcher over pdsh, 2 hosts x 4 GPUs: pdsh puts the hostfile's name before every
 # line; each host's launch.py prints the lines below (format of deepspeed/launcher/launch.py,
 # 0.9-0.14), and its sigkill_handler names the failed worker by its LOCAL rank.
