@@ -42,6 +42,9 @@ MASKED = [
     # The given name learned from a full name or a `given.family` login goes wherever it recurs.
     ("Hannah Fischer  10:42 AM\nrestarted it, Hannah will check the loss tomorrow", "Hannah", "NAME"),
     ('  File "/home/lucia.fernandez/llm/train.py", line 88\nresuming from s3://acme-ml-lucia/ckpt/step_12000', "lucia", "USER"),
+    # A mention a rank printed, behind the launcher's tag: torchrun's `[rank3]:`, MPI's `[1,3]<stdout>:`.
+    ("[rank3]:@hfischer can you check the NCCL error?", "hfischer", "USER"),
+    ("[1,3]<stdout>:@hfischer can you check the NCCL error?", "hfischer", "USER"),
     # A phone number offered after an address.
     ("reach me at hannah.fischer@initech.de or +44 20 7946 0958", "+44 20 7946 0958", "PHONE"),
     # A secret a sentence names; the machine a sentence moves a job to.

@@ -644,9 +644,9 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
 
 # One-word chat mentions in a pasted thread: `@hannah can you look`, `cc @hfischer @bob.smith`.
 # Not after a word, quote or path character (`pkg@1.2`, `user@host`, `"@timestamp"`,
-# `$@`; after `:` only behind a launcher's `[rank3]:`), not before `(`, `/` or `:`
-# (`@torch.no_grad()`, `npm i @types/node`, `@app.route(`).
-_MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+$%&=\\<>-]@)(?<![^\]]:@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
+# `$@`; after `:` only behind a launcher's `[rank3]:` or MPI's `[1,3]<stdout>:`), not before `(`,
+# `/` or `:` (`@torch.no_grad()`, `npm i @types/node`, `@app.route(`).
+_MENTION_RX = re.compile(r"@(?<![\w@.\"'`/+$%&=\\<>-]@)(?<![^\]>]:@)(?P<user>[A-Za-z][\w.-]{0,38}[A-Za-z0-9_])(?![\w@(/:<-]|\.\w)")
 # Slack's broadcasts, doc-comment tags and decorators named in prose are nobody.
 NOT_MENTIONS = frozenset(
     (
