@@ -50,7 +50,7 @@ import json
 import random
 import sys
 from collections.abc import Iterable
-from typing import BinaryIO
+from typing import BinaryIO, ClassVar
 
 EXPECTED_ROOT = "cuda-oom"
 FAILED_RANK = 613  # the torchrun family's failed rank (1,000 ranks)
@@ -1110,8 +1110,133 @@ _PIP_LIST = (
 )  # fmt: skip
 
 
+class MpirunTag(Family):
+    name = "mpirun-tag"
+    summary = "Horovod/Open MPI `mpirun --tag-output`: every line `[1,N]<stdout>:` or `<stderr>:`; NCCL native lines, Keras/HF steps"
+    ranks = 64
+    failed = 27
+    launcher = "horovodrun -np 64 python"
+
+    def wrap(self, rank: int | None, text: str) -> str:
+        if rank is None:
+            return text
+        # Open MPI tags by stream: NCCL and the training loop print on stdout, Python's
+        # warnings and tracebacks on stderr.
+        err = text.startswith(("Traceback", "  ", "torch.", "RuntimeError", "[W", "[E")) or "Warning" in text
+        return f"[1,{rank}]<{'stderr' if err else 'stdout'}>:{text}"
+
+    def chatter(self) -> list[Line]:
+        rng, t = self.rng, self.train
+        kind = rng.random()
+        if kind < 0.35:
+            return self.groups(cap=64)
+        if kind < 0.93:
+            lines: list[Line] = []
+            for _ in range(rng.randrange(10, 40)):
+                t.advance()
+                lines.append((0, f"Epoch {t.step // 1000 + 1}: step {t.step % 1000}/1000 - loss: {t.loss:.4f} - lr: {t.lr:.3e} - {rng.randrange(180, 260)}ms/step"))
+                if rng.random() < 0.2:
+                    lines.append((rng.randrange(self.job.ranks), f"[{self.clock.py()}] Horovod: allreduce fusion buffer {rng.choice((64, 128))} MB, cycle time {rng.choice((1, 2, 5))} ms"))
+            return lines
+        return [(r, s) for r in rng.sample(range(self.job.ranks), 4) for s in warning(rng)]
+
+
+class RayTrain(Family):
+    name = "ray-train"
+    summary = "Ray Train: worker lines behind a colour-coded `(RayTrainWorker pid=N, ip=A)` prefix, `[repeated Nx across cluster]`, Tune status tables"
+    ranks = 32
+    failed = 13
+    launcher = "python"
+
+    def wrap(self, rank: int | None, text: str) -> str:
+        if rank is None:
+            return text
+        # Ray colours each worker's prefix (cyan) when it forwards the line to the driver.
+        return f"\x1b[36m(RayTrainWorker pid={self.job.pids[rank]}, ip={self.job.ip(rank)})\x1b[0m {text}"
+
+    def __init__(self, rng: random.Random, size: int):
+        super().__init__(rng, size)
+        # One pid a worker (the shared Job may give two local ranks of a node the same one).
+        self.job.pids = [p + 3 * (r % GPUS_PER_NODE) for r, p in enumerate(self.job.pids)]
+
+    def header(self) -> list[Line]:
+        # Ray Train (2.9+) says which worker pid holds which rank once, as the worker group starts.
+        j, trainer = self.job, f"(TorchTrainer pid={self.job.pids[0] - 61})"
+        return [
+            *super().header(),
+            (None, f"\x1b[36m{trainer}\x1b[0m Started distributed worker processes: "),
+            *((None, f"\x1b[36m{trainer}\x1b[0m - (ip={j.ip(r)}, pid={j.pids[r]}) world_rank={r}, local_rank={r % GPUS_PER_NODE}, "
+                     f"node_rank={r // GPUS_PER_NODE}") for r in range(j.ranks)),
+        ]  # fmt: skip
+
+    def status(self) -> list[Line]:
+        """Tune's trial status table, as the driver redraws it every few seconds."""
+        rng, t = self.rng, self.train
+        return [(None, s) for s in (
+            "== Status ==",
+            f"Current time: {self.clock.day()} (running for {t.step // 3600:02d}:{t.step // 60 % 60:02d}:{t.step % 60:02d})",
+            "Using FIFO scheduling algorithm.",
+            f"Logical resource usage: {self.job.ranks + 1}.0/{self.job.ranks * 12} CPUs, {self.job.ranks}.0/{self.job.ranks} GPUs",
+            "╭──────────────────────────────────────────────╮",
+            "│ Trial name               status       iter   │",
+            "├──────────────────────────────────────────────┤",
+            f"│ TorchTrainer_{rng.getrandbits(20):05x}   RUNNING     {t.step:>6} │",
+            "╰──────────────────────────────────────────────╯",
+        )]  # fmt: skip
+
+    def chatter(self) -> list[Line]:
+        rng, t = self.rng, self.train
+        kind = rng.random()
+        if kind < 0.3:
+            return self.groups(net="Socket", cap=32)
+        if kind < 0.85:
+            lines: list[Line] = []
+            for _ in range(rng.randrange(10, 40)):
+                t.advance()
+                lines.append((0, t.hf()))
+                if rng.random() < 0.3:
+                    n = rng.randrange(2, self.job.ranks)
+                    lines.append((rng.randrange(self.job.ranks), f"{t.hf()} [repeated {n}x across cluster]"))
+            return lines
+        if kind < 0.95:
+            return self.status()
+        return [(r, s) for r in rng.sample(range(self.job.ranks), 4) for s in warning(rng)]
+
+
+class LoguruAnsi(Family):
+    name = "loguru-ansi"
+    summary = "a training script logging through loguru with colour on: every line `time | LEVEL | module:function:line - message` in ANSI codes"
+    ranks = 8
+    failed = 6
+
+    _COLOUR: ClassVar[dict[str, str]] = {"INFO": "\x1b[1m", "WARNING": "\x1b[33m\x1b[1m", "DEBUG": "\x1b[34m\x1b[1m", "SUCCESS": "\x1b[32m\x1b[1m"}
+
+    def log(self, level: str, where: str, text: str) -> str:
+        mod, fn, line = where.split(":")
+        c = self._COLOUR[level]
+        return (f"\x1b[32m{self.clock.py()}\x1b[0m | {c}{level:<8}\x1b[0m | \x1b[36m{mod}\x1b[0m:\x1b[36m{fn}\x1b[0m:"
+                f"\x1b[36m{line}\x1b[0m - {c}{text}\x1b[0m")  # fmt: skip
+
+    def chatter(self) -> list[Line]:
+        rng, t = self.rng, self.train
+        lines: list[Line] = []
+        for _ in range(rng.randrange(10, 40)):
+            t.advance()
+            r = rng.randrange(self.job.ranks)
+            lines.append((r, self.log("INFO", "trainer:train_step:211", f"rank {r} step {t.step} loss {t.loss:.4f} lr {t.lr:.3e} grad_norm {rng.uniform(0.2, 3):.3f}")))
+            if rng.random() < 0.1:
+                lines.append((r, self.log("DEBUG", "data.loader:__iter__:88", f"shard {rng.randrange(4096):05d} opened, {rng.randrange(10_000, 99_999)} samples")))
+            if rng.random() < 0.03:
+                lines.append((r, self.log("WARNING", "trainer:clip:305", f"grad norm {rng.uniform(5, 50):.2f} clipped to 1.0")))
+            if t.step % 500 == 0:
+                lines.append((0, self.log("SUCCESS", "trainer:save:402", f"checkpoint saved to /lustre/scratch/alice/ckpt/step_{t.step}")))
+        return lines
+
+
 FAMILIES: dict[str, type[Family]] = {
-    f.name: f for f in (Torchrun, NcclNative, SrunLabel, Pdsh, K8sJson, C10dRetry, PyWarnings, Tqdm, Iterations, EnvDump)
+    f.name: f
+    for f in (Torchrun, NcclNative, SrunLabel, Pdsh, K8sJson, C10dRetry, PyWarnings, Tqdm, Iterations, EnvDump,
+              MpirunTag, RayTrain, LoguruAnsi)
 }
 
 
