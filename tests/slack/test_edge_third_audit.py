@@ -15,7 +15,7 @@ import redis
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, sign, wait_handled
-from tests.slack.events import CHANNEL, all_text, message, used
+from tests.slack.events import CHANNEL, all_text, file_shared, message, used
 from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile
 
 SAMPLE_PATH = "tests/data/samples/rank3-oom-8-ranks.log"
@@ -37,11 +37,6 @@ def retried(bot: Bot, event: dict, event_id: str) -> None:
         reply = bot.event(event, event_id=event_id, headers={"X-Slack-Retry-Num": str(n),
                                                              "X-Slack-Retry-Reason": "http_timeout"})
         assert reply.status == 200
-
-
-def file_shared(file_id: str, channel: str = CHANNEL, user: str = "U0ALICE") -> dict:
-    return {"type": "file_shared", "channel_id": channel, "file_id": file_id, "user_id": user,
-            "file": {"id": file_id}, "event_ts": f"{time.time():.6f}"}
 
 
 def store_for(bot: Bot) -> Store:
