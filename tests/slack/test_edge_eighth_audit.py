@@ -17,13 +17,48 @@ A Windows path holds backslash sequences that look like a terminal code written 
 
 from __future__ import annotations
 
+import time
+import urllib.parse
+
 import pytest
 
 from bot.masking.terminal import without_terminal_codes
 from bot.slack.blocks import esc
-from tests.slack.conftest import Bot, wait_handled
-from tests.slack.events import message, mrkdwn_strings
+from tests.slack.conftest import Bot, sign, wait_handled
+from tests.slack.events import (
+    message,
+    mrkdwn_strings,
+)
 from tests.slack.fake_slack import FakeSlack
+
+MESSAGE_METHODS = ("chat.postMessage", "chat.postEphemeral", "chat.update")
+
+
+# --- ssl_check ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("signing", ["unsigned", "bad-signature", "stale"])
+def test_an_ssl_check_is_answered_200_however_it_is_signed(bot: Bot, fake_slack: FakeSlack, signing: str):
+    """Slack's certificate check of a slash command URL: 200 with an empty body, as Bolt
+    answers it ahead of its signature check; nothing runs, even with a command in the form."""
+    for form in ({"ssl_check": "1", "token": "legacy"},
+                 {"ssl_check": "1", "token": "legacy", "command": "/denpex", "text": "quota", "team_id": "T0TEST001"}):
+        body = urllib.parse.urlencode(form).encode()
+        headers = {"unsigned": {}, "bad-signature": {"X-Slack-Request-Timestamp": str(int(time.time())),
+                                                    "X-Slack-Signature": "v0=" + "0" * 64},
+                   "stale": sign(body, int(time.time()) - 3600)}[signing]
+        reply = bot.post(body, "application/x-www-form-urlencoded", headers=headers, sign_it=False)
+        assert (reply.status, reply.body) == (200, b"")
+    assert fake_slack.calls == []
+
+
+def test_an_unsigned_request_that_is_no_ssl_check_is_still_refused(bot: Bot, fake_slack: FakeSlack):
+    """`ssl_check=0`, or the words in a command's text: a 401 as before."""
+    for form in ({"ssl_check": "0", "token": "legacy"},
+                 {"command": "/denpex", "text": "ssl_check=1", "team_id": "T0TEST001"}):
+        body = urllib.parse.urlencode(form).encode()
+        assert bot.post(body, "application/x-www-form-urlencoded", sign_it=False).status == 401
+    assert fake_slack.calls == []
+
 
 # --- Windows paths and written-out colour codes ------------------------------------------------
 
