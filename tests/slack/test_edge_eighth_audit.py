@@ -24,14 +24,138 @@ import pytest
 
 from bot.masking.terminal import without_terminal_codes
 from bot.slack.blocks import esc
-from tests.slack.conftest import Bot, sign, wait_handled
+from tests.slack.conftest import FAST_TIMERS, Bot, quiesce, sign, wait_handled
 from tests.slack.events import (
+    CHANNEL,
+    OOM_PASTE,
+    all_text,
+    file_shared,
     message,
     mrkdwn_strings,
+    used,
 )
-from tests.slack.fake_slack import FakeSlack
+from tests.slack.fake_slack import BOT_USER_ID, FakeFile, FakeSlack
 
 MESSAGE_METHODS = ("chat.postMessage", "chat.postEphemeral", "chat.update")
+READ_METHODS = ("files.info", "files.download")
+
+
+def shared_at(ts: str, channel: str = CHANNEL, thread_ts: str | None = None, private: bool = False) -> dict:
+    """files.info's `shares` for one message carrying the file."""
+    share = {"ts": ts, "channel_name": "training", "team_id": "T0TEST001"}
+    if thread_ts:
+        share["thread_ts"] = thread_ts
+    return {"private" if private else "public": {channel: [share]}}
+
+
+def log_file(fake: FakeSlack, file_id: str, shares: dict | None) -> dict:
+    return fake.add_file(FakeFile(id=file_id, name="train.log", content=OOM_PASTE.encode(), shares=shares))
+
+
+def settle(bot: Bot, fake: FakeSlack) -> None:
+    """Wait until a `file_shared` has had its grace and done whatever it does (quiesce alone
+    returns at once when nothing was called yet)."""
+    time.sleep(float(FAST_TIMERS["DENPEX_FILE_SHARED_GRACE_S"]) + 0.7)
+    quiesce(bot, fake, quiet_s=1.0, max_s=15.0)
+
+
+def retried(bot: Bot, event: dict, event_id: str) -> None:
+    assert bot.event(event, event_id=event_id).status == 200
+    for n in (1, 2, 3):
+        headers = {"X-Slack-Retry-Num": str(n), "X-Slack-Retry-Reason": "http_timeout"}
+        assert bot.event(event, event_id=event_id, headers=headers).status == 200
+
+
+# --- an upload that arrives only as file_shared ----------------------------------------------
+
+def test_a_log_file_arriving_only_as_file_shared_is_answered_once_under_its_message(bot: Bot, fake_slack: FakeSlack):
+    """No `message` event reaches the bot (a channel whose message events the app does not
+    get): the diagnosis still comes, once, under the message files.info names; one download,
+    one charge, though Slack re-sends the event three times."""
+    ts = "1700800000.000100"
+    log_file(fake_slack, "F0ONLYSHRD", shared_at(ts))
+    retried(bot, file_shared("F0ONLYSHRD"), "EvONLYSHARED1")
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["channel"] == CHANNEL and post.params["thread_ts"] == ts
+    assert "cuda-oom" in all_text(post)
+    assert len(fake_slack.of("files.download")) == 1
+    assert used(bot) == 1
+
+
+def test_a_file_shared_alone_in_a_thread_is_answered_in_that_thread(bot: Bot, fake_slack: FakeSlack):
+    parent, ts = "1700800100.000100", "1700800100.000200"
+    log_file(fake_slack, "F0SHRDTHRD", shared_at(ts, thread_ts=parent))
+    bot.event(file_shared("F0SHRDTHRD"))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == parent and "cuda-oom" in all_text(post)
+
+
+def test_a_file_shared_alone_in_a_dm_is_answered_there(bot: Bot, fake_slack: FakeSlack):
+    ts = "1700800200.000100"
+    log_file(fake_slack, "F0SHRDINDM", shared_at(ts, channel="D0ALICE01", private=True))
+    bot.event(file_shared("F0SHRDINDM", channel="D0ALICE01"))
+    wait_handled(bot, ts, channel="D0ALICE01")
+    (post,) = fake_slack.of("chat.postMessage")
+    assert (post.params["channel"], post.params["thread_ts"]) == ("D0ALICE01", ts)
+    assert used(bot) == 1
+
+
+def test_the_message_of_an_upload_answered_through_file_shared_gets_nothing_more(bot: Bot, fake_slack: FakeSlack):
+    """`file_shared` first and answered, then the `message` of the same upload, late (another
+    replica, a retry after a timeout): still one reply, one download, one charge."""
+    ts = "1700800300.000100"
+    f = log_file(fake_slack, "F0LATEMSG1", shared_at(ts))
+    bot.event(file_shared("F0LATEMSG1"))
+    wait_handled(bot, ts)
+    assert bot.event(message("", ts, subtype="file_share", files=[f])).status == 200
+    wait_handled(bot, ts)
+    quiesce(bot, fake_slack)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert len(fake_slack.of("files.download")) == 1
+    assert used(bot) == 1
+
+
+def test_an_upload_whose_message_comes_just_after_file_shared_is_one_reply(bot: Bot, fake_slack: FakeSlack):
+    """Both events within a second, `file_shared` first (Slack does not order them): the
+    message, which carries the text typed with the upload, answers; `file_shared` gives way."""
+    ts = "1700800400.000100"
+    f = log_file(fake_slack, "F0BOTHSOON", shared_at(ts))
+    bot.event(file_shared("F0BOTHSOON"))
+    bot.event(message("why did this die?", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    settle(bot, fake_slack)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert len(fake_slack.of("files.download")) == 1
+    assert used(bot) == 1
+
+
+def test_another_bots_upload_gets_nothing_through_file_shared_either(bot: Bot, fake_slack: FakeSlack):
+    """A CI app uploading a log: its message (`bot_id`) gets nothing, as any bot's does, and the
+    upload's `file_shared`, whose `user_id` is that app's bot user, leaves it at that."""
+    ts = "1700800450.000100"
+    f = log_file(fake_slack, "F0CIUPLOAD", shared_at(ts))
+    bot.event(message("nightly run log", ts, user="U0CIBOT01", subtype="file_share", files=[f], bot_id="B0CIBOT01"))
+    bot.event(file_shared("F0CIUPLOAD", user="U0CIBOT01"))
+    settle(bot, fake_slack)
+    assert [c.method for c in fake_slack.calls if c.method in (*MESSAGE_METHODS, *READ_METHODS)] == []
+    assert used(bot) == 0
+
+
+@pytest.mark.parametrize("case", ["no-shares", "other-channel", "deleted", "own-upload"])
+def test_a_file_shared_alone_that_cannot_be_placed_posts_nothing(bot: Bot, fake_slack: FakeSlack, case: str):
+    """No message to answer under (files.info lists no share in that channel, or the file is
+    gone), or the bot's own upload: acknowledged, nothing downloaded, posted or charged."""
+    if case != "deleted":
+        shares = {"no-shares": None, "other-channel": shared_at("1700800500.000100", channel="C0ELSEWHERE"),
+                  "own-upload": shared_at("1700800500.000100")}[case]
+        log_file(fake_slack, "F0NOWHERE1", shares)
+    user = BOT_USER_ID if case == "own-upload" else "U0ALICE"
+    assert bot.event(file_shared("F0NOWHERE1", user=user)).status == 200
+    settle(bot, fake_slack)
+    assert [c.method for c in fake_slack.calls if c.method in (*MESSAGE_METHODS, "files.download")] == []
+    assert used(bot) == 0
 
 
 # --- ssl_check ---------------------------------------------------------------------------------

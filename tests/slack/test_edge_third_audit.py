@@ -59,16 +59,6 @@ def test_an_upload_as_file_shared_and_file_share_each_retried_three_times_is_one
     assert used(bot) == 1
 
 
-def test_file_shared_alone_reads_and_posts_nothing(bot, fake_slack, sample):
-    """`file_shared` without its message (a file shared in a channel the message never reaches
-    us from): acked, nothing read, nothing posted, nothing charged."""
-    fake_slack.add_file(FakeFile(id="F0ALONE001", name="train.log", content=sample.encode()))
-    assert bot.event(file_shared("F0ALONE001")).status == 200
-    time.sleep(0.5)
-    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
-    assert used(bot) == 0
-
-
 def test_a_mention_with_a_log_retried_as_both_events_is_one_reply(bot, fake_slack, sample):
     """"@denpex <log>" arrives as `message` and `app_mention` (two event ids), each re-sent
     three times: one reply, one charge."""
