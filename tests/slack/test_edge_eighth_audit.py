@@ -24,7 +24,8 @@ import pytest
 
 from bot.masking.terminal import without_terminal_codes
 from bot.slack.blocks import esc
-from tests.slack.conftest import FAST_TIMERS, Bot, quiesce, sign, wait_handled
+from tests.ports import free_port
+from tests.slack.conftest import FAST_TIMERS, Bot, quiesce, sign, start_bot, stop_bot, wait_handled
 from tests.slack.events import (
     CHANNEL,
     OOM_PASTE,
@@ -209,3 +210,65 @@ def test_a_log_naming_a_windows_path_comes_back_with_the_path_whole(bot: Bot, fa
     assert any(r"D:\runs\e[lr=3e-4]\ckpt\last.pt" in s for s in shown[1:]), shown
     assert r"D:\runs\e[lr=3e-4]\ckpt\last.pt" in shown[0], shown[0]
     assert not any(r"\e[31m" in s or r"\e[0m" in s for s in shown), shown
+
+
+# --- more of SLACK.md, walked line by line -----------------------------------------------------
+
+def test_file_shared_is_acknowledged_at_once_though_files_info_is_slow(bot: Bot, fake_slack: FakeSlack):
+    """Slack waits 3 s for an ack: `file_shared`'s grace and its files.info (here 4 s slow)
+    happen after the ack, not before it."""
+    ts = "1700800700.000100"
+    f = log_file(fake_slack, "F0SLOWINFO", shared_at(ts))
+    fake_slack.fail("files.info", 200, body={"ok": True, "file": f}, delay_s=4.0)
+    began = time.monotonic()
+    assert bot.event(file_shared("F0SLOWINFO")).status == 200
+    assert time.monotonic() - began < 1.5
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post)
+
+
+def test_one_message_delivered_under_two_event_ids_is_answered_once(bot: Bot, fake_slack: FakeSlack):
+    """Bolt does not deduplicate, and the event id is not the only key: the same message (its
+    channel and ts) sent again under a new event id (a second subscription, a replay of the
+    app's event log) gets one reply and one charge."""
+    ts = "1700800800.000100"
+    assert bot.event(message(OOM_PASTE, ts), event_id="EvTWOIDS0001").status == 200
+    assert bot.event(message(OOM_PASTE, ts), event_id="EvTWOIDS0002").status == 200
+    wait_handled(bot, ts)
+    quiesce(bot, fake_slack)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert used(bot) == 1
+
+
+def test_a_follow_up_reads_its_thread_from_redis_not_from_slack(bot: Bot, fake_slack: FakeSlack):
+    """conversations.replies is limited to about one call a minute for new apps: a diagnosis and
+    a question in its thread are answered without reading the channel or the thread back."""
+    ts = "1700800900.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    bot.event(message("how do I confirm this?", "1700800900.000200", thread_ts=ts))
+    wait_handled(bot, "1700800900.000200")
+    assert len(fake_slack.of("chat.postMessage")) == 2
+    assert [c.method for c in fake_slack.calls if c.method.startswith("conversations.")] == []
+
+
+def test_with_redis_down_an_upload_told_once_and_its_file_shared_silent(fake_slack: FakeSlack):
+    """Without Redis, `file_shared` cannot tell whether the message came: it posts nothing (the
+    message event, which says where, gives the outage notice once), and nothing crashes."""
+    fake_slack.reset()
+    dead = start_bot(fake_slack, f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        ts = "1700801000.000100"
+        f = log_file(fake_slack, "F0NOREDIS1", shared_at(ts))
+        assert dead.event(file_shared("F0NOREDIS1")).status == 200
+        assert dead.event(message("", ts, subtype="file_share", files=[f])).status == 200
+        assert dead.event(file_shared("F0NOREDIS2")).status == 200  # alone, for a file it never sees
+        fake_slack.wait_for("chat.postMessage")
+        time.sleep(float(FAST_TIMERS["DENPEX_FILE_SHARED_GRACE_S"]) + 2.0)
+        (post,) = fake_slack.of("chat.postMessage")
+        assert post.params["thread_ts"] == ts and "temporarily unavailable" in all_text(post)
+        assert fake_slack.of("files.download") == []
+    finally:
+        stop_bot(dead)
+    assert "Traceback" not in dead.log_path.read_text()  # type: ignore[attr-defined]
