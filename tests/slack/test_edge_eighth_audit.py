@@ -144,17 +144,27 @@ def test_another_bots_upload_gets_nothing_through_file_shared_either(bot: Bot, f
     assert used(bot) == 0
 
 
-@pytest.mark.parametrize("case", ["no-shares", "other-channel", "deleted", "own-upload"])
+ODD_SHARES = {"no-shares": None, "other-channel": shared_at("1700800500.000100", channel="C0ELSEWHERE"),
+              "own-upload": shared_at("1700800500.000100"), "shares-a-list": [], "channel-a-number": {"public": {CHANNEL: 5}},
+              "ts-a-number": {"public": {CHANNEL: [{"ts": 1700800500.0001}]}}, "share-a-string": {"public": {CHANNEL: ["x"]}}}
+
+
+@pytest.mark.parametrize("case", [*ODD_SHARES, "deleted"])
 def test_a_file_shared_alone_that_cannot_be_placed_posts_nothing(bot: Bot, fake_slack: FakeSlack, case: str):
-    """No message to answer under (files.info lists no share in that channel, or the file is
-    gone), or the bot's own upload: acknowledged, nothing downloaded, posted or charged."""
+    """No message to answer under (files.info lists no share in that channel, lists it oddly,
+    or the file is gone), or the bot's own upload: acknowledged, nothing downloaded, posted or
+    charged, no traceback."""
     if case != "deleted":
-        shares = {"no-shares": None, "other-channel": shared_at("1700800500.000100", channel="C0ELSEWHERE"),
-                  "own-upload": shared_at("1700800500.000100")}[case]
-        log_file(fake_slack, "F0NOWHERE1", shares)
+        log_file(fake_slack, "F0NOWHERE1", ODD_SHARES[case])
     user = BOT_USER_ID if case == "own-upload" else "U0ALICE"
+    log_path = bot.log_path  # type: ignore[attr-defined]
+    logged = log_path.stat().st_size
     assert bot.event(file_shared("F0NOWHERE1", user=user)).status == 200
     settle(bot, fake_slack)
+    with open(log_path, "rb") as log:
+        log.seek(logged)
+        tail = log.read().decode()
+    assert " ERROR " not in tail and "Traceback" not in tail, tail
     assert [c.method for c in fake_slack.calls if c.method in (*MESSAGE_METHODS, "files.download")] == []
     assert used(bot) == 0
 

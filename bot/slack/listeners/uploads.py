@@ -65,9 +65,8 @@ def shared_message(info: dict[str, Any], file_id: str, channel: str, user: str, 
     found: list[tuple[str, dict[str, Any]]] = []
     for kind in ("public", "private"):
         places = shares.get(kind) if isinstance(shares.get(kind), dict) else {}
-        for share in places.get(channel) or []:
-            if isinstance(share, dict) and isinstance(share.get("ts"), str) and share["ts"]:
-                found.append((kind, share))
+        entries = places.get(channel) if isinstance(places.get(channel), list) else []
+        found += [(kind, e) for e in entries if isinstance(e, dict) and isinstance(e.get("ts"), str) and e["ts"]]
     if not found:
         return None
     kind, share = min(found, key=lambda ks: abs(_seconds(ks[1]["ts"]) - _seconds(near_ts)))
