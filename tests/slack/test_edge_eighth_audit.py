@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 import urllib.parse
+from typing import Any
 
 import pytest
 
@@ -60,6 +61,15 @@ def settle(bot: Bot, fake: FakeSlack) -> None:
     quiesce(bot, fake, quiet_s=1.0, max_s=15.0)
 
 
+def one_answer(bot: Bot, fake: FakeSlack) -> Any:
+    """The one reply to an upload, after one download and one charge."""
+    (post,) = fake.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post)
+    assert len(fake.of("files.download")) == 1
+    assert used(bot) == 1
+    return post
+
+
 def retried(bot: Bot, event: dict, event_id: str) -> None:
     assert bot.event(event, event_id=event_id).status == 200
     for n in (1, 2, 3):
@@ -77,11 +87,8 @@ def test_a_log_file_arriving_only_as_file_shared_is_answered_once_under_its_mess
     log_file(fake_slack, "F0ONLYSHRD", shared_at(ts))
     retried(bot, file_shared("F0ONLYSHRD"), "EvONLYSHARED1")
     wait_handled(bot, ts)
-    (post,) = fake_slack.of("chat.postMessage")
+    post = one_answer(bot, fake_slack)
     assert post.params["channel"] == CHANNEL and post.params["thread_ts"] == ts
-    assert "cuda-oom" in all_text(post)
-    assert len(fake_slack.of("files.download")) == 1
-    assert used(bot) == 1
 
 
 def test_a_file_shared_alone_in_a_thread_is_answered_in_that_thread(bot: Bot, fake_slack: FakeSlack):
@@ -113,9 +120,7 @@ def test_the_message_of_an_upload_answered_through_file_shared_gets_nothing_more
     assert bot.event(message("", ts, subtype="file_share", files=[f])).status == 200
     wait_handled(bot, ts)
     quiesce(bot, fake_slack)
-    assert len(fake_slack.of("chat.postMessage")) == 1
-    assert len(fake_slack.of("files.download")) == 1
-    assert used(bot) == 1
+    one_answer(bot, fake_slack)
 
 
 def test_an_upload_whose_message_comes_just_after_file_shared_is_one_reply(bot: Bot, fake_slack: FakeSlack):
@@ -127,9 +132,7 @@ def test_an_upload_whose_message_comes_just_after_file_shared_is_one_reply(bot: 
     bot.event(message("why did this die?", ts, subtype="file_share", files=[f]))
     wait_handled(bot, ts)
     settle(bot, fake_slack)
-    assert len(fake_slack.of("chat.postMessage")) == 1
-    assert len(fake_slack.of("files.download")) == 1
-    assert used(bot) == 1
+    one_answer(bot, fake_slack)
 
 
 def test_another_bots_upload_gets_nothing_through_file_shared_either(bot: Bot, fake_slack: FakeSlack):
