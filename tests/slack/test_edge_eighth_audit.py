@@ -26,7 +26,16 @@ import pytest
 from bot.masking.terminal import without_terminal_codes
 from bot.slack.blocks import esc
 from tests.ports import free_port
-from tests.slack.conftest import FAST_TIMERS, Bot, quiesce, sign, start_bot, stop_bot, wait_handled
+from tests.slack.conftest import (
+    FAST_TIMERS,
+    UPLOAD_CAP,
+    Bot,
+    quiesce,
+    sign,
+    start_bot,
+    stop_bot,
+    wait_handled,
+)
 from tests.slack.events import (
     CHANNEL,
     OOM_PASTE,
@@ -133,6 +142,19 @@ def test_an_upload_whose_message_comes_just_after_file_shared_is_one_reply(bot: 
     wait_handled(bot, ts)
     settle(bot, fake_slack)
     one_answer(bot, fake_slack)
+
+
+def test_a_file_over_the_size_cap_arriving_only_as_file_shared_is_told_so(bot: Bot, fake_slack: FakeSlack):
+    """The size cap holds on this path too: told under the message, never downloaded or charged."""
+    ts = "1700800420.000100"
+    fake_slack.add_file(FakeFile(id="F0HUGESHRD", name="train.log", content=OOM_PASTE.encode(),
+                                 declared_size=UPLOAD_CAP + 1, shares=shared_at(ts)))
+    bot.event(file_shared("F0HUGESHRD"))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == ts and "MB limit" in all_text(post)
+    assert fake_slack.of("files.download") == []
+    assert used(bot) == 0
 
 
 def test_another_bots_upload_gets_nothing_through_file_shared_either(bot: Bot, fake_slack: FakeSlack):
