@@ -10,9 +10,8 @@ message is handled as if its event had come, files and all.
 
 Once, whichever way: the message event marks each of its files in Redis (by channel and file
 id, with expiry), whether it answers or not; `file_shared` waits a moment for it and gives way
-when the mark is there.
-When it answers first, it takes the message's own claim (channel and ts), which the message
-event, arriving late, then finds taken.
+when the mark is there. When it answers first, it takes the message's own claim (channel and
+ts), which the message event, arriving late, then finds taken.
 """
 
 from __future__ import annotations
@@ -48,10 +47,12 @@ def mark_files(deps: BotDeps, team: str, event: dict[str, Any]) -> None:
     """Note that the message event of an upload came: its `file_shared` then leaves the upload
     to it, answered or not (another bot's upload is not). Without Redis nothing is noted, and
     `file_shared`, which cannot look either, does nothing."""
-    channel = event.get("channel")
+    channel, files = event.get("channel"), event.get("files")
+    if not isinstance(channel, str) or not channel or not isinstance(files, list):
+        return
     try:
-        for f in event.get("files") or []:
-            if isinstance(channel, str) and channel and isinstance(f, dict) and isinstance(f.get("id"), str):
+        for f in files:
+            if isinstance(f, dict) and isinstance(f.get("id"), str):
                 deps.store.dedupe.first_time(team, _mark(f["id"], channel))
     except (StoreUnavailable, ValueError):  # ValueError: ids no key can hold
         pass
@@ -109,12 +110,12 @@ def register(app: App, deps: BotDeps) -> None:
         except ValueError:  # ids no key can hold: not from Slack
             return
         try:
-            info = client.files_info(file=file_id).get("file") or {}
+            info = client.files_info(file=file_id).get("file")
         except (SlackApiError, OSError) as exc:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             log.info("file_shared %s in team=%s: files.info failed (%s); nothing to answer under", file_id, team, error)
             return
-        message = shared_message(info, file_id, channel, user, str(event.get("event_ts") or ""))
+        message = shared_message(info, file_id, channel, user, str(event.get("event_ts") or "")) if isinstance(info, dict) else None
         if message is None:
             log.info("file_shared %s in team=%s: files.info names no message in %s", file_id, team, channel)
             return
