@@ -44,7 +44,9 @@ _CSI_TAIL = r"\[[0-?]{0,32}[ -/]{0,4}[@-~]"
 # `\033[seed=1]\`), where any CSI tail would take `\e[1]` or `\e[l` out of the path: after those
 # two only a colour code (SGR: numbers, then `m`) is one. `\u001b` and `\x1b` begin hardly any.
 _BACKSLASH_CSI = re.compile(r"\\(?:(?:u001[bB]|x1[bB])" + _CSI_TAIL + r"|(?:033|e)" + _BARE_SGR.pattern + ")")
-_CARET_CSI = re.compile(r"\^\[" + _CSI_TAIL)
+# `^[[:` is a POSIX class after a regex's anchor (`grep -E '^[[:digit:]]+'` in a shell trace), not
+# ESC: hardly a terminal sequence starts its parameters with a colon.
+_CARET_CSI = re.compile(r"\^\[(?!\[:)" + _CSI_TAIL)
 _ESCAPED_CSI = re.compile(f"{_BACKSLASH_CSI.pattern}|{_CARET_CSI.pattern}")
 # Either, for masking: a text may mix them (a log that quotes a repr of its own output).
 _ANY_CSI = re.compile(f"{_CSI.pattern}|{_ESCAPED_CSI.pattern}")

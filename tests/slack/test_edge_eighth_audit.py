@@ -232,19 +232,35 @@ def test_slack_escaping_keeps_a_windows_path_and_takes_colour_codes_out(path: st
     assert without_terminal_codes(rf"\e[1;31m{path}\e[0m \033[33mok\033[0m") == f"{path} ok"
 
 
-def test_a_log_naming_a_windows_path_comes_back_with_the_path_whole(bot: Bot, fake_slack: FakeSlack):
-    """The unmatched line quoted back keeps `\\e[lr=3e-4]` (it lost `\\e[l`); a real colour
-    code written out on the same line still goes."""
-    ts = "1700800600.000100"
-    line = r"FileNotFoundError: [Errno 2] No such file or directory: \e[33m'D:\runs\e[lr=3e-4]\ckpt\last.pt'\e[0m"
+@pytest.mark.parametrize("regex", ["^[[:space:]]*#", "^[[:digit:]]+$", "^[[:alpha:]_][[:alnum:]_]*="])
+def test_slack_escaping_keeps_a_posix_class_after_a_caret_and_takes_caret_codes_out(regex: str):
+    """`^[[:space:]]` is a regex (a shell trace's grep, sed), not ESC `[` in caret notation;
+    `^[[0;31m`, `^[[A`, `^[[2K` (what `cat -v` shows) still go."""
+    line = f"+ grep -E '{regex}' conf.txt"
+    assert esc(line) == line
+    assert without_terminal_codes(f"^[[A^[[2K^[[0;31m{line}^[[0m") == line
+
+
+QUOTED_WHOLE = [
+    (r"FileNotFoundError: [Errno 2] No such file or directory: \e[33m'D:\runs\e[lr=3e-4]\ckpt\last.pt'\e[0m",
+     r"'D:\runs\e[lr=3e-4]\ckpt\last.pt'", (r"\e[33m", r"\e[0m")),
+    (r"ValueError: no line of conf.txt matches ^[[1m'^[[:space:]]*#'^[[0m", r"'^[[:space:]]*#'", ("^[[1m", "^[[0m")),
+]
+
+
+@pytest.mark.parametrize(("line", "kept", "codes"), QUOTED_WHOLE, ids=["windows-path", "posix-class"])
+def test_an_unmatched_line_comes_back_with_its_path_or_regex_whole(bot: Bot, fake_slack: FakeSlack, line: str,
+                                                                  kept: str, codes: tuple[str, str]):
+    """The unmatched line quoted back keeps `\\e[lr=3e-4]` (it lost `\\e[l`) and `^[[:space:]]`
+    (it lost `^[[:s`); the colour codes written out around them still go."""
+    ts = f"1700800600.{len(line):06d}"
     paste = f'Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n{line}\n'
     bot.event(message(paste, ts))
     wait_handled(bot, ts)
     (post,) = fake_slack.of("chat.postMessage")
     shown = mrkdwn_strings(post)
-    assert any(r"D:\runs\e[lr=3e-4]\ckpt\last.pt" in s for s in shown[1:]), shown
-    assert r"D:\runs\e[lr=3e-4]\ckpt\last.pt" in shown[0], shown[0]
-    assert not any(r"\e[31m" in s or r"\e[0m" in s for s in shown), shown
+    assert kept in shown[0] and any(kept in s for s in shown[1:]), shown
+    assert not any(code in s for s in shown for code in codes), shown
 
 
 # --- more of SLACK.md, walked line by line -----------------------------------------------------
