@@ -40,8 +40,13 @@ _BARE_SGR = re.compile(r"\[\d{1,3}(?:;\d{1,3}){0,4}m")
 # Python repr, a shell script's `\\033[31m` or `\\e[31m`; and caret notation, `^[[31m`, as vim,
 # `cat -v` and Emacs show ESC, whence it is copied.
 _CSI_TAIL = r"\[[0-?]{0,32}[ -/]{0,4}[@-~]"
-_BACKSLASH_CSI = re.compile(r"\\(?:u001[bB]|x1[bB]|033|e)" + _CSI_TAIL)
-_CARET_CSI = re.compile(r"\^\[" + _CSI_TAIL)
+# `\e` and `\033` also begin a Windows path's folders (`C:\Users\x\e[1]\`, `D:\runs\e[lr=3e-4]\`,
+# `\033[seed=1]\`), where any CSI tail would take `\e[1]` or `\e[l` out of the path: after those
+# two only a colour code (SGR: numbers, then `m`) is one. `\u001b` and `\x1b` begin hardly any.
+_BACKSLASH_CSI = re.compile(r"\\(?:(?:u001[bB]|x1[bB])" + _CSI_TAIL + r"|(?:033|e)" + _BARE_SGR.pattern + ")")
+# `^[[:` is a POSIX class after a regex's anchor (`grep -E '^[[:digit:]]+'` in a shell trace), not
+# ESC: hardly a terminal sequence starts its parameters with a colon.
+_CARET_CSI = re.compile(r"\^\[(?!\[:)" + _CSI_TAIL)
 _ESCAPED_CSI = re.compile(f"{_BACKSLASH_CSI.pattern}|{_CARET_CSI.pattern}")
 # Either, for masking: a text may mix them (a log that quotes a repr of its own output).
 _ANY_CSI = re.compile(f"{_CSI.pattern}|{_ESCAPED_CSI.pattern}")

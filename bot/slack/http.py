@@ -2,8 +2,9 @@
 
 Bolt parses a request body before it checks the signature, and answers a body it cannot parse
 (malformed or deeply nested JSON, bytes that are not UTF-8) with a 500 and a traceback. So
-every POST to the events endpoint is screened here first: too large 413, bad signature 401,
-unparseable or misshapen 400; only then does Bolt see it.
+every POST to the events endpoint is screened here first: too large 413, Slack's ssl_check 200
+(as Bolt answers it, unsigned), bad signature 401, unparseable or misshapen 400; only then does
+Bolt see it.
 """
 
 from __future__ import annotations
@@ -78,8 +79,22 @@ def _answer(start_response: Callable[..., Any], status: str, body: bytes, ctype:
     return [body]
 
 
+# Slack checks a slash command URL's certificate with a form post `ssl_check=1&token=...` and
+# wants a 200. Bolt answers it before any signature check (its SslCheck middleware runs ahead of
+# RequestVerification), empty, running nothing: so does the screen, signed or not.
+SSL_CHECK_ANSWER = ("200 OK", b"")
+
+
+def ssl_check(text: str) -> bool:
+    """Is this body Slack's ssl_check (a form whose `ssl_check` is 1, whatever else it holds)?"""
+    if "ssl_check" not in text or text.lstrip().startswith("{"):
+        return False
+    return dict(urllib.parse.parse_qsl(text, keep_blank_values=True)).get("ssl_check") == "1"
+
+
 def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | bytes:
-    """The raw body of an acceptable request, or (status, reason) to refuse it with."""
+    """The raw body of an acceptable request, or (status, body) to answer it with at once: a
+    refusal, or SSL_CHECK_ANSWER."""
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -91,6 +106,8 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return "400 Bad Request", b"body is not UTF-8"  # not from Slack, signed or not
+    if ssl_check(text):
+        return SSL_CHECK_ANSWER
     if secret:
         ts = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
         sig = environ.get("HTTP_X_SLACK_SIGNATURE") or ""
@@ -152,6 +169,8 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
             return ingest(environ, start_response)
         if environ.get("REQUEST_METHOD") == "POST" and environ.get("PATH_INFO") == EVENTS_PATH:
             screened = screen(environ, signing_secret)
+            if screened == SSL_CHECK_ANSWER:
+                return _answer(start_response, *SSL_CHECK_ANSWER)
             if isinstance(screened, tuple):
                 status, reason = screened
                 log.info("refused a request to %s: %s %s", EVENTS_PATH, status, reason.decode())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
 from bot.store import Store, StoreConfig
@@ -28,6 +29,12 @@ def message(text: str, ts: str, *, channel: str = CHANNEL, user: str = "U0ALICE"
     """A `message` event as Slack sends it from a public channel; `extra` adds or overrides fields."""
     return {"type": "message", "channel": channel, "user": user, "text": text, "ts": ts,
             "channel_type": "channel", "team": team, **extra}
+
+
+def file_shared(file_id: str, channel: str = CHANNEL, user: str = "U0ALICE") -> dict[str, Any]:
+    """A `file_shared` event: ids only (docs.slack.dev/reference/events/file_shared)."""
+    return {"type": "file_shared", "channel_id": channel, "file_id": file_id, "user_id": user,
+            "file": {"id": file_id}, "event_ts": f"{time.time():.6f}"}
 
 
 def ephemeral_show_click(response_url: str, ts: str, trigger: str) -> dict[str, Any]:

@@ -47,6 +47,9 @@ class FakeFile:
     dribble: str | None = None  # "trickle" (a byte every 0.3 s) or "stall" (nothing) after a first line
     # The next downloads answer these (status, Retry-After or None) before one succeeds.
     download_failures: list[tuple[int, int | None]] = field(default_factory=list)
+    # Where files.info says the file was shared: {"public"|"private": {channel: [{"ts": ...,
+    # "thread_ts"?: ...}]}}, as Slack lists the messages that carry it. None: no `shares` field.
+    shares: dict[str, dict[str, list[dict[str, str]]]] | None = None
 
 
 @dataclass
@@ -135,7 +138,7 @@ class FakeSlack:
         return self._file_obj(f)
 
     def _file_obj(self, f: FakeFile) -> dict[str, Any]:
-        return {
+        obj = {
             "id": f.id,
             "name": f.name,
             "title": f.name,
@@ -146,6 +149,9 @@ class FakeSlack:
             "url_private": f"{self.base}/files/{f.id}/{f.name}",
             "url_private_download": f.download_url or f"{self.base}/files/{f.id}/download/{f.name}",
         }
+        if f.shares is not None:
+            obj["shares"] = f.shares
+        return obj
 
     def of(self, method: str) -> list[Call]:
         with self.lock:

@@ -15,7 +15,7 @@ import redis
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, sign, wait_handled
-from tests.slack.events import CHANNEL, all_text, message, used
+from tests.slack.events import CHANNEL, all_text, file_shared, message, used
 from tests.slack.fake_slack import BOT_USER_ID, TEAM_ID, FakeFile
 
 SAMPLE_PATH = "tests/data/samples/rank3-oom-8-ranks.log"
@@ -39,11 +39,6 @@ def retried(bot: Bot, event: dict, event_id: str) -> None:
         assert reply.status == 200
 
 
-def file_shared(file_id: str, channel: str = CHANNEL, user: str = "U0ALICE") -> dict:
-    return {"type": "file_shared", "channel_id": channel, "file_id": file_id, "user_id": user,
-            "file": {"id": file_id}, "event_ts": f"{time.time():.6f}"}
-
-
 def store_for(bot: Bot) -> Store:
     return Store(StoreConfig(url=bot.redis_url))
 
@@ -62,16 +57,6 @@ def test_an_upload_as_file_shared_and_file_share_each_retried_three_times_is_one
     assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post)
     assert len(fake_slack.of("files.download")) == 1
     assert used(bot) == 1
-
-
-def test_file_shared_alone_reads_and_posts_nothing(bot, fake_slack, sample):
-    """`file_shared` without its message (a file shared in a channel the message never reaches
-    us from): acked, nothing read, nothing posted, nothing charged."""
-    fake_slack.add_file(FakeFile(id="F0ALONE001", name="train.log", content=sample.encode()))
-    assert bot.event(file_shared("F0ALONE001")).status == 200
-    time.sleep(0.5)
-    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
-    assert used(bot) == 0
 
 
 def test_a_mention_with_a_log_retried_as_both_events_is_one_reply(bot, fake_slack, sample):

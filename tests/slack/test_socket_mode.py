@@ -19,7 +19,7 @@ import redis
 
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import FAST_TIMERS, ROOT, free_port, slack_redis_url
-from tests.slack.fake_slack import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack
+from tests.slack.fake_slack import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeFile, FakeSlack
 from tests.slack.fake_socket import FakeSocketMode
 
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
@@ -144,3 +144,42 @@ def test_slash_commands_over_socket_mode_answer_in_the_ack_and_hold_the_lookup_l
         assert other is not None and "cuda-oom" in json.dumps(other["blocks"])
     finally:
         bot.stop()
+
+
+def _envelope(event: dict, event_id: str) -> dict:
+    return {**envelope_body("", "0", "U0ALICE", event_id), "event": event}
+
+
+def test_an_upload_over_socket_mode_on_two_connections_is_answered_once(fake_slack, socket_mode):
+    """Slack spreads an upload's two events over the open connections: `file_shared` on one
+    replica, the `message` on the other, at once, then a `file_shared` that comes alone: each
+    upload answered once, under its message (files.info's `shares` for the lone one)."""
+    url = slack_redis_url()
+    bots = [SocketBot(fake_slack, url), SocketBot(fake_slack, url)]
+    try:
+        first, second = socket_mode.wait_connections(2)
+        t1, t2 = f"{time.time():.6f}", f"{time.time() + 1:.6f}"
+        both = fake_slack.add_file(FakeFile(id="F0SOCKBOTH", name="rank3.log", content=SAMPLE.encode(),
+                                            shares={"public": {"C0LOGS": [{"ts": t1}]}}))
+        fake_slack.add_file(FakeFile(id="F0SOCKLONE", name="rank5.log", content=SAMPLE.encode(),
+                                     shares={"public": {"C0LOGS": [{"ts": t2}]}}))
+        shared = {"type": "file_shared", "channel_id": "C0LOGS", "user_id": "U0ALICE", "event_ts": t1}
+        message = {"type": "message", "subtype": "file_share", "channel": "C0LOGS", "user": "U0ALICE", "text": "",
+                   "ts": t1, "channel_type": "channel", "files": [both]}
+        acks = [socket_mode.send_event(first, _envelope({**shared, "file_id": "F0SOCKBOTH", "file": {"id": "F0SOCKBOTH"}},
+                                                        "EvSOCKFS01")),
+                socket_mode.send_event(second, _envelope(message, "EvSOCKMSG1")),
+                socket_mode.send_event(second, _envelope({**shared, "file_id": "F0SOCKLONE", "file": {"id": "F0SOCKLONE"},
+                                                          "event_ts": t2}, "EvSOCKFS02"))]
+        for envelope_id in acks:
+            socket_mode.wait_ack(envelope_id)
+        fake_slack.wait_for("chat.postMessage", thread_ts=t1, timeout=20)
+        fake_slack.wait_for("chat.postMessage", thread_ts=t2, timeout=20)
+        time.sleep(float(FAST_TIMERS["DENPEX_FILE_SHARED_GRACE_S"]) + 1.5)
+        assert sorted(c.params["thread_ts"] for c in fake_slack.of("chat.postMessage")) == [t1, t2]
+        assert len(fake_slack.of("files.download")) == 2
+        with Store(StoreConfig(url=url)) as store:
+            assert store.quotas.status(TEAM_ID).used == 2
+    finally:
+        for b in bots:
+            b.stop()

@@ -7,7 +7,7 @@ from typing import cast
 from slack_bolt import App
 
 from bot.slack.deps import BotDeps
-from bot.slack.listeners import actions, commands, home, ignored, lifecycle, messages
+from bot.slack.listeners import actions, commands, home, ignored, lifecycle, messages, uploads
 from bot.slack.middleware import dedupe_events, replays, slack_rate_limited, workspace
 from bot.slack.outage import OutageGuardedApp
 
@@ -21,6 +21,7 @@ def register_listeners(app: App, deps: BotDeps) -> None:
     # on a stand-in for the App that wraps each function (bot.slack.outage).
     guarded = cast(App, OutageGuardedApp(app))
     messages.register(guarded, deps)
+    uploads.register(guarded, deps)
     commands.register(guarded, deps)
     actions.register(guarded, deps)
     home.register(guarded, deps)

@@ -18,8 +18,6 @@ def register(app: App, deps: BotDeps) -> None:
     def ignore(ack: Ack) -> None:
         ack()
 
-    # `file_shared` duplicates the `message` with subtype file_share, which is the one handled.
-    app.event("file_shared")(ignore)
     app.event(_ANY)(ignore)
     # A shortcut or message action the app was given elsewhere (the app config), a click on a
     # button of no listener (an old message's, a removed feature's), a modal: a 404 would show

@@ -20,6 +20,7 @@ from bot.slack import logdetect, recovery, timers
 from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
+from bot.slack.listeners.uploads import mark_files
 from bot.slack.outage import unavailable_in_thread
 from bot.slack.user_limits import FOLLOWUP
 from bot.store import StoreUnavailable
@@ -361,6 +362,9 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
 
 def register(app: App, deps: BotDeps) -> None:
     def on_message(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
+        # Whatever this event decides (another bot's upload gets nothing), the upload's
+        # `file_shared` leaves it to this event (bot.slack.listeners.uploads).
+        mark_files(deps, context["workspace_id"], event)
         if event.get("bot_id") or event.get("subtype") not in _HANDLED_SUBTYPES:
             return
         user = event.get("user")
@@ -373,6 +377,7 @@ def register(app: App, deps: BotDeps) -> None:
         handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=mentioned)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
+        mark_files(deps, context["workspace_id"], event)
         if event.get("bot_id") or not event.get("user"):
             return
         if event.get("edited"):
