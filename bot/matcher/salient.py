@@ -15,6 +15,7 @@ import regex
 
 from bot.launchers import RAY_ACTOR
 from bot.literals import DIGITS_AS_ZERO
+from bot.masking.terminal import may_hold_codes, without_terminal_codes
 
 # Built-in probe keywords (lower-case). Owners are "probe:<name>".
 PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
@@ -184,7 +185,11 @@ class LogFacts:
     def observe(self, line_no: int, message: str, rank: int | None, probes: frozenset[str] | set[str]) -> None:
         """Feed one candidate line: `message` has launcher prefixes stripped, `rank` is the
         line's rank as `parse_line` finds it."""
-        if message[:1] in ("(", "\x1b", "["):
+        if may_hold_codes(message):
+            # A coloured exception (`\x1b[31mFileNotFoundError`, a notebook's `[0;31mKeyError[0m:`)
+            # is read as the terminal shows it.
+            message = without_terminal_codes(message)
+        if message[:1] == "(":
             message, rank = self._strip_ray(message, rank)
         host = None
         if "node" in probes:
@@ -493,6 +498,8 @@ def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
         return False
     if probes != EXCEPTION_ONLY or message[:1] == "(" or not message.isascii():
         return None
+    if may_hold_codes(message) and without_terminal_codes(message) != message:
+        return None  # `observe` reads it without its colour codes (a Ray prefix, an exception)
     zeroed = message.encode("ascii").translate(DIGITS_AS_ZERO).lower()
     if any(word in zeroed for word in _ZERO_SENSITIVE):
         return None

@@ -115,6 +115,25 @@ def test_unmatched_is_the_exception_line_of_the_first_traceback(matcher):
     assert d.matches == [] and d.unmatched == "KeyError: 'input_ids'"
 
 
+@pytest.mark.parametrize(
+    "exc",
+    [
+        "\x1b[31mFileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'\x1b[0m",
+        # A notebook's traceback copied as text: ESC lost, the codes' text kept (IPython colours
+        # the exception's name).
+        "[0;31mFileNotFoundError[0m: [Errno 2] No such file or directory: 'data/train.jsonl'",
+        "\\e[31mFileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'\\e[0m",
+    ],
+    ids=["escape", "escape-lost", "written-out"],
+)
+def test_a_coloured_exception_is_the_unmatched_line_without_its_codes(matcher, exc):
+    """A traceback printed in colour (a CI log, `docker logs` of a TTY, a notebook) is read as the
+    terminal shows it: its exception is the error a person quotes, not "no failure found"."""
+    log = f'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n{exc}\n'
+    d = matcher.diagnose(log)
+    assert d.matches == [] and d.unmatched == "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'"
+
+
 def test_unmatched_falls_back_to_the_first_error_line(matcher):
     """Without a traceback, the first line saying error (not a warning) is quoted."""
     log = "UserWarning: error-prone setting\nINFO all good\nFATAL: disk quota exceeded for /data\nERROR later\n"
