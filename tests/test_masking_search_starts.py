@@ -21,3 +21,43 @@ def test_entity_settings_are_found_where_their_words_start_as_a_search_would_fin
         text = "".join(rng.choice(parts) for _ in range(rng.randrange(14)))
         found = [m.span("user") for m in people._entity_matches(text)]
         assert found == [m.span("user") for m in people._ENTITY_RX.finditer(text)], text
+
+
+def test_node_names_skip_only_what_the_shapes_would_find_nothing_in() -> None:
+    """find_node_names decides an NCCL log's prefix hosts once per distinct host (when the
+    prefix row has counted them), and leaves the shapes untried only when they would find
+    nothing: the same edits and learned hosts as the shapes tried at every head, on random
+    lines of prefixes (known hosts and not, behind launcher labels and rank brackets) and of
+    other text holding heads."""
+    from bot.literals import one_byte
+    from bot.masking import hosts
+    from bot.masking.state import LogState
+
+    names = ["dgx-h100-017", "dgx-h100-018", "gpu-node-17", "node017", "a100-044", "h100-028", "worker-3", "x.dgx-1",
+             "aks-nodepool1-12345678-vmss000001", "ip-10-0-1-23", "compute-0-12", "gpu121", "dgx-a100-03.cluster"]  # fmt: skip
+    tails = [":1234:1299 [3] NCCL INFO Channel 00/32 : 0 1", ":77:78 [0] transport/net_ib.cc:1696 NCCL WARN x"]
+    leads = ["", "worker-3: ", " 12: ", "[rank5]:", "[default3]:", "[1,3]<stderr>:"]
+    others = ["step 5 on gpu-node-17 done", "num_nodes=4", "loss 0.1", "node017: ok", "ssh dgx-h100-099", "é"]
+    rng = random.Random(2626)
+    quiet = 0
+    for _ in range(1500):
+        lines = []
+        for _ in range(rng.randrange(1, 9)):
+            if rng.random() < 0.8:
+                lines.append(rng.choice(leads) + rng.choice(names) + rng.choice(tails))
+            else:
+                lines.append(rng.choice(others))
+        text = "\n".join(lines) + rng.choice(["", "\n"])
+        learned = rng.sample(names, rng.randrange(len(names)))
+        hosts._line_prefix_hosts(text)  # as the prefix row counts them first, in the hosts stage
+        got: list = []
+        got_state = LogState(hosts=dict.fromkeys(learned))
+        hosts.find_node_names(text, got, got_state)
+        want: list = []
+        want_state = LogState(hosts=dict.fromkeys(learned))
+        starts = dict(zip(hosts._NODE_HEADS, hosts._NODE_HEAD_WORDS.starts(one_byte(text)), strict=True))
+        hosts._shapes_at_heads(text, starts, want, want_state)
+        assert got == want, text
+        assert list(got_state.hosts) == list(want_state.hosts), text
+        quiet += hosts._heads_only_in_quiet_prefixes(text, sum(map(len, starts.values())), LogState(hosts=dict.fromkeys(learned)))
+    assert quiet > 150  # the shapes were left untried often enough for the comparison to tell
