@@ -133,6 +133,11 @@ class LastTextMemo(Generic[T]):
             local.text = text
         return local.value
 
+    def keep(self, text: str, value: T) -> None:
+        """Keep `value` as the answer for `text`, known without asking `fn` (to be what it
+        would answer)."""
+        self._local.text, self._local.value = text, value
+
     def held(self, text: str) -> T | None:
         """The answer for `text` if it is the last text given (in this thread), else None: for
         a caller that gains only when the answer is at hand, and must not push it out."""

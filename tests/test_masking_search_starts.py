@@ -61,3 +61,34 @@ def test_node_names_skip_only_what_the_shapes_would_find_nothing_in() -> None:
         assert list(got_state.hosts) == list(want_state.hosts), text
         quiet += hosts._heads_only_in_quiet_prefixes(text, sum(map(len, starts.values())), LogState(hosts=dict.fromkeys(learned)))
     assert quiet > 150  # the shapes were left untried often enough for the comparison to tell
+
+
+def test_prefix_hosts_counted_once_a_piece_are_the_count_of_what_a_stage_made() -> None:
+    """The NCCL prefix count a stage's output is given without a count of its own
+    (hosts.carry_prefix_hosts) is the count a fresh one makes, whatever lines the stage
+    masked: other lines, prefix lines, spans over several lines, edits of raw text."""
+    from bot.masking import hosts
+    from bot.masking.edits import apply_edits
+    from bot.masking.placeholders import PlaceholderTable
+
+    lines = ["dgx-h100-017:1234:1299 [3] NCCL INFO Channel 00/32", "worker-3: worker-3:77:78 [0] NCCL INFO x",
+             "[rank5]:gpu-node-17:9:9 [1] transport/net_ib.cc:1696 NCCL WARN y", "worker-0: [2025-11-30] [INFO] step=5",
+             "loss 0.1 on worker-3", "NC", "CL:1:2 [0] NCCL", "Connect to 10.0.0.1<45763> failed", ""]  # fmt: skip
+    count = hosts._line_prefix_hosts.__wrapped__  # the count itself, kept for no text
+    rng = random.Random(1526)
+    carried = 0
+    for _ in range(3000):
+        before = "\n".join(rng.choice(lines) for _ in range(rng.randrange(1, 8)))
+        edits = []
+        pos = 0
+        while pos < len(before) and len(edits) < 3:
+            start = rng.randrange(pos, len(before))
+            end = min(len(before), start + rng.randrange(1, 30))
+            edits.append((start, end, rng.choice(["host", "host", "ip", ""]), before[start:end] if rng.random() < 0.5 else ""))
+            pos = end
+        hosts._line_prefix_hosts(before)  # as the hosts stage's prefix row counts it
+        after = apply_edits(before, edits, PlaceholderTable())
+        hosts.carry_prefix_hosts(before, edits, after)
+        carried += hosts._line_prefix_hosts.held(after) is not None and after != before
+        assert hosts._line_prefix_hosts(after) == count(after), (before, edits)
+    assert carried > 300  # the count was handed on often enough for the comparison to tell

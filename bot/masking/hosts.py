@@ -15,7 +15,7 @@ import regex
 from bot.launchers import LAUNCHER_LABEL
 from bot.literals import LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
-from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
+from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
@@ -522,6 +522,32 @@ def _line_prefix_hosts(text: str) -> Counter[str]:
     if first is not None:
         found[first.group(1)] += 1
     return found
+
+
+def carry_prefix_hosts(before: str, edits: list[Edit], after: str) -> None:
+    """`after` is `before` with `edits` applied: when the prefix count of `before` is at hand
+    and no edit touched a line that names NCCL, it is the count of `after` as well.
+
+    A prefix lies on one line, which names NCCL, and a placeholder names none (nor can one
+    make the text beside it do so, standing between `<` and `>`): the lines the edits leave
+    alone keep their prefixes, and one that did not name NCCL does not after. An edit that
+    puts text of its own (a re-encoded value, a cut) is not judged: the count is made anew.
+    So the leftover pass, which reads the hosts stage's output, need not count a piece again
+    when that stage masked only other lines (pdsh's `worker-0: [...]` lines: 5 ms a MB).
+    """
+    found = _line_prefix_hosts.held(before)
+    if found is None:
+        return
+    for start, end, kind, _ in edits:
+        if not kind:
+            return
+        # (Bounded, as lines.py's lookups are: an edit on a line longer than that is taken
+        # as touching a line that names NCCL.)
+        lo = before.rfind("\n", max(0, start - REACH), start)
+        hi = before.find("\n", end, end + REACH)
+        if (lo < 0 and start > REACH) or (hi < 0 and end + REACH < len(before)) or "NCCL" in before[lo + 1 : hi if hi >= 0 else len(before)]:
+            return
+    _line_prefix_hosts.keep(after, found)
 
 
 def _all_prefixes_learned(text: str, state: LogState) -> bool:
