@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Collection, Iterable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import hyperscan
 
@@ -116,20 +116,38 @@ class Words:
         return found
 
 
-def last_text_memo(fn: Callable[[str], T]) -> Callable[[str], T]:
+class LastTextMemo(Generic[T]):
     """`fn` with its answer kept for the last text it was given (one per thread, the text
     compared by identity): the masker's passes over one stage read the very same text. Callers
     must not change what it returns."""
-    local = threading.local()
 
-    @functools.wraps(fn)
-    def memo(text: str) -> T:
+    def __init__(self, fn: Callable[[str], T]) -> None:
+        self._fn = fn
+        self._local = threading.local()
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, text: str) -> T:
+        local = self._local
         if getattr(local, "text", None) is not text:
-            local.value = fn(text)
+            local.value = self._fn(text)
             local.text = text
         return local.value
 
-    return memo
+    def keep(self, text: str, value: T) -> None:
+        """Keep `value` as the answer for `text`, known without asking `fn` (to be what it
+        would answer)."""
+        self._local.text, self._local.value = text, value
+
+    def held(self, text: str) -> T | None:
+        """The answer for `text` if it is the last text given (in this thread), else None: for
+        a caller that gains only when the answer is at hand, and must not push it out."""
+        local = self._local
+        return local.value if getattr(local, "text", None) is text else None
+
+
+def last_text_memo(fn: Callable[[str], T]) -> LastTextMemo[T]:
+    """`fn` kept for the last text it was given (LastTextMemo)."""
+    return LastTextMemo(fn)
 
 
 @last_text_memo

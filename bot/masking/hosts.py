@@ -15,7 +15,7 @@ import regex
 from bot.launchers import LAUNCHER_LABEL
 from bot.literals import LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
-from bot.masking.lines import NEXT_LINE, LinePattern, past_prefix
+from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
@@ -524,6 +524,32 @@ def _line_prefix_hosts(text: str) -> Counter[str]:
     return found
 
 
+def carry_prefix_hosts(before: str, edits: list[Edit], after: str) -> None:
+    """`after` is `before` with `edits` applied: when the prefix count of `before` is at hand
+    and no edit touched a line that names NCCL, it is the count of `after` as well.
+
+    A prefix lies on one line, which names NCCL, and a placeholder names none (nor can one
+    make the text beside it do so, standing between `<` and `>`): the lines the edits leave
+    alone keep their prefixes, and one that did not name NCCL does not after. An edit that
+    puts text of its own (a re-encoded value, a cut) is not judged: the count is made anew.
+    So the leftover pass, which reads the hosts stage's output, need not count a piece again
+    when that stage masked only other lines (pdsh's `worker-0: [...]` lines: 5 ms a MB).
+    """
+    found = _line_prefix_hosts.held(before)
+    if found is None:
+        return
+    for start, end, kind, _ in edits:
+        if not kind:
+            return
+        # (Bounded, as lines.py's lookups are: an edit on a line longer than that is taken
+        # as touching a line that names NCCL.)
+        lo = before.rfind("\n", max(0, start - REACH), start)
+        hi = before.find("\n", end, end + REACH)
+        if (lo < 0 and start > REACH) or (hi < 0 and end + REACH < len(before)) or "NCCL" in before[lo + 1 : hi if hi >= 0 else len(before)]:
+            return
+    _line_prefix_hosts.keep(after, found)
+
+
 def _all_prefixes_learned(text: str, state: LogState) -> bool:
     """True when every NCCL prefix in `text` is line-leading with a learned host (not a user).
 
@@ -738,8 +764,14 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
 
 def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
-    known = state.hosts  # masked by the learned-names pass anyway (NCCL prefixes: every line)
     starts = dict(zip(_NODE_HEADS, _NODE_HEAD_WORDS.starts(one_byte(text)), strict=True))
+    if not _heads_only_in_quiet_prefixes(text, sum(map(len, starts.values())), state):
+        _shapes_at_heads(text, starts, edits, state)
+
+
+def _shapes_at_heads(text: str, starts: dict[str, list[int]], edits: list[Edit], state: LogState) -> None:
+    """The node shapes tried where their heads start (`starts`: head -> positions)."""
+    known = state.hosts  # masked by the learned-names pass anyway (NCCL prefixes: every line)
     for name, heads, rx in _NODE_SHAPES:
         for m in _matches_from(rx, text, sorted(chain.from_iterable(starts[head] for head in heads))):
             start, end = m.span()
@@ -761,6 +793,41 @@ def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
                 continue
             edits.append((start, m.end(), "host", host))
             state.learn_host(host)
+
+
+def _heads_only_in_quiet_prefixes(text: str, heads: int, state: LogState) -> bool:
+    """True when each of the `heads` node-shape heads in `text` lies in the host of a
+    line-leading NCCL prefix in which the shapes find nothing: then they find nothing in `text`.
+
+    An NCCL log names a host on every line (`dgx-h100-017:1234:1299 [3] NCCL ...`), each one
+    learned (the learned-names pass masks them), and trying the shapes at its two heads
+    (`dgx`, `h100`) cost 15 ms a MB. What the shapes decide at a head reads only the token
+    around it and a character or two on either side; a prefix's host stands after a newline,
+    a blank or a colon and before a colon, whatever the line, so the shapes tried on the host
+    alone before a colon decide what they would on each of its lines: once per distinct host,
+    not per line.
+    """
+    if heads == 0:
+        return True
+    # The prefix row's count of this text, when it read the very text given here (a piece of
+    # an NCCL log, where this pays); not made anew for a row's few lines, nor pushed out.
+    prefixes = _line_prefix_hosts.held(text)
+    if prefixes is None:
+        return False
+    covered = 0
+    for host, lines in prefixes.items():
+        alone = host + ":"
+        # (Encoded as one_byte would, without taking the stage text's place in its memo.)
+        at = dict(zip(_NODE_HEADS, _NODE_HEAD_WORDS.starts(alone.encode("ascii", "replace")), strict=True))
+        inside = sum(map(len, at.values()))
+        if inside:
+            # A copy of what is known: a host that does yield an edit alone must not be learned
+            # by this check (the pass over the text learns it there).
+            found: list[Edit] = []
+            _shapes_at_heads(alone, at, found, LogState(hosts=dict(state.hosts)))
+            if not found:
+                covered += lines * inside
+    return covered == heads
 
 
 def _matches_from(rx: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:

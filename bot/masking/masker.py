@@ -24,7 +24,7 @@ from bot.masking.containerlog import mask_entries
 from bot.masking.detectors import BY_STAGE, Scan
 from bot.masking.edits import apply_edits
 from bot.masking.gate import Gate, gated_text, remap
-from bot.masking.hosts import learn_nccl_hosts_bytes
+from bot.masking.hosts import carry_prefix_hosts, learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
 from bot.masking.names import SHORTLOG_WORDS
@@ -214,7 +214,10 @@ def _mask_clean(text: str, state: LogState) -> str:
                 sub = Scan(joined, [], present, [], state)
                 detector.find(sub)
                 scan.edits.extend(remap(sub.edits, joined_starts, text_starts))
-        text = apply_edits(text, scan.edits, state.table)
+        masked = apply_edits(text, scan.edits, state.table)
+        if masked is not text:
+            carry_prefix_hosts(text, scan.edits, masked)  # (the leftover pass reads it again)
+        text = masked
     text = mask_learned_secrets(text, state)  # (learning too: a secret put here is learned)
     # Learning keeps what the passes learn, not their text, and masking a learned name learns
     # nothing: it would only compile the names' automaton again for each piece that teaches one.
