@@ -168,7 +168,7 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
 # Letters are Unicode letters: an ASCII-only name class stopped at `ü` and left `/home/<USER-1>üller`.
 _USER_TAIL = r"(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])"
 # One pattern per segment, each led by its literal, run only when the anchor scan saw it.
-_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
+_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx", "members", "students")
 # Top directories of shared file systems whose directories are their users' (Lustre, Meta's
 # /checkpoint/<user>, a node's /localscratch/<user>, Snellius' /scratch-shared/<user>).
 _USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
@@ -224,9 +224,16 @@ _HOME_SKIP = frozenset(
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
         "experiments", "runs", "run", "venv", "envs", "conda", "ckpt", "ckpts", "weights", "cache_dir",
         "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
+        # Where an organisation files its teams and their people (`/lustre/orgs/acme/nlp/...`).
+        "orgs", "org", "teams", "team", "members", "students", "staff", "people", "portfolios", "labs", "common",
     )
 )
-_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail"))
+_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail", "members", "students"))
+# Directories that hold one directory per person, at any depth of a tree:
+# `/lustre/fs1/portfolios/nlp/users/hfischer`, `/nfs/vision/members/hfischer`. Their anchor
+# words end in a slash, so one right after another's (`/fsx/users/hfischer`,
+# `/scratch/users/...`) is not seen by the anchor scan: the outer one reads it (_home_user).
+_COLLECTIONS = frozenset(("users", "members", "people", "homes", "students", "staff", "user"))
 # A Lustre mount's top directories are its users' (`/lustre/hfischer/runs`), beside a few
 # file-system and project names: `fsw`, `lfs01`, `ost3` are no one's.
 _LUSTRE_SKIP = re.compile(r"(?:fsw|(?:l?fs|vol|ost|mdt|fs)\d{0,3}|orion|atlas|alpine|nvme|ssd|hdd)\Z")
@@ -240,7 +247,11 @@ _NOT_SURNAMES = frozenset(
      "ckpt", "npy", "npz", "h", "hdf", "log", "yaml", "yml", "py", "sh", "md", "safetensors", "model", "idx", "xml",
      "html", "db", "sqlite", "lock", "cfg", "ini", "conf", "out", "err", "tok", "tokens", "raw", "bpe", "vocab",
      "en", "de", "fr", "zh", "es", "ja", "ru", "it", "pl", "nl", "pt", "ko", "ar", "cs", "fi", "tr", "backup", "old",
-     "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm")
+     "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm",
+     # pip's vendored libraries (`site-packages/numpy.libs/`), a bare repository (`llm.git`).
+     "libs", "git", "ipynb",
+     # fairseq's and others' model directories by size: `roberta.large`, `bart.base`, `xlmr.xl`.
+     "base", "large", "small", "tiny", "medium", "mini", "xl", "xxl", "huge", "giant")
 )  # fmt: skip
 
 _DATA_HOME_NEXT = re.compile(
@@ -267,10 +278,41 @@ def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogS
 
 # The directory below a storage root's first: a group's members (`/projects/ml/ueriksen/`).
 _MEMBER_DIR = re.compile(r"/(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])")
+# Any directory below it, a person's a few groups down (`/lustre/orgs/acme/nlp/llm/hannah.fischer/runs`).
+_DEEP_DIR = re.compile(r"/(?P<user>[^\W\d][\w.-]{0,31})(?=/)|/[\w.-]{1,64}(?=/)")
+# How many directories below a storage root's first are read for a person's: an organisation,
+# a team, a project.
+_DEEP_LEVELS = 4
+
+
+def _deep_person(name: str) -> bool:
+    """A directory name that is a person's wherever it sits: a login on a family name the list
+    knows (`ueriksen`, `carvalho36`) or a given and a family name (`hannah.fischer`)."""
+    return family_login(name.lower()) or _person_dir(name)
+
+
+def _deep_user(text: str, pos: int) -> re.Match[str] | None:
+    """The first person's directory in the few below `pos` (a directory's end), if any."""
+    for _ in range(_DEEP_LEVELS):
+        below = _DEEP_DIR.match(text, pos)
+        if below is None:
+            return None
+        if below.group("user") is not None and _deep_person(below.group("user")):
+            return below
+        pos = below.end()
+    return None
 
 
 def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
     user = m.group("user")
+    if user.lower() in _COLLECTIONS:
+        # `/fsx/users/hfischer`: the directory in the collection is the person's.
+        inner = _MEMBER_DIR.match(text, m.end("user"))
+        name = None if inner is None else inner.group("user")
+        if name is not None and name.lower() not in _HOME_SKIP and name.lower() not in TECHNICAL_USERS:
+            edits.append((inner.start("user"), inner.end("user"), "user", name))
+            state.learn_user(name)
+        return
     if seg in _USER_ROOTS or seg in _STORAGE_ROOTS:
         # A login built on a family name (`carvalho36`, `ueriksen`) is a person's at any depth
         # of the tree, at the root's top or a group's below it; a data set (`xsum`) is no such login.
@@ -278,8 +320,8 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
             return
-        member = _MEMBER_DIR.match(text, m.end("user"))
-        if member is not None and family_login(member.group("user").lower()):
+        member = _deep_user(text, m.end("user"))
+        if member is not None:
             edits.append((member.start("user"), member.end("user"), "user", member.group("user")))
             state.learn_user(member.group("user"))
     if user.lower() in _HOME_SKIP or user.startswith(("slurm", "job", "tmp")):
@@ -392,10 +434,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
-    # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
+    # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`),
+    # since huggingface_hub 0.25 after a label: `print(ANSI.bold("user: "), info["name"])`.
     ("whoami", LinePattern(
         r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
-        + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+        + r"(?:user:[ \t]+)?(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
         re.M,
     )),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
