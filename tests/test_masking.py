@@ -438,6 +438,13 @@ PERSONAL = [
     ("Saving checkpoint to /lustre/orgs/acme/vision/asr/anapaula.desouza/runs/step_100", "anapaula.desouza", "USER"),
     ("OSError: /nfs/nlp/members/pr2389/llm/ckpt: Disk quota exceeded", "pr2389", "USER"),
     ("File \"/gpfs/projects/llm/alignment/tcarlsson/experiments/dpo/train.py\", line 12", "tcarlsson", "USER"),
+    # An Alliance (Compute Canada) allocation is named for its principal investigator.
+    ("#SBATCH --account=def-kfarouk", "kfarouk", "USER"),
+    ("7712034       llama-sft  hfischer  rrg-tnakamura_gpu  OUT_OF_ME+    0:125", "tnakamura", "USER"),
+    # International phone numbers standing as values in alert configs.
+    ('      to: "+44 20 7946 0958"', "+44 20 7946 0958", "PHONE"),
+    ('recipients: ["+14155550132"]', "+14155550132", "PHONE"),
+    ("  - +61 491 570 156", "+61 491 570 156", "PHONE"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -445,6 +452,9 @@ DECOYS = [
     # An organisation's tree of teams and projects, and fairseq's model directories by size.
     "Saving checkpoint to /lustre/orgs/acme-ml/nlp/llm-sft/runs/step_100",
     "Loading /data/roberta.large/model.pt and /data/models/bart.base/dict.txt",
+    # Signed counts and offsets are no phone numbers; a compiler flag is no allocation.
+    '"count": +123456789, "offset": +3600, "tz": "+05:30", "loss": +12.345678',
+    "CFLAGS=-DNDEBUG -Wno-undef-prefix",
     # A rank label and localhost in the `[host]:port` position name no machine.
     "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
     # A bootstrap token's shape inside longer dotted names.

@@ -200,7 +200,10 @@ _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 # Experiment trackers whose run URLs carry the user's entity or workspace (find_named_users).
 _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
-PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+# The Alliance's allocation prefixes: default, resource allocation competition, research
+# platforms and portals, contributed systems (the login after them is the PI's).
+_ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-")
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "')  # fmt: skip
@@ -431,6 +434,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
     # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
     ("user/group: ", re.compile(r"User/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
+    # The Digital Research Alliance of Canada names allocations for their principal
+    # investigator: `--account=def-hfischer`, `rrg-hfischer_gpu` in sacct's Account column,
+    # `/project/def-hfischer/` (default, competition and sponsored allocations).
+    *((word, re.compile(r"(?<![\w-])" + word + r"(?P<user>[a-z][a-z0-9]{1,31})(?:_[a-z]{3})?(?![\w-])"))
+      for word in _ALLIANCE_ACCOUNTS),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
@@ -798,3 +806,28 @@ def find_phones(text: str, edits: list[Edit]) -> None:
                 if 7 <= sum(c.isdigit() for c in number) <= 15:
                     edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
             pos = lowered.find(word, pos + 1)
+
+
+# A number in international format standing as a value, with no label to say it is a phone's:
+# an alert config's `to: "+44 20 7946 0958"`, a YAML list's `- +61 491 570 156`, a JSON
+# `"recipients": ["+14155550132"]`. The `+`, the country code and nine to fifteen digits (E.164)
+# in all make it a phone number; a count or an offset (`+3600`, `+05:30`) is shorter or split,
+# and a signed count printed whole (`{:+d}`, `+123456789`) is shorter than E.164's compact
+# form of a national number (eleven digits or more, `+14155550132`).
+_VALUE_PHONE_RX = re.compile(
+    r"(?:(?<=[:=\[,\x22'])|(?<=- ))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
+    r"(?=[\x22',\]]|[ \t]*(?:#|\r?$))",
+    re.M,
+)
+# Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening.
+VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22']|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
+
+
+def find_value_phones(text: str, edits: list[Edit]) -> None:
+    """Mask international-format phone numbers that stand as values, as <PHONE-n>."""
+    for m in _VALUE_PHONE_RX.finditer(text):
+        number = m.group("p").rstrip(" .-")
+        digits = sum(c.isdigit() for c in number)
+        if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
+            edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
+
