@@ -445,6 +445,11 @@ PERSONAL = [
     ('      to: "+44 20 7946 0958"', "+44 20 7946 0958", "PHONE"),
     ('recipients: ["+14155550132"]', "+14155550132", "PHONE"),
     ("  - +61 491 570 156", "+61 491 570 156", "PHONE"),
+    # An employee's or a student's number in a directory named for it or under its key.
+    ("export OUT=/work/projects/emp_E345608/outputs", "E345608", "USER"),
+    ("student_id: s2145678", "s2145678", "USER"),
+    # wandb with no team entity ends its sentence after the login: the full stop is not learned.
+    ("wandb: Currently logged in as: tvoronova. Use `wandb login --relogin` to force relogin\nPushing to tvoronova/llama-ft", "tvoronova", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
@@ -455,6 +460,8 @@ DECOYS = [
     # Signed counts and offsets are no phone numbers; a compiler flag is no allocation.
     '"count": +123456789, "offset": +3600, "tz": "+05:30", "loss": +12.345678',
     "CFLAGS=-DNDEBUG -Wno-undef-prefix",
+    # A distillation run's student and a temporary directory carry no person's number.
+    "student_model_12345 student-loss: 0.123 at /tmp/temp_123456",
     # A rank label and localhost in the `[host]:port` position name no machine.
     "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
     # A bootstrap token's shape inside longer dotted names.

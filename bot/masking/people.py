@@ -203,7 +203,13 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 # The Alliance's allocation prefixes: default, resource allocation competition, research
 # platforms and portals, contributed systems (the login after them is the PI's).
 _ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-")
-PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+# Numbers an employer or a university gives a person (an optional letter or two, then digits).
+_PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric")
+_PERSONAL_NUMBER_RX = re.compile(
+    r"(?i:(?<![a-z])(?:emp|employee|student|staff|matric(?:ulation)?)(?:[_ -]?(?:id|no|num|number|nr))?)"
+    r"(?:[_-]|[ \t]*[:=][ \t]*[\x22']?)(?P<user>[A-Za-z]{0,2}\d{5,10})(?!\w)"
+)
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "')  # fmt: skip
@@ -357,9 +363,11 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         state.path_users.setdefault(user, None)
 
 
-# `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`.
+# `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`. With no team
+# entity wandb ends the sentence right after the login (`... as: alice. Use `wandb login
+# --relogin` ...`): the full stop is no part of it.
 _LOGGED_IN_RX = re.compile(
-    r"ogged in as(?<=[Ll]ogged in as):?[ \t]+(?P<user>[A-Za-z0-9_][\w.-]{0,63})"
+    r"ogged in as(?<=[Ll]ogged in as):?[ \t]+(?P<user>[A-Za-z0-9_](?:[\w.-]{0,62}[\w-])?)"
     r"(?:[ \t]+\((?P<entity>[\w.-]{1,64})\))?"
 )
 # W&B run URLs carry the entity: https://wandb.ai/<entity>/<project>/runs/<id>; Comet's and
@@ -439,6 +447,9 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `/project/def-hfischer/` (default, competition and sponsored allocations).
     *((word, re.compile(r"(?<![\w-])" + word + r"(?P<user>[a-z][a-z0-9]{1,31})(?:_[a-z]{3})?(?![\w-])"))
       for word in _ALLIANCE_ACCOUNTS),
+    # An employee's or a student's number, in a directory named for it or under its key:
+    # `/work/projects/emp_E345608/`, `EMPLOYEE_ID=E345608`, `student_id: s2145678`.
+    *((word, _PERSONAL_NUMBER_RX) for word in _PERSONAL_NUMBER_WORDS),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
@@ -816,8 +827,7 @@ def find_phones(text: str, edits: list[Edit]) -> None:
 # form of a national number (eleven digits or more, `+14155550132`).
 _VALUE_PHONE_RX = re.compile(
     r"(?:(?<=[:=\[,\x22'])|(?<=- ))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
-    r"(?=[\x22',\]]|[ \t]*(?:#|\r?$))",
-    re.M,
+    r"(?=[\x22',\]\\]|\s|$)",
 )
 # Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening.
 VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22']|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
