@@ -427,10 +427,41 @@ PERSONAL = [
     ("Draining hpc-n0412 for repairs", "hpc-n0412", "HOST"),
     # JupyterHub's KubeSpawner names a user's server pod after the login.
     ('Error from server (Forbidden): pods "jupyter-ohaddad" is forbidden: User "system:serviceaccount:jhub:hub" cannot get resource "pods"', "ohaddad", "USER"),
+    # Names in Greek and Cyrillic under role keys.
+    ("owner: Νίκος Παπαδόπουλος", "Παπαδόπουλος", "NAME"),
+    ("assignee: Дмитрий Иванов", "Иванов", "NAME"),
+    # `hf auth whoami` labels the login; it is learned for the repository it uploads to.
+    ("$ hf auth whoami\nuser:  tvoronova\norgs:  acme-ml\n$ hf upload tvoronova/llama-lora ./out", "tvoronova", "USER"),
+    # A person's directory in a collection right after another anchor, or a few groups down.
+    ("Saving to /fsx/users/jean_dubois/asr/ckpt", "jean_dubois", "USER"),
+    ("rsync -a /scratch/users/qlindholm/runs/ .", "qlindholm", "USER"),
+    ("Saving checkpoint to /lustre/orgs/acme/vision/asr/anapaula.desouza/runs/step_100", "anapaula.desouza", "USER"),
+    ("OSError: /nfs/nlp/members/pr2389/llm/ckpt: Disk quota exceeded", "pr2389", "USER"),
+    ("File \"/gpfs/projects/llm/alignment/tcarlsson/experiments/dpo/train.py\", line 12", "tcarlsson", "USER"),
+    # An Alliance (Compute Canada) allocation is named for its principal investigator.
+    ("#SBATCH --account=def-kfarouk", "kfarouk", "USER"),
+    ("7712034       llama-sft  hfischer  rrg-tnakamura_gpu  OUT_OF_ME+    0:125", "tnakamura", "USER"),
+    # International phone numbers standing as values in alert configs.
+    ('      to: "+44 20 7946 0958"', "+44 20 7946 0958", "PHONE"),
+    ('recipients: ["+14155550132"]', "+14155550132", "PHONE"),
+    ("  - +61 491 570 156", "+61 491 570 156", "PHONE"),
+    # An employee's or a student's number in a directory named for it or under its key.
+    ("export OUT=/work/projects/emp_E345608/outputs", "E345608", "USER"),
+    ("student_id: s2145678", "s2145678", "USER"),
+    # wandb with no team entity ends its sentence after the login: the full stop is not learned.
+    ("wandb: Currently logged in as: tvoronova. Use `wandb login --relogin` to force relogin\nPushing to tvoronova/llama-ft", "tvoronova", "USER"),
 ]
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # An organisation's tree of teams and projects, and fairseq's model directories by size.
+    "Saving checkpoint to /lustre/orgs/acme-ml/nlp/llm-sft/runs/step_100",
+    "Loading /data/roberta.large/model.pt and /data/models/bart.base/dict.txt",
+    # Signed counts and offsets are no phone numbers; a compiler flag is no allocation.
+    '"count": +123456789, "offset": +3600, "tz": "+05:30", "loss": +12.345678',
+    "CFLAGS=-DNDEBUG -Wno-undef-prefix",
+    # A distillation run's student and a temporary directory carry no person's number.
+    "student_model_12345 student-loss: 0.123 at /tmp/temp_123456",
     # A rank label and localhost in the `[host]:port` position name no machine.
     "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
     # A bootstrap token's shape inside longer dotted names.

@@ -95,6 +95,7 @@ from bot.masking.people import (
     LS_OWNER_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
+    VALUE_PHONE_TRIGGER,
     find_emails,
     find_file_owners,
     find_home_users,
@@ -102,6 +103,7 @@ from bot.masking.people import (
     find_named_users,
     find_phones,
     find_user_at_host,
+    find_value_phones,
 )
 from bot.masking.pods import POD_LINE_WORDS, POD_ROW_TRIGGER, find_pod_owners
 from bot.masking.postal import POSTAL_TRIGGER, find_postal_addresses
@@ -198,6 +200,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
+    # International-format phone numbers standing as values (alert configs), no label needed.
+    Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

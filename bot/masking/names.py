@@ -36,11 +36,12 @@ _WORD = r"[^\W\d_][\w'’.-]{0,40}"
 _PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ter", "y",
                         "dos", "das", "do", "des", "ten", "zu"))  # fmt: skip
 # A capital that opens a word of a name, accented ones too (`Ó Súilleabháin`, `Łukasz`, `Øvergaard`):
-# Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`).
-_CAP = r"[A-ZÀ-ÖØ-ÞĀ-ž]"
+# Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`),
+# and Greek and Cyrillic capitals: `owner: Νίκος Παπαδόπουλος`, `Дмитрий Иванов` are names too.
+_CAP = r"[A-ZÀ-ÖØ-ÞĀ-žΆΈ-ΫЀ-Я]"
 # The letters after it in a capitalised word: small letters, accented ones too (`Gráinne`,
-# `Wiśniewska`), apostrophes and hyphens.
-_LOW = r"[a-zß-öø-ÿĀ-ž'’-]"
+# `Wiśniewska`, `Παπαδόπουλος`, `Иванов`), apostrophes and hyphens.
+_LOW = r"[a-zß-öø-ÿĀ-žά-ώа-џ'’-]"
 _PARTICLE_RX = "|".join(sorted(_PARTICLES, key=len, reverse=True))
 # Senders and authors that are services, not people.
 _NOT_PEOPLE = frozenset(

@@ -439,11 +439,16 @@ class _PairScanner:
             return  # `"owner": "ml-platform"`, `airflow`: a team's or a tool's, kept like a team entity
         if username_ok(value):
             self.edits.append((vstart, vstart + len(value), "user", value))
-            if owner or core.isupper():
+            if owner or core.isupper() or self._answers_whoami(vstart):
                 # USER=, LOGNAME=, SLURM_JOB_USER= name the account running the job, an owner
-                # key whose thing it is. Other user keys (a DB login, a registry user) are
-                # masked where they stand only.
+                # key whose thing it is, `hf auth whoami`'s `user:  hfischer` the Hub login.
+                # Other user keys (a DB login, a registry user) are masked where they stand only.
                 self.state.learn_user(value)
+
+    def _answers_whoami(self, vstart: int) -> bool:
+        """Whether the value's line is the answer to a `whoami` on the line before it."""
+        start = line_start(self.text, vstart, 128)
+        return start > 0 and self.text[line_start(self.text, start - 1, 256) : start].rstrip().endswith("whoami")
 
     def _hosts(self, value: str, vstart: int, strict: bool) -> None:
         if "://" in value or "@" in value:

@@ -171,7 +171,7 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
 # Letters are Unicode letters: an ASCII-only name class stopped at `ü` and left `/home/<USER-1>üller`.
 _USER_TAIL = r"(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])"
 # One pattern per segment, each led by its literal, run only when the anchor scan saw it.
-_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx")
+_HOME_SEGMENTS = ("home", "user", "scratch", "jusers", "u", "people", "staff", "fsx", "members", "students")
 # Top directories of shared file systems whose directories are their users' (Lustre, Meta's
 # /checkpoint/<user>, a node's /localscratch/<user>, Snellius' /scratch-shared/<user>).
 _USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
@@ -203,7 +203,36 @@ _HOME_RXS["/var/mail/"] = ("mail", re.compile(r"/var/mail/" + _USER_TAIL))
 _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 # Experiment trackers whose run URLs carry the user's entity or workspace (find_named_users).
 _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
-PEOPLE_WORDS = (*_HOME_RXS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+# The Alliance's allocation prefixes: default, resource allocation competition, research
+# platforms and portals, contributed systems (the login after them is the PI's).
+_ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-")
+# Numbers an employer or a university gives a person (an optional letter or two, then digits).
+_PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric")
+_PERSONAL_NUMBER_RX = re.compile(
+    r"(?i:(?<![a-z])(?:emp|employee|student|staff|matric(?:ulation)?)(?:[_ -]?(?:id|no|num|number|nr))?)"
+    r"(?:[_-]|[ \t]*[:=][ \t]*[\x22']?)(?P<user>[A-Za-z]{0,2}\d{5,10})(?!\w)"
+)
+
+
+def _find_personal_numbers(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """An employee's or a student's number, in a directory named for it or under its key:
+    `/work/projects/emp_E345608/`, `EMPLOYEE_ID=E345608`, `student_id: s2145678`.
+
+    Tried only where a key word starts (`str.find` on the lowered text): the case-insensitive
+    alternation tried at every position cost a tenth of the people stage on a log of paths."""
+    words = [w for w in _PERSONAL_NUMBER_WORDS if w in present]
+    if not words:
+        return
+    lowered = text.lower()
+    for word in words:
+        pos = lowered.find(word)
+        while pos != -1:
+            m = _PERSONAL_NUMBER_RX.match(text, pos)
+            if m is not None:
+                edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
+                state.learn_user(m.group("user"))
+            pos = lowered.find(word, pos + 1)
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "')  # fmt: skip
@@ -227,9 +256,16 @@ _HOME_SKIP = frozenset(
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
         "experiments", "runs", "run", "venv", "envs", "conda", "ckpt", "ckpts", "weights", "cache_dir",
         "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
+        # Where an organisation files its teams and their people (`/lustre/orgs/acme/nlp/...`).
+        "orgs", "org", "teams", "team", "members", "students", "staff", "people", "portfolios", "labs", "common",
     )
 )
-_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail"))
+_LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail", "members", "students"))
+# Directories that hold one directory per person, at any depth of a tree:
+# `/lustre/fs1/portfolios/nlp/users/hfischer`, `/nfs/vision/members/hfischer`. Their anchor
+# words end in a slash, so one right after another's (`/fsx/users/hfischer`,
+# `/scratch/users/...`) is not seen by the anchor scan: the outer one reads it (_home_user).
+_COLLECTIONS = frozenset(("users", "members", "people", "homes", "students", "staff", "user"))
 # A Lustre mount's top directories are its users' (`/lustre/hfischer/runs`), beside a few
 # file-system and project names: `fsw`, `lfs01`, `ost3` are no one's.
 _LUSTRE_SKIP = re.compile(r"(?:fsw|(?:l?fs|vol|ost|mdt|fs)\d{0,3}|orion|atlas|alpine|nvme|ssd|hdd)\Z")
@@ -243,7 +279,11 @@ _NOT_SURNAMES = frozenset(
      "ckpt", "npy", "npz", "h", "hdf", "log", "yaml", "yml", "py", "sh", "md", "safetensors", "model", "idx", "xml",
      "html", "db", "sqlite", "lock", "cfg", "ini", "conf", "out", "err", "tok", "tokens", "raw", "bpe", "vocab",
      "en", "de", "fr", "zh", "es", "ja", "ru", "it", "pl", "nl", "pt", "ko", "ar", "cs", "fi", "tr", "backup", "old",
-     "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm")
+     "bak", "tmp", "orig", "new", "local", "d", "img", "iso", "sif", "sqsh", "squashfs", "simg", "whl", "deb", "rpm",
+     # pip's vendored libraries (`site-packages/numpy.libs/`), a bare repository (`llm.git`).
+     "libs", "git", "ipynb",
+     # fairseq's and others' model directories by size: `roberta.large`, `bart.base`, `xlmr.xl`.
+     "base", "large", "small", "tiny", "medium", "mini", "xl", "xxl", "huge", "giant")
 )  # fmt: skip
 
 _DATA_HOME_NEXT = re.compile(
@@ -270,10 +310,41 @@ def find_home_users(text: str, present: set[str], edits: list[Edit], state: LogS
 
 # The directory below a storage root's first: a group's members (`/projects/ml/ueriksen/`).
 _MEMBER_DIR = re.compile(r"/(?P<user>[^\W\d][\w.-]{0,31})(?![\w-])")
+# Any directory below it, a person's a few groups down (`/lustre/orgs/acme/nlp/llm/hannah.fischer/runs`).
+_DEEP_DIR = re.compile(r"/(?P<user>[^\W\d][\w.-]{0,31})(?=/)|/[\w.-]{1,64}(?=/)")
+# How many directories below a storage root's first are read for a person's: an organisation,
+# a team, a project.
+_DEEP_LEVELS = 4
+
+
+def _deep_person(name: str) -> bool:
+    """A directory name that is a person's wherever it sits: a login on a family name the list
+    knows (`ueriksen`, `carvalho36`) or a given and a family name (`hannah.fischer`)."""
+    return family_login(name.lower()) or _person_dir(name)
+
+
+def _deep_user(text: str, pos: int) -> re.Match[str] | None:
+    """The first person's directory in the few below `pos` (a directory's end), if any."""
+    for _ in range(_DEEP_LEVELS):
+        below = _DEEP_DIR.match(text, pos)
+        if below is None:
+            return None
+        if below.group("user") is not None and _deep_person(below.group("user")):
+            return below
+        pos = below.end()
+    return None
 
 
 def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
     user = m.group("user")
+    if user.lower() in _COLLECTIONS:
+        # `/fsx/users/hfischer`: the directory in the collection is the person's.
+        inner = _MEMBER_DIR.match(text, m.end("user"))
+        name = None if inner is None else inner.group("user")
+        if name is not None and name.lower() not in _HOME_SKIP and name.lower() not in TECHNICAL_USERS:
+            edits.append((inner.start("user"), inner.end("user"), "user", name))
+            state.learn_user(name)
+        return
     if seg in _USER_ROOTS or seg in _STORAGE_ROOTS:
         # A login built on a family name (`carvalho36`, `ueriksen`) is a person's at any depth
         # of the tree, at the root's top or a group's below it; a data set (`xsum`) is no such login.
@@ -281,8 +352,8 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
             return
-        member = _MEMBER_DIR.match(text, m.end("user"))
-        if member is not None and family_login(member.group("user").lower()):
+        member = _deep_user(text, m.end("user"))
+        if member is not None:
             edits.append((member.start("user"), member.end("user"), "user", member.group("user")))
             state.learn_user(member.group("user"))
     if user.lower() in _HOME_SKIP or user.startswith(("slurm", "job", "tmp")):
@@ -315,9 +386,11 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         state.path_users.setdefault(user, None)
 
 
-# `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`.
+# `wandb: Currently logged in as: alice (acme-ml)`; HF's `Logged in as alice`. With no team
+# entity wandb ends the sentence right after the login (`... as: alice. Use `wandb login
+# --relogin` ...`): the full stop is no part of it.
 _LOGGED_IN_RX = re.compile(
-    r"ogged in as(?<=[Ll]ogged in as):?[ \t]+(?P<user>[A-Za-z0-9_][\w.-]{0,63})"
+    r"ogged in as(?<=[Ll]ogged in as):?[ \t]+(?P<user>[A-Za-z0-9_](?:[\w.-]{0,62}[\w-])?)"
     r"(?:[ \t]+\((?P<entity>[\w.-]{1,64})\))?"
 )
 # W&B run URLs carry the entity: https://wandb.ai/<entity>/<project>/runs/<id>; Comet's and
@@ -392,13 +465,19 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
     # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
     ("user/group: ", re.compile(r"User/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
+    # The Digital Research Alliance of Canada names allocations for their principal
+    # investigator: `--account=def-hfischer`, `rrg-hfischer_gpu` in sacct's Account column,
+    # `/project/def-hfischer/` (default, competition and sponsored allocations).
+    *((word, re.compile(r"(?<![\w-])" + word + r"(?P<user>[a-z][a-z0-9]{1,31})(?:_[a-z]{3})?(?![\w-])"))
+      for word in _ALLIANCE_ACCOUNTS),
     # sudo's prompt: `[sudo] password for hfischer: `.
     ("password for ", re.compile(r"\[sudo\] password for (?P<user>[^\W\d][\w.-]{0,31}):")),
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
-    # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`).
+    # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`),
+    # since huggingface_hub 0.25 after a label: `print(ANSI.bold("user: "), info["name"])`.
     ("whoami", LinePattern(
         r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
-        + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+        + r"(?:user:[ \t]+)?(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
         re.M,
     )),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
@@ -585,6 +664,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP and name.lower() not in _CI_CAUSES:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
+    _find_personal_numbers(text, present, edits, state)
     # `triggered by hfischer on push`: a word in small letters there is a login only when it
     # reads as a person's on its own (`triggered by push`, `triggered by the scheduler` are not).
     if "triggered by " in present:
@@ -767,3 +847,27 @@ def find_phones(text: str, edits: list[Edit]) -> None:
                 if 7 <= sum(c.isdigit() for c in number) <= 15:
                     edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
             pos = lowered.find(word, pos + 1)
+
+
+# A number in international format standing as a value, with no label to say it is a phone's:
+# an alert config's `to: "+44 20 7946 0958"`, a YAML list's `- +61 491 570 156`, a JSON
+# `"recipients": ["+14155550132"]`. The `+`, the country code and nine to fifteen digits (E.164)
+# in all make it a phone number; a count or an offset (`+3600`, `+05:30`) is shorter or split,
+# and a signed count printed whole (`{:+d}`, `+123456789`) is shorter than E.164's compact
+# form of a national number (eleven digits or more, `+14155550132`).
+_VALUE_PHONE_RX = re.compile(
+    r"(?:(?<=[:=\[,\x22'])|(?<=- ))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
+    r"(?=[\x22',\]\\]|\s|$)",
+)
+# Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening.
+VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22']|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
+
+
+def find_value_phones(text: str, edits: list[Edit]) -> None:
+    """Mask international-format phone numbers that stand as values, as <PHONE-n>."""
+    for m in _VALUE_PHONE_RX.finditer(text):
+        number = m.group("p").rstrip(" .-")
+        digits = sum(c.isdigit() for c in number)
+        if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
+            edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
+
