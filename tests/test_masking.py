@@ -431,6 +431,11 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # A Hub revision quoted in JSON beside a W&B setting is a commit, not a W&B key.
+    '{"report_to": ["wandb"], "revision": "9c1d0e7fa2b34c5d6e7f8091a2b3c4d5e6f70819"}',
+    # Inference APIs a run calls are public services.
+    'DEBUG:urllib3.connectionpool:https://api.together.xyz:443 "POST /v1/completions HTTP/11" 401 87',
+    "httpx: HTTP Request: POST https://api.cohere.com/v2/chat \"HTTP/1.1 429 Too Many Requests\"",
     # A rank label and localhost in the `[host]:port` position name no machine.
     "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
     # A bootstrap token's shape inside longer dotted names.
