@@ -24,6 +24,8 @@ PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAM
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
+    # pdsh relays a `cat` of a key: every line of the block behind its host's prefix.
+    ("node-a7: -----BEGIN RSA PRIVATE KEY-----\nnode-a7: MIIEowIBAAKCAQEAq7Zt1pXc8bN4rT6yU2iO5pL7aS3dFgH9jK1lZ3xC5vB7nM9qW\nnode-a2: Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2\nnode-a7: -----END RSA PRIVATE KEY-----", "Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2", "SECRET:private-key"),
     ("export HF_TOKEN=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", "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", "SECRET:hf-token"),
     ("org token 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 used", "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", "SECRET:hf-token"),
     ("WANDB_API_KEY=bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "SECRET:wandb-key"),
@@ -122,6 +124,8 @@ SECRETS = [
 ]
 
 PERSONAL = [
+    # curl -v names the account it sends Basic auth for.
+    ("* Server auth using Basic with user 'lzhang'", "lzhang", "USER"),
     ("NCCL INFO Bootstrap : Using eth0:10.20.3.7<0>", "10.20.3.7", "IP"),
     ("connect to 192.168.1.20 port 22", "192.168.1.20", "IP"),
     ("localGid ::ffff:10.20.3.8 remoteGids::ffff:10.20.3.7 hca mlx5_0", "10.20.3.7", "IP"),
@@ -431,6 +435,8 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # A shared Hub cache under /scratch is no one's home.
+    'export HF_HOME="/scratch/hf-cache"',
     # A Hub revision quoted in JSON beside a W&B setting is a commit, not a W&B key.
     '{"report_to": ["wandb"], "revision": "9c1d0e7fa2b34c5d6e7f8091a2b3c4d5e6f70819"}',
     # Inference APIs a run calls are public services.
