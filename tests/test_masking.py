@@ -24,6 +24,8 @@ PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAM
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
+    # A key's fallback in the source a traceback shows.
+    ('    client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY", "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga"))', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga", "SECRET:api-key"),
     # pdsh relays a `cat` of a key: every line of the block behind its host's prefix.
     ("node-a7: -----BEGIN RSA PRIVATE KEY-----\nnode-a7: MIIEowIBAAKCAQEAq7Zt1pXc8bN4rT6yU2iO5pL7aS3dFgH9jK1lZ3xC5vB7nM9qW\nnode-a2: Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2\nnode-a7: -----END RSA PRIVATE KEY-----", "Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2", "SECRET:private-key"),
     # A key a terminal wrapped at its 80 columns: the rest of it alone on the lines below.
@@ -437,6 +439,8 @@ PERSONAL = [
 
 # Lines that carry no secret or personal data: masking must return them byte for byte.
 DECOYS = [
+    # Source that reads a key from the environment names the variable, holds no key.
+    '    client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY"))',
     # A shared Hub cache under /scratch is no one's home.
     'export HF_HOME="/scratch/hf-cache"',
     # A Hub revision quoted in JSON beside a W&B setting is a commit, not a W&B key.
