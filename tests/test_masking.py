@@ -24,6 +24,8 @@ PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAM
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
+    # A SAS URL in a Go program's JSON log: its `&` escaped as `\u0026`.
+    ('{"url": "https://acct.blob.core.windows.net/c/x.bin?sv=2022-11-02\\u0026se=2026-04-01\\u0026sig=Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0GaQm7Rt2Vx9L%3D"}', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0GaQm7Rt2Vx9L%3D", "SECRET:sas-signature"),
     # A key's fallback in the source a traceback shows.
     ('    client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY", "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga"))', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga", "SECRET:api-key"),
     # pdsh relays a `cat` of a key: every line of the block behind its host's prefix.

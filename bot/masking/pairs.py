@@ -217,6 +217,8 @@ class _PairScanner:
             seen.add(start)
             if start and text[start - 1] == "%" and text[start : start + 2].isalnum():
                 start += 2  # URL-encoded: `%3Ftoken%3D...` names the key `token`
+            elif start and text[start - 1] == "\\" and text.startswith("u0026", start):
+                start += 5  # JSON-escaped `&` (Go's encoder): `\u0026sig=...` names the key `sig`
             key_end = key_rest(text, word_end).end()
             key = text[start:key_end]
             # A jsonpath (`{.data.api-key}`) names its key last.
