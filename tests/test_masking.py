@@ -28,10 +28,6 @@ SECRETS = [
     ('{"url": "https://acct.blob.core.windows.net/c/x.bin?sv=2022-11-02\\u0026se=2026-04-01\\u0026sig=Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0GaQm7Rt2Vx9L%3D"}', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0GaQm7Rt2Vx9L%3D", "SECRET:sas-signature"),
     # A key's fallback in the source a traceback shows.
     ('    client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY", "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga"))', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga", "SECRET:api-key"),
-    # pdsh relays a `cat` of a key: every line of the block behind its host's prefix.
-    ("node-a7: -----BEGIN RSA PRIVATE KEY-----\nnode-a7: MIIEowIBAAKCAQEAq7Zt1pXc8bN4rT6yU2iO5pL7aS3dFgH9jK1lZ3xC5vB7nM9qW\nnode-a2: Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2\nnode-a7: -----END RSA PRIVATE KEY-----", "Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2", "SECRET:private-key"),
-    # A key a terminal wrapped at its 80 columns: the rest of it alone on the lines below.
-    ("[rank0]: OPENAI_API_KEY=sk-proj-Qw3eR5tY7uI9oP1aS3dF5gH7jK9lZ1xC3vB5nM7qW9eR1tY3\nuI5oP7aS9dF1gH3jK5lZ7xC9vB1nM3qW5eR7T3BlbkFJtY9uI1oP3aS5dF7gH9jK1lZ3xC5vB7nM9qW1\neR3tY5uI7oP9aS1dF3gH5jK7lZ9xC1vB3nM5qW7eR9tY1uI3oP5a", "uI5oP7aS9dF1gH3jK5lZ7xC9vB1nM3qW5eR7T3BlbkFJtY9uI1oP3aS5dF7gH9jK1lZ3xC5vB7nM9qW1", "SECRET:openai-key"),
     ("export HF_TOKEN=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", "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", "SECRET:hf-token"),
     ("org token 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 used", "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", "SECRET:hf-token"),
     ("WANDB_API_KEY=bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "SECRET:wandb-key"),

@@ -1,8 +1,11 @@
-"""Values a terminal wrapped over several lines, and lines that only look like the rest of one.
+"""Secrets spread over lines: values a terminal wrapped (and lines that only look like the rest
+of one), private keys relayed behind pdsh's prefixes.
 
 A blind corpus of credentials in training logs (keys under env names, JWTs, AWS session
 tokens) pasted from a terminal found the head of a wrapped value masked under its key and
-its tail left on the lines below (bot/masking/wrapped.py).
+its tail left on the lines below (bot/masking/wrapped.py), and a key `cat` through pdsh
+masked on its BEGIN line only. (Not rows of test_masking's tables: the family tests put a
+launcher's prefix on every line of a row, which is neither shape.)
 """
 
 from __future__ import annotations
@@ -29,6 +32,26 @@ def test_a_value_wrapped_twice_at_any_width_is_masked_whole() -> None:
     assert lines[1:3] == ["", ""], out  # the tail's lines stay, blank: no line moves
     assert lines[3] == "[rank0]: mlflow.exceptions.RestException: UNAUTHENTICATED", out
     assert out.count("\n") == text.count("\n")
+    assert mask(out).text == out
+
+
+def test_a_key_wrapped_once_at_80_columns_is_masked_whole() -> None:
+    key = "sk-proj-Qw3eR5tY7uI9oP1aS3dF5gH7jK9lZ1xC3vB5nM7qW9eR1tY3uI5oP7aS9dF1gH3jK5lZ7xC9vB1nM3T3BlbkFJ"
+    line = "[rank0]: OPENAI_API_KEY=" + key
+    text = _wrap(line, 80) + "\n[rank0]: openai.AuthenticationError: Error code: 401\n"
+    out = mask(text).text
+    assert out == "[rank0]: OPENAI_API_KEY=<SECRET:openai-key-1>\n\n[rank0]: openai.AuthenticationError: Error code: 401\n", out
+
+
+def test_a_private_key_behind_pdsh_prefixes_is_masked_whole() -> None:
+    body = ["MIIEowIBAAKCAQEAq7Zt1pXc8bN4rT6yU2iO5pL7aS3dFgH9jK1lZ3xC5vB7nM9qW", "Vd0Wm9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2"]
+    text = (
+        "node-a7: -----BEGIN RSA PRIVATE KEY-----\n"
+        f"node-a7: {body[0]}\nnode-a2: {body[1]}\n"
+        "node-a7: -----END RSA PRIVATE KEY-----\nnode-a7: Permission denied (publickey).\n"
+    )
+    out = mask(text).text
+    assert out == "node-a7: <SECRET:private-key-1>\n\n\n\nnode-a7: Permission denied (publickey).\n", out
     assert mask(out).text == out
 
 
