@@ -24,6 +24,10 @@ PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAM
 
 # (line with a planted value, the value, the placeholder kind it must get)
 SECRETS = [
+    # A SAS URL in a Go program's JSON log: its `&` escaped as `\u0026`.
+    ('{"url": "https://acct.blob.core.windows.net/c/x.bin?sv=2022-11-02\\u0026se=2026-04-01\\u0026sig=Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0GaQm7Rt2Vx9L%3D"}', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0GaQm7Rt2Vx9L%3D", "SECRET:sas-signature"),
+    # A key's fallback in the source a traceback shows.
+    ('    client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY", "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga"))', "Qm7Rt2Vx9Lp4Kd8Nw3Hs6Bz1Fy5Jc0Ga", "SECRET:api-key"),
     ("export HF_TOKEN=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", "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", "SECRET:hf-token"),
     ("org token 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 used", "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", "SECRET:hf-token"),
     ("WANDB_API_KEY=bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "bb65ba2f177371e50ff7bf5a5e5ec85887951cc9", "SECRET:wandb-key"),
@@ -122,6 +126,8 @@ SECRETS = [
 ]
 
 PERSONAL = [
+    # curl -v names the account it sends Basic auth for.
+    ("* Server auth using Basic with user 'lzhang'", "lzhang", "USER"),
     ("NCCL INFO Bootstrap : Using eth0:10.20.3.7<0>", "10.20.3.7", "IP"),
     ("connect to 192.168.1.20 port 22", "192.168.1.20", "IP"),
     ("localGid ::ffff:10.20.3.8 remoteGids::ffff:10.20.3.7 hca mlx5_0", "10.20.3.7", "IP"),
@@ -462,6 +468,15 @@ DECOYS = [
     "CFLAGS=-DNDEBUG -Wno-undef-prefix",
     # A distillation run's student and a temporary directory carry no person's number.
     "student_model_12345 student-loss: 0.123 at /tmp/temp_123456",
+    # Source that reads a key from the environment names the variable, holds no key.
+    '    client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY"))',
+    # A shared Hub cache under /scratch is no one's home.
+    'export HF_HOME="/scratch/hf-cache"',
+    # A Hub revision quoted in JSON beside a W&B setting is a commit, not a W&B key.
+    '{"report_to": ["wandb"], "revision": "9c1d0e7fa2b34c5d6e7f8091a2b3c4d5e6f70819"}',
+    # Inference APIs a run calls are public services.
+    'DEBUG:urllib3.connectionpool:https://api.together.xyz:443 "POST /v1/completions HTTP/11" 401 87',
+    "httpx: HTTP Request: POST https://api.cohere.com/v2/chat \"HTTP/1.1 429 Too Many Requests\"",
     # A rank label and localhost in the `[host]:port` position name no machine.
     "The client socket has failed to connect to [localhost]:29500, [rank3]:29502 and [default0]:29503",
     # A bootstrap token's shape inside longer dotted names.

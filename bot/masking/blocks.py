@@ -14,6 +14,7 @@ import binascii
 import re
 
 from bot.masking.edits import Edit
+from bot.masking.lines import past_prefix
 from bot.masking.state import LogState
 
 _BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
@@ -45,10 +46,13 @@ def _consume_body(text: str, pos: int, end: int, state: LogState) -> tuple[int, 
     n = len(text)
     while pos < n:
         line_end = _line_end(text, pos)
-        line = text[pos:line_end]
+        # Behind a launcher's prefix (`node-a3: `, `[rank0]: `) when pdsh or torchrun relays
+        # a `cat` of the key: every line of the block carries one.
+        body_start = past_prefix(text, pos, line_end)
+        line = text[body_start:line_end]
         closing = _END.search(line)
         if closing is not None:
-            return pos + closing.end(), "".join(body), "closed"
+            return body_start + closing.end(), "".join(body), "closed"
         if not _BODY_LINE.match(line.strip()) or state.pem_lines >= _MAX_BLOCK_LINES:
             return end, "".join(body), "stopped"
         body.append(line.strip())

@@ -35,6 +35,9 @@ PUBLIC_HOSTS = frozenset(
         "wikipedia.org", "example.org", "cloudflare.com", "fastly.net", "akamaihd.net", "jfrog.io",
         "sentry.io", "modal.com", "replicate.com", "cohere.ai", "mistral.ai", "groq.com",
         "together.ai", "comet.com", "comet.ml", "neptune.ai", "clear.ml", "mlflow.org",
+        # LLM inference APIs a training or eval run calls (Together's is api.together.xyz,
+        # Cohere's api.cohere.com).
+        "together.xyz", "cohere.com", "openrouter.ai", "fireworks.ai", "perplexity.ai", "deepseek.com",
         # Public package and model mirrors pip, conda and the Hub are pointed at.
         "fbaipublicfiles.com", "hf-mirror.com", "modelscope.cn", "tsinghua.edu.cn", "ustc.edu.cn",
         "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",

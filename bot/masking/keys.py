@@ -291,12 +291,13 @@ _EXEMPT_WORDS = frozenset(
 )
 _FILLER = frozenset("*xX.-_#?•")
 # Source code shown in tracebacks: `token = os.environ[`, `password=get_password()`,
-# `api_key=args.api_key`. Narrow on purpose: `Hello.World1` is a password, not code.
+# `api_key=args.api_key`, `api_key=os.environ.get("MISTRAL_API_KEY` (a bare value runs on
+# past a quote inside it). Narrow on purpose: `Hello.World1` is a password, not code.
 _CODE = re.compile(
-    r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\((?:.*[)(])?|\[)\Z"
+    r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\((?:.*[)(]|[\"'][\w.-]*)?|\[)\Z"
     r"|(?:os|self|args|cfg|config|conf|settings|opts|options|params|kwargs|env|hparams|flags|FLAGS"
     r"|training_args|secrets|st|request|req|ctx|context|payload|headers|creds|credentials|auth|cls"
-    r"|app)\.[A-Za-z_][\w.]*(?:\[.*)?\Z"
+    r"|app)\.[A-Za-z_][\w.]*(?:[\[(].*)?\Z"
 )
 
 

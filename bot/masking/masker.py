@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from itertools import repeat
 
 from bot.literals import DIGITS_AS_ZERO, Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.containerlog import mask_entries
-from bot.masking.detectors import BY_STAGE, Scan
-from bot.masking.edits import apply_edits
+from bot.masking.detectors import BY_STAGE, Detector, Scan
+from bot.masking.edits import Edit, apply_edits
 from bot.masking.gate import Gate, gated_text, remap
 from bot.masking.hosts import carry_prefix_hosts, learn_nccl_hosts_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
@@ -32,6 +33,7 @@ from bot.masking.owners import OWNER_LINE_WORDS
 from bot.masking.pods import POD_LINE_WORDS
 from bot.masking.state import LogState
 from bot.masking.terminal import mask_through_terminal_codes, may_hold_codes
+from bot.masking.wrapped import wrapped_edits
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
@@ -214,6 +216,8 @@ def _mask_clean(text: str, state: LogState) -> str:
                 sub = Scan(joined, [], present, [], state)
                 detector.find(sub)
                 scan.edits.extend(remap(sub.edits, joined_starts, text_starts))
+        if stage == "secrets":
+            scan.edits.extend(wrapped_edits(text, partial(_line_edits, detectors=detectors, state=state)))
         masked = apply_edits(text, scan.edits, state.table)
         if masked is not text:
             carry_prefix_hosts(text, scan.edits, masked)  # (the leftover pass reads it again)
@@ -222,6 +226,16 @@ def _mask_clean(text: str, state: LogState) -> str:
     # Learning keeps what the passes learn, not their text, and masking a learned name learns
     # nothing: it would only compile the names' automaton again for each piece that teaches one.
     return text if state.learning else mask_learned_names(text, state)
+
+
+def _line_edits(line: str, detectors: tuple[Detector, ...], state: LogState) -> list[Edit]:
+    """The edits a stage's detectors make on one line read alone (a wrapped line joined again):
+    every row runs on it whole, which for a gated row finds what its gate would let it find."""
+    hits = find_anchors(line)
+    scan = Scan(line, hits, present_words(line, hits), [], state)
+    for detector in detectors:
+        detector.find(scan)
+    return scan.edits
 
 
 def mask(text: str) -> MaskResult:

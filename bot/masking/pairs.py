@@ -217,6 +217,8 @@ class _PairScanner:
             seen.add(start)
             if start and text[start - 1] == "%" and text[start : start + 2].isalnum():
                 start += 2  # URL-encoded: `%3Ftoken%3D...` names the key `token`
+            elif start and text[start - 1] == "\\" and text.startswith("u0026", start):
+                start += 5  # JSON-escaped `&` (Go's encoder): `\u0026sig=...` names the key `sig`
             key_end = key_rest(text, word_end).end()
             key = text[start:key_end]
             # A jsonpath (`{.data.api-key}`) names its key last.
@@ -516,10 +518,29 @@ def _standalone_auth(text: str, has_bearer: bool, edits: list[Edit]) -> None:
         edits.append((start, start + len(cred), kind, cred))
 
 
+# A secret's fallback in source a traceback shows: `os.getenv("MISTRAL_API_KEY", "<key>")`,
+# `os.environ.get('HF_TOKEN', '<token>')`: the name, then the value, as a pair.
+_ENV_DEFAULT = re.compile(
+    r"""(?:getenv|environ\.get|environ\.setdefault)\([ \t]*(?P<q>["'])(?P<key>[\w.-]{1,96})(?P=q)[ \t]*,[ \t]*"""
+    r"""(?P<vq>["'])(?P<value>[^"'\n]{1,4096})(?P=vq)"""
+)
+
+
+def _env_defaults(scanner: _PairScanner, text: str) -> None:
+    for m in _ENV_DEFAULT.finditer(text):
+        key = m.group("key")
+        info = scanner.state.key_info(key)
+        if info is not None and info.role in (Role.SECRET, Role.GENERIC):
+            scanner._value(info, key, m.group("value"), m.start("value"), m.end("value"))
+
+
 def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], state: LogState) -> None:
     """Append edits for the values of sensitive keys, and learn user and host names.
 
     `hits` are the anchor words found in the lowered text (anchors.find_anchors).
     """
-    _PairScanner(text, edits, state).scan(hits)
+    scanner = _PairScanner(text, edits, state)
+    scanner.scan(hits)
+    if "getenv(" in text or "environ." in text:
+        _env_defaults(scanner, text)
     _standalone_auth(text, any(word == "bearer" for word, _, _ in hits), edits)

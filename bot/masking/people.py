@@ -235,7 +235,7 @@ def _find_personal_numbers(text: str, present: set[str], edits: list[Edit], stat
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "')  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
@@ -258,6 +258,8 @@ _HOME_SKIP = frozenset(
         "log", "nobackup", "dist", "build", "pretrain", "finetune", "artifacts", "tmpdir", "hub", "miniconda3", "anaconda3", "hf", "huggingface", "wandb", "outputs", "output", "results", "code", "repos",
         # Where an organisation files its teams and their people (`/lustre/orgs/acme/nlp/...`).
         "orgs", "org", "teams", "team", "members", "students", "staff", "people", "portfolios", "labs", "common",
+        # A shared Hub cache (`HF_HOME=/scratch/hf-cache`): what a home holds, named for no one.
+        "hf-cache", "hf_cache", "hf-home", "hf_home",
     )
 )
 _LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail", "members", "students"))
@@ -490,6 +492,9 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("ogged in to ", re.compile(r"Logged in to [\w.-]{1,253} (?:account|as) (?P<user>[A-Za-z0-9][\w-]{0,38}) \(")),
     # `ssh -v`: `debug1: Authenticating to gpu-node-17.cluster.internal:22 as 'hfischer'`.
     ("authenticating to ", re.compile(r"Authenticating to \S{1,256} as '(?P<user>[^\W\d][\w.-]{0,31})'")),
+    # `curl -v` names the account it sends: `* Server auth using Basic with user 'hfischer'`
+    # (`Proxy auth ...` for a proxy's); an e-mail there is left to the e-mail row.
+    (" with user '", re.compile(r"auth using \w{1,16} with user '(?P<user>[^\W\d][\w.-]{0,63})'")),
     # An IRC-style chat log pasted in a thread: `[10:44] <hfischer> still failing on dgx06`.
     ("] <", LinePattern(r"\[\d{1,2}:\d{2}(?::\d{2})?\] <[@+%~&]?(?P<user>[^\W\d][\w.-]{0,31})> ", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`

@@ -407,8 +407,9 @@ _BOOTSTRAP_RX = re.compile(r"\.(?<=[a-z0-9]{6}\.)(?<![\w.][a-z0-9]{6}\.)[a-z0-9]
 _HEX40_RX = re.compile(r"(?<![0-9A-Za-z>])[0-9a-f]{40}(?![0-9A-Za-z<])")
 # An AWS secret key stands alone: blanks, quotes or `=`/`:` around it.
 _B64_40_RX = re.compile(r"(?<![^\s\"'=:,;])[A-Za-z0-9+/]{40}(?![^\s\"',;])")
-# A 40-hex next to these words is a git or Hub revision, not a W&B key.
-_REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots?|ref|head)\W{0,3}\Z")
+# A 40-hex next to these words is a git or Hub revision, not a W&B key. Up to four marks
+# between: JSON quotes its key and its value (`"revision": "<sha>"`).
+_REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots?|ref|head)\W{0,4}\Z")
 
 
 # `akia`/`asia`: a line that carries an access key id carries its secret too (`aws sts

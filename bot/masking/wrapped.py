@@ -1,0 +1,110 @@
+"""Values a terminal wrapped: one long line cut at the window's width, its last word running on
+over the lines below.
+
+A log copied out of a terminal (or a chat that hard-wraps) holds `[rank0]: OPENAI_API_KEY=sk-pr`
+on a line exactly as wide as the window, and the rest of the key alone on the next lines. Each
+piece alone is no key: the detectors would mask the head under its key and leave the tail. The
+secrets stage reads such a run of lines once more as the one line it was (`wrapped_edits`), and
+keeps the edits that reach across a cut; the cuts' newlines stay after the placeholder
+(edits.py), so no line moves.
+
+A run: a line at least _MIN_WIDTH wide that holds a blank or a mark outside a token's letters
+(a key, a prompt) and ends in a token's letter, then lines of token letters alone (no `=` but
+base64's padding, a digit somewhere), each as wide as the first but the last, which may be narrower; two cuts or
+more, or one at a window's usual width. A certificate's or a hex dump's lines are token
+letters alone from their first line on, so they never open a run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from bot.masking.edits import Edit
+
+# The letters of tokens, keys and their encodings (base64, base64url, JWTs, URL-encoding).
+_TOKEN = "A-Za-z0-9+/=_.~%-"
+# A line of token letters alone, after a newline.
+_CONTINUATION = re.compile(r"\n[" + _TOKEN + r"]+(?=\r?\n|\Z)")
+_TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
+_TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
+_DIGIT = re.compile(r"[0-9]")
+# Narrower windows than this hold no line worth wrapping a key on.
+_MIN_WIDTH = 40
+# One cut alone is a wrap only at a width terminals open with: a line of any width that a
+# line of token letters follows is also a key printed just before a setting
+# (`MISTRAL_API_KEY=...` above `TOKENIZERS_PARALLELISM=false`). Two cuts at one width are
+# a window's width whatever it is.
+_WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
+# A key wrapped over more lines than this is a blob (a JWT at 40 columns is 25 lines): a run
+# is read again whole as one line, and a base64 dump under a key must not become one.
+_MAX_RUN_LINES = 64
+
+
+def wrapped_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of lines that one wrapped line became (end: the last line's end)."""
+    if "\n" not in text:
+        return []
+    runs: list[list[int]] = []  # [start, end, width, last line's width, lines]
+    for m in _CONTINUATION.finditer(text):
+        start, end = m.start() + 1, m.end()
+        width = end - start
+        line = m.group()
+        if "=" in line.rstrip("=") or _DIGIT.search(line) is None:
+            # `KEY=value` opens a line of its own (base64 pads only at its end); a line without
+            # a digit is words (`torch.distributed...ChildFailedError`, `Killed`), not the rest
+            # of a key, whose random letters hold a digit in almost any stretch of a dozen (the
+            # last few letters of one may not: those few stay).
+            continue
+        prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
+        if runs and runs[-1][1] == prev_end and runs[-1][3] == runs[-1][2]:
+            run = runs[-1]
+            if width <= run[2] and run[4] < _MAX_RUN_LINES:  # the run goes on: its last line was full
+                run[1], run[3] = end, width
+                run[4] += 1
+                continue
+        prev_start = text.rfind("\n", 0, prev_end) + 1
+        prev_width = prev_end - prev_start
+        if (
+            prev_width >= _MIN_WIDTH
+            and width <= prev_width
+            and _TOKEN_CHAR.match(text, prev_end - 1)
+            and not _TOKEN_LINE.match(text, prev_start, prev_end)
+        ):
+            runs.append([prev_start, end, prev_width, width, 2])
+    return [(run[0], run[1]) for run in runs if run[4] > 2 or run[2] in _WINDOW_WIDTHS]
+
+
+def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
+    """Where a position of the joined line stands in the text; on a cut, the end of the line
+    before it when it ends a span, the start of the line after when it starts one."""
+    i = len(joined_starts) - 1
+    while joined_starts[i] > pos or (at_end and i > 0 and joined_starts[i] == pos):
+        i -= 1
+    return text_starts[i] + pos - joined_starts[i]
+
+
+def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
+    """Edits `find` makes on each wrapped run read as one line, that reach across a cut, moved
+    to where they stand in `text`."""
+    out: list[Edit] = []
+    for start, end in wrapped_runs(text):
+        physical = text[start:end]
+        pieces = physical.split("\n")
+        joined = "".join(piece.removesuffix("\r") for piece in pieces)
+        # Where each piece starts in the joined line and in the text.
+        joined_starts: list[int] = []
+        text_starts: list[int] = []
+        jpos, tpos = 0, start
+        for piece in pieces:
+            joined_starts.append(jpos)
+            text_starts.append(tpos)
+            jpos += len(piece.removesuffix("\r"))
+            tpos += len(piece) + 1
+
+        for a, b, kind, value in find(joined):
+            first = _to_text(a, joined_starts, text_starts, at_end=False)
+            last = _to_text(b, joined_starts, text_starts, at_end=True)
+            if "\n" in text[first:last]:
+                out.append((first, last, kind, value))
+    return out
