@@ -52,3 +52,13 @@ def test_a_backslash_before_anything_else_changes_nothing() -> None:
 
 def test_caret_notation_codes_are_taken_out_for_slack() -> None:
     assert esc("^[[0;31mOutOfMemoryError^[[0m: CUDA") == "OutOfMemoryError: CUDA"
+
+
+@pytest.mark.parametrize("start", ["\x1b", "[0m", "\\", "^[["])
+@pytest.mark.parametrize("pad", [0, 5000], ids=["a line", "a piece"])
+def test_the_code_gate_reads_every_start_on_a_line_and_on_a_piece(start, pad):
+    """may_hold_codes reads a line by `in` and a piece by one literal scan: both know all four."""
+    from bot.masking.terminal import _CODE_STARTS, may_hold_codes
+
+    assert start in _CODE_STARTS
+    assert may_hold_codes("x" * pad + start + "31m y") and not may_hold_codes("x" * pad + "31m y")
