@@ -150,6 +150,24 @@ def test_a_group_that_stops_paying_is_retired_until_a_new_line_settles_in_it():
     assert blanker.blank(new, 0, len(new), plain=True).emptied == 2000
 
 
+
+def test_a_retired_group_is_tried_again_once_it_holds_twice_the_lines_it_was_retired_with():
+    """NCCL's chatter settles a new line now and then and mostly moves on: a try costs a
+    compile and a substitution a piece, so a retired group is not tried on each new line, only
+    once its lines have doubled (a few tries however long the log)."""
+    blanker = Blanker(LITERALS)
+    words = [b"alpha", b"beta", b"gamma", b"delta"]
+    for word in words[:2]:
+        blanker.add(b"[rank3]:%s 1 ok" % word, (5, 6), (), None, (), False, False)
+    quiet = b"[rank3]:nothing settled here\n" * 2000
+    alpha = b"[rank3]:alpha 2 ok\n" * 2000
+    assert blanker.blank(quiet, 0, len(quiet), plain=True).emptied == 0
+    assert blanker.blank(quiet, 0, len(quiet), plain=True).emptied == 0  # retired with 2 lines
+    blanker.add(b"[rank3]:gamma 1 ok", (5, 6), (), None, (), False, False)
+    assert blanker.blank(alpha, 0, len(alpha), plain=True).emptied == 0  # 3 lines: still retired
+    blanker.add(b"[rank3]:delta 1 ok", (5, 6), (), None, (), False, False)
+    assert blanker.blank(alpha, 0, len(alpha), plain=True).emptied == 2000  # 4: tried again
+
 def _emptied(cuts: list[bytes]) -> int:
     """Lines emptied by blanking while a scan is fed `cuts` (read off `Blanked.emptied`)."""
     scan = SETTLED.scan()
