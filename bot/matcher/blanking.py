@@ -118,6 +118,15 @@ class Blanker:
         self._dirty = False
         self.size = 0
 
+    def retry(self) -> None:
+        """Give each group retired for not paying another try (`blank`): a flood an evaluation
+        or a checkpoint paused prints its settled lines again. The scan calls it as it samples
+        the log again, every 32 MB or when the log changes shape."""
+        for group in self._groups.values():
+            if group.retired_with and not group.usable:
+                group.usable, group.misses = True, 0
+                self._dirty = True  # ranks settled while it was retired are not in its regex yet
+
     def __bool__(self) -> bool:
         return bool(self._groups or self._pending)
 
