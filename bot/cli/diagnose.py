@@ -11,10 +11,12 @@ the line numbers are turned back into (file, line) here, for the report and the 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from bot.cli import UsageError
@@ -123,6 +125,25 @@ def _clean_unmatched(run: Run, line: str) -> str:
     return line
 
 
+@contextmanager
+def _collector_for_a_scan() -> Iterator[None]:
+    """The cyclic collector tuned for one long scan, as it was after it.
+
+    The start's objects (rules, compiled patterns, databases) live as long as the process:
+    frozen, the collector's passes during the scan no longer walk them. The scan allocates an
+    object or two per candidate line (hits, line shapes) and nearly none in a cycle, so the
+    youngest generation is collected every 10,000 of them rather than 700 (env-dump at
+    100 MB: the collector's CPU 0.13 -> 0.05 s)."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(10_000, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
 def run(args: argparse.Namespace) -> int:
     from bot.service import Denpex
 
@@ -138,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     log = Run(files, _open, on_raw=progress)
     app = Denpex()
     try:
-        outcome = app.diagnose_stream(log.chunks(), mask=not args.no_mask)
+        with _collector_for_a_scan():
+            outcome = app.diagnose_stream(log.chunks(), mask=not args.no_mask)
     except InputError as exc:
         progress.close()
         where = files[0].name if not multi else "the run"

@@ -60,6 +60,7 @@ class _Group:
     lines: dict[tuple[bytes, ...], set[bytes]] = field(default_factory=dict)
     usable: bool = True  # False once the trie nests too deep to compile, or retired: its lines are read
     misses: int = 0  # pieces in a row in which its substitution did not pay (see `Blanker.blank`)
+    retired_with: int = 0  # its settled lines when it was last retired (see `Blanker._take`)
     rx: re.Pattern[bytes] | None = None
     last: re.Pattern[bytes] | None = None
 
@@ -117,6 +118,15 @@ class Blanker:
         self._dirty = False
         self.size = 0
 
+    def retry(self) -> None:
+        """Give each group retired for not paying another try (`blank`): a flood an evaluation
+        or a checkpoint paused prints its settled lines again. The scan calls it as it samples
+        the log again, every 32 MB or when the log changes shape."""
+        for group in self._groups.values():
+            if group.retired_with and not group.usable:
+                group.usable, group.misses = True, 0
+                self._dirty = True  # ranks settled while it was retired are not in its regex yet
+
     def __bool__(self) -> bool:
         return bool(self._groups or self._pending)
 
@@ -164,10 +174,15 @@ class Blanker:
         ranks = group.lines.get(tuple(atoms))
         if ranks is None:
             ranks = group.lines[tuple(atoms)] = set()
-            # A new line settled, not a known line for a new rank: the flood changed shape
-            # (Megatron's iteration counter reached 100000, a column widened) rather than moved
-            # on, so a group retired for not paying (`blank`) is tried again.
-            group.usable, group.misses = True, 0
+            # A new line settled, not a known line for a new rank: the flood may have changed
+            # shape (Megatron's iteration counter reached 100000, a column widened) rather than
+            # moved on, so a group retired for not paying (`blank`) is tried again, once it
+            # holds twice the lines it was retired with: NCCL's chatter settles a new line now
+            # and then and mostly moves on, and a try costs a compile and a substitution a
+            # piece (nccl-native: a try every few pieces cost it more than its lines read one
+            # by one); doubling keeps the tries to a few, however long the log.
+            if group.usable or (group.retired_with and len(group.lines) >= 2 * group.retired_with):
+                group.usable, group.misses = True, 0
         if raw[rank_at:rank_to] not in ranks:
             ranks.add(raw[rank_at:rank_to])
             group.rx = None
@@ -206,7 +221,7 @@ class Blanker:
             # and its lines are read one by one again, which is always right.
             group.misses = group.misses + 1 if n < len(data) >> 10 else 0
             if group.misses >= 2:
-                group.usable = False
+                group.usable, group.retired_with = False, len(group.lines)
             if n and group.error:
                 # Looked for only where there is one: a search that finds none tries every line.
                 found = group.last.search(data)

@@ -475,6 +475,14 @@ class Scan:
         self._marks: dict[tuple[_Plan, bytes], tuple[int, ...]] = {}
         self._reader = LineReader()  # line facts, each line shape's layout worked out once
         # (plan, line with digits as 0) -> the lines of that shape whose effect is settled.
+        # Kept when a new sample changes the prefilter's database, as the blanker's lines are:
+        # the database decides which conditions a line is found to meet, never what it does. A
+        # condition's derived side is required by its signature's regex, so a signature a new
+        # database lets a line meet on its keywords alone (`Prefilter.choose_relaxed`) matches
+        # only a line that meets it in full, and a line that reads as a settled one holds the
+        # same literals (their digits are pinned, `blanking`); a probe's keywords are never
+        # left out. (They were settled again from nothing after each sample: c10d-retry read
+        # ~100 ms of retries one by one each 32 MB.)
         self._floods: dict[tuple[_Plan, bytes], _Flood] = {}
         self._floods_bytes = 0
         # The settled keys' lines, emptied from each later piece before it is scanned.
@@ -484,7 +492,6 @@ class Scan:
         # The prefilter's database for this log: every literal until a sample of the log shows
         # which ones it prints on line after line (`Prefilter.choose`). None: naive.
         self.variant = matcher.prefilter.full if matcher.use_prefilter else None
-        self._blanked_under = self.variant  # the database the blanker's keys were settled under
         self._samples = sample and matcher.use_prefilter
         self._sample: Counter[frozenset[int]] | None = Counter() if self._samples else None
         self._reports: Counter[int] = Counter()  # each literal's reports in the sample
@@ -544,13 +551,9 @@ class Scan:
                 self.variant, self._sample, self._reports = m.prefilter.full, Counter(), Counter()
                 self._sampled_at, self._sample_bytes = self.bytes, RESAMPLE_BYTES
                 self._sample_lines, self._reshaped = 0, False
-            if self.variant is not self._blanked_under:
-                # A line's plan is what its literals mean under the database: the floods settled
-                # under another one are settled again (each on its next line) under this one.
-                self._blanker.clear()
-                self._floods.clear()
-                self._floods_bytes = 0
-                self._blanked_under = self.variant
+                # The settled floods stand whatever the database (see `_floods`); a flood that
+                # stopped paying may have come back (an evaluation paused it): tried again.
+                self._blanker.retry()
             last_error = 0
             if self._blanker and end - begin >= BLANK_MIN_BYTES:
                 blanked = self._blanker.blank(chunk, begin, end, plain=self.facts.plain())

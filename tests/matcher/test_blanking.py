@@ -150,6 +150,24 @@ def test_a_group_that_stops_paying_is_retired_until_a_new_line_settles_in_it():
     assert blanker.blank(new, 0, len(new), plain=True).emptied == 2000
 
 
+
+def test_a_retired_group_is_tried_again_once_it_holds_twice_the_lines_it_was_retired_with():
+    """NCCL's chatter settles a new line now and then and mostly moves on: a try costs a
+    compile and a substitution a piece, so a retired group is not tried on each new line, only
+    once its lines have doubled (a few tries however long the log)."""
+    blanker = Blanker(LITERALS)
+    words = [b"alpha", b"beta", b"gamma", b"delta"]
+    for word in words[:2]:
+        blanker.add(b"[rank3]:%s 1 ok" % word, (5, 6), (), None, (), False, False)
+    quiet = b"[rank3]:nothing settled here\n" * 2000
+    alpha = b"[rank3]:alpha 2 ok\n" * 2000
+    assert blanker.blank(quiet, 0, len(quiet), plain=True).emptied == 0
+    assert blanker.blank(quiet, 0, len(quiet), plain=True).emptied == 0  # retired with 2 lines
+    blanker.add(b"[rank3]:gamma 1 ok", (5, 6), (), None, (), False, False)
+    assert blanker.blank(alpha, 0, len(alpha), plain=True).emptied == 0  # 3 lines: still retired
+    blanker.add(b"[rank3]:delta 1 ok", (5, 6), (), None, (), False, False)
+    assert blanker.blank(alpha, 0, len(alpha), plain=True).emptied == 2000  # 4: tried again
+
 def _emptied(cuts: list[bytes]) -> int:
     """Lines emptied by blanking while a scan is fed `cuts` (read off `Blanked.emptied`)."""
     scan = SETTLED.scan()
@@ -169,20 +187,44 @@ def _emptied(cuts: list[bytes]) -> int:
     return emptied
 
 
-def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_full():
-    """The point of it: after its first lines, a retry loop's lines of every rank never reach the
-    prefilter's callbacks; the scan's state is the one of reading every line in full."""
+def _retry_flood(seed: int) -> tuple[bytes, list[bytes]]:
+    """A c10d retry flood of 20,000 lines from 8 ranks between a job's first and last lines of
+    its c10d-retry paste, and the log cut in 64 KB pieces."""
     line = next(x for x in PASTES["c10d-retry"] if "errno: 99" in x and "[localhost]" in x)
-    rng = random.Random(2)
+    rng = random.Random(seed)
     tail = line[line.index("]:") :]
     body = "".join(
         f"[rank{rng.randrange(8)}" + "".join(str(rng.randrange(10)) if c.isdigit() else c for c in tail)
         for _ in range(20_000)
     )
     log = ("".join(PASTES["c10d-retry"][:200]) + body + "".join(PASTES["c10d-retry"][-300:])).encode()
-    cuts = [log[i : i + 65_536] for i in range(0, len(log), 65_536)]
+    return log, [log[i : i + 65_536] for i in range(0, len(log), 65_536)]
+
+
+def test_a_retry_flood_in_pieces_is_emptied_before_the_scan_and_ends_as_read_in_full():
+    """The point of it: after its first lines, a retry loop's lines of every rank never reach the
+    prefilter's callbacks; the scan's state is the one of reading every line in full."""
+    log, cuts = _retry_flood(2)
     emptied = _emptied(cuts)
     assert emptied > 18_000
+    assert _run(SETTLED, log, cuts, whole=False) == _run(IN_FULL, log, cuts, whole=False)
+
+
+def test_settled_lines_stay_emptied_when_the_prefilter_samples_the_log_again(monkeypatch):
+    """A new sample changes which literals the prefilter looks for, never what a line does: a
+    condition's derived side is required by its regex, so a signature the new database lets a
+    line meet matches only where the old one let it too, and a line that reads as a settled
+    one holds the same literals (their digits are pinned). So the settled lines are emptied
+    on through every sample (they used to settle again from nothing after each, 32 MB apart:
+    c10d-retry at 100 MB read ~100 ms of retries one by one each time), and the scan still ends
+    as read in full."""
+    from bot.matcher import engine
+
+    monkeypatch.setattr(engine, "LEARN_BYTES", 128 * 1024)
+    monkeypatch.setattr(engine, "RESAMPLE_BYTES", 64 * 1024)
+    monkeypatch.setattr(engine, "RESAMPLE_EVERY", 256 * 1024)
+    log, cuts = _retry_flood(3)
+    assert _emptied(cuts) > 18_000  # of 20,000, with a sample every 256 KB (about 1,300 lines)
     assert _run(SETTLED, log, cuts, whole=False) == _run(IN_FULL, log, cuts, whole=False)
 
 
