@@ -32,9 +32,14 @@ return seq
 # Closes a burst if the caller's part is still the last one, handing back every part.
 # KEYS[1]  the burst's parts  KEYS[2] its sequence number
 # ARGV[1]  the caller's sequence number
-# Returns the parts (JSON strings) when closed, false when a later part joined (or it expired).
+# Returns the parts (JSON strings) when closed, false when a later part joined, 0 when the
+# burst expired before its closer came (a closer delayed past the burst's lifetime).
 _CLOSE_LUA = """
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+local seq = redis.call('GET', KEYS[2])
+if not seq then
+  return 0
+end
+if seq ~= ARGV[1] then
   return false
 end
 local parts = redis.call('LRANGE', KEYS[1], 0, -1)
@@ -78,8 +83,12 @@ class Bursts:
     @guarded
     def close(self, team_id: str, place: str, seq: int) -> list[Part] | None:
         """Every part, in the order Slack stamped them, if `seq` is still the last to have
-        joined; None when a later part joined (its joiner will close the burst)."""
+        joined; None when a later part joined (its joiner will close the burst); [] when the
+        burst expired before this closer came: no one else will answer, so the caller answers
+        for the part it holds rather than drop it."""
         raw = self._close(keys=self._keys(team_id, place), args=[str(seq)])
+        if raw == 0:
+            return []
         if not raw:
             return None
         parts = []

@@ -73,6 +73,11 @@ def exercise(store: Store, team: str, clock: FakeClock) -> None:
     last = store.bursts.join(team, place, Part("1.2", "1.1", mask("part two").text), 5)
     assert store.bursts.is_open(team, place) and store.bursts.close(team, place, first) is None
     assert [p.ts for p in store.bursts.close(team, place, last) or []] == ["1.1", "1.2"]
+    # A closer that comes after the burst expired is told so ([]), not "a later part joined"
+    # (None): it answers for its own part instead of dropping it.
+    late = store.bursts.join(team, place, Part("1.4", "1.4", mask("part three").text), 0.05)
+    time.sleep(0.2)
+    assert store.bursts.close(team, place, late) == []
     claim = store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30)
     assert claim is not None and store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30) is None
     assert store.claims.renew(claim, 30)

@@ -141,6 +141,14 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
     parts = deps.store.bursts.close(where.team_id, place, seq)
     if parts is None:
         return  # a later part joined: its handler answers for the whole log
+    if not parts:
+        # The burst expired before this closer ran (a stalled process): no one else will
+        # answer, so this part is answered alone rather than dropped.
+        log.info("a paste burst in team=%s channel=%s expired before it closed", where.team_id, where.channel)
+        own = _take_local((where.team_id, where.channel, where.ts))
+        if own is not None:
+            _answer(deps, client, where, [own])
+        return
     parts_text = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1) for i, p in enumerate(parts)]
     head = parts[0]
     first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user, where.public)
