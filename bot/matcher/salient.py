@@ -496,10 +496,12 @@ def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
     """
     if not probes:
         return False
-    if probes != EXCEPTION_ONLY or message[:1] == "(" or not message.isascii():
+    if probes != EXCEPTION_ONLY or not message.isascii():
         return None
-    if may_hold_codes(message) and without_terminal_codes(message) != message:
-        return None  # `observe` reads it without its colour codes (a Ray prefix, an exception)
+    if may_hold_codes(message):
+        message = without_terminal_codes(message)  # as `observe` reads it
+    if message[:1] == "(":
+        return None
     zeroed = message.encode("ascii").translate(DIGITS_AS_ZERO).lower()
     if any(word in zeroed for word in _ZERO_SENSITIVE):
         return None
