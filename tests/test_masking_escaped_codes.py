@@ -58,7 +58,7 @@ def test_caret_notation_codes_are_taken_out_for_slack() -> None:
 @pytest.mark.parametrize("pad", [0, 5000], ids=["a line", "a piece"])
 def test_the_code_gate_reads_every_start_on_a_line_and_on_a_piece(start, pad):
     """may_hold_codes reads a line by `in` and a piece by one literal scan: both know all four."""
-    from bot.masking.terminal import _CODE_STARTS, may_hold_codes
+    from bot.terminal import _CODE_STARTS, may_hold_codes
 
     assert start in _CODE_STARTS
     assert may_hold_codes("x" * pad + start + "31m y") and not may_hold_codes("x" * pad + "31m y")

@@ -6,7 +6,7 @@ remotes, `code tunnel` and Remote-SSH logs, `modal token set`, `conda info`, dst
 from __future__ import annotations
 
 from bot.masking import Masker, mask
-from bot.masking.terminal import without_terminal_codes
+from bot.terminal import without_terminal_codes
 
 
 def _mask_log(text: str) -> str:

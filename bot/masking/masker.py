@@ -32,8 +32,9 @@ from bot.masking.names import SHORTLOG_WORDS
 from bot.masking.owners import OWNER_LINE_WORDS
 from bot.masking.pods import POD_LINE_WORDS
 from bot.masking.state import LogState
-from bot.masking.terminal import mask_through_terminal_codes, may_hold_codes
+from bot.masking.terminal import mask_through_terminal_codes
 from bot.masking.wrapped import wrapped_edits
+from bot.terminal import may_hold_codes
 
 # The lines that can teach a name hold one of the detectors' anchor words, or `@`
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.

@@ -15,7 +15,7 @@ import regex
 
 from bot.launchers import RAY_ACTOR
 from bot.literals import DIGITS_AS_ZERO
-from bot.masking.terminal import may_hold_codes, without_terminal_codes
+from bot.terminal import may_hold_codes, without_terminal_codes
 
 # Built-in probe keywords (lower-case). Owners are "probe:<name>".
 PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {

@@ -14,10 +14,10 @@ from typing import Any
 from bot.followup import QUESTIONS_HELP, Answer
 from bot.followup.topics import Topic
 from bot.masking.masked import MaskedText, require_all_masked, require_masked
-from bot.masking.terminal import without_terminal_codes
 from bot.matcher.rulebook import ANSWER_KEYS, Rule
 from bot.render.text import ANSWER_TITLES, STACK_TITLES
 from bot.report import Report, fix_script, ranks_text
+from bot.terminal import without_terminal_codes
 
 MAX_BLOCKS = 50
 SECTION_CHARS = 3000
@@ -41,7 +41,7 @@ def esc(text: str) -> str:
     """Escape for mrkdwn (blocks and the top-level `text` alike): `<IP-1>` placeholders must
     show, and `<!channel>`, `<@U123>`, `<https://x|y>` from a log or a user must stay inert.
     Terminal colour codes from a captured log, and other control characters, are dropped:
-    Slack cannot render them (bot.masking.terminal keeps them in the masked text itself)."""
+    Slack cannot render them (the masker keeps them in the masked text itself, bot.masking.terminal)."""
     text = _CONTROL.sub("", without_terminal_codes(text))
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from bot.masking.terminal import without_terminal_codes
 from bot.slack.blocks import esc
+from bot.terminal import without_terminal_codes
 from tests.ports import free_port
 from tests.slack.conftest import (
     FAST_TIMERS,
