@@ -359,6 +359,12 @@ def unavailable_message() -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+def internal_error_message() -> tuple[str, Blocks]:
+    text = (":warning: Denpex hit an internal error answering this, and has logged it for its admins. "
+            "Please try again; if it fails the same way, `/denpex <error line>` still looks an error up.")
+    return text, [section(text)]
+
+
 def thread_expired_message(ttl_s: int) -> tuple[str, Blocks]:
     """A button of a diagnosis thread whose context is gone: what happened, and what to do."""
     kept = f"{ttl_s // 86400} days" if ttl_s >= 2 * 86400 else f"{max(1, ttl_s // 3600)} hours" if ttl_s >= 7200 else f"{ttl_s} seconds"

@@ -41,7 +41,21 @@ def tell_unavailable(client: WebClient | None, body: dict[str, Any], context: An
     """Tell the person whose request met the outage, where they made it."""
     team = (context or {}).get("workspace_id") or "unknown"
     log.warning("store unavailable for a %s in team=%s", body.get("type") or body.get("command") or "request", team)
-    text, blocks = ui.unavailable_message()
+    _tell_requester(client, body, team, ack, ui.unavailable_message())
+
+
+def tell_failed(client: WebClient | None, body: dict[str, Any], context: Any) -> None:
+    """Tell the person whose request a lazy listener failed on that it failed (the traceback is
+    already logged): silence would leave them waiting for a reply that never comes."""
+    team = (context or {}).get("workspace_id") or "unknown"
+    _tell_requester(client, body, team, None, ui.internal_error_message())
+
+
+def _tell_requester(client: WebClient | None, body: dict[str, Any], team: str, ack: Any,
+                    message: tuple[str, ui.Blocks]) -> None:
+    """`message` where the request was made: the command's ack, the message's thread, or an
+    ephemeral note to whoever clicked."""
+    text, blocks = message
     if ack is not None and body.get("command"):
         ack(text=text, blocks=blocks, response_type="ephemeral")
         return
@@ -51,20 +65,29 @@ def tell_unavailable(client: WebClient | None, body: dict[str, Any], context: An
     if event is not None and event.get("type") in ("message", "app_mention"):
         channel, ts = event.get("channel"), event.get("ts")
         if channel and ts:
-            unavailable_in_thread(client, Where(team, channel, ts, event.get("thread_ts") or ts, event.get("user")))
+            tell(client, Where(team, channel, ts, event.get("thread_ts") or ts, event.get("user")), message)
         return
     if body.get("type") == "block_actions":
         channel = (body.get("container") or {}).get("channel_id") or (body.get("channel") or {}).get("id")
         user = (body.get("user") or {}).get("id")
-        if channel and user:
-            try:
-                client.chat_postEphemeral(channel=channel, user=user, text=text)
-            except (SlackApiError, OSError) as exc:
-                log.info("outage notice for a click in %s not posted: %s", channel, type(exc).__name__)
+    elif body.get("command"):  # a command's lazy part: its ack is long gone
+        channel, user = body.get("channel_id"), body.get("user_id")
+    else:
+        return
+    if channel and user:
+        try:
+            client.chat_postEphemeral(channel=channel, user=user, text=text)
+        except (SlackApiError, OSError) as exc:
+            log.info("notice for a request in %s not posted: %s", channel, type(exc).__name__)
 
 
-def guard(func: Callable[..., Any]) -> Callable[..., Any]:
+def guard(func: Callable[..., Any], *, lazy: bool = False) -> Callable[..., Any]:
     """`func` as a Bolt listener whose StoreUnavailable is answered by `tell_unavailable`.
+
+    A lazy one's other exceptions are logged with their traceback and answered by
+    `tell_failed`: Bolt would log only the exception's message, with no traceback, and the
+    person would hear nothing. (An acknowledging listener's are Bolt's: its error handler logs
+    the traceback and the request gets a 500, which Slack retries.)
 
     Bolt passes a listener the arguments its signature names: the wrapper's signature is the
     listener's own plus what the answer needs, and the listener gets only its own."""
@@ -78,6 +101,12 @@ def guard(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(**{n: kwargs[n] for n in names if n in kwargs})
         except StoreUnavailable:
             tell_unavailable(kwargs.get("client"), kwargs.get("body") or {}, kwargs.get("context"), kwargs.get("ack"))
+            return None
+        except Exception:
+            if not lazy:
+                raise
+            log.exception("%s failed", func.__qualname__)
+            tell_failed(kwargs.get("client"), kwargs.get("body") or {}, kwargs.get("context"))
             return None
 
     functools.update_wrapper(guarded, func)
@@ -108,7 +137,7 @@ class OutageGuardedApp:
             def wrapped(*functions: Callable[..., Any], ack: Callable[..., Any] | None = None,
                         lazy: list[Callable[..., Any]] | None = None) -> Any:
                 if ack is not None or lazy is not None:
-                    return register(ack=guard(ack) if ack else None, lazy=[guard(f) for f in lazy or []])
+                    return register(ack=guard(ack) if ack else None, lazy=[guard(f, lazy=True) for f in lazy or []])
                 return register(*[guard(f) for f in functions])
 
             return wrapped

@@ -52,7 +52,18 @@ def forgetful_bot(fake_slack: FakeSlack) -> Iterator[Bot]:
     def on_click(context: Any) -> None:
         store.feedback.vote(context["workspace_id"], "cuda-oom", "U0ALICE", True, thread_key="C0LOGS:1.1")
 
+    def on_mention(event: dict[str, Any]) -> None:
+        raise KeyError("a bug of ours, not an outage")
+
+    def on_lookup(ack: Ack) -> None:
+        ack()
+
+    def on_lookup_later(body: dict[str, Any]) -> None:
+        raise ValueError("a bug in a command's lazy part")
+
     guarded.event("message")(ack=ack_now, lazy=[on_message])
+    guarded.event("app_mention")(ack=ack_now, lazy=[on_mention])
+    guarded.command("/denpex-lookup")(ack=on_lookup, lazy=[on_lookup_later])
     guarded.command("/denpex")(on_command)
     guarded.action("denpex_feedback_right")(ack=ack_now, lazy=[on_click])
     server = make_server("127.0.0.1", 0, wsgi_app(app, store, SIGNING_SECRET), handler_class=_Quiet)
@@ -91,3 +102,32 @@ def test_a_click_meeting_an_outage_gets_an_ephemeral_notice(forgetful_bot, fake_
     time.sleep(0.1)
     assert fake_slack.of("chat.postMessage") == []
 
+
+
+INTERNAL = "internal error"
+
+
+def test_a_lazy_listeners_bug_is_logged_with_its_traceback_and_told_in_the_thread(forgetful_bot, fake_slack, caplog):
+    """Bolt logs a lazy listener's exception as one line with no traceback, and the person hears
+    nothing: the guard logs the traceback and says in the thread that it failed."""
+    ts = "1700006000.000200"
+    event = {"type": "app_mention", "channel": "C0LOGS", "user": "U0ALICE", "text": "<@UBOT> hi", "ts": ts,
+             "team": TEAM_ID}
+    with caplog.at_level("ERROR", logger="denpex.slack"):
+        assert forgetful_bot.event(event).status == 200
+        (post,) = fake_slack.wait_for("chat.postMessage", thread_ts=ts, timeout=10)
+    assert INTERNAL in post.params["text"] and UNAVAILABLE not in post.params["text"]
+    (record,) = [r for r in caplog.records if r.name == "denpex.slack" and r.exc_info]
+    assert record.exc_info is not None and record.exc_info[0] is KeyError
+    assert "on_mention" in record.getMessage()
+
+
+def test_a_commands_lazy_bug_reaches_the_person_ephemerally(forgetful_bot, fake_slack):
+    """A command's lazy part failing long after its ack: the person who typed it gets an
+    ephemeral note in that channel, not silence."""
+    body = Bot.command_body("x").replace(b"command=%2Fdenpex&", b"command=%2Fdenpex-lookup&")
+    assert b"denpex-lookup" in body
+    reply = forgetful_bot.post(body, "application/x-www-form-urlencoded")
+    assert reply.status == 200
+    (note,) = fake_slack.wait_for("chat.postEphemeral", timeout=10)
+    assert note.params["user"] and INTERNAL in note.params["text"]

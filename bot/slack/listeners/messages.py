@@ -235,6 +235,7 @@ def _after_window(deps: BotDeps, client: WebClient, where: Where, claim: Claim, 
             log.info("reply in team=%s channel=%s not posted: %s", where.team_id, where.channel, error)
         except Exception:
             log.exception("closing a paste failed in team=%s", where.team_id)
+            tell(client, where, ui.internal_error_message())
         finally:
             deps.leases.release(claim)
 
