@@ -274,7 +274,25 @@ def fresh_state(bot: Bot, fake: FakeSlack) -> Iterator[redis.Redis]:
 @pytest.fixture
 def bot(bot_process: Bot, fake_slack: FakeSlack) -> Iterator[Bot]:
     """The shared bot, with a clean Redis database and an empty call record; afterwards, the
-    bot has finished the test's work, so none of it lands in the next test's record."""
+    bot has finished the test's work, so none of it lands in the next test's record, and
+    nothing the test made it do escaped as a crash into its log."""
+    log_path = Path(bot_process.log_path)  # type: ignore[attr-defined]
+    start = log_path.stat().st_size
     with fresh_state(bot_process, fake_slack):
         yield bot_process
         quiesce(bot_process, fake_slack)
+    assert_no_crash_since(log_path, start)
+
+
+# What a crash leaves in the bot's log: a traceback, or Bolt's one line for a lazy listener's
+# exception (which it logs without one).
+CRASH_MARKS = ("Traceback", "Failed to run an internal function")
+
+
+def assert_no_crash_since(log_path: Path, start: int) -> None:
+    """No crash in the bot's log past byte `start`: every fault the test made was handled."""
+    with log_path.open("rb") as fh:
+        fh.seek(start)
+        new = fh.read().decode("utf-8", "replace")
+    for mark in CRASH_MARKS:
+        assert mark not in new, new[max(0, new.find(mark) - 300):][:3000]

@@ -4,14 +4,18 @@ its recent diagnoses (the last 3 on the free plan, 20 on scale)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import Any
 
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.store import Plan, StoreUnavailable
+
+log = logging.getLogger("denpex.slack")
 
 # Recent diagnoses shown on the Home tab, by plan (the scale plan promises the history).
 HISTORY_SHOWN = {Plan.FREE.value: 3, Plan.SCALE.value: 20}
@@ -44,7 +48,13 @@ def publish_home(deps: BotDeps, client: WebClient, team: str, user: str, app_id:
 
         # Above the help text, which closes the tab.
         view["blocks"] = ui.fit([*view["blocks"][:-1], *alerts_home_blocks(deps, team), *view["blocks"][-1:]])
-    client.views_publish(user_id=user, view=view)
+    try:
+        client.views_publish(user_id=user, view=view)
+    except (SlackApiError, OSError) as exc:
+        # `not_enabled` (the Home tab is off in the app's config), a timeout: nobody waits on
+        # the tab, and the next open publishes it afresh.
+        error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+        log.info("home tab for team=%s not published: %s", team, error)
 
 
 def register(app: App, deps: BotDeps) -> None:

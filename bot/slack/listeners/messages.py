@@ -284,13 +284,20 @@ def _rich_text(blocks: Any) -> str:
     return "\n".join(p for p in out if p)
 
 
+def own_text(event: dict[str, Any]) -> str:
+    """The message's own `text`, or "" when it has none or it is not a string (a malformed or
+    foreign event: Slack's schema says string, but not every sender keeps to it)."""
+    text = event.get("text")
+    return text if isinstance(text, str) else ""
+
+
 def message_text(event: dict[str, Any]) -> str:
     """The message's text, and after it the text of each message it forwards: Slack sends a
     forwarded (shared) message as an attachment marked `is_share` or `is_msg_unfurl`, its
     text escaped like the message's own. Link previews and apps' attachments are not read.
     A message whose `text` holds no words (empty, or only a mention) is read from its
     rich_text blocks."""
-    text = event.get("text") or ""
+    text = own_text(event)
     parts = [text if logdetect.clean(text).strip() else f"{text}\n{_rich_text(event.get('blocks'))}".strip()]
     for att in event.get("attachments") or []:
         if isinstance(att, dict) and (att.get("is_share") or att.get("is_msg_unfurl")):
@@ -382,7 +389,7 @@ def register(app: App, deps: BotDeps) -> None:
             return
         # A mention arrives as this event and as an app_mention: the first to claim the
         # message answers it. This one says whether the channel is public; the other cannot.
-        mentioned = logdetect.mentions(event.get("text") or "", bot_user_id)
+        mentioned = logdetect.mentions(own_text(event), bot_user_id)
         handle_message(deps, client, context["workspace_id"], event, bot_user_id, mentioned=mentioned)
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
