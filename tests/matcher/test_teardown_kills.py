@@ -7,10 +7,14 @@ real table and srun lines pasted in issue threads (pytorch/pytorch#148976, desih
 ZhehengJiangLancaster/AMVUR#2); hosts, paths and pids are made up.
 """
 
+from pathlib import Path
+
 import pytest
 
 from bot.matcher import Matcher, load_rulebook
 from tests.matcher.rulefactory import rule_doc, sig, write_rules
+
+RULES = Path(__file__).resolve().parents[2] / "rules"
 
 
 @pytest.fixture
@@ -126,3 +130,24 @@ def test_srun_kill_before_any_error_is_still_the_cause(matcher):
     log = "srun: error: gpu-node-1: task 1: Killed\n" + KEY_ERROR
     d = matcher.diagnose(log)
     assert d.matches[0].id == "sigkill" and d.matches[0].role == "root"
+
+
+def test_lightning_ranks_told_sigterm_after_another_ranks_error_are_no_preemption(tmp_path):
+    """Lightning's `[rank: 1] Received SIGTERM: 15` when srun tears the step down after task 0's
+    own exception: the real knowledge base must not call it a preemption."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 88, in validation_step\n'
+        "    score = metrics[name]\n"
+        "KeyError: 'rougeL'\n"
+        "[rank: 1] Received SIGTERM: 15\n"
+        "[rank: 2] Received SIGTERM: 15\n"
+        "srun: error: gpu-node-1: task 0: Exited with exit code 1\n"
+        "srun: error: gpu-node-1: tasks 1-2: Terminated\n"
+    )
+    d = Matcher(load_rulebook(RULES)).diagnose(log)
+    assert d.matches == [] and d.unmatched == "KeyError: 'rougeL'"
+    assert "sigterm-preemption" in {c.id for c in d.collateral}
+    # The same SIGTERM with nothing failing before it is still what stopped the run.
+    d = Matcher(load_rulebook(RULES)).diagnose("[rank: 1] Received SIGTERM: 15\n" + log)
+    assert d.matches[0].id == "sigterm-preemption"
