@@ -289,12 +289,12 @@ def _own_error(facts: LogFacts, rank: int | None, fired: list[RuleHits]) -> tupl
 
 
 # A launcher reporting a process it saw die on a signal: a row of torchelastic's failure table
-# (`exitcode  : -9 (pid: 3309)`, `traceback : Signal 9 (SIGKILL) received by PID 3309`) or srun's
-# task line (`srun: error: node1: tasks 0-2: Killed`); or a rank saying the signal reached it
-# (Lightning's `[rank: 1] Received SIGTERM: 15`). Not the agent's `failed (exitcode: -9)
-# local_rank: 3` line: that one names the first failure.
+# (`exitcode  : -9 (pid: 3309)`, newer torch adding ` (SIGKILL)`; `traceback : Signal 9 (SIGKILL)
+# received by PID 3309`) or srun's task line (`srun: error: node1: tasks 0-2: Killed`); or a rank
+# saying the signal reached it (Lightning's `[rank: 1] Received SIGTERM: 15`). Not the agent's
+# `failed (exitcode: -9) local_rank: 3` line: that one names the first failure.
 _SIGNAL_DEATH_ROW = regex.compile(
-    r"(?:^|\s)exitcode\s*:\s*-\d+\s*\(pid: \d+\)\s*$"
+    r"(?:^|\s)exitcode\s*:\s*-\d+\s*\(pid: \d+\)(?:\s*\(SIG[A-Z]+\))?\s*$"
     r"|traceback\s*:\s*Signal \d+ \(SIG[A-Z]+\) received by PID \d+\s*$"
     r"|srun: error: \S+: tasks? [\d,\-]+: (?:Killed|Terminated)\s*$"
     r"|Received SIGTERM: 15\b"

@@ -151,3 +151,12 @@ def test_lightning_ranks_told_sigterm_after_another_ranks_error_are_no_preemptio
     # The same SIGTERM with nothing failing before it is still what stopped the run.
     d = Matcher(load_rulebook(RULES)).diagnose("[rank: 1] Received SIGTERM: 15\n" + log)
     assert d.matches[0].id == "sigterm-preemption"
+
+
+def test_newer_torch_table_rows_with_the_signal_name_are_teardown_too(matcher):
+    """torch 2.11+ prints `exitcode  : -9 (pid: 340051) (SIGKILL)` (pytorch/pytorch#175254)."""
+    table = _table(0, 1, (1, 2)).replace("(pid: 340051)", "(pid: 340051) (SIGKILL)")
+    table = table.replace("(pid: 340052)\n  error", "(pid: 340052) (SIGKILL)\n  error")
+    assert "(SIGKILL)\n  error_file" in table
+    d = matcher.diagnose(KEY_ERROR + table)
+    assert d.matches == [] and d.unmatched == "KeyError: '_prompt'"
