@@ -288,6 +288,51 @@ def _own_error(facts: LogFacts, rank: int | None, fired: list[RuleHits]) -> tupl
     return None
 
 
+# A launcher reporting a process it saw die on a signal: a row of torchelastic's failure table
+# (`exitcode  : -9 (pid: 3309)`, newer torch adding ` (SIGKILL)`; `traceback : Signal 9 (SIGKILL)
+# received by PID 3309`) or srun's task line (`srun: error: node1: tasks 0-2: Killed`); or a rank
+# saying the signal reached it (Lightning's `[rank: 1] Received SIGTERM: 15`). Not the agent's
+# `failed (exitcode: -9) local_rank: 3` line: that one names the first failure.
+_SIGNAL_DEATH_ROW = regex.compile(
+    r"(?:^|\s)exitcode\s*:\s*-\d+\s*\(pid: \d+\)(?:\s*\(SIG[A-Z]+\))?\s*$"
+    r"|traceback\s*:\s*Signal \d+ \(SIG[A-Z]+\) received by PID \d+\s*$"
+    r"|srun: error: \S+: tasks? [\d,\-]+: (?:Killed|Terminated)\s*$"
+    r"|Received SIGTERM: 15\b"
+)
+
+
+def _teardown_kills(fired: list[RuleHits], facts: LogFacts) -> tuple[set[str], tuple[int, int | None, str] | None]:
+    """Rules that read only the kills a launcher made after a rank had failed on its own.
+
+    When one rank raises (a `KeyError`, exit code 1), torchelastic and srun tear the others down:
+    SIGTERM, then SIGKILL for those that do not leave in time, and their failure table lists them
+    as `exitcode : -9` / `Signal 9 (SIGKILL)` (srun: `tasks 0-2: Killed`). Those rows name the
+    launcher's kill, not a cause (a host OOM, a segfault). They are, when every line the rule
+    matched is such a row printed after a specific cause fired or an exception no entry explains,
+    and torchelastic (if it says) names a first failure that exited with a code, not a signal.
+    Returns the ids, and the unexplained exception (if any) they yield to.
+    """
+    if facts.elastic_rank is not None and facts.exitcode_by_rank.get(facts.elastic_rank, -1) <= 0:
+        return set(), None
+    rows_only = [
+        rh for rh in fired
+        if rh.rule.role == "root" and rh.hits and all(_SIGNAL_DEATH_ROW.search(h.text) for h in rh.hits)
+    ]  # fmt: skip
+    if not rows_only:
+        return set(), None
+    sigs = [sig.compiled for rh in fired for sig in rh.rule.signatures]
+    errors = [e for e in facts.own_errors() if not any(rx.search(e[2]) for rx in sigs)]
+    own = errors[0] if errors else None
+    causes = [_first(rh.hits).line for rh in fired if rh.rule.role == "root" and rh not in rows_only]
+    if own is not None:
+        causes.append(own[0])
+    if not causes:
+        return set(), None
+    first = min(causes)
+    ids = {rh.rule.id for rh in rows_only if all(h.line > first for h in rh.hits)}
+    return ids, (own if ids else None)
+
+
 def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:
     """A few lines that show the failure: every signature once, the initiating rank first."""
     chosen: list[Hit] = []
@@ -344,6 +389,17 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
         )  # fmt: skip
     fired_ids = {rh.rule.id for rh in fired}
     collateral = {rh.rule.id for rh in fired if fired_ids.intersection(rh.rule.collateral_of)}
+    teardown, own = _teardown_kills(fired, facts)
+    collateral |= teardown
+    if teardown and all(rh.rule.id in collateral for rh in fired):
+        # Nothing but the launcher's kills fired: the rank's own exception is the cause.
+        rank, basis = _with_offset(_unmatched_rank(facts), facts)
+        coll = sorted(fired, key=lambda rh: _first(rh.hits).line)
+        return Diagnosis(
+            matches=[], initiating_rank=rank,
+            collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
+            unmatched=own[2] if own else None, stats=stats, rank_basis=basis,
+        )  # fmt: skip
     specific = [rh for rh in fired if rh.rule.role == "root" and rh.rule.id not in collateral]
     if specific:
         collateral.update(rh.rule.id for rh in fired if rh.rule.role != "root")
