@@ -23,8 +23,9 @@ bot/terminal.py's, shared with the matcher and Slack's rendering.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
+from itertools import compress, count
+from operator import ne
 
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.terminal import codes_in
@@ -38,26 +39,19 @@ def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> 
     clean = rx.sub("", text)
     masked = mask_clean(clean)
     source_lines = text.split("\n")
+    clean_lines = clean.split("\n")
     masked_lines = masked.split("\n")
     if len(masked_lines) != len(source_lines):  # pragma: no cover - masking keeps every line
         return masked
-    for i, line in enumerate(source_lines):
-        if "[" in line:
-            codes = _codes(rx, line)
-            if codes:
-                clean_line = rx.sub("", line)
-                masked_lines[i] = _restore(clean_line, masked_lines[i], codes)
+    # Codes hold no line end, so a line held codes where it differs from its clean self; of
+    # those, one masking left alone is its source line again. Only a line with codes that
+    # masking changed is put back piece by piece: the lines are compared in C (`map`), not
+    # read code by code in Python (a loguru line holds a dozen codes and is seldom masked).
+    for i in compress(count(), map(ne, source_lines, clean_lines)):
+        clean_line = clean_lines[i]
+        masked_line = masked_lines[i]
+        masked_lines[i] = source_lines[i] if masked_line == clean_line else _restore(rx, source_lines[i], clean_line, masked_line)
     return "\n".join(masked_lines)
-
-
-def _codes(rx: re.Pattern[str], line: str) -> list[tuple[int, str]]:
-    """(offset in the line without codes, code) for every code on the line, in order."""
-    found: list[tuple[int, str]] = []
-    removed = 0
-    for m in rx.finditer(line):
-        found.append((m.start() - removed, m.group()))
-        removed += m.end() - m.start()
-    return found
 
 
 def _blocks(clean: str, masked: str) -> list[tuple[int, int, int]] | None:
@@ -87,29 +81,28 @@ def _blocks(clean: str, masked: str) -> list[tuple[int, int, int]] | None:
     return blocks
 
 
-def _restore(clean: str, masked: str, codes: list[tuple[int, str]]) -> str:
-    """Put the codes back into the masked line at the places they held in the clean one."""
-    if clean == masked:
-        positions = [pos for pos, _ in codes]
-    else:
-        blocks = _blocks(clean, masked)
-        if blocks is None:
-            return masked
-        starts = [a for a, _, _ in blocks]
-        positions = []
-        for pos, _ in codes:
-            # The last block starting at or before pos: inside it (or at its end) the offset
-            # carries over; past its end, pos was in replaced text, and the code goes after the
-            # replacement, where the next block starts.
-            k = bisect_right(starts, pos) - 1
-            a, b, size = blocks[k] if k >= 0 else (0, 0, 0)
-            if pos <= a + size:
-                positions.append(b + (pos - a))
-            else:
-                positions.append(blocks[k + 1][1])
+def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str:
+    """Put the codes of the `source` line back into its masked line at the places they held
+    in the clean one (the source without its codes)."""
+    blocks = _blocks(clean, masked)
+    if blocks is None:
+        return masked
+    # The source line cut at its codes: the code between two parts stands in the clean line
+    # at the length of the parts before it. (Cut by the pattern in C: read match by match,
+    # the codes cost a loguru log more than masking it.)
+    parts = rx.split(source)
     out: list[str] = []
-    last = 0
-    for (_, code), at in zip(codes, positions, strict=True):
+    pos = last = k = 0
+    for part, code in zip(parts[:-1], rx.findall(source), strict=True):
+        pos += len(part)
+        # The last block starting at or before pos (the codes come in order, so the walk only
+        # goes on): inside it (or at its end) the offset carries over; past its end, pos was
+        # in replaced text, and the code goes after the replacement, where the next block
+        # starts. Before the first block, the code goes where that block starts.
+        while k < len(blocks) and blocks[k][0] <= pos:
+            k += 1
+        a, b, size = blocks[k - 1] if k else (0, 0, 0)
+        at = b + (pos - a) if pos <= a + size else blocks[k][1]
         at = max(at, last)
         out.append(masked[last:at])
         out.append(code)
