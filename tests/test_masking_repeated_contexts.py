@@ -63,3 +63,16 @@ def test_coloured_lines_masked_and_left_alone_in_one_piece_keep_their_codes_in_p
         "\x1b[1mconnecting to \x1b[33m<IP-2>\x1b[0m\x1b[0m now",
         "\x1b[36m(RayTrainWorker pid=2225233, ip=<IP-1>)\x1b[0m loss 2.93",
     ]
+
+
+def test_codes_at_a_line_s_ends_and_inside_a_masked_value_stand_where_they_did() -> None:
+    """A code before a value that starts the line stays before its placeholder; codes inside a
+    value go after it; a code at the line's end stays at the end."""
+    cases = {
+        "\x1b[1m10.16.0.218\x1b[0m": "\x1b[1m<IP-1>\x1b[0m",
+        "10.16.\x1b[1m0.218\x1b[0m": "<IP-1>\x1b[1m\x1b[0m",
+        "ip \x1b[33m10.16.0.218 \x1b[0m10.16.0.219\x1b[K": "ip \x1b[33m<IP-1> \x1b[0m<IP-2>\x1b[K",
+        "\x1b[31mHF_TOKEN=hf_jvnVaupKOXNwJmKnAbuh\x1b[0mJdkWQsbOEqVuoC\x1b[0m done": "\x1b[31mHF_TOKEN=<SECRET:hf-token-1>\x1b[0m\x1b[0m done",
+    }
+    for line, expected in cases.items():
+        assert mask(line).text == expected

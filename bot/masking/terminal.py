@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from itertools import compress, count
+from itertools import accumulate, compress, count
 from operator import ne
 
 from bot.masking.placeholders import PLACEHOLDER_RX
@@ -54,58 +54,59 @@ def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> 
     return "\n".join(masked_lines)
 
 
-def _blocks(clean: str, masked: str) -> list[tuple[int, int, int]] | None:
-    """(clean offset, masked offset, length) of the text masking kept, in order.
+def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str:
+    """Put the codes of the `source` line back into its masked line at the places they held
+    in the clean one (the source without its codes).
 
     The masked line is the clean one with spans replaced by placeholders (or blanked, for a
     PEM block's body): each piece between placeholders is found in the clean line after the
-    previous one. None when a piece is not found (the codes are then dropped).
+    previous one (the first starts the line in both, the last ends it). A code in a kept piece
+    (or at its end) keeps its offset in it; a code in replaced text goes after the replacement,
+    where the next piece starts. When a piece is not found the codes are dropped.
     """
-    blocks: list[tuple[int, int, int]] = []
-    cpos = mpos = 0
-    for ph in (*PLACEHOLDER_RX.finditer(masked), None):
-        end = len(masked) if ph is None else ph.start()
-        piece = masked[mpos:end]
-        if piece:
-            at = clean.find(piece, cpos) if blocks or mpos else (0 if clean.startswith(piece) else -1)
-            if ph is None and mpos:
-                # The text after the last placeholder ends the line in both.
-                at = len(clean) - len(piece) if clean.endswith(piece) and len(clean) - len(piece) >= cpos else -1
-            if at < 0:
-                return None
-            blocks.append((at, mpos, len(piece)))
-            cpos = at + len(piece)
-        if ph is not None:
-            mpos = ph.end()
-    blocks.append((len(clean), len(masked), 0))
-    return blocks
-
-
-def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str:
-    """Put the codes of the `source` line back into its masked line at the places they held
-    in the clean one (the source without its codes)."""
-    blocks = _blocks(clean, masked)
-    if blocks is None:
-        return masked
-    # The source line cut at its codes: the code between two parts stands in the clean line
-    # at the length of the parts before it. (Cut by the pattern in C: read match by match,
-    # the codes cost a loguru log more than masking it.)
+    # The source line cut at its codes: a code stands in the clean line at the length of the
+    # parts before it. (Cut by the patterns in C, the masked line too: read match by match,
+    # a Ray log's codes cost a third of masking it.)
     parts = rx.split(source)
+    codes = rx.findall(source)
+    offsets = list(accumulate(map(len, parts[:-1])))
+    pieces = PLACEHOLDER_RX.split(masked)
+    placeholders = PLACEHOLDER_RX.findall(masked)
     out: list[str] = []
-    pos = last = k = 0
-    for part, code in zip(parts[:-1], rx.findall(source), strict=True):
-        pos += len(part)
-        # The last block starting at or before pos (the codes come in order, so the walk only
-        # goes on): inside it (or at its end) the offset carries over; past its end, pos was
-        # in replaced text, and the code goes after the replacement, where the next block
-        # starts. Before the first block, the code goes where that block starts.
-        while k < len(blocks) and blocks[k][0] <= pos:
-            k += 1
-        a, b, size = blocks[k - 1] if k else (0, 0, 0)
-        at = b + (pos - a) if pos <= a + size else blocks[k][1]
-        at = max(at, last)
-        out.append(masked[last:at])
-        out.append(code)
-        last = at
+    i = last = cpos = mpos = 0
+    # The kept piece before (clean offset, masked offset, length): the line's start until one is found.
+    ka = kb = ksize = 0
+    final = len(pieces) - 1
+    for j, piece in enumerate(pieces):
+        if piece:
+            size = len(piece)
+            if not j:
+                at = 0 if clean.startswith(piece) else -1
+            elif j == final:
+                at = len(clean) - size
+                if at < cpos or not clean.endswith(piece):
+                    at = -1
+            else:
+                at = clean.find(piece, cpos)
+            if at < 0:
+                return masked
+            # The codes before this piece: in the one before (or at its end), or in replaced text.
+            while i < len(codes) and offsets[i] < at:
+                place = max(kb + offsets[i] - ka if offsets[i] <= ka + ksize else mpos, last)
+                out.append(masked[last:place])
+                out.append(codes[i])
+                last = place
+                i += 1
+            ka, kb, ksize = at, mpos, size
+            cpos = at + size
+        if j < final:
+            mpos += len(piece) + len(placeholders[j])
+    while i < len(codes):  # after the last piece: in it, or in replaced text up to the line's end
+        offset = offsets[i]
+        place = max(kb + offset - ka if offset < len(clean) and offset <= ka + ksize else len(masked), last)
+        out.append(masked[last:place])
+        out.append(codes[i])
+        last = place
+        i += 1
     out.append(masked[last:])
     return "".join(out)
