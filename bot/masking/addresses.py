@@ -108,7 +108,7 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
             continue
         start, end = m.span()
         if _VERSION_AFTER.match(text, end):
-            continue  # 10.2.0.1-1, 8.9.2.26+cuda12, 1.2.3.4rc1
+            continue  # 10.2.0.1-1, 8.9.2.26+cuda12 (a letter after it would have been part of it)
         before = text[max(text.rfind("\n", max(0, start - 48), start) + 1, start - 48) : start]
         kept = kept_after.get(before)
         if kept is None:
