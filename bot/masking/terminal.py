@@ -77,8 +77,14 @@ def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str:
     # The kept piece before (clean offset, masked offset, length): the line's start until one is found.
     ka = kb = ksize = 0
     final = len(pieces) - 1
-    for j, piece in enumerate(pieces):
-        if piece:
+    for j, piece in enumerate((*pieces, None)):
+        if piece is None:  # the lines' ends: the codes after the last piece's go by it
+            at, size, mpos = len(clean), 0, len(masked)
+        elif not piece:
+            if j < final:
+                mpos += len(placeholders[j])
+            continue
+        else:
             size = len(piece)
             if not j:
                 at = 0 if clean.startswith(piece) else -1
@@ -90,23 +96,17 @@ def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str:
                 at = clean.find(piece, cpos)
             if at < 0:
                 return masked
-            # The codes before this piece: in the one before (or at its end), or in replaced text.
-            while i < len(codes) and offsets[i] < at:
-                place = max(kb + offsets[i] - ka if offsets[i] <= ka + ksize else mpos, last)
-                out.append(masked[last:place])
-                out.append(codes[i])
-                last = place
-                i += 1
-            ka, kb, ksize = at, mpos, size
-            cpos = at + size
+        # The codes before this piece: in the one before (or at its end), or in replaced text.
+        while i < len(codes) and offsets[i] < at:
+            place = max(kb + offsets[i] - ka if offsets[i] <= ka + ksize else mpos, last)
+            out.append(masked[last:place])
+            out.append(codes[i])
+            last = place
+            i += 1
+        ka, kb, ksize = at, mpos, size
+        cpos = at + size
         if j < final:
-            mpos += len(piece) + len(placeholders[j])
-    while i < len(codes):  # after the last piece: in it, or in replaced text up to the line's end
-        offset = offsets[i]
-        place = max(kb + offset - ka if offset < len(clean) and offset <= ka + ksize else len(masked), last)
-        out.append(masked[last:place])
-        out.append(codes[i])
-        last = place
-        i += 1
+            mpos += size + len(placeholders[j])
     out.append(masked[last:])
+    out.extend(codes[i:])  # at the end of both lines
     return "".join(out)
