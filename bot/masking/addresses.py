@@ -68,23 +68,15 @@ _VERSION_AFTER = re.compile(r"-\d|\+|~|(?:a|b|rc|post|dev)\d")
 _ADDRESS_BEFORE = frozenset(":/@[<,;|'\"")
 
 
-def _is_version(text: str, start: int, end: int) -> bool:
-    """Context says a dotted quad is a version number, not an address."""
-    if _VERSION_AFTER.match(text, end):
-        return True
-    if start and text[start - 1] in _ADDRESS_BEFORE:
-        return False
-    line_start = text.rfind("\n", max(0, start - 48), start) + 1
-    before = text[max(line_start, start - 48) : start]
-    if not before:
+def _version_before(before: str) -> bool:
+    """The text before a dotted quad on its line (`before`, at most 48 characters) says it is
+    a version number, not an address. (The text after it and pip's `(8.9.2.26)` are the
+    caller's: this reads `before` alone, so its answer holds wherever `before` recurs.)"""
+    if not before or before[-1] in _ADDRESS_BEFORE:
         return False
     stripped = before.rstrip(" \t")
     if stripped.endswith(("==", ">=", "<=", "~=", "!=", "@")):
         return True
-    if before[-1] == "(":
-        wide = text[text.rfind("\n", max(0, start - 512), start) + 1 : start]
-        if "==" + text[start:end] in wide:
-            return True  # pip: `X==8.9.2.26 in /site-packages (from torch) (8.9.2.26)`
     if before.endswith("-") and len(before) > 1 and before[-2].isalpha():
         return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1
     word = stripped.rstrip(":=([").rsplit(None, 1)
@@ -106,15 +98,30 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
     """Mask IPv4 addresses; keep well-known non-personal ones, netmasks and versions."""
     if "." not in text:
         return
+    # What the text before an address on its line says (a broadcast address, a version), by
+    # that text: a log prints the same few prefixes before its addresses on every line (Ray's
+    # `(RayTrainWorker pid=N, ip=`), read once each. Per call: log text outlives no piece.
+    kept_after: dict[str, bool] = {}
     for m in _IPV4_RX.finditer(text):
         addr = m.group()
         if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
             continue
         start, end = m.span()
-        if _BROADCAST_BEFORE.search(text, max(0, start - 12), start):
-            continue  # `brd 10.20.3.255`: the subnet's broadcast address names no machine
-        if not _is_version(text, start, end):
-            edits.append((start, end, "ip", addr))
+        if _VERSION_AFTER.match(text, end):
+            continue  # 10.2.0.1-1, 8.9.2.26+cuda12 (a letter after it would have been part of it)
+        before = text[max(text.rfind("\n", max(0, start - 48), start) + 1, start - 48) : start]
+        kept = kept_after.get(before)
+        if kept is None:
+            # `brd 10.20.3.255`: the subnet's broadcast address names no machine. (Its word
+            # and blanks end where the address starts, on its line: in the last 12 characters.)
+            kept = kept_after[before] = _BROADCAST_BEFORE.search(before[-12:]) is not None or _version_before(before)
+        if kept:
+            continue
+        if before.endswith("("):
+            wide = text[text.rfind("\n", max(0, start - 512), start) + 1 : start]
+            if "==" + addr in wide:
+                continue  # pip: `X==8.9.2.26 in /site-packages (from torch) (8.9.2.26)`
+        edits.append((start, end, "ip", addr))
 
 
 def _v6_plausible(addr: str, text: str, start: int) -> bool:
