@@ -41,6 +41,11 @@ POST_ATTEMPTS = 3
 # Refusals that blame the blocks alone (a limit Slack enforces that fit() did not foresee):
 # the answer is posted again as its plain-text fallback.
 BLOCKS_REFUSED = ("invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long")
+# Errors Slack answers with HTTP 200 that say nothing of whether the message was posted: its
+# common errors `internal_error` and `fatal_error` ("it's possible some aspect of the operation
+# succeeded"), `service_unavailable`, `request_timeout` (the POST arrived truncated). Handled as
+# a 5xx: looked for in the thread, posted again only once known to be absent.
+UNKNOWN_OUTCOME = ("internal_error", "fatal_error", "service_unavailable", "request_timeout")
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
 # answered (what Slack posted is there now); a timeout or reset may still be landing.
 # DENPEX_POST_LOOKS_5XX_S and DENPEX_POST_LOOKS_TIMEOUT_S ("0,2,4") override.
@@ -151,9 +156,10 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                             diagnosis_id, where.team_id, error)
                 blocks = None
                 continue
-            if status < 500:  # refused (not_in_channel, ratelimited past retries...): not posted
+            if status < 500 and error not in UNKNOWN_OUTCOME:
+                # refused (not_in_channel, ratelimited past retries...): not posted
                 raise NotDelivered(f"Slack refused the post: {error}") from None
-            problem, looks = f"HTTP {status}", looks_after_5xx()
+            problem, looks = (f"HTTP {status}" if status >= 500 else str(error)), looks_after_5xx()
         except OSError as exc:  # a reset or a timeout: it may have been posted, or be landing
             problem, looks = type(exc).__name__, looks_after_timeout()
         log.info("post of diagnosis %s in team=%s unconfirmed (%s): looking for it", diagnosis_id, where.team_id, problem)

@@ -71,6 +71,15 @@ def retry_after_s(response: Any) -> float | None:
     return None
 
 
+def rate_limited(response: Any) -> bool:
+    """A 429, or `ratelimited` in an HTTP 200 body (a proxy or an older edge answers so; the
+    Web API's error list names it with its Retry-After): either way Slack did nothing."""
+    if response.status_code == 429:
+        return True
+    body = getattr(response, "body", None)
+    return isinstance(body, dict) and body.get("ok") is False and body.get("error") == "ratelimited"
+
+
 class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
     """Retry a 429 after its Retry-After, but only when the wait is at most `max_wait_s`.
 
@@ -87,7 +96,7 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
         return 1.0 if after is None else after
 
     def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
-        if response is None or response.status_code != 429:
+        if response is None or not rate_limited(response):
             return False
         wait = self._wait(response)
         if wait > self.max_wait_s:

@@ -1,0 +1,148 @@
+"""Ninth audit of the Slack edge: scenarios an outside end-to-end check would run that no test
+ran yet, through the real bot over signed HTTP against the recording stand-in and a real Redis.
+
+Slack's shapes used here, from its reference pages: the Web API answers most errors with HTTP
+200 and `{"ok": false, "error": ...}`. Its common errors include `internal_error` and
+`fatal_error` ("It's possible some aspect of the operation succeeded before the error was
+raised"), `service_unavailable` and `request_timeout` (the POST data missing or truncated);
+`ratelimited` tells the caller to wait `Retry-After` seconds. A `view_submission` is answered
+with an empty 200 to close the modal; `app_home_opened` names the tab opened (`home`,
+`messages`, `about`)."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.parse
+
+import pytest
+
+from tests.slack.conftest import ROOT, Bot, wait_handled
+from tests.slack.events import OOM_PASTE, all_text, message, used
+from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
+
+SAMPLE_TEXT = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
+
+
+def landed_in(fake: FakeSlack, thread_ts: str) -> list[dict]:
+    """The messages Slack holds in a thread (what a person sees), not the attempts."""
+    with fake.lock:
+        return [m for m in fake.messages if m["thread_ts"] == thread_ts]
+
+
+# --- Web API errors carried in a 200 body -------------------------------------------------------
+
+@pytest.mark.parametrize("error", ["internal_error", "fatal_error", "service_unavailable", "request_timeout"])
+@pytest.mark.parametrize("posted", [False, True], ids=["not-posted", "posted"])
+def test_a_post_answered_with_a_transient_error_in_a_200_lands_once(bot: Bot, fake_slack, error, posted):
+    """chat.postMessage answering HTTP 200 with `ok: false` and an error Slack calls transient
+    (`internal_error`, `fatal_error`: some of the operation may have succeeded; a service
+    hiccup; truncated POST data): the outcome is unknown, as after a 5xx. The diagnosis lands
+    exactly once whether Slack posted it or not (looked for in the thread, then posted again
+    only if absent), and is charged once."""
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": error}, posted=posted)
+    ts = "1700900000.000100"
+    bot.event(message(SAMPLE_TEXT, ts))
+    wait_handled(bot, ts)
+    (answer,) = landed_in(fake_slack, ts)
+    assert "cuda-oom" in (answer["text"] or "").lower() or "out of memory" in (answer["text"] or "").lower()
+    assert used(bot) == 1
+
+
+def test_a_post_answered_ratelimited_in_a_200_is_retried_after_retry_after(bot: Bot, fake_slack):
+    """chat.postMessage answering `{"ok": false, "error": "ratelimited"}` with HTTP 200 (and a
+    Retry-After), as a proxy or an older edge may: Slack posted nothing, so the reply is sent
+    again after the wait and lands once, charged once."""
+    fake_slack.fail("chat.postMessage", 200, retry_after=1, body={"ok": False, "error": "ratelimited"})
+    ts = "1700900010.000100"
+    bot.event(message(SAMPLE_TEXT, ts))
+    wait_handled(bot, ts)
+    attempts = [c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == ts]
+    assert len(attempts) == 2 and attempts[1].at - attempts[0].at >= 0.9
+    assert len(landed_in(fake_slack, ts)) == 1 and used(bot) == 1
+
+
+def test_files_info_ratelimited_in_a_200_is_retried_and_the_upload_answered(bot: Bot, fake_slack):
+    """files.info answering `ratelimited` in a 200 body: looked up again after Retry-After and
+    the upload diagnosed once (not "could not read the file")."""
+    f = fake_slack.add_file(FakeFile(id="F0RATE200", name="train.log", content=SAMPLE_TEXT.encode()))
+    fake_slack.fail("files.info", 200, retry_after=1, body={"ok": False, "error": "ratelimited"})
+    ts = "1700900020.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    assert len(fake_slack.of("files.info")) == 2 and len(fake_slack.of("files.download")) == 1
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post) and used(bot) == 1
+
+
+def test_a_follow_up_answer_rate_limited_lands_once(bot: Bot, fake_slack):
+    """The answer to a question in a diagnosis thread meets a 429 with Retry-After: posted once
+    after the wait, not lost and not doubled; the follow-up is not charged as a diagnosis."""
+    ts = "1700900030.000100"
+    bot.event(message(SAMPLE_TEXT, ts))
+    wait_handled(bot, ts)
+    fake_slack.fail("chat.postMessage", 429, retry_after=1)
+    q = "1700900030.000200"
+    bot.event(message("how do I confirm this?", q, thread_ts=ts))
+    wait_handled(bot, q)
+    in_thread = landed_in(fake_slack, ts)
+    assert len(in_thread) == 2 and used(bot) == 1
+    assert "confirm" in (in_thread[1]["text"] or "").lower()
+
+
+# --- interactions and Home ----------------------------------------------------------------------
+
+def test_a_modal_submission_of_no_listener_closes_with_an_empty_200(bot: Bot, fake_slack):
+    """A `view_submission` for a modal the bot has no listener for (another app's, an old
+    version's): an empty 200, which closes the modal (a body that is not a response_action
+    would show the person an error), nothing posted."""
+    payload = {
+        "type": "view_submission", "team": {"id": TEAM_ID, "domain": "test"},
+        "user": {"id": "U0ALICE", "team_id": TEAM_ID}, "api_app_id": "A0DENPEX", "trigger_id": "9.9.9",
+        "view": {"id": "V0MODAL", "type": "modal", "callback_id": "settings_modal", "team_id": TEAM_ID,
+                 "state": {"values": {"b1": {"a1": {"type": "plain_text_input", "value": "hello"}}}},
+                 "private_metadata": "", "hash": "1.abc"},
+        "response_urls": [],
+    }  # fmt: skip
+    reply = bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                     "application/x-www-form-urlencoded")
+    assert reply.status == 200 and reply.body == b""
+    assert not fake_slack.of("chat.postMessage") and not fake_slack.of("chat.postEphemeral")
+
+
+def test_a_button_click_carrying_state_values_is_answered(bot: Bot, fake_slack):
+    """A click on a diagnosis's button from a message that also holds inputs arrives with a
+    `state.values` map (Slack sends it with every block_actions): the entry is posted in the
+    thread once."""
+    ts = "1700900040.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM_ID, "domain": "test"},
+        "user": {"id": "U0ALICE", "username": "alice", "team_id": TEAM_ID}, "api_app_id": "A0DENPEX",
+        "container": {"type": "message", "message_ts": "1700900041.000100", "channel_id": "C0LOGS",
+                      "is_ephemeral": False, "thread_ts": ts},
+        "channel": {"id": "C0LOGS", "name": "training"}, "trigger_id": "1.2.4",
+        "message": {"type": "message", "ts": "1700900041.000100", "thread_ts": ts, "text": "x"},
+        "state": {"values": {"blk": {"pick": {"type": "static_select", "selected_option": None}}}},
+        "actions": [{"action_id": "denpex_full_entry", "block_id": "b", "value": "cuda-oom", "type": "button",
+                     "action_ts": str(time.time())}],
+    }  # fmt: skip
+    before = len(landed_in(fake_slack, ts))
+    reply = bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                     "application/x-www-form-urlencoded")
+    assert reply.status == 200
+    fake_slack.wait_for("chat.postMessage", count=before + 1, timeout=10)
+    time.sleep(0.3)
+    assert len(landed_in(fake_slack, ts)) == before + 1
+
+
+@pytest.mark.parametrize("tab", ["messages", "about"])
+def test_opening_the_messages_or_about_tab_publishes_nothing(bot: Bot, fake_slack, tab):
+    """`app_home_opened` for the Messages or About tab: 200, no views.publish (the Home tab is
+    published when the Home tab is opened); the Home tab's own open still publishes."""
+    assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": tab}).status == 200
+    assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"}).status == 200
+    fake_slack.wait_for("views.publish")
+    time.sleep(0.3)
+    assert len(fake_slack.of("views.publish")) == 1
