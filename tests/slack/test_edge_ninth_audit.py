@@ -146,3 +146,24 @@ def test_opening_the_messages_or_about_tab_publishes_nothing(bot: Bot, fake_slac
     fake_slack.wait_for("views.publish")
     time.sleep(0.3)
     assert len(fake_slack.of("views.publish")) == 1
+
+
+# --- answers that are not Slack's JSON ----------------------------------------------------------
+
+@pytest.mark.parametrize("raw,raw_type", [
+    (b'{"ok": true, "channel": "C0LOGS", "ts": "17', "application/json"),
+    (b"<html><body>Gateway says hello</body></html>", "text/html"),
+    (b"", "application/json"),
+], ids=["cut-off-json", "html-page", "empty-body"])
+@pytest.mark.parametrize("posted", [False, True], ids=["not-posted", "posted"])
+def test_a_post_answered_200_with_a_body_that_is_not_slacks_json_lands_once(bot: Bot, fake_slack, raw, raw_type,
+                                                                            posted):
+    """chat.postMessage answered HTTP 200 with a body a proxy cut off mid-JSON, an HTML page, or
+    nothing: no word from Slack on whether it posted. The diagnosis lands exactly once (looked
+    for in the thread, posted again only if absent), is charged once, and nothing crashes."""
+    fake_slack.fail("chat.postMessage", 200, posted=posted, raw=raw, raw_type=raw_type)
+    ts = "1700900050.000100"
+    bot.event(message(SAMPLE_TEXT, ts))
+    wait_handled(bot, ts)
+    assert len(landed_in(fake_slack, ts)) == 1
+    assert used(bot) == 1
