@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from bot.service import Outcome
 from bot.slack import blocks as ui
 from bot.slack import files, timers
 from bot.slack.deps import BotDeps
-from bot.slack.webapi import courtesy_client, reply_client
+from bot.slack.webapi import courtesy_client, reply_client, unknown_outcome
 
 log = logging.getLogger("denpex.slack")
 
@@ -42,20 +41,6 @@ POST_ATTEMPTS = 3
 # Refusals that blame the blocks alone (a limit Slack enforces that fit() did not foresee):
 # the answer is posted again as its plain-text fallback.
 BLOCKS_REFUSED = ("invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long")
-# Errors Slack answers with HTTP 200 that say nothing of whether the message was posted: its
-# common errors `internal_error` and `fatal_error` ("it's possible some aspect of the operation
-# succeeded"), `service_unavailable`, `request_timeout` (the POST arrived truncated). Handled as
-# a 5xx: looked for in the thread, posted again only once known to be absent.
-UNKNOWN_OUTCOME = ("internal_error", "fatal_error", "service_unavailable", "request_timeout")
-# What Slack's own refusals look like: an error code. slack_sdk reports an answer that was not
-# Slack's JSON (an HTML page, an empty body, `{}`) with a sentence or no error at all: no word
-# from Slack, so an unknown outcome too.
-_SLACK_ERROR_CODE = re.compile(r"[a-z0-9_.]+")
-
-
-def slack_said(error: Any) -> bool:
-    """Is `error` an error code Slack answered with (not slack_sdk's note of an odd body)?"""
-    return isinstance(error, str) and _SLACK_ERROR_CODE.fullmatch(error) is not None
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
 # answered (what Slack posted is there now); a timeout or reset may still be landing.
 # DENPEX_POST_LOOKS_5XX_S and DENPEX_POST_LOOKS_TIMEOUT_S ("0,2,4") override.
@@ -166,7 +151,7 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                             diagnosis_id, where.team_id, error)
                 blocks = None
                 continue
-            if status < 500 and slack_said(error) and error not in UNKNOWN_OUTCOME:
+            if status < 500 and not unknown_outcome(error):
                 # refused (not_in_channel, ratelimited past retries...): not posted
                 raise NotDelivered(f"Slack refused the post: {error}") from None
             problem, looks = (f"HTTP {status}" if status >= 500 else str(error)[:60]), looks_after_5xx()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import time
 from http.client import RemoteDisconnected
 from typing import Any
@@ -38,6 +39,28 @@ MAX_DOWNLOAD_RETRY_AFTER_S = 20.0
 # Added to a 429's Retry-After, so replicas told the same wait do not retry in step
 # (DENPEX_RETRY_JITTER_S overrides).
 RETRY_JITTER_S = 1.0
+
+
+# Errors Slack answers with HTTP 200 that say nothing of whether the message was posted: its
+# common errors `internal_error` and `fatal_error` ("it's possible some aspect of the operation
+# succeeded"), `service_unavailable`, `request_timeout` (the POST arrived truncated). A post is
+# handled as after a 5xx (looked for in the thread, posted again only once known to be absent),
+# a read is asked again.
+UNKNOWN_OUTCOME = ("internal_error", "fatal_error", "service_unavailable", "request_timeout")
+# What Slack's own refusals look like: an error code. slack_sdk reports an answer that was not
+# Slack's JSON (an HTML page, an empty body, `{}`) with a sentence or no error at all: no word
+# from Slack, so an unknown outcome too.
+_SLACK_ERROR_CODE = re.compile(r"[a-z0-9_.]+")
+
+
+def slack_said(error: Any) -> bool:
+    """Is `error` an error code Slack answered with (not slack_sdk's note of an odd body)?"""
+    return isinstance(error, str) and _SLACK_ERROR_CODE.fullmatch(error) is not None
+
+
+def unknown_outcome(error: Any) -> bool:
+    """Does an `ok: false` answer leave open whether Slack did the work (see UNKNOWN_OUTCOME)?"""
+    return not slack_said(error) or error in UNKNOWN_OUTCOME
 
 
 def api_timeout() -> float:

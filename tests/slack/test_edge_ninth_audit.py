@@ -167,3 +167,24 @@ def test_a_post_answered_200_with_a_body_that_is_not_slacks_json_lands_once(bot:
     wait_handled(bot, ts)
     assert len(landed_in(fake_slack, ts)) == 1
     assert used(bot) == 1
+
+
+@pytest.mark.parametrize("answer", [
+    {"body": {"ok": False, "error": "internal_error"}},
+    {"body": {"ok": False, "error": "service_unavailable"}},
+    {"raw": b'{"ok": true, "file": {"id": "F0', "raw_type": "application/json"},
+    {"raw": b"<html>upstream hiccup</html>", "raw_type": "text/html"},
+], ids=["internal_error", "service_unavailable", "cut-off-json", "html-page"])
+def test_files_info_failing_transiently_in_a_200_is_asked_again_and_the_upload_answered(bot: Bot, fake_slack, answer):
+    """files.info answering HTTP 200 with a transient error or a body that is not Slack's JSON
+    (cut off, an HTML page) once: a read is safe to repeat, so it is asked again and the upload
+    diagnosed once; not "is the bot allowed to see it (files:read)?", which blames a scope, and
+    no crash."""
+    f = fake_slack.add_file(FakeFile(id="F0TRANS200", name="train.log", content=SAMPLE_TEXT.encode()))
+    fake_slack.fail("files.info", 200, **answer)
+    ts = "1700900060.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    assert len(fake_slack.of("files.info")) == 2 and len(fake_slack.of("files.download")) == 1
+    (post,) = fake_slack.of("chat.postMessage")
+    assert "cuda-oom" in all_text(post) and "files:read" not in all_text(post) and used(bot) == 1
