@@ -30,7 +30,7 @@ from bot.service import Outcome
 from bot.slack import blocks as ui
 from bot.slack import files, timers
 from bot.slack.deps import BotDeps
-from bot.slack.webapi import courtesy_client, reply_client, unknown_outcome
+from bot.slack.webapi import CALL_FAILED, courtesy_client, reply_client, unknown_outcome
 
 log = logging.getLogger("denpex.slack")
 
@@ -118,7 +118,7 @@ def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) ->
     try:
         resp = client.conversations_replies(channel=where.channel, ts=where.thread_ts, include_all_metadata=True,
                                             oldest=f"{since - 120:.6f}", inclusive=True, limit=200)
-    except (SlackApiError, OSError) as exc:
+    except CALL_FAILED as exc:
         log.info("could not look for a post in %s: %s", where.channel, type(exc).__name__)
         return None
     for msg in resp.get("messages") or []:

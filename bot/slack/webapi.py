@@ -16,6 +16,7 @@ from http.client import RemoteDisconnected
 from typing import Any
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -61,6 +62,12 @@ def slack_said(error: Any) -> bool:
 def unknown_outcome(error: Any) -> bool:
     """Does an `ok: false` answer leave open whether Slack did the work (see UNKNOWN_OUTCOME)?"""
     return not slack_said(error) or error in UNKNOWN_OUTCOME
+
+
+# What a Web API call raises when it did not plainly succeed: Slack's refusal (SlackApiError),
+# the network (OSError: resets, timeouts), or an answer whose JSON was cut off (slack_sdk lets the
+# decoding error, a ValueError, through). Where a failed call is only logged, all three are.
+CALL_FAILED: tuple[type[Exception], ...] = (SlackApiError, OSError, ValueError)
 
 
 def api_timeout() -> float:

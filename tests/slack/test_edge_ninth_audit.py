@@ -188,3 +188,38 @@ def test_files_info_failing_transiently_in_a_200_is_asked_again_and_the_upload_a
     assert len(fake_slack.of("files.info")) == 2 and len(fake_slack.of("files.download")) == 1
     (post,) = fake_slack.of("chat.postMessage")
     assert "cuda-oom" in all_text(post) and "files:read" not in all_text(post) and used(bot) == 1
+
+
+CUT_OFF = b'{"ok": true, "ts": "17'
+
+
+def test_a_home_tab_publish_answered_with_a_cut_off_body_is_no_crash(bot: Bot, fake_slack):
+    """views.publish answered 200 with a JSON body cut off: no crash in the bot (the tab was
+    perhaps published; the next open publishes it again anyway)."""
+    fake_slack.fail("views.publish", 200, raw=CUT_OFF)
+    assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"}).status == 200
+    fake_slack.wait_for("views.publish")
+    assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"}).status == 200
+    fake_slack.wait_for("views.publish", count=2)
+
+
+def test_a_votes_thanks_answered_with_a_cut_off_body_is_no_crash(bot: Bot, fake_slack):
+    """The ephemeral thanks for a feedback click answered 200 with a cut-off body: the vote
+    counted, nothing more posted, no crash."""
+    fake_slack.fail("chat.postEphemeral", 200, raw=CUT_OFF)
+    assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")
+    time.sleep(0.3)
+    assert len(fake_slack.of("chat.postEphemeral")) == 1
+
+
+def test_a_look_for_an_unconfirmed_post_answered_with_a_cut_off_body_posts_once(bot: Bot, fake_slack):
+    """A post of unknown outcome (a 503), and the look for it in the thread answered with a
+    cut-off body: Slack would not show the thread, so the post is not repeated blindly; one
+    message at most, no crash."""
+    fake_slack.fail("chat.postMessage", 503, times=3, posted=True)
+    fake_slack.fail("conversations.replies", 200, times=3, raw=CUT_OFF)
+    ts = "1700900070.000100"
+    bot.event(message(SAMPLE_TEXT, ts))
+    wait_handled(bot, ts)
+    assert len(landed_in(fake_slack, ts)) == 1
