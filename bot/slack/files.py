@@ -119,7 +119,7 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
     """files.info: the file and its kind, with the size and the download host checked before
     anything is downloaded."""
     try:
-        info = _files_info(client, file_id)
+        info = read_file_info(client, file_id)
     except SlackApiError as exc:
         error = exc.response.get("error", "error")
         if unknown_outcome(error):
@@ -157,7 +157,7 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
 FILES_INFO_ATTEMPTS = 3
 
 
-def _files_info(client: WebClient, file_id: str) -> dict[str, Any]:
+def read_file_info(client: WebClient, file_id: str) -> dict[str, Any]:
     """files.info's file, asked again after a transient answer (slack_sdk's handlers already
     retry 429s, 5xx and resets); the last attempt's failure is the caller's."""
     for _ in range(FILES_INFO_ATTEMPTS - 1):

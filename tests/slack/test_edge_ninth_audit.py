@@ -18,7 +18,7 @@ import urllib.parse
 import pytest
 
 from tests.slack.conftest import ROOT, Bot, wait_handled
-from tests.slack.events import OOM_PASTE, all_text, message, used
+from tests.slack.events import OOM_PASTE, all_text, file_shared, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 SAMPLE_TEXT = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
@@ -223,3 +223,17 @@ def test_a_look_for_an_unconfirmed_post_answered_with_a_cut_off_body_posts_once(
     bot.event(message(SAMPLE_TEXT, ts))
     wait_handled(bot, ts)
     assert len(landed_in(fake_slack, ts)) == 1
+
+
+def test_a_file_shared_alone_whose_files_info_hiccups_is_still_answered(bot: Bot, fake_slack):
+    """An upload arriving only as `file_shared`, and files.info answering `internal_error` in a
+    200 the first time: asked again, and the log answered once under its message (it was never
+    answered: "files.info failed; nothing to answer under")."""
+    ts = "1700900080.000100"
+    fake_slack.add_file(FakeFile(id="F0SHRDHICC", name="train.log", content=OOM_PASTE.encode(),
+                                 shares={"public": {"C0LOGS": [{"ts": ts, "channel_name": "training"}]}}))
+    fake_slack.fail("files.info", 200, body={"ok": False, "error": "internal_error"})
+    bot.event(file_shared("F0SHRDHICC"))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post) and used(bot) == 1
