@@ -154,12 +154,13 @@ def test_opening_the_messages_or_about_tab_publishes_nothing(bot: Bot, fake_slac
     (b'{"ok": true, "channel": "C0LOGS", "ts": "17', "application/json"),
     (b"<html><body>Gateway says hello</body></html>", "text/html"),
     (b"", "application/json"),
-], ids=["cut-off-json", "html-page", "empty-body"])
+    (b'{"ok": false}', "application/json"),
+], ids=["cut-off-json", "html-page", "empty-body", "ok-false-without-error"])
 @pytest.mark.parametrize("posted", [False, True], ids=["not-posted", "posted"])
 def test_a_post_answered_200_with_a_body_that_is_not_slacks_json_lands_once(bot: Bot, fake_slack, raw, raw_type,
                                                                             posted):
-    """chat.postMessage answered HTTP 200 with a body a proxy cut off mid-JSON, an HTML page, or
-    nothing: no word from Slack on whether it posted. The diagnosis lands exactly once (looked
+    """chat.postMessage answered HTTP 200 with a body a proxy cut off mid-JSON, an HTML page,
+    nothing, or `ok: false` naming no error: no word from Slack on whether it posted. The diagnosis lands exactly once (looked
     for in the thread, posted again only if absent), is charged once, and nothing crashes."""
     fake_slack.fail("chat.postMessage", 200, posted=posted, raw=raw, raw_type=raw_type)
     ts = "1700900050.000100"
@@ -237,3 +238,12 @@ def test_a_file_shared_alone_whose_files_info_hiccups_is_still_answered(bot: Bot
     wait_handled(bot, ts)
     (post,) = fake_slack.of("chat.postMessage")
     assert post.params["thread_ts"] == ts and "cuda-oom" in all_text(post) and used(bot) == 1
+
+
+def test_a_home_tab_publish_failing_with_a_5xx_then_succeeding_is_published(bot: Bot, fake_slack):
+    """views.publish answering 503 once: published on the retry (a publish replaces the tab, so
+    repeating it cannot double anything), no crash."""
+    fake_slack.fail("views.publish", 503)
+    assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"}).status == 200
+    calls = fake_slack.wait_for("views.publish", count=2)
+    assert calls[1].params["user_id"] == "U0ALICE" and calls[1].params["view"]["type"] == "home"
