@@ -124,6 +124,9 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
         error = exc.response.get("error", "error")
         if unknown_outcome(error):
             raise InputError(f"could not read the file from Slack ({str(error)[:60]}): a hiccup on Slack's side; try again in a minute") from None
+        if error == "ratelimited":  # a Retry-After longer than the person should wait
+            raise InputError("could not read the file from Slack (ratelimited): Slack is rate-limiting the bot; "
+                             "try again in a few minutes") from None
         if error in GONE_ERRORS:
             # Deleted between the upload and our read: no scope would help, the upload would.
             raise InputError(f"could not read the file from Slack ({error}): it was deleted before I read it; upload it again") from None

@@ -247,3 +247,18 @@ def test_a_home_tab_publish_failing_with_a_5xx_then_succeeding_is_published(bot:
     assert bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0HOME", "tab": "home"}).status == 200
     calls = fake_slack.wait_for("views.publish", count=2)
     assert calls[1].params["user_id"] == "U0ALICE" and calls[1].params["view"]["type"] == "home"
+
+
+def test_files_info_rate_limited_for_long_says_so_not_a_scope(bot: Bot, fake_slack):
+    """files.info answering 429 with a Retry-After of two minutes (past what the bot waits
+    while the person does): told Slack is rate-limiting and to try again, not pointed at the
+    files:read scope (which is fine); nothing downloaded or charged."""
+    f = fake_slack.add_file(FakeFile(id="F0RATELONG", name="train.log", content=SAMPLE_TEXT.encode()))
+    fake_slack.fail("files.info", 429, retry_after=120)
+    ts = "1700900090.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    text = all_text(post)
+    assert "rate-limit" in text and "files:read" not in text
+    assert not fake_slack.of("files.download") and used(bot) == 0
