@@ -262,3 +262,25 @@ def test_files_info_rate_limited_for_long_says_so_not_a_scope(bot: Bot, fake_sla
     text = all_text(post)
     assert "rate-limit" in text and "files:read" not in text
     assert not fake_slack.of("files.download") and used(bot) == 0
+
+
+@pytest.mark.parametrize("action", [
+    {"type": "button", "value": "cuda-oom", "block_id": "b"},
+    {"action_id": 5, "type": "button", "value": "cuda-oom", "block_id": "b"},
+    {"action_id": None, "type": "button", "value": "cuda-oom", "block_id": "b"},
+], ids=["no-action-id", "number", "null"])
+def test_a_signed_click_whose_action_has_no_action_id_is_refused_without_a_crash(bot: Bot, fake_slack, action):
+    """A signed block_actions whose action lacks a string `action_id` (Slack always sends one;
+    a hand-made or fuzzed payload): 400, as for the other payloads Bolt would index blindly
+    (was a 500 and Bolt's "Failed to run a middleware" traceback), and the next click answered."""
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
+        "api_app_id": "A0DENPEX", "trigger_id": "1.2.10", "channel": {"id": "C0LOGS"},
+        "container": {"type": "message", "message_ts": "1700900100.000100", "channel_id": "C0LOGS"},
+        "actions": [action],
+    }  # fmt: skip
+    reply = bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                     "application/x-www-form-urlencoded")
+    assert reply.status == 400
+    assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")
