@@ -284,3 +284,16 @@ def test_a_signed_click_whose_action_has_no_action_id_is_refused_without_a_crash
     assert reply.status == 400
     assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
     fake_slack.wait_for("chat.postEphemeral")
+
+
+def test_a_look_for_an_unconfirmed_post_rate_limited_still_finds_it(bot: Bot, fake_slack):
+    """A post answered 503 after Slack posted it, and the look in the thread for it answered
+    429 (Retry-After: 1; conversations.replies is tightly limited): the look is made again after
+    the wait, finds the diagnosis, and it is not posted a second time; charged once."""
+    fake_slack.fail("chat.postMessage", 503, posted=True)
+    fake_slack.fail("conversations.replies", 429, retry_after=1)
+    ts = "1700900110.000100"
+    bot.event(message(SAMPLE_TEXT, ts))
+    wait_handled(bot, ts)
+    assert len(fake_slack.of("conversations.replies")) == 2
+    assert len(landed_in(fake_slack, ts)) == 1 and used(bot) == 1
