@@ -297,3 +297,17 @@ def test_a_look_for_an_unconfirmed_post_rate_limited_still_finds_it(bot: Bot, fa
     wait_handled(bot, ts)
     assert len(fake_slack.of("conversations.replies")) == 2
     assert len(landed_in(fake_slack, ts)) == 1 and used(bot) == 1
+
+
+def test_files_info_answering_a_page_every_time_is_told_as_a_hiccup(bot: Bot, fake_slack):
+    """files.info answering an HTML page (HTTP 200) every time: one reply saying Slack had a
+    hiccup and to try again, with none of the page in it and no scope blamed; nothing charged."""
+    f = fake_slack.add_file(FakeFile(id="F0PAGEPAGE", name="train.log", content=SAMPLE_TEXT.encode()))
+    fake_slack.fail("files.info", 200, times=3, raw=b"<html>upstream hiccup</html>", raw_type="text/html")
+    ts = "1700900120.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = fake_slack.of("chat.postMessage")
+    text = all_text(post)
+    assert "hiccup" in text and "upstream" not in text and "files:read" not in text
+    assert len(fake_slack.of("files.info")) == 3 and not fake_slack.of("files.download") and used(bot) == 0
