@@ -30,7 +30,7 @@ from bot.service import Outcome
 from bot.slack import blocks as ui
 from bot.slack import files, timers
 from bot.slack.deps import BotDeps
-from bot.slack.webapi import courtesy_client, reply_client
+from bot.slack.webapi import CALL_FAILED, courtesy_client, reply_client, unknown_outcome
 
 log = logging.getLogger("denpex.slack")
 
@@ -118,7 +118,7 @@ def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) ->
     try:
         resp = client.conversations_replies(channel=where.channel, ts=where.thread_ts, include_all_metadata=True,
                                             oldest=f"{since - 120:.6f}", inclusive=True, limit=200)
-    except (SlackApiError, OSError) as exc:
+    except CALL_FAILED as exc:
         log.info("could not look for a post in %s: %s", where.channel, type(exc).__name__)
         return None
     for msg in resp.get("messages") or []:
@@ -151,9 +151,14 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                             diagnosis_id, where.team_id, error)
                 blocks = None
                 continue
-            if status < 500:  # refused (not_in_channel, ratelimited past retries...): not posted
+            if status < 500 and not unknown_outcome(error):
+                # refused (not_in_channel, ratelimited past retries...): not posted
                 raise NotDelivered(f"Slack refused the post: {error}") from None
-            problem, looks = f"HTTP {status}", looks_after_5xx()
+            problem, looks = (f"HTTP {status}" if status >= 500 else str(error)[:60]), looks_after_5xx()
+        except ValueError:
+            # A body that starts as JSON and is cut off (a proxy, a dropped connection): slack_sdk
+            # raises the decoding error itself. Nothing says whether Slack posted.
+            problem, looks = "a cut-off answer", looks_after_5xx()
         except OSError as exc:  # a reset or a timeout: it may have been posted, or be landing
             problem, looks = type(exc).__name__, looks_after_timeout()
         log.info("post of diagnosis %s in team=%s unconfirmed (%s): looking for it", diagnosis_id, where.team_id, problem)

@@ -27,7 +27,7 @@ from slack_sdk.http_retry.state import RetryState
 from bot.ingest import InputError
 from bot.masking import Masker
 from bot.slack import timers
-from bot.slack.webapi import download_retry_handlers
+from bot.slack.webapi import download_retry_handlers, slack_said, unknown_outcome
 
 log = logging.getLogger("denpex.slack")
 
@@ -119,15 +119,23 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
     """files.info: the file and its kind, with the size and the download host checked before
     anything is downloaded."""
     try:
-        info = client.files_info(file=file_id)["file"]
+        info = read_file_info(client, file_id)
     except SlackApiError as exc:
         error = exc.response.get("error", "error")
+        if unknown_outcome(error):
+            said = error if slack_said(error) else "an answer that was not Slack's JSON"
+            raise InputError(f"could not read the file from Slack ({said}): a hiccup on Slack's side; try again in a minute") from None
+        if error == "ratelimited":  # a Retry-After longer than the person should wait
+            raise InputError("could not read the file from Slack (ratelimited): Slack is rate-limiting the bot; "
+                             "try again in a few minutes") from None
         if error in GONE_ERRORS:
             # Deleted between the upload and our read: no scope would help, the upload would.
             raise InputError(f"could not read the file from Slack ({error}): it was deleted before I read it; upload it again") from None
         raise InputError(f"could not read the file from Slack ({error}): is the bot allowed to see it (files:read)?") from None
     except OSError as exc:  # Slack unreachable or too slow (URLError, timeouts, resets)
         raise InputError(f"Slack did not answer when I asked for the file ({_reason(exc)}); try again in a minute") from None
+    except ValueError:  # its answer cut off every time
+        raise InputError("Slack's answer about the file was cut off; try again in a minute") from None
     name = describe(info)
     what = kind(info)
     size = int(info.get("size") or 0)
@@ -146,6 +154,27 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
                 "I only download with the bot token from Slack's own file servers; upload the log to Slack itself"
             )
     return SlackFile(id=file_id, name=name, size=size, url=url, raw=info), what
+
+
+# files.info asks: a read, so an answer that says nothing (a transient error, a body that is not
+# Slack's JSON) is simply asked again, this many times in all.
+FILES_INFO_ATTEMPTS = 3
+
+
+def read_file_info(client: WebClient, file_id: str) -> dict[str, Any]:
+    """files.info's file, asked again after a transient answer (slack_sdk's handlers already
+    retry 429s, 5xx and resets); the last attempt's failure is the caller's."""
+    for _ in range(FILES_INFO_ATTEMPTS - 1):
+        try:
+            return client.files_info(file=file_id)["file"]
+        except SlackApiError as exc:
+            # A 5xx was retried by slack_sdk already: only an HTTP 200 saying nothing is asked again.
+            if exc.response.status_code >= 500 or not unknown_outcome(exc.response.get("error")):
+                raise
+            log.info("files.info answered %s: asking again", str(exc.response.get("error"))[:60])
+        except ValueError:  # a JSON body cut off: slack_sdk raises the decoding error itself
+            log.info("files.info answered a cut-off body: asking again")
+    return client.files_info(file=file_id)["file"]
 
 
 def _reason(exc: BaseException) -> str:

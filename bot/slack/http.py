@@ -141,13 +141,17 @@ def misshapen(body: Any) -> bytes | None:
 
 def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
     """What Bolt would index blindly in an interaction payload before any listener runs (its
-    kwargs builder reads `actions[0]`, `view["type"]`, `workflow_step`), and a signed payload
-    lacks: a 400 here, where Bolt would answer 500 with a traceback. Slack never sends these."""
+    kwargs builder reads `actions[0]`, its matchers a block action's `action_id`, `view["type"]`,
+    `workflow_step`), and a signed payload lacks: a 400 here, where Bolt would answer 500 with a traceback. Slack never sends these."""
     kind = body.get("type")
     if kind in ("block_actions", "interactive_message") and "actions" in body:
         actions = body["actions"]
         if not isinstance(actions, list) or not actions or not isinstance(actions[0], dict):
             return b"interaction without an action"
+        # Bolt's action matchers read `action_id` blindly (a KeyError, or a TypeError matching a
+        # pattern against a number) before any listener runs.
+        if kind == "block_actions" and not isinstance(actions[0].get("action_id"), str):
+            return b"action without an action_id"
     if kind in ("view_submission", "view_closed") and "view" in body:
         view = body["view"]
         if not isinstance(view, dict) or not isinstance(view.get("type"), str) or not isinstance(view.get("callback_id"), str):

@@ -20,10 +20,10 @@ from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack.diagnosis import Where, tell
+from bot.slack.webapi import CALL_FAILED
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -77,7 +77,7 @@ def _tell_requester(client: WebClient | None, body: dict[str, Any], team: str, a
     if channel and user:
         try:
             client.chat_postEphemeral(channel=channel, user=user, text=text)
-        except (SlackApiError, OSError) as exc:
+        except CALL_FAILED as exc:
             log.info("notice for a request in %s not posted: %s", channel, type(exc).__name__)
 
 

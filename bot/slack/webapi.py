@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import time
 from http.client import RemoteDisconnected
 from typing import Any
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -38,6 +40,34 @@ MAX_DOWNLOAD_RETRY_AFTER_S = 20.0
 # Added to a 429's Retry-After, so replicas told the same wait do not retry in step
 # (DENPEX_RETRY_JITTER_S overrides).
 RETRY_JITTER_S = 1.0
+
+
+# Errors Slack answers with HTTP 200 that say nothing of whether the message was posted: its
+# common errors `internal_error` and `fatal_error` ("it's possible some aspect of the operation
+# succeeded"), `service_unavailable`, `request_timeout` (the POST arrived truncated). A post is
+# handled as after a 5xx (looked for in the thread, posted again only once known to be absent),
+# a read is asked again.
+UNKNOWN_OUTCOME = ("internal_error", "fatal_error", "service_unavailable", "request_timeout")
+# What Slack's own refusals look like: an error code. slack_sdk reports an answer that was not
+# Slack's JSON (an HTML page, an empty body, `{}`) with a sentence or no error at all: no word
+# from Slack, so an unknown outcome too.
+_SLACK_ERROR_CODE = re.compile(r"[a-z0-9_.]+")
+
+
+def slack_said(error: Any) -> bool:
+    """Is `error` an error code Slack answered with (not slack_sdk's note of an odd body)?"""
+    return isinstance(error, str) and _SLACK_ERROR_CODE.fullmatch(error) is not None
+
+
+def unknown_outcome(error: Any) -> bool:
+    """Does an `ok: false` answer leave open whether Slack did the work (see UNKNOWN_OUTCOME)?"""
+    return not slack_said(error) or error in UNKNOWN_OUTCOME
+
+
+# What a Web API call raises when it did not plainly succeed: Slack's refusal (SlackApiError),
+# the network (OSError: resets, timeouts), or an answer whose JSON was cut off (slack_sdk lets the
+# decoding error, a ValueError, through). Where a failed call is only logged, all three are.
+CALL_FAILED: tuple[type[Exception], ...] = (SlackApiError, OSError, ValueError)
 
 
 def api_timeout() -> float:
@@ -71,6 +101,15 @@ def retry_after_s(response: Any) -> float | None:
     return None
 
 
+def rate_limited(response: Any) -> bool:
+    """A 429, or `ratelimited` in an HTTP 200 body (a proxy or an older edge answers so; the
+    Web API's error list names it with its Retry-After): either way Slack did nothing."""
+    if response.status_code == 429:
+        return True
+    body = getattr(response, "body", None)
+    return isinstance(body, dict) and body.get("ok") is False and body.get("error") == "ratelimited"
+
+
 class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
     """Retry a 429 after its Retry-After, but only when the wait is at most `max_wait_s`.
 
@@ -87,7 +126,7 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
         return 1.0 if after is None else after
 
     def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
-        if response is None or response.status_code != 429:
+        if response is None or not rate_limited(response):
             return False
         wait = self._wait(response)
         if wait > self.max_wait_s:

@@ -59,6 +59,8 @@ class Failure:
     body: dict[str, Any] | None = None
     delay_s: float = 0.0
     posted: bool = False  # Slack did the work (posted the message) and then answered this
+    raw: bytes | None = None  # answer these bytes (as `raw_type`) instead of a JSON body
+    raw_type: str = "application/json"
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -123,13 +125,15 @@ class FakeSlack:
             self.history.clear()
 
     def fail(self, method: str, status: int, times: int = 1, retry_after: int | None = None,
-             body: dict[str, Any] | None = None, delay_s: float = 0.0, posted: bool = False) -> None:
+             body: dict[str, Any] | None = None, delay_s: float = 0.0, posted: bool = False,
+             raw: bytes | None = None, raw_type: str = "application/json") -> None:
         """Script the next `times` calls of `method` to answer `status` (after `delay_s`);
         with `posted`, Slack first does the work (the message is posted), as after a 5xx or a
-        slow answer that came too late."""
+        slow answer that came too late; with `raw`, the answer's body is those bytes (a body
+        cut off by a proxy, a page that is not JSON)."""
         with self.lock:
             self.failures.setdefault(method, []).extend(
-                Failure(status, retry_after, body, delay_s, posted) for _ in range(times)
+                Failure(status, retry_after, body, delay_s, posted, raw, raw_type) for _ in range(times)
             )
 
     def add_file(self, f: FakeFile) -> dict[str, Any]:
@@ -275,6 +279,8 @@ class FakeSlack:
                     if failure.delay_s:
                         time.sleep(failure.delay_s)
                     headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else None
+                    if failure.raw is not None:
+                        return self._send(failure.status, failure.raw, failure.raw_type, headers)
                     return self._json(failure.status, failure.body or {"ok": False, "error": "ratelimited" if failure.status == 429 else "internal_error"}, headers)
                 if method == "apps.connections.open":
                     if token != APP_TOKEN or not fake.socket_url:

@@ -17,6 +17,7 @@ from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import Where, tell
 from bot.slack.user_limits import ENTRY, limited
+from bot.slack.webapi import CALL_FAILED
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -79,7 +80,7 @@ def _quietly(call: Any, channel: str) -> None:
         call()
     except SlackApiError as exc:
         log.info("answer to a click in %s not posted: %s", channel, exc.response.get("error"))
-    except OSError as exc:
+    except CALL_FAILED as exc:  # the network, or an answer cut off
         log.info("answer to a click in %s not posted: %s", channel, type(exc).__name__)
 
 

@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
+from bot.slack.webapi import CALL_FAILED
 from bot.store import Plan, StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -50,7 +51,7 @@ def publish_home(deps: BotDeps, client: WebClient, team: str, user: str, app_id:
         view["blocks"] = ui.fit([*view["blocks"][:-1], *alerts_home_blocks(deps, team), *view["blocks"][-1:]])
     try:
         client.views_publish(user_id=user, view=view)
-    except (SlackApiError, OSError) as exc:
+    except CALL_FAILED as exc:
         # `not_enabled` (the Home tab is off in the app's config), a timeout: nobody waits on
         # the tab, and the next open publishes it afresh.
         error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__

@@ -26,6 +26,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack import timers
 from bot.slack.deps import BotDeps
+from bot.slack.files import read_file_info
+from bot.slack.webapi import CALL_FAILED
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -110,8 +112,8 @@ def register(app: App, deps: BotDeps) -> None:
         except ValueError:  # ids no key can hold: not from Slack
             return
         try:
-            info = client.files_info(file=file_id).get("file")
-        except (SlackApiError, OSError) as exc:
+            info = read_file_info(client, file_id)
+        except CALL_FAILED as exc:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             log.info("file_shared %s in team=%s: files.info failed (%s); nothing to answer under", file_id, team, error)
             return
