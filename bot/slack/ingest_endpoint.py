@@ -30,6 +30,8 @@ from bot.masking import Masker
 from bot.service import Outcome
 from bot.slack.alert_blocks import MaskedAlert, alert_message
 from bot.slack.deps import BotDeps
+from bot.slack.diagnosis import POST_ATTEMPTS, looks_after_5xx, looks_after_timeout
+from bot.slack.webapi import CALL_FAILED, reply_client, unknown_outcome
 from bot.store import Plan, StoreUnavailable
 from bot.store.alerts import Claim, RecentAlert
 from bot.store.keys import digest
@@ -176,6 +178,12 @@ class Ingest:
             self._undo(team, alert, charged)
             error = exc.response.get("error") if exc.response is not None else "error"
             return _no(502, f"Slack refused the alert: {error}")
+        except AlertUnconfirmed as exc:
+            # Slack neither confirmed it nor showed the channel for minutes: let the watcher's
+            # retry post it (a second message is then possible; a lost alert is worse).
+            self._undo(team, alert, charged)
+            log.warning("alert in team=%s channel=%s unconfirmed: %s", team, channel, exc)
+            return _no(502, str(exc))
         except BaseException:
             # The store went away, the network broke, a bug: nothing was posted, so nothing
             # stays charged or claimed (a retry posts it).
@@ -197,8 +205,7 @@ class Ingest:
         if alert.kind == "final" and claim.first_ts:
             client.chat_update(channel=claim.channel or channel, ts=claim.first_ts, text=text, blocks=blocks)
             return claim.first_ts, True
-        resp = client.chat_postMessage(channel=channel, text=text, blocks=blocks, unfurl_links=False, unfurl_media=False)
-        return resp["ts"], False
+        return post_alert_once(client, channel, (text, blocks), alert_mark(channel, alert)), False
 
     def _undo(self, team: str, alert: Alert, charged: Any) -> None:
         store = self.deps.store
@@ -229,6 +236,72 @@ class Ingest:
                                                          rule.title if rule else "no known failure", alert.kind))
         except (StoreUnavailable, ValueError) as exc:
             log.warning("alert context not kept for team=%s: %s", team, type(exc).__name__)
+
+
+# The metadata event an alert message carries, so an unconfirmed post can be looked for.
+ALERT_EVENT = "denpex_alert"
+
+
+class AlertUnconfirmed(Exception):
+    """Slack did not say whether the alert was posted, and would not show the channel to tell."""
+
+
+def alert_mark(channel: str, alert: Alert) -> str:
+    """What marks one job's alert in its message's metadata: a digest, so nothing of the job's
+    name (a node may use its Slurm job name) is written into Slack."""
+    return digest(f"{channel}:{alert.job}:{alert.key}")[:24]
+
+
+def post_alert_once(client: WebClient, channel: str, message: tuple[str, Any], mark: str) -> str:
+    """Post an alert to the channel once; its ts. As a diagnosis in a thread
+    (bot.slack.diagnosis.post_verified): a refusal raises SlackApiError; an unknown outcome
+    (5xx, a transient error in a 200, a cut-off answer, a reset) is looked for in the channel by
+    its metadata and posted again only once known to be absent. Otherwise the watcher's retry
+    of a 502 would post a second alert."""
+    once = reply_client(client)
+    metadata = {"event_type": ALERT_EVENT, "event_payload": {"alert": mark}}
+    text, blocks = message
+    for _attempt in range(POST_ATTEMPTS):
+        try:
+            resp = once.chat_postMessage(channel=channel, text=text, blocks=blocks, metadata=metadata,
+                                         unfurl_links=False, unfurl_media=False)
+            return str(resp["ts"])
+        except SlackApiError as exc:
+            status, error = exc.response.status_code, exc.response.get("error")
+            if status < 500 and not unknown_outcome(error):
+                raise
+            looks = looks_after_5xx()
+        except ValueError:  # a JSON answer cut off: slack_sdk lets the decoding error through
+            looks = looks_after_5xx()
+        except OSError:
+            looks = looks_after_timeout()
+        found: str | bool | None = False
+        for wait in looks:
+            time.sleep(wait)
+            found = _alert_landed(client, channel, mark)
+            if found is not False:
+                break
+        if isinstance(found, str):
+            return found
+        if found is None:
+            raise AlertUnconfirmed("Slack did not confirm the alert and would not show the channel")
+    raise AlertUnconfirmed(f"Slack did not confirm the alert after {POST_ATTEMPTS} attempts")
+
+
+def _alert_landed(client: WebClient, channel: str, mark: str) -> str | bool | None:
+    """The ts of the message carrying `mark` in the channel; False if absent, None when Slack
+    would not say."""
+    try:
+        # The channel's latest messages (an alert is seconds old when it is looked for).
+        resp = client.conversations_history(channel=channel, include_all_metadata=True, limit=100)
+    except CALL_FAILED as exc:
+        log.info("could not look for an alert in %s: %s", channel, type(exc).__name__)
+        return None
+    for msg in resp.get("messages") or []:
+        payload = ((msg.get("metadata") or {}).get("event_payload")) or {}
+        if payload.get("alert") == mark:
+            return str(msg.get("ts"))
+    return False
 
 
 def mask_alert(alert: Alert) -> MaskedAlert:

@@ -322,6 +322,13 @@ class FakeSlack:
             with self.lock:
                 found = [dict(m) for m in self.history
                          if m.get("channel") == params.get("channel") and lo <= float(m["ts"]) <= hi]
+                # The bot's own top-level posts (alerts) are the channel's messages too.
+                found += [dict(m) for m in self.messages
+                          if m["channel"] == params.get("channel") and m["thread_ts"] == m["ts"]
+                          and lo <= float(m["ts"]) <= hi]
+            if str(params.get("include_all_metadata")).lower() not in ("true", "1"):
+                for m in found:
+                    m.pop("metadata", None)
             found.sort(key=lambda m: float(m["ts"]), reverse=True)
             return {"ok": True, "messages": found[: int(params.get("limit") or 100)], "has_more": False}
         if method == "conversations.replies":

@@ -269,6 +269,27 @@ def test_a_post_slack_refuses_is_refunded_and_can_be_retried(bot: Bot, fake_slac
     assert len(fake_slack.of("chat.postMessage")) == 2  # the refused one and the real one
 
 
+@pytest.mark.parametrize("posted", [True, False], ids=["posted", "not-posted"])
+@pytest.mark.parametrize("answer", ["internal_error-200", "503"])
+def test_an_alert_slack_answers_with_an_unknown_outcome_lands_once(bot: Bot, fake_slack: FakeSlack, token: str,
+                                                                   store: Store, answer: str, posted: bool) -> None:
+    """chat.postMessage answering a 503, or `internal_error` in a 200, whether or not Slack did
+    post: the alert is looked for in the channel by its metadata, posted again only if absent,
+    and the watcher gets 200 with the one message's ts (a 502 would make it retry: two alerts)."""
+    if answer == "503":
+        fake_slack.fail("chat.postMessage", 503, posted=posted)
+    else:
+        fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "internal_error"}, posted=posted)
+    status, reply, _ = send(bot, token, body())
+    assert status == 200, reply
+    with fake_slack.lock:
+        landed = [m for m in fake_slack.messages if m["thread_ts"] == m["ts"]]
+    assert len(landed) == 1 and reply["ts"] == landed[0]["ts"]
+    assert (landed[0]["metadata"] or {}).get("event_type") == "denpex_alert"
+    assert store.quotas.status(TEAM_ID).used == 1
+    assert send(bot, token, body())[1].get("duplicate") is True
+
+
 def test_a_failed_job_no_entry_knows_is_posted_and_free(bot: Bot, fake_slack: FakeSlack, token: str, store: Store) -> None:
     final = Alert(job="job-7", kind="final", root=None, confidence=None, initiating_rank=1, host=None, ranks=[],
                   evidence=[], unmatched="ValueError: bad shape in batch 17", exit=JobExit(1, None))
