@@ -552,6 +552,9 @@ class Run:
         line = 1
         alone = len(self.files) == 1
         for file in self.files:
+            # Line numbers are read only where a later file starts: the last file's (a single
+            # log's) lines are not counted here, the scan counts them (a pass over every byte).
+            counting = file is not self.files[-1]
             status = ReadStatus()
             raw: Iterable[bytes] = self._raw(file)
             if file.path and os.path.basename(file.path).lower() == ELASTIC_ERROR:
@@ -572,7 +575,8 @@ class Run:
                 if not chunk:
                     continue
                 self.text_bytes += len(chunk)
-                line += chunk.count(b"\n")
+                if counting:
+                    line += chunk.count(b"\n")
                 last = chunk[-1:]
                 if prefix:
                     body, nl = (chunk[:-1], b"\n") if last == b"\n" else (chunk, b"")

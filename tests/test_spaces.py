@@ -55,3 +55,12 @@ def test_each_space_holds_a_telltale_byte_so_a_piece_without_one_is_left_as_it_i
     assert ascii_spaces(bars) == bars
     for space in UNICODE_SPACES + ZERO_WIDTH:
         assert ascii_spaces(bars + f"a{space}b\n".encode()) == bars + (b"a b\n" if space in UNICODE_SPACES else b"ab\n")
+
+
+def test_a_piece_of_box_drawing_keeps_its_table_and_loses_its_spaces() -> None:
+    # `─` (E2 94 80) holds the telltale 80 and `°` (C2 B0) the lead of U+00A0: the piece is
+    # read on, and a space is found by its lead and, under E2, its second byte.
+    table = "\u256d\u2500\u2500\u256e\n\u2502 25\u00b0C \u2502 \u2014 \u2019ok\u2019 \u2502\n\u2570\u2500\u2500\u256f\n".encode()
+    assert ascii_spaces(table) == table
+    for space in UNICODE_SPACES + ZERO_WIDTH:
+        assert ascii_spaces(table + f"a{space}b\n".encode()) == table + (b"a b\n" if space in UNICODE_SPACES else b"ab\n")
