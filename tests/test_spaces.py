@@ -6,7 +6,6 @@ import sys
 import unicodedata
 
 from bot.spaces import (
-    _TELLTALES,
     UNICODE_SPACES,
     ZERO_WIDTH,
     ascii_spaces,
@@ -46,12 +45,15 @@ def test_line_separators_are_line_breaks_in_text_and_in_bytes_cut_anywhere() -> 
     assert list(separators_as_newlines([b"ends in a lead \xe2\x80"])) == [b"ends in a lead ", b"\xe2\x80"]
 
 
-def test_each_space_holds_a_telltale_byte_so_a_piece_without_one_is_left_as_it_is() -> None:
-    # `ascii_spaces` returns a piece holding none of `_TELLTALES` at once: that is only right
-    # while every Unicode space's UTF-8 form holds one (a space added to the list must too).
-    assert all(any(t in c.encode() for t in _TELLTALES) for c in UNICODE_SPACES + ZERO_WIDTH)
-    bars = "step 3 \u2588\u2588\u258f| 12/400 caf\u00e9\n".encode()
-    assert not any(t in bars for t in _TELLTALES)
-    assert ascii_spaces(bars) == bars
+def test_non_ascii_that_is_no_space_is_left_and_each_space_found_among_it() -> None:
+    """Box drawing and bars share bytes with the spaces' UTF-8 forms (`│` E2 94 82, `…` E2 80
+    A6 beside U+2009's E2 80 89): left as they are, whichever spaces stand among them, each
+    space replaced wherever it recurs, several kinds in one piece."""
+    table = "\u2502 trial_1 \u2502 RUNNING \u2502 step 3 \u2588\u2588\u258f| 12/400 caf\u00e9 \u2026 \u201cok\u201d\n".encode()
+    assert ascii_spaces(table) == table
     for space in UNICODE_SPACES + ZERO_WIDTH:
-        assert ascii_spaces(bars + f"a{space}b\n".encode()) == bars + (b"a b\n" if space in UNICODE_SPACES else b"ab\n")
+        plain = b"a b\n" if space in UNICODE_SPACES else b"ab\n"
+        assert ascii_spaces(table + f"a{space}b\n".encode() + table) == table + plain + table
+        assert ascii_spaces(f"a{space}b\n".encode() * 3) == plain * 3
+    mixed = "x\u00a0y\u202fAM\u200bz\u3000\u2502\ufeff\n".encode()
+    assert ascii_spaces(mixed) == "x y AMz \u2502\n".encode() == ascii_spaces_text(mixed.decode()).encode()
