@@ -98,14 +98,29 @@ session.WatchSession._run = timed('match_thread', session.WatchSession._run)
 Scan.feed = timed('scan', Scan.feed)
 Masker.learn = timed('learn', Masker.learn)
 real_run_child = child.run_child
+# Snapshots while the job runs (every thread's CPU, the scan's and the learning's so far): the
+# job's second half, past the log's own warm-up (the matcher's sample, its floods' regexes),
+# is what each further second of a long job costs.
+snaps, running = [], threading.Event()
+def snapshots():
+    while running.is_set():
+        with lock:
+            snaps.append((time.monotonic(), cpu(), acc['scan'], acc['learn']))
+        time.sleep(0.25)
 def run_child(*a, **k):
     marks['start_cpu'], t = cpu(), time.monotonic()
+    marks['start_at'] = t
+    running.set()
+    threading.Thread(target=snapshots, daemon=True).start()
     try:
         return real_run_child(*a, **k)
     finally:
+        running.clear()
         marks['wall'] = time.monotonic() - t
+        with lock:
+            snaps.append((time.monotonic(), cpu(), acc['scan'], acc['learn']))
 child.run_child = run_child
-atexit.register(lambda: open(out, 'w').write(json.dumps({**acc, **marks, 'cpu': cpu(), 'job_cpu': cpu(resource.RUSAGE_CHILDREN)})))
+atexit.register(lambda: open(out, 'w').write(json.dumps({**acc, **marks, 'snaps': snaps, 'cpu': cpu(), 'job_cpu': cpu(resource.RUSAGE_CHILDREN)})))
 sys.argv = ['bot', *argv]
 runpy.run_module('bot', run_name='__main__')
 """
@@ -226,7 +241,13 @@ def bench_cpu(tmp: Path, log: Path, rate_mb: float, seconds: float, env: dict[st
     wall = w["wall"]
     steady = w["cpu"] - w["start_cpu"]
     pct = 100 / wall
+    # The job's second half: from the snapshot nearest its middle to the one as it ended.
+    snaps = w["snaps"]
+    mid = min(snaps, key=lambda x: abs(x[0] - (w["start_at"] + wall / 2)))
+    last = snaps[-1]
+    half = 100 / max(last[0] - mid[0], 1e-9)
     return {"mb": rate_mb * seconds, "wall": wall, "start_cpu": w["start_cpu"], "steady_pct": steady * pct,
+            "half_pct": (last[1] - mid[1]) * half, "half_scan_learn_pct": (last[2] - mid[2] + last[3] - mid[3]) * half,
             "pumps_pct": w["pumps"] * pct, "scan_pct": w["scan"] * pct, "learn_pct": w["learn"] * pct,
             "session_pct": max(0.0, w["match_thread"] - w["scan"] - w["learn"]) * pct,
             "other_pct": max(0.0, w["cpu"] - w["start_cpu"] - w["pumps"] - w["match_thread"]) * pct,
@@ -342,8 +363,10 @@ def main() -> int:
             c = cpu[family]
             print(f"{family}: {pct(c['steady_pct'])} of a core past start-up "
                   f"(passthrough {pct(c['pumps_pct'])}, scan {pct(c['scan_pct'])}, learn {pct(c['learn_pct'])}, "
-                  f"session {pct(c['session_pct'])}, other {pct(c['other_pct'])}; tree cross-check {pct(c['tree_pct'])})"
-                  + (f"; before: {pct(before[family]['steady_pct'])}" if args.before else ""), flush=True)
+                  f"session {pct(c['session_pct'])}, other {pct(c['other_pct'])}; tree cross-check {pct(c['tree_pct'])}; "
+                  f"second half {pct(c['half_pct'])}, of it scan and learning {pct(c['half_scan_learn_pct'])})"
+                  + (f"; before: {pct(before[family]['steady_pct'])}, second half {pct(before[family]['half_pct'])}"
+                     if args.before else ""), flush=True)
         healthy, failure = healthy_and_failure(tmp, 24_000_000)
         latencies = bench_latency(tmp, healthy, failure, args.runs, env)
         signals = bench_signals(env)
@@ -377,11 +400,13 @@ def main() -> int:
     rows = "\n".join(
         f"| {f} | **{pct(c['steady_pct'])}** | {pct(c['pumps_pct'])} | {pct(c['scan_pct'])} | {pct(c['learn_pct'])} "
         f"| {pct(c['session_pct'] + c['other_pct'])} | {pct(c['tree_pct'])} | {c['scan_mb_s']:.0f} / {c['learn_mb_s']:.0f} "
-        f"| {'yes' if c['same_bytes'] else 'NO'} |" + (f" {pct(before[f]['steady_pct'])} ({pct(before[f]['pumps_pct'])} / {pct(before[f]['scan_pct'])} / "
-           f"{pct(before[f]['learn_pct'])} / {pct(before[f]['session_pct'] + before[f]['other_pct'])}) |" if args.before else "")
+        f"| {'yes' if c['same_bytes'] else 'NO'} | {pct(c['half_pct'])} ({pct(c['half_scan_learn_pct'])}) |"
+        + (f" {pct(before[f]['steady_pct'])} ({pct(before[f]['pumps_pct'])} / {pct(before[f]['scan_pct'])} / "
+           f"{pct(before[f]['learn_pct'])} / {pct(before[f]['session_pct'] + before[f]['other_pct'])}); second half "
+           f"{pct(before[f]['half_pct'])} ({pct(before[f]['half_scan_learn_pct'])}) |" if args.before else "")
         for f, c in cpu.items()
     )
-    before_head = " before (passthrough / scan / learn / the rest) |" if args.before else ""
+    before_head = " before (passthrough / scan / learn / the rest); second half |" if args.before else ""
     before_rule = "---|" if args.before else ""
     command = f"python bench/bench_watch.py --runs {args.runs} --seconds {args.seconds:g} --rate-mb {args.rate_mb:g}"
     if args.families != ",".join(loggen.FAMILIES):
@@ -418,11 +443,15 @@ matcher's scan and `Masker.learn`: the columns are shares of one core over the j
 The rest: the matching thread's own work (batching, line cutting, verdicts) and the main thread.
 Cross-check: the process tree's CPU under watch, less the job's CPU alone and watch's start-up
 (two runs, so noisier). Scan / learn MB/s: the family's bytes over each one's CPU in watch.
+Second half: watch's CPU (every thread) from the middle of the job's run to its end, read from
+snapshots every 0.25 s, and of it the scan and the learning: past the log's warm-up (the
+matcher's first sample of the log, the regexes of the floods it empties), what each further
+second of a long job costs.
 
 {summary}
 
-| family | watch, past start-up | passthrough | matcher scan | `Masker.learn` | the rest | tree cross-check | scan / learn MB/s | bytes identical |{before_head}
-|---|---|---|---|---|---|---|---|---|{before_rule}
+| family | watch, past start-up | passthrough | matcher scan | `Masker.learn` | the rest | tree cross-check | scan / learn MB/s | bytes identical | second half (scan and learning) |{before_head}
+|---|---|---|---|---|---|---|---|---|---|{before_rule}
 {rows}
 """
     if not args.no_write:

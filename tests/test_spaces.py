@@ -64,3 +64,17 @@ def test_a_piece_of_box_drawing_keeps_its_table_and_loses_its_spaces() -> None:
     assert ascii_spaces(table) == table
     for space in UNICODE_SPACES + ZERO_WIDTH:
         assert ascii_spaces(table + f"a{space}b\n".encode()) == table + (b"a b\n" if space in UNICODE_SPACES else b"ab\n")
+
+
+def test_non_ascii_that_is_no_space_is_left_and_each_space_found_among_it() -> None:
+    """Box drawing and bars share bytes with the spaces' UTF-8 forms (`│` E2 94 82, `…` E2 80
+    A6 beside U+2009's E2 80 89): left as they are, whichever spaces stand among them, each
+    space replaced wherever it recurs, several kinds in one piece."""
+    table = "\u2502 trial_1 \u2502 RUNNING \u2502 step 3 \u2588\u2588\u258f| 12/400 caf\u00e9 \u2026 \u201cok\u201d\n".encode()
+    assert ascii_spaces(table) == table
+    for space in UNICODE_SPACES + ZERO_WIDTH:
+        plain = b"a b\n" if space in UNICODE_SPACES else b"ab\n"
+        assert ascii_spaces(table + f"a{space}b\n".encode() + table) == table + plain + table
+        assert ascii_spaces(f"a{space}b\n".encode() * 3) == plain * 3
+    mixed = "x\u00a0y\u202fAM\u200bz\u3000\u2502\ufeff\n".encode()
+    assert ascii_spaces(mixed) == "x y AMz \u2502\n".encode() == ascii_spaces_text(mixed.decode()).encode()

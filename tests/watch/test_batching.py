@@ -112,3 +112,21 @@ def test_a_backlog_is_matched_a_batch_at_a_time_and_whole(app: Denpex, monkeypat
     assert outcome is not None and outcome.diagnosis.stats.lines == HEALTHY.count(b"\n")
     assert sum(sizes) == len(HEALTHY) and len(sizes) > 1
     assert max(sizes) < 1000 + 97
+
+
+def test_a_name_learned_batches_before_the_failure_is_masked_in_the_alert(app: Denpex) -> None:
+    """wandb names `alice` at the start; megabytes of healthy output later (past FEED_BYTES:
+    another batch, several slices) the OOM line names her bare (`ckpt-alice-7`, which no
+    detector masks on its own). The alert, sent while the job still runs, carries her
+    placeholder: the watch learns names from every batch, not only from the lines an alert
+    quotes, and masks what leaves the node with them."""
+    session = WatchSession(app, "job-learned", lambda _s: None)
+    session.take("stdout", b"[rank0]:wandb: Currently logged in as: alice (team-x)\n")
+    size = session_module.FEED_BYTES + 2 * session_module.FEED_SLICE_BYTES
+    session.take("stdout", HEALTHY * (size // len(HEALTHY) + 1))
+    session.take("stderr", OOM.rstrip(b"\n") + b" Saving to ckpt-alice-7 first\n")
+    _wait_for_alert(session)
+    assert [a.root for a in session.sent] == ["cuda-oom"]
+    quoted = " ".join(e.text for e in session.sent[0].evidence)
+    assert "ckpt-<USER-1>-7" in quoted and "alice" not in quoted
+    session.end(None)
