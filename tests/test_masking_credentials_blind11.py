@@ -151,3 +151,12 @@ def test_a_key_across_pieces_keeps_both_markers() -> None:
     parts = ["-----BEGIN EC PRIVATE KEY-----\n" + _BODY[0] + "\n", _BODY[1] + "\n-----END EC PRIVATE KEY-----\nok\n"]
     out = [masker.mask(p) for p in parts]
     assert out == ["-----BEGIN EC PRIVATE KEY-----\n<SECRET:private-key-1>\n", "\n-----END EC PRIVATE KEY-----\nok\n"], out
+
+
+def test_a_pgp_private_key_with_armor_headers_is_masked() -> None:
+    # `gpg --armor --export-secret-keys` writes a `Version:` header first (older GnuPG): the
+    # block stopped at it and its whole body stayed.
+    body = ["lQOYBGWx3pABCAC7Zt1pXc8bN4rT6yU2iO5pL7aS3dFgH9jK1lZ3xC5vB7nM9qWVd0W", "m9hQk3Zt1pXc8bN4rT6yU2iO5pL7aS3dFgAAAJgq3vXzKt71Qy0wTyqW8eR2aB3dE5", "=Xk2q"]
+    text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n" + "\n".join(body) + "\n-----END PGP PRIVATE KEY BLOCK-----\n"
+    out = mask(text).text
+    assert out == "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n<SECRET:private-key-1>\n\n\n-----END PGP PRIVATE KEY BLOCK-----\n", out

@@ -22,8 +22,10 @@ from bot.masking.state import LogState
 _BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 # A body line of a multi-line block (stripped first): base64, an RFC 1421 header, or empty.
-_BODY_LINE = re.compile(r"(?:[A-Za-z0-9+/=]{1,200}|(?:Proc-Type|DEK-Info|Comment): [^\n]{0,200})?\Z")
-_HEADER = re.compile(r"(?:Proc-Type|DEK-Info|Comment): ")
+# (RFC 1421's headers of a legacy encrypted PEM key; RFC 4880's armor headers of a PGP key.)
+_HEADERS = r"(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset|MessageID): "
+_BODY_LINE = re.compile(r"(?:[A-Za-z0-9+/=]{1,200}|" + _HEADERS + r"[^\n]{0,200})?\Z")
+_HEADER = re.compile(_HEADERS)
 # The rest of a JSON string after an escaped BEGIN marker whose END is missing (truncated).
 _ESCAPED_REST = re.compile(r"(?:[^\"\\\n]|\\.){0,16384}")
 # The line breaks (escaped or not) and blanks between a marker and the key's letters: they
@@ -47,11 +49,12 @@ def _consume_body(text: str, pos: int, end: int, state: LogState) -> tuple[int, 
 
     `first` is where the first base64 line's letters start (-1 when none came yet): the RFC
     1421 headers of a legacy encrypted key before it (`Proc-Type: 4,ENCRYPTED`, `DEK-Info:
-    AES-128-CBC,<iv>`: public by design, the passphrase protects the key) stay, like the
-    markers. `end` is the end of the last body line (`pos`'s own `end` when there is none): the
-    END line stays. `how` is "closed" (END marker found), "stopped" (a line that is not PEM
-    body: the block ends with the previous line, so a paste missing its END line costs one
-    placeholder, never the rest of the log) or "open" (the chunk ended inside it).
+    AES-128-CBC,<iv>`: public by design, the passphrase protects the key) and a PGP key's
+    armor headers (`Version: GnuPG v2`) stay, like the markers. `end` is the end of the last
+    body line (`pos`'s own `end` when there is none): the END line stays. `how` is "closed"
+    (END marker found), "stopped" (a line that is not PEM body: the block ends with the
+    previous line, so a paste missing its END line costs one placeholder, never the rest of
+    the log) or "open" (the chunk ended inside it).
     """
     body: list[str] = []
     first = -1
