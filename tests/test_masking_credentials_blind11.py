@@ -18,27 +18,19 @@ from __future__ import annotations
 import pytest
 
 from bot.masking import Masker, mask
+from tests.test_masking_wrapped import _JWT, _wrap
 
 _BODY = [
     "b3BlbnNzaC1rZXktdjEAAAAACmFlczI1Ni1jdHIAAAAGYmNyeXB0AAAAGAAAABBk",
     "Qm7vX2pLr9TnB4kZw8JcYdH3fN8qWzL1xVt6RpK9mBcSq8ZpT3vB7nR1mW4sY6dX",
     "k29fLhJ2aQ4wE6rT8yU1iO3pA5sD7fG9hJ2kL4mN6pQ8rS0tU2vW4xY6zA8bC0d==",
 ]
-_JWT = (
-    "eyJhbGciOiJSUzI1NiIsImtpZCI6Ik5xYjdLZDJ4UW1aVDRwV3M5dkxjIn0."
-    "eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6bWw6dHJhaW5lciIsImV4cCI6MTc2NzIyNTYwMH0."
-    "Zk3mQ8vR2tW7yB1nC4xL6pD9sF0gH5jK8aE3uI7oP2qT4wY6zX1vN9mB5cR8kL0dS3fG7hJ2aQ4wE6rT8yU1iO3pA5sD7fG9h"
-)
 # An STS session token's shape: base64 of a protobuf that begins `IQoJb3JpZ2lu`.
 _SESSION = (
     "IQoJb3JpZ2luX2VjEF8aCXVzLWVhc3QtMSJHMEUCIQDx7Qm2pLr9TnB4kZw8JcYdH3fN8qWzL1xVt6RpK9mBcSq8Zp"
     "T3vB7nR1mW4sY6dXk29fLhJ2aQ4wE6rT8yU1iO3pA5sD7fG9hJ2kL4mN6pQ8rS0tU2vW4xY6zA8bC0dE2fG4hJ6kL8m"
     "N0pQ2rS4tU6vW8xY0zA2bC4dE6fG8hJ0kL2mN4pQ6rS8tU0vW2xY4zA6bC8dE0fG2h"
 )
-
-
-def _wrap(line: str, width: int) -> str:
-    return "\n".join(line[i : i + width] for i in range(0, len(line), width))
 
 
 @pytest.mark.parametrize("label", ["RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PRIVATE KEY"])
