@@ -1033,29 +1033,31 @@ def test_learned_host_is_masked_everywhere() -> None:
 
 
 def test_pem_block_keeps_line_count() -> None:
-    """A multi-line private key becomes one placeholder and blank lines: later lines keep their number."""
+    """A multi-line private key's body becomes one placeholder and blank lines: later lines keep
+    their number, and the markers stay (their label says which key it was)."""
     body = "\n".join(["MIIEpAIBAAKCAQEA1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z"] * 5)
     text = f"before\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\nafter 10.0.0.1\n"
     masked = mask(text).text
     assert masked.count("\n") == text.count("\n")
     lines = masked.split("\n")
-    assert lines[0] == "before" and lines[1] == "<SECRET:private-key-1>"
-    assert all(not line for line in lines[2:8])
-    assert lines[8] == "after <IP-1>"
+    assert lines[:3] == ["before", "-----BEGIN RSA PRIVATE KEY-----", "<SECRET:private-key-1>"]
+    assert all(not line for line in lines[3:7])
+    assert lines[7:9] == ["-----END RSA PRIVATE KEY-----", "after <IP-1>"]
 
 
 def test_escaped_pem_in_json_and_one_line_pem_are_masked_the_same_way() -> None:
-    """A `\\n`-escaped key in a GCP service-account JSON is one placeholder, like a block."""
+    """A `\\n`-escaped key in a GCP service-account JSON is one placeholder, like a block; the
+    markers and the escaped line breaks beside them stay."""
     text = '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\nAbCdEf0123456789\\n-----END PRIVATE KEY-----\\n"}'
-    assert mask(text).text == '{"private_key": "<SECRET:private-key-1>\\n"}'
+    assert mask(text).text == '{"private_key": "-----BEGIN PRIVATE KEY-----\\n<SECRET:private-key-1>\\n-----END PRIVATE KEY-----\\n"}'
     one_line = 'KEY="-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmU= -----END OPENSSH PRIVATE KEY-----"'
-    assert mask(one_line).text == 'KEY="<SECRET:private-key-1>"'
+    assert mask(one_line).text == 'KEY="-----BEGIN OPENSSH PRIVATE KEY----- <SECRET:private-key-1> -----END OPENSSH PRIVATE KEY-----"'
 
 
 def test_pem_block_without_end_stops_at_first_non_key_line() -> None:
     """A paste cut before END costs the key, never the rest of the log."""
     text = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBLaBcDeFgHiJkLmNoPqRsTuVwXyZ\nTraceback (most recent call last):\nRuntimeError: boom\n"
-    assert mask(text).text == "<SECRET:private-key-1>\n\nTraceback (most recent call last):\nRuntimeError: boom\n"
+    assert mask(text).text == "-----BEGIN EC PRIVATE KEY-----\n<SECRET:private-key-1>\nTraceback (most recent call last):\nRuntimeError: boom\n"
 
 
 def test_pem_block_across_chunks() -> None:
@@ -1067,7 +1069,7 @@ def test_pem_block_across_chunks() -> None:
         "next 10.0.0.9\n",
     ]
     out = [masker.mask(p) for p in parts]
-    assert out == ["start\n<SECRET:private-key-1>\n\n", "\n\n", "next <IP-1>\n"]
+    assert out == ["start\n-----BEGIN OPENSSH PRIVATE KEY-----\n<SECRET:private-key-1>\n", "\n-----END OPENSSH PRIVATE KEY-----\n", "next <IP-1>\n"]
     assert masker.counts == {"private-key": 1, "ip": 1}
 
 

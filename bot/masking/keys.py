@@ -242,6 +242,11 @@ def classify_key(key: str) -> KeyInfo | None:
             return KeyInfo(Role.SECRET, "private-key-id")
         return None
 
+    if last == "data" and len(words) > 1 and words[-2] == "key":
+        # kubeconfig's `client-key-data:` is the client's private key, base64-encoded (its
+        # `client-certificate-data` and `certificate-authority-data` are public).
+        return KeyInfo(Role.SECRET, "private-key")
+
     if last.endswith("token"):
         stem = last[: -len("token")]
         if stem and stem not in _CONCAT_TOKEN:

@@ -107,8 +107,11 @@ _NEXT_PAIR = re.compile(r"(?:&amp;|[&;,]|%26)[\w.\-]{1,64}(?:=|%3[Dd])")
 _ESCAPE_TAIL = re.compile(r"(?:\\[nrt])+\Z")
 _HTML_ENTITY_TAIL = re.compile(r"&[a-z]{2,6};\Z")  # Slack escapes <, > and & in pasted text
 _NETRC_KEYS = frozenset(("password", "passwd", "login", "account"))
+# Signature V4 schemes name the algorithm (`AWS4-HMAC-SHA256 Credential=..., Signature=...`):
+# kept like `Bearer`, their Credential= and Signature= parts are masked as pairs.
 _SCHEMES = re.compile(
-    r"(?P<scheme>Bearer|bearer|BEARER|Basic|basic|Token|token|Bot|JWT|SSWS|OAuth|Apikey|ApiKey)[ \t]+"
+    r"(?P<scheme>Bearer|bearer|BEARER|Basic|basic|Token|token|Bot|JWT|SSWS|OAuth|Apikey|ApiKey"
+    r"|AWS4-HMAC-SHA256|GOOG4-(?:RSA|HMAC)-SHA256)[ \t]+"
 )
 _CRED = re.compile(r"""[^\s"'\\,;]{4,8192}""")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z")

@@ -55,3 +55,38 @@ def find_prose_secrets(text: str, edits: list[Edit], state: LogState) -> None:
         kind = "password" if m.group("word").startswith("pass") else "token"
         edits.append((m.start("v"), m.start("v") + len(value), kind, value))
         state.secrets.setdefault(value, kind)
+
+
+# Codes a label names: a licence server's or a trial's `evaluation code: 7KQ2M9XJ4H`, an
+# installer's `Activation code = A44D-LW7H-JH2G`, a service's recovery or backup codes. The
+# label word, then `code` (one word with it or apart), then the value: six digits or more, or
+# digits and letters, but no lower-case name with a word in it (`evaluation code: gpt4o-mini`
+# names the code that evaluated); `exit code: 1`, `access code expired` name none.
+CODE_WORDS = (
+    "activation", "evaluation", "licence", "license", "registration", "redeem", "redemption", "recovery",
+    "backup", "invite", "invitation", "verification", "voucher", "coupon", "promo", "access code",
+    "access_code", "access-code", "accesscode",
+)  # fmt: skip
+_LABELLED_CODE = re.compile(
+    r"(?i:(?<![\w-])(?:activation|evaluation|licen[cs]e|registration|redeem|redemption|recovery|backup|invite"
+    r"|invitation|verification|voucher|coupon|promo|access)[ \t_-]?codes?)"
+    r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)[`'\"]?(?P<v>[A-Za-z0-9][A-Za-z0-9-]{5,63})(?![\w-])"
+)
+_DIGITS = re.compile(r"[0-9]")
+_WORD_PART = re.compile(r"(?:^|-)[a-z]{3,}(?:-|$)")
+
+
+def _code_like(value: str) -> bool:
+    if value.isdigit():
+        return len(value) >= 6
+    if _DIGITS.search(value) is None:
+        return False
+    return not (value.islower() and _WORD_PART.search(value))
+
+
+def find_labelled_codes(text: str, edits: list[Edit]) -> None:
+    """Mask the value after a code's label (CODE_WORDS)."""
+    for m in _LABELLED_CODE.finditer(text):
+        value = m.group("v")
+        if _code_like(value):
+            edits.append((m.start("v"), m.end("v"), "access-code", value))

@@ -9,9 +9,10 @@ keeps the edits that reach across a cut; the cuts' newlines stay after the place
 (edits.py), so no line moves.
 
 A run: a line at least _MIN_WIDTH wide that holds a blank or a mark outside a token's letters
-(a key, a prompt) and ends in a token's letter, then lines of token letters alone (no `=` but
-base64's padding, a digit somewhere), each as wide as the first but the last, which may be narrower; two cuts or
-more, or one at a window's usual width. A certificate's or a hex dump's lines are token
+(a key, a prompt), or opens with `NAME=` at column 0, and ends in a token's letter, then lines
+of token letters alone (no `=` but base64's padding, a digit somewhere, not a number or a
+version standing alone), each as wide as the first but the last, which may be narrower; two
+cuts or more, or one at a window's usual width. A certificate's or a hex dump's lines are token
 letters alone from their first line on, so they never open a run.
 """
 
@@ -21,6 +22,7 @@ import re
 from collections.abc import Callable
 
 from bot.masking.edits import Edit
+from bot.masking.vendor import find_vendor_tokens
 
 # The letters of tokens, keys and their encodings (base64, base64url, JWTs, URL-encoding).
 _TOKEN = "A-Za-z0-9+/=_.~%-"
@@ -29,6 +31,17 @@ _CONTINUATION = re.compile(r"\n[" + _TOKEN + r"]+(?=\r?\n|\Z)")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
 _DIGIT = re.compile(r"[0-9]")
+# A value of its own on the line under a key: a number, a percentage, a version, a word and
+# a number (`0.5123`, `12345`, `100%`, `1e-05`, `v2.3.1`, `step_1200`, `epoch-3`). The rest
+# of a random key is almost never that shape (six base62 letters all digits: 2 in 100,000),
+# except a hex key's, whose rest may be digits alone: under a line ending in hex letters a
+# line of hex letters still goes on.
+_PLAIN_VALUE = re.compile(r"(?:[a-z]{2,}[_.-]?)*[vV]?[-+]?[0-9][0-9.,%eE+_-]*")
+_HEX_TAIL = re.compile(r"[0-9a-f]{16}\Z")
+_HEX = re.compile(r"[0-9a-f]+")
+# A line of token letters alone that still holds a key: `NAME=value` (base64 pads only at
+# its end, so a `=` before other letters is an assignment's).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=[^=]")
 # Narrower windows than this hold no line worth wrapping a key on.
 _MIN_WIDTH = 40
 # One cut alone is a wrap only at a width terminals open with: a line of any width that a
@@ -41,11 +54,21 @@ _WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
 _MAX_RUN_LINES = 64
 
 
+def _bare_token_opens(text: str, prev_start: int, prev_end: int, start: int, end: int) -> bool:
+    """A line of token letters alone opens a run when a vendor's token (a JWT, `hf_...`) starts
+    it and goes on over the cut: a token `cat` from a file, wrapped from column 0. (A
+    certificate's lines are token letters too, and no vendor's.)"""
+    edits: list[Edit] = []
+    find_vendor_tokens(text[prev_start:prev_end] + text[start:end], edits)
+    return any(a == 0 and b > prev_end - prev_start for a, b, _, _ in edits)
+
+
 def wrapped_runs(text: str) -> list[tuple[int, int]]:
     """(start, end) of each run of lines that one wrapped line became (end: the last line's end)."""
     if "\n" not in text:
         return []
-    runs: list[list[int]] = []  # [start, end, width, last line's width, lines]
+    # [start, end, width, last line's width, lines, second line's width]
+    runs: list[list[int]] = []
     for m in _CONTINUATION.finditer(text):
         start, end = m.start() + 1, m.end()
         width = end - start
@@ -57,9 +80,17 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
             # last few letters of one may not: those few stay).
             continue
         prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
-        if runs and runs[-1][1] == prev_end and runs[-1][3] == runs[-1][2]:
+        if _PLAIN_VALUE.fullmatch(line, 1) and not (
+            _HEX.fullmatch(line, 1) and _HEX_TAIL.search(text, max(0, prev_end - 16), prev_end)
+        ):
+            continue  # a number or a step name printed under the key line, no part of the key
+        if runs and runs[-1][1] == prev_end:
             run = runs[-1]
-            if width <= run[2] and run[4] < _MAX_RUN_LINES:  # the run goes on: its last line was full
+            # The run goes on when its last line was full: as wide as its first line, or, for a
+            # value that broke at its own width (base64 at 64 or 76) after a key that made the
+            # first line wider, as wide as its second.
+            full = run[3] == run[2] or (run[5] >= _MIN_WIDTH and run[3] == run[5])
+            if full and width <= run[3] and run[4] < _MAX_RUN_LINES:
                 run[1], run[3] = end, width
                 run[4] += 1
                 continue
@@ -69,9 +100,13 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
             prev_width >= _MIN_WIDTH
             and width <= prev_width
             and _TOKEN_CHAR.match(text, prev_end - 1)
-            and not _TOKEN_LINE.match(text, prev_start, prev_end)
+            and (
+                not _TOKEN_LINE.match(text, prev_start, prev_end)
+                or _ASSIGNMENT.match(text, prev_start, prev_end)
+                or _bare_token_opens(text, prev_start, prev_end, start, end)
+            )
         ):
-            runs.append([prev_start, end, prev_width, width, 2])
+            runs.append([prev_start, end, prev_width, width, 2, width])
     return [(run[0], run[1]) for run in runs if run[4] > 2 or run[2] in _WINDOW_WIDTHS]
 
 
