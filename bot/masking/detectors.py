@@ -95,12 +95,14 @@ from bot.masking.people import (
     LS_OWNER_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
+    NANP_PHONE_TRIGGER,
     VALUE_PHONE_TRIGGER,
     find_emails,
     find_file_owners,
     find_home_users,
     find_mentions,
     find_named_users,
+    find_nanp_phones,
     find_phones,
     find_user_at_host,
     find_value_phones,
@@ -108,6 +110,7 @@ from bot.masking.people import (
 from bot.masking.pods import POD_LINE_WORDS, POD_ROW_TRIGGER, find_pod_owners
 from bot.masking.postal import POSTAL_TRIGGER, find_postal_addresses
 from bot.masking.prose import PROSE_SECRET_TRIGGER, find_prose_secrets
+from bot.masking.resources import RESOURCE_WORDS, find_resource_owners
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
 from bot.masking.vendor import (
@@ -189,6 +192,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card", "iban"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
+    # Logins in what people name after themselves: cloud projects, experiments, runs, Kaggle items.
+    Detector("resource-owners", "people", lambda s: find_resource_owners(s.text, s.edits, s.state), ("user",), line_anchors=RESOURCE_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
     Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=ACTED_BY_TRIGGER),
@@ -202,6 +207,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
     # International-format phone numbers standing as values (alert configs), no label needed.
     Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
+    # North American numbers, no label needed: their 3-3-4 grouping says what they are.
+    Detector("nanp-phones", "addresses", lambda s: find_nanp_phones(s.text, s.edits), ("phone",), line_trigger=NANP_PHONE_TRIGGER),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

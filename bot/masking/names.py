@@ -341,7 +341,8 @@ _ACTED = (
     r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
     r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
-    r" by "
+    # (A ticket's field: `Reported by: Hannah Fischer`.)
+    r" by:? "
 )
 _ACTED_BY = re.compile(r"\b" + _ACTED + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])")
 # The line gate of the `<verb> by` names (bot/masking/gate.py): the verb and its `by`, not any
@@ -372,17 +373,17 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             _take(text, m.start("name"), raw, edits, state)
 
 
-# A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Thanks
+# A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks
 # Lukas!`, `cc Priya`, `-- Dana`. Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
 _GREETING = re.compile(
-    r"(?<![\w@])(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+"
+    r"(?<![\w@])(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear)[ \t]+"
     r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{1,40})?)(?=[!,.:;?)]|[ \t]|\r?$)"
     r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$",
     re.M,
 )
 # The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, or `--`
 # (`?`: an accented capital as the gate reads it, `Łukasz`).
-GREETING_TRIGGER = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]"
+GREETING_TRIGGER = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear)[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]"
 
 
 def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:

@@ -769,10 +769,23 @@ _MODULE_HEADS = frozenset(
 _FULL_NAME_AFTER = re.compile(r"[ \t][A-Z][\w'’-]{1,40}(?![\w'’-])")
 
 
+# Slack's mention as its API and a copied message's source write it: the member's id (`U`, or
+# `W` for an Enterprise Grid member), with the display name after a bar when it has one:
+# `<@U024BE7LH>`, `<@W0123ABCD|hannah>`. The id names one person as surely as the handle.
+_SLACK_MEMBER_RX = re.compile(r"<@(?P<id>[UW][A-Z0-9]{8,12})(?:\|(?P<user>[\w.-]{1,80}))?>")
+
+
 def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask one-word `@handle` mentions of people, and learn the handle as a user name."""
     if "@" not in text:
         return
+    if "<@" in text:
+        for m in _SLACK_MEMBER_RX.finditer(text):
+            edits.append((m.start("id"), m.end("id"), "user", m.group("id")))
+            state.learn_user(m.group("id"))
+            if m.group("user"):
+                edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
+                state.learn_user(m.group("user"))
     for m in _MENTION_RX.finditer(text):
         user = m.group("user")
         lowered = user.lower()
@@ -876,3 +889,27 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
         if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
             edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
 
+
+
+# A North American number needs no label to be one: the 3-3-4 grouping with an area code and
+# an exchange as the numbering plan allows them (no 0 or 1 first, no 9 second), written as
+# people write it (`415-555-0134`, `(415) 555-0134`, `415.555.0134`, `+1 415 555 0134`,
+# `1-800-555-0134`). Dates, versions, ids and shapes are grouped otherwise (`2024-03-12`,
+# `12.4.127`, `8.9.2.26`); a number inside a longer run (`-4155550134-`, `v415.555.0134`) is
+# no phone number.
+_NANP_RX = re.compile(
+    r"(?<![\w.+/-])(?P<p>"
+    r"\([2-9][0-8][0-9]\)[ ]?[2-9][0-9]{2}[-. ][0-9]{4}"
+    r"|\+1[ ]?\([2-9][0-8][0-9]\)[ ]?[2-9][0-9]{2}[-. ][0-9]{4}"
+    r"|\+?1(?P<s1>[-. ])[2-9][0-8][0-9](?P=s1)[2-9][0-9]{2}(?P=s1)[0-9]{4}"
+    r"|[2-9][0-8][0-9](?P<s2>[-.])[2-9][0-9]{2}(?P=s2)[0-9]{4}"
+    r")(?![\w-]|\.[0-9])"
+)
+# Its line gate (bot/masking/gate.py): the area code, the exchange and the line number.
+NANP_PHONE_TRIGGER = r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}"
+
+
+def find_nanp_phones(text: str, edits: list[Edit]) -> None:
+    """Mask North American phone numbers written without a label, as <PHONE-n>."""
+    for m in _NANP_RX.finditer(text):
+        edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
