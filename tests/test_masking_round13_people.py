@@ -79,6 +79,35 @@ def _mask_log(text: str) -> str:
             ("Astrid", "Carvalho", "Ingrid"),
             ("Reported by: ", "the job died again."),
         ),
+        # gcloud's own setter, images under the project, the console's query.
+        (
+            "$ gcloud config set project priya-sandbox\n"
+            "docker push gcr.io/hfischer-ml-dev/trainer:latest\n"
+            "docker pull us-central1-docker.pkg.dev/tanaka-yuki-exp/llm/trainer:v3\n"
+            "https://console.cloud.google.com/vertex-ai/training?project=mbrandt-sandbox\n",
+            ("priya", "hfischer", "tanaka", "yuki", "mbrandt"),
+            ("-sandbox", "-ml-dev/trainer:latest", "-exp/llm/trainer:v3", "us-central1-docker.pkg.dev/"),
+        ),
+        # wandb's closing `Synced <run>: <url>`; a scheduler's `Submitted by <login> on`; RCC's PI account.
+        (
+            "wandb: Synced hannah-llama-sweep-3: https://wandb.ai/acme-ml/llama/runs/abc123\n"
+            "Submitted by kwame.mensah on 2024-03-12\nsrun --account=pi-jsmith --partition=gpu\n",
+            ("hannah", "kwame", "mensah", "jsmith"),
+            ("-llama-sweep-3:", "on 2024-03-12", "--partition=gpu"),
+        ),
+        # Greetings: good morning, two people at once, a message opening with a given name.
+        (
+            "Good morning Beatriz,\nHi Olivia and Marcus,\nHannah, can you look at this? it died again\n",
+            ("Beatriz", "Olivia", "Marcus", "Hannah"),
+            ("Good morning ", "can you look at this? it died again"),
+        ),
+        # A contact line names the person beside the number: a given name alone, or in full.
+        (
+            "on-call this week: Felipe (415-802-2362) - page if the sweep dies\n"
+            "# backup: Chiara Adeyemi  phone: +44 20 7946 0958\n",
+            ("Felipe", "Chiara", "Adeyemi", "802-2362", "7946 0958"),
+            ("on-call this week: ", "- page if the sweep dies", "# backup: ", "phone: "),
+        ),
     ],
 )
 def test_personal_words_are_masked(log: str, gone: tuple[str, ...], kept: tuple[str, ...]) -> None:
@@ -104,6 +133,11 @@ def test_personal_words_are_masked(log: str, gone: tuple[str, ...], kept: tuple[
         "nvidia-cudnn-cu12==8.9.2.26 cuda 12.4.127 driver 535.104.05\n",
         "job 4821734 array 100-200 ports 29500-29510 size 4155550134 bytes\n",
         "uuid 5f3a2b1c-9d8e-7f6a-5b4c-3d2e1f0a9b8c\n",
+        # Lines opened by a capitalised word and a comma that names no one; greetings of a team.
+        "Note, the loss is NaN from step 4200\nTraceback, as printed:\nGood morning all,\nHi team and everyone,\n",
+        "Created by default on 2024-03-12\n",
+        # A contact line's other capitalised words: tools, teams.
+        "Mobile: Support Team\nemail Lightning Ray Adam Triton\n",
     ],
 )
 def test_what_names_no_one_survives(line: str) -> None:

@@ -73,9 +73,11 @@ from bot.masking.identity_numbers import IDENTITY_TRIGGER, IDENTITY_WORDS, find_
 from bot.masking.keys import KEY_KINDS
 from bot.masking.names import (
     ACTED_BY_TRIGGER,
+    CONTACT_WORDS,
     GREETING_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
+    find_contact_names,
     find_greeted_names,
     find_names,
     find_role_names,
@@ -93,9 +95,9 @@ from bot.masking.pasted import (
 )
 from bot.masking.people import (
     LS_OWNER_TRIGGER,
+    NANP_PHONE_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
-    NANP_PHONE_TRIGGER,
     VALUE_PHONE_TRIGGER,
     find_emails,
     find_file_owners,
@@ -200,6 +202,8 @@ DETECTORS: tuple[Detector, ...] = (
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
+    # Given names beside a phone number or an e-mail word: `on-call: Dana (415-555-0134)`.
+    Detector("contact-names", "names", lambda s: find_contact_names(s.text, s.edits, s.state), ("name",), line_anchors=CONTACT_WORDS, line_trigger=NANP_PHONE_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),

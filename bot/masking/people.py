@@ -205,7 +205,8 @@ _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 # The Alliance's allocation prefixes: default, resource allocation competition, research
 # platforms and portals, contributed systems (the login after them is the PI's).
-_ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-")
+# (The University of Chicago's RCC names them `pi-<the PI's CNetID>`: `--account=pi-hfischer`.)
+_ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-", "pi-")
 # Numbers an employer or a university gives a person (an optional letter or two, then digits).
 _PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric")
 _PERSONAL_NUMBER_RX = re.compile(
@@ -232,13 +233,18 @@ def _find_personal_numbers(text: str, present: set[str], edits: list[Edit], stat
                 edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
                 state.learn_user(m.group("user"))
             pos = lowered.find(word, pos + 1)
+
+
+# (Any of the verbs a scheduler's or a tracker's record says a person acted with: `Submitted by
+# hfischer on 2024-03-12`, `requested by hannah.fischer`.)
+_ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched by ", "created by ", "approved by ")
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
-    r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
-    r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
+    r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
+    r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
     re.M,
 )
 # What a CI run says started it when no person did (`triggered by (schedule)`, `(by cron)`).
@@ -672,7 +678,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     _find_personal_numbers(text, present, edits, state)
     # `triggered by hfischer on push`: a word in small letters there is a login only when it
     # reads as a person's on its own (`triggered by push`, `triggered by the scheduler` are not).
-    if "triggered by " in present:
+    if any(word in present for word in _ACTED_BY_WORDS):
         # (The automaton reports `triggered by (` as this word, not as `by (`: the login in
         # parentheses is read here too.)
         for m in _TRIGGERED_BY_LOGIN.finditer(text):

@@ -29,17 +29,19 @@ from bot.masking.surnames import FAMILY_NAMES
 _NAME = r"(?P<name>[A-Za-z][\w.-]{1,120}[A-Za-z0-9])"
 _RESOURCE_RX = re.compile(
     # GCP project ids: gcloud config list's `project = <id>`, `--project <id>`, resource paths,
-    # the SDK's and client libraries' environment variables, a key file's `"project_id"`.
-    r"(?:^[ \t]*project[ \t]*=[ \t]*|--project[= ]|(?<![\w-])projects/(?=[^/\s]{6,30}/)"
+    # `gcloud config set project <id>`, the console's `?project=<id>`, the SDK's and client libraries' environment variables, a key file's `"project_id"`.
+    r"(?:^[ \t]*project[ \t]*=[ \t]*|--project[= ]|(?<![\w-])projects/(?=[^/\s]{6,30}/)|config set project |[?&]project="
+    # Container images under the project: `gcr.io/<id>/trainer`, `us-docker.pkg.dev/<id>/repo/...`.
+    r"|(?<![\w-])gcr\.io/|\.pkg\.dev/"
     r"|(?:GOOGLE_CLOUD_PROJECT|CLOUDSDK_CORE_PROJECT|GCLOUD_PROJECT|GCP_PROJECT|GCP_PROJECT_ID)=[\"']?"
     r"|[\"']?(?:project_id|projectId)[\"']?[ \t]*[:=][ \t]*[\"']?"
     # MLflow experiments: the fluent API's `Experiment with name '...'`, the server's
     # `RESOURCE_ALREADY_EXISTS: Experiment '...' already exists`, set_experiment, the env var.
     r"|Experiment with name '(?:/[^'\n/]{1,200})*/?|Experiment '(?:/[^'\n/]{1,200})*/?"
     r"|MLFLOW_EXPERIMENT_NAME=[\"']?(?:/[^\s'\"/]{1,200})*/?|set_experiment\([\"'](?:/[^'\"\n/]{1,200})*/?"
-    # Runs: wandb's `Syncing run <name>` and `View run <name> at`, MLflow's `View run <name> at:`,
+    # Runs: wandb's `Syncing run <name>`, `View run <name> at` and `Synced <name>: <url>`, MLflow's `View run <name> at:`,
     # the env vars and flags that name one.
-    r"|[Ss]yncing run |View run |(?:WANDB_NAME|WANDB_RUN_NAME|MLFLOW_RUN_NAME)=[\"']?|--run[_-]name[= ][\"']?"
+    r"|[Ss]yncing run |View run |wandb: Synced (?=[\w.-]{1,120}: )|(?:WANDB_NAME|WANDB_RUN_NAME|MLFLOW_RUN_NAME)=[\"']?|--run[_-]name[= ][\"']?"
     r"|\brun_name[\"']?[ \t]*[:=][ \t]*[\"']?)"
     + _NAME,
     re.M,
@@ -52,7 +54,7 @@ _KAGGLE_RX = re.compile(
 # Owners on Kaggle that are organisations, not people.
 _KAGGLE_ORGS = frozenset(("kaggle", "google", "nvidia", "microsoft", "meta", "openai", "deepmind", "tensorflow", "keras",
                           "huggingface", "competitions", "code", "datasets", "models"))  # fmt: skip
-RESOURCE_WORDS = ("project", "experiment", "syncing run ", "view run ", "wandb_name", "wandb_run_name", "mlflow_run_name",
+RESOURCE_WORDS = ("project", "gcr.io/", ".pkg.dev/", "experiment", "syncing run ", "view run ", "wandb: synced ", "wandb_name", "wandb_run_name", "mlflow_run_name",
                   "run_name", "run-name", "kaggle")  # fmt: skip
 _WORD = re.compile(r"[A-Za-z]+[0-9]{0,3}")
 
@@ -70,9 +72,12 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
             continue
         if names_a_tool(word):
             continue
-        if i + 1 < len(words) and word in GIVEN_NAMES and words[i + 1][2] in FAMILY_NAMES and words[i + 1][0] == end + 1:
-            spans.append((start, words[i + 1][1]))  # `hannah-fischer-sandbox`: both names, one login
-            continue
+        if i + 1 < len(words) and words[i + 1][0] == end + 1:
+            after = words[i + 1][2]
+            if (word in GIVEN_NAMES and after in FAMILY_NAMES) or (word in FAMILY_NAMES and after in GIVEN_NAMES):
+                # `hannah-fischer-sandbox`, `tanaka-yuki-exp`: both names, one login.
+                spans.append((start, words[i + 1][1]))
+                continue
         if spans and spans[-1][1] > start:
             continue
         if (i == 0 and person_login(word)) or word in GIVEN_NAMES or family_login(word):
