@@ -108,6 +108,17 @@ def _mask_log(text: str) -> str:
             ("Felipe", "Chiara", "Adeyemi", "802-2362", "7946 0958"),
             ("on-call this week: ", "- page if the sweep dies", "# backup: ", "phone: "),
         ),
+        # A signature with an international number and no label.
+        ("Hannah Fischer, +44 20 7946 0958\n", ("Hannah", "Fischer", "7946 0958"), (", ",)),
+        # People's own machines named in prose; Git Bash's prompt.
+        (
+            "Starting Jupyter on tomasz-desktop:8888\nssh into Hannahs-MacBook-Pro.local failed\n"
+            "hfischer@DESKTOP-7QK2L9M MINGW64 ~/llm (main)\n",
+            ("tomasz", "Hannahs", "hfischer", "DESKTOP-7QK2L9M"),
+            (":8888", "ssh into ", " MINGW64 ~/llm (main)"),
+        ),
+        # Employee and badge numbers under their labels.
+        ("Employee #: 4471923\nBadge ID: B-77120\n", ("4471923", "77120"), ("Employee #: ", "Badge ID: ")),
     ],
 )
 def test_personal_words_are_masked(log: str, gone: tuple[str, ...], kept: tuple[str, ...]) -> None:
@@ -138,6 +149,8 @@ def test_personal_words_are_masked(log: str, gone: tuple[str, ...], kept: tuple[
         "Created by default on 2024-03-12\n",
         # A contact line's other capitalised words: tools, teams.
         "Mobile: Support Team\nemail Lightning Ray Adam Triton\n",
+        "step 4200 +1.5 loss, lr 3e-4 +0.25 warmup\n",
+        "gpu-box build-pc dgx-workstation home-pc test-ws lab-desktop\n",
     ],
 )
 def test_what_names_no_one_survives(line: str) -> None:

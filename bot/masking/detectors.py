@@ -73,6 +73,7 @@ from bot.masking.identity_numbers import IDENTITY_TRIGGER, IDENTITY_WORDS, find_
 from bot.masking.keys import KEY_KINDS
 from bot.masking.names import (
     ACTED_BY_TRIGGER,
+    CONTACT_TRIGGER,
     CONTACT_WORDS,
     GREETING_TRIGGER,
     NAME_WORDS,
@@ -112,7 +113,12 @@ from bot.masking.people import (
 from bot.masking.pods import POD_LINE_WORDS, POD_ROW_TRIGGER, find_pod_owners
 from bot.masking.postal import POSTAL_TRIGGER, find_postal_addresses
 from bot.masking.prose import PROSE_SECRET_TRIGGER, find_prose_secrets
-from bot.masking.resources import RESOURCE_WORDS, find_resource_owners
+from bot.masking.resources import (
+    PERSONAL_HOST_WORDS,
+    RESOURCE_WORDS,
+    find_personal_hosts,
+    find_resource_owners,
+)
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
 from bot.masking.vendor import (
@@ -203,7 +209,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
     # Given names beside a phone number or an e-mail word: `on-call: Dana (415-555-0134)`.
-    Detector("contact-names", "names", lambda s: find_contact_names(s.text, s.edits, s.state), ("name",), line_anchors=CONTACT_WORDS, line_trigger=NANP_PHONE_TRIGGER),
+    Detector("contact-names", "names", lambda s: find_contact_names(s.text, s.edits, s.state), ("name",), line_anchors=CONTACT_WORDS, line_trigger=CONTACT_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
@@ -219,6 +225,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",), line_trigger=FQDN_TRIGGER),
     Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
+    # People's own machines by their names (`Hannahs-MacBook-Pro`, `hfischer-desktop`), anywhere.
+    Detector("personal-hosts", "hosts", lambda s: find_personal_hosts(s.text, s.edits, s.state), ("host",), line_anchors=PERSONAL_HOST_WORDS),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("line-hosts", "hosts", lambda s: find_line_hosts(s.text, s.edits, s.state), ("host",), line_trigger=LINE_HOSTS_TRIGGER),
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",), line_trigger=HOSTLIST_TRIGGER),

@@ -427,12 +427,19 @@ CONTACT_WORDS = ("phone", "mobile", "tel:", "tel.", "cell", "email", "e-mail", "
 _CONTACT_NAME = re.compile(
     r"(?<![\w@./<'’-])(?P<name>" + _CAP + r"[a-z]{2,20})(?:[ \t](?P<family>" + _CAP + _LOW + r"{1,40}))?(?![\w@.>'’-])"
 )
-_NANP_ON_LINE = re.compile(r"(?<![\w.])\(?[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}(?![\w])")
+# A number on the line, North American or international (`+44 20 7946 0958`); CONTACT_TRIGGER
+# is the same two shapes as the line gate reads them.
+_NUMBER_SHAPES = (
+    r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}",
+    r"\+[1-9][0-9]{0,2}[ .-]?\(?[0-9]{1,5}\)?[ .-]?[0-9]{3,5}[ .-]?[0-9]{3,5}",
+)
+CONTACT_TRIGGER = "|".join(_NUMBER_SHAPES)
+_NUMBER_ON_LINE = re.compile(CONTACT_TRIGGER)
 
 
 def _contact_line(line: str) -> bool:
     lowered = line.lower()
-    return any(word in lowered for word in CONTACT_WORDS) or _NANP_ON_LINE.search(line) is not None
+    return any(word in lowered for word in CONTACT_WORDS) or _NUMBER_ON_LINE.search(line) is not None
 
 
 def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:

@@ -110,6 +110,7 @@ _USER_AT_HOST_RX = regex.compile(
     r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
 )
 _ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}[ \t]+[%#$](?:[ \t]|$)", re.M)
+_MSYS_SYSTEMS = (" MINGW64 ", " MINGW32 ", " MSYS ", " UCRT64 ", " CLANG64 ", " CLANGARM64 ")
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK)\)")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
@@ -147,6 +148,9 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
+        if not prompt:
+            # Git Bash's (MSYS2's) prompt: `hfischer@DESKTOP-7QK2L9M MINGW64 ~/llm (main)`.
+            prompt = text.startswith(_MSYS_SYSTEMS, m.end("host"))
         if not prompt:
             # PBS names a job's owner as the account at the submitting host: `Job_Owner = hfischer@login07`.
             prompt = text.endswith("Job_Owner = ", lead, start)
@@ -208,10 +212,11 @@ _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 # (The University of Chicago's RCC names them `pi-<the PI's CNetID>`: `--account=pi-hfischer`.)
 _ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-", "pi-")
 # Numbers an employer or a university gives a person (an optional letter or two, then digits).
-_PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric")
+# (A badge's number too, and `#` for the number: `Employee #: 4471923`, `Badge ID: B-77120`.)
+_PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric", "badge")
 _PERSONAL_NUMBER_RX = re.compile(
-    r"(?i:(?<![a-z])(?:emp|employee|student|staff|matric(?:ulation)?)(?:[_ -]?(?:id|no|num|number|nr))?)"
-    r"(?:[_-]|[ \t]*[:=][ \t]*[\x22']?)(?P<user>[A-Za-z]{0,2}\d{5,10})(?!\w)"
+    r"(?i:(?<![a-z])(?:emp|employee|student|staff|matric(?:ulation)?|badge)(?:[_ -]?(?:id|no|num|number|nr|#))?)"
+    r"(?:[_-]|[ \t]*[:=][ \t]*[\x22']?)(?P<user>[A-Za-z]{0,2}-?\d{5,10})(?!\w)"
 )
 
 

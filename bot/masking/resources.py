@@ -101,3 +101,25 @@ def find_resource_owners(text: str, edits: list[Edit], state: LogState) -> None:
             if user.lower() not in _KAGGLE_ORGS and login_like(user.lower()):
                 edits.append((m.start("user"), m.end("user"), "user", user))
                 state.learn_user(user)
+
+
+# A person's own machine is named for them: macOS names a Mac `Hannahs-MacBook-Pro` (`.local`
+# on the network), people call theirs `hannah-workstation`, `hfischer-desktop`. Wherever the
+# log prints one (a Jupyter URL, a ping, prose), the owner's word and the kind of machine say
+# whose it is; `gpu-box`, `build-pc`, `dgx-workstation` are no one's.
+_PERSONAL_HOST_RX = re.compile(
+    r"(?<![\w.-])(?P<host>(?P<owner>[A-Za-z]{3,20}?)(?:'?s)?-(?:desktop|laptop|workstation|macbook(?:-pro|-air)?|mbp|mba"
+    r"|imac|mac-?mini|thinkpad|pc|ws)(?:-\d{1,3})?(?:\.(?:local|lan|home))?)(?![\w-])",
+    re.I,
+)
+PERSONAL_HOST_WORDS = ("-desktop", "-laptop", "-workstation", "-macbook", "-mbp", "-mba", "-imac", "-mac", "-thinkpad",
+                       "-pc", "-ws")  # fmt: skip
+
+
+def find_personal_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the host names of people's own machines."""
+    for m in _PERSONAL_HOST_RX.finditer(text):
+        owner = m.group("owner").lower()
+        if owner in GIVEN_NAMES or (person_login(owner) and not names_a_tool(owner)):
+            edits.append((m.start("host"), m.end("host"), "host", m.group("host")))
+            state.learn_host(m.group("host"))
