@@ -923,4 +923,7 @@ NANP_PHONE_TRIGGER = r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}"
 def find_nanp_phones(text: str, edits: list[Edit]) -> None:
     """Mask North American phone numbers written without a label, as <PHONE-n>."""
     for m in _NANP_RX.finditer(text):
+        groups = [int(g) for g in re.findall(r"[0-9]+", m.group("p"))[-3:]]
+        if m.group("s2") and all(g % 8 == 0 for g in groups):
+            continue  # layer widths, not a number to call: `hidden 256-512-1024`, `384.768.1536`
         edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
