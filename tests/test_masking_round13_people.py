@@ -144,7 +144,7 @@ def test_personal_words_are_masked(log: str, gone: tuple[str, ...], kept: tuple[
         "nvidia-cudnn-cu12==8.9.2.26 cuda 12.4.127 driver 535.104.05\n",
         "job 4821734 array 100-200 ports 29500-29510 size 4155550134 bytes\n",
         "uuid 5f3a2b1c-9d8e-7f6a-5b4c-3d2e1f0a9b8c\n",
-        "mlp hidden sizes 256-512-1024, heads 384.768.1536\n",
+        "mlp hidden sizes 256-512-1024, heads 384.768.1536, warmup 250-500-1000 steps\n",
         # Lines opened by a capitalised word and a comma that names no one; greetings of a team.
         "Note, the loss is NaN from step 4200\nTraceback, as printed:\nGood morning all,\nHi team and everyone,\n",
         "Created by default on 2024-03-12\n",

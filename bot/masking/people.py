@@ -924,6 +924,8 @@ def find_nanp_phones(text: str, edits: list[Edit]) -> None:
     """Mask North American phone numbers written without a label, as <PHONE-n>."""
     for m in _NANP_RX.finditer(text):
         groups = [int(g) for g in re.findall(r"[0-9]+", m.group("p"))[-3:]]
-        if m.group("s2") and all(g % 8 == 0 for g in groups):
-            continue  # layer widths, not a number to call: `hidden 256-512-1024`, `384.768.1536`
+        if m.group("s2") and (all(g % 8 == 0 for g in groups) or all(g % 10 == 0 for g in groups)):
+            # Layer widths and round counts, not a number to call: `hidden 256-512-1024`,
+            # `384.768.1536`, `250-500-1000 steps` (one phone number in a thousand is this round).
+            continue
         edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
