@@ -118,6 +118,10 @@ Triggered by Dana Whitfield; detected by watchdog at work: 71487
 mail the owner of the label at ops@
 gpu07.cluster.internal/replica-index=0
 Gurobi: evaluation code: A44DLW7HJH2G (exit code: 1)
+project = hfischer-sandbox ; wandb: Syncing run hannah-llama-sweep-3
+see https://www.kaggle.com/code/priya42/train-vit and gs://x --project=tanaka-yuki-exp
+on-call this week: Dana (415-555-0134), backup Priya Raman, +44 20 7946 0958
+ssh into Hannahs-MacBook-Pro.local failed; jupyter on tomasz-desktop:8888
 """
 
 
@@ -143,6 +147,10 @@ FRAGMENTS = [
     '"id": "0123abcd-0123-4567-89ab-0123456789ab"', '"tenantId"', "tenant_id=0123abcd-0123-4567-89ab-0123456789ab",
     "step-", "x", "-", ":", "[0]", "NCCL INFO", "ACCOUNT", "é", "\t", "  ", "12", "\r",
     "s3://ximena-llm-ckpts/", "gs://raul_scratch", "S3://", "s3://adam-runs/",
+    # Named resources, contact lines, people's machines, North American numbers, near misses.
+    "project = hfischer-sandbox", "Syncing run priya-llama-3", "Experiment 'nvolkov-sweep'", "kaggle.com/code/priya42/",
+    "415-555-0134", "(415) 555-0134", "+44 20 7946 0958", "415-055-0134", "tomasz-desktop", "gpu-box", " phone: ",
+    "Dana ", "Hannahs-MacBook-Pro", "Email ",
     # Addresses, hardware addresses and host lists, and near misses.
     "0c:42:a1:9b:6d:2c", "0C-42-A1-9B-6D-2C", "0c42.a19b.6d2c", "brd ", "Port GUID: 0x0c42a10300123456", "guİd: ",
     "0x0c42a10300123456", ' ports 1 "', '"H-0c42a10300123456"', "fe80::14ad:64ff:fe64:b31e%eth0", "::ffff:10.0.0.1",

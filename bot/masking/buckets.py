@@ -14,6 +14,7 @@ import re
 
 from bot.masking.edits import Edit
 from bot.masking.state import LogState
+from bot.masking.surnames import FAMILY_NAMES
 
 # The line gate: a bucket is written after its scheme.
 BUCKET_WORDS = ("s3://", "gs://", "s3a://")
@@ -22,6 +23,7 @@ BUCKET_WORDS = ("s3://", "gs://", "s3a://")
 # (GCS also takes underscores).
 _BUCKET = re.compile(r"(?<![\w-])(?:s3a?|gs)://(?P<b>[a-z0-9][a-z0-9._-]{1,61}[a-z0-9])(?![a-z0-9._-])")
 _WORD = re.compile(r"[a-z]+")
+_FAMILY_AFTER = re.compile(r"[-_.]([a-z]+)(?![a-z])")
 
 # Common given names, written in the ASCII a bucket name spells them with (accents dropped).
 # Three letters or more; none that is also an English word or an ML term.
@@ -71,8 +73,14 @@ def find_bucket_given_names(text: str, edits: list[Edit], state: LogState) -> No
     """Mask (and learn) a given name that is a whole word of a bucket's name."""
     for m in _BUCKET.finditer(text):
         base = m.start("b")
-        for word in _WORD.finditer(m.group("b")):
+        bucket = m.group("b")
+        for word in _WORD.finditer(bucket):
             name = word.group()
             if name in GIVEN_NAMES:
-                edits.append((base + word.start(), base + word.end(), "user", name))
+                end = word.end()
+                family = _FAMILY_AFTER.match(bucket, end)
+                if family is not None and family.group(1) in FAMILY_NAMES:
+                    # `gs://aisha-iyer-sandbox`, `s3://ckpt-lukas.novak`: her family name goes too.
+                    end, name = family.end(), bucket[word.start() : family.end()]
+                edits.append((base + word.start(), base + end, "user", name))
                 state.learn_user(name)

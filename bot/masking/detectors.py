@@ -73,9 +73,12 @@ from bot.masking.identity_numbers import IDENTITY_TRIGGER, IDENTITY_WORDS, find_
 from bot.masking.keys import KEY_KINDS
 from bot.masking.names import (
     ACTED_BY_TRIGGER,
+    CONTACT_TRIGGER,
+    CONTACT_WORDS,
     GREETING_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
+    find_contact_names,
     find_greeted_names,
     find_names,
     find_role_names,
@@ -93,6 +96,7 @@ from bot.masking.pasted import (
 )
 from bot.masking.people import (
     LS_OWNER_TRIGGER,
+    NANP_PHONE_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
     VALUE_PHONE_TRIGGER,
@@ -101,6 +105,7 @@ from bot.masking.people import (
     find_home_users,
     find_mentions,
     find_named_users,
+    find_nanp_phones,
     find_phones,
     find_user_at_host,
     find_value_phones,
@@ -112,6 +117,12 @@ from bot.masking.prose import (
     PROSE_SECRET_TRIGGER,
     find_labelled_codes,
     find_prose_secrets,
+)
+from bot.masking.resources import (
+    PERSONAL_HOST_WORDS,
+    RESOURCE_WORDS,
+    find_personal_hosts,
+    find_resource_owners,
 )
 from bot.masking.state import LogState
 from bot.masking.urls import find_url_credentials, find_url_hosts
@@ -195,6 +206,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card", "iban"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
+    # Logins in what people name after themselves: cloud projects, experiments, runs, Kaggle items.
+    Detector("resource-owners", "people", lambda s: find_resource_owners(s.text, s.edits, s.state), ("user",), line_anchors=RESOURCE_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
     Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=ACTED_BY_TRIGGER),
@@ -204,16 +217,24 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
+    # Given names beside a phone number or an e-mail word: `on-call: Dana (415-555-0134)`. In this
+    # stage, not the names': its number shapes share the phone rows' gate (a names-stage gate
+    # of digit patterns cost that stage twice its time).
+    Detector("contact-names", "addresses", lambda s: find_contact_names(s.text, s.edits, s.state), ("name",), line_anchors=CONTACT_WORDS, line_trigger=CONTACT_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
     # International-format phone numbers standing as values (alert configs), no label needed.
     Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
+    # North American numbers, no label needed: their 3-3-4 grouping says what they are.
+    Detector("nanp-phones", "addresses", lambda s: find_nanp_phones(s.text, s.edits), ("phone",), line_trigger=NANP_PHONE_TRIGGER),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.
     Detector("nccl-prefix-hosts", "hosts", lambda s: learn_nccl_hosts(s.text, s.state), ()),
     Detector("fqdns", "hosts", lambda s: find_fqdns(s.text, s.edits), ("host",), line_trigger=FQDN_TRIGGER),
     Detector("org-domain-hosts", "hosts", lambda s: find_org_hosts(s.text, s.edits, s.state), ("host",)),
+    # People's own machines by their names (`Hannahs-MacBook-Pro`, `hfischer-desktop`), anywhere.
+    Detector("personal-hosts", "hosts", lambda s: find_personal_hosts(s.text, s.edits, s.state), ("host",), line_anchors=PERSONAL_HOST_WORDS),
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("line-hosts", "hosts", lambda s: find_line_hosts(s.text, s.edits, s.state), ("host",), line_trigger=LINE_HOSTS_TRIGGER),
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",), line_trigger=HOSTLIST_TRIGGER),

@@ -16,6 +16,7 @@ import re
 import regex
 
 from bot.literals import LiteralSet
+from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import NEXT_LINE, LinePattern
@@ -341,7 +342,8 @@ _ACTED = (
     r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
     r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
-    r" by "
+    # (A ticket's field: `Reported by: Hannah Fischer`.)
+    r" by:? "
 )
 _ACTED_BY = re.compile(r"\b" + _ACTED + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])")
 # The line gate of the `<verb> by` names (bot/masking/gate.py): the verb and its `by`, not any
@@ -372,26 +374,38 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             _take(text, m.start("name"), raw, edits, state)
 
 
-# A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Thanks
+# A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks
 # Lukas!`, `cc Priya`, `-- Dana`. Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
+_GREETS = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear|(?:[Gg]ood )?[Mm]orning|[Gg]ood (?:afternoon|evening))"
 _GREETING = re.compile(
-    r"(?<![\w@])(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+"
-    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{1,40})?)(?=[!,.:;?)]|[ \t]|\r?$)"
-    r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$",
+    r"(?<![\w@])" + _GREETS + r"[ \t]+"
+    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{1,40})?)"
+    # Two people greeted at once: `Hi Olivia and Marcus,`.
+    r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}))?(?=[!,.:;?)]|[ \t]|\r?$)"
+    r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
+    # A message that opens by addressing someone: `Hannah, can you look at this?` (a given name
+    # the list knows: `Note, ...` and `Traceback, ...` open lines too).
+    r"|^[ \t]*(?P<addressed>" + _CAP + _LOW + r"{2,20}),[ \t]",
     re.M,
 )
-# The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, or `--`
-# (`?`: an accented capital as the gate reads it, `Łukasz`).
-GREETING_TRIGGER = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello)[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]"
+# The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, `--`, or
+# a capitalised word and a comma opening the line (`?`: an accented capital as the gate reads it, `Łukasz`).
+GREETING_TRIGGER = (
+    r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear|[Mm]orning|[Gg]ood (?:afternoon|evening))"
+    r"[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40},[ \t]"
+)
 
 
 def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names a thread greets, pings and signs with."""
     for m in _GREETING.finditer(text):
-        group = "name" if m.group("name") else "signed"
+        group = "name" if m.group("name") else "signed" if m.group("signed") else "addressed"
         raw = m.group(group)
         words = raw.split()
-        if group == "name":
+        if group == "addressed":
+            if raw.lower() not in GIVEN_NAMES:
+                continue
+        elif group == "name":
             if words[0].lower() in _NOT_GREETED or words[0].lower() in NOT_MENTIONS:
                 continue
             if len(words) > 1 and (words[1].lower() in _NOT_GREETED or words[1].lower() in _SYSTEM_WORDS):
@@ -399,3 +413,49 @@ def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
         elif _plausible(raw) != raw:
             continue
         _take(text, m.start(group), raw, edits, state)
+        also = m.group("also")
+        if also and also.lower() not in _NOT_GREETED:
+            _take(text, m.start("also"), also, edits, state)
+
+
+# A contact line names a person beside the number or the address to reach them by, often by
+# the given name alone: `on-call this week: Dana (415-555-0134)`, `# backup: Hannah Fischer
+# phone: ...`, `email Priya or call ...`. On a line holding a phone or an e-mail word (or a
+# North American number), a capitalised given name the list knows is masked, with the
+# capitalised word after it when there is one (her family name).
+CONTACT_WORDS = ("phone", "mobile", "tel:", "tel.", "cell", "email", "e-mail", "on-call", "oncall", "pager", "whatsapp")
+_CONTACT_NAME = re.compile(
+    r"(?<![\w@./<'’-])(?P<name>" + _CAP + r"[a-z]{2,20})(?:[ \t](?P<family>" + _CAP + _LOW + r"{1,40}))?(?![\w@.>'’-])"
+)
+# A number on the line, North American or international (`+44 20 7946 0958`); CONTACT_TRIGGER
+# is the same two shapes as the line gate reads them.
+_NUMBER_SHAPES = (
+    r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}",
+    r"\+[1-9][0-9]{0,2}[ .-]?\(?[0-9]{1,5}\)?[ .-]?[0-9]{3,5}[ .-]?[0-9]{3,5}",
+)
+CONTACT_TRIGGER = "|".join(_NUMBER_SHAPES)
+_NUMBER_ON_LINE = re.compile(CONTACT_TRIGGER)
+
+
+def _contact_line(line: str) -> bool:
+    lowered = line.lower()
+    return any(word in lowered for word in CONTACT_WORDS) or _NUMBER_ON_LINE.search(line) is not None
+
+
+def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the given names, and the family names after them, on contact lines."""
+    checked: dict[int, bool] = {}
+    for m in _CONTACT_NAME.finditer(text):
+        if m.group("name").lower() not in GIVEN_NAMES:
+            continue
+        lead = text.rfind("\n", 0, m.start()) + 1
+        if lead not in checked:
+            end = text.find("\n", m.end())
+            checked[lead] = _contact_line(text[lead : len(text) if end == -1 else end])
+        if not checked[lead]:
+            continue
+        family = m.group("family")
+        if family and family.lower() not in _SYSTEM_WORDS and family.lower() not in _THING_WORDS and family.lower() not in _NOT_GREETED:
+            _take(text, m.start(), m.group(), edits, state)
+        else:
+            _take(text, m.start(), m.group("name"), edits, state)

@@ -110,6 +110,7 @@ _USER_AT_HOST_RX = regex.compile(
     r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
 )
 _ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}[ \t]+[%#$](?:[ \t]|$)", re.M)
+_MSYS_SYSTEMS = (" MINGW64 ", " MINGW32 ", " MSYS ", " UCRT64 ", " CLANG64 ", " CLANGARM64 ")
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK)\)")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
@@ -147,6 +148,9 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
+        if not prompt:
+            # Git Bash's (MSYS2's) prompt: `hfischer@DESKTOP-7QK2L9M MINGW64 ~/llm (main)`.
+            prompt = text.startswith(_MSYS_SYSTEMS, m.end("host"))
         if not prompt:
             # PBS names a job's owner as the account at the submitting host: `Job_Owner = hfischer@login07`.
             prompt = text.endswith("Job_Owner = ", lead, start)
@@ -205,12 +209,14 @@ _HOME_RXS["/spool/mail/"] = ("mail", re.compile(r"/spool/mail/" + _USER_TAIL))
 _TRACKER_URLS = ("wandb.ai/", "comet.com/", "comet.ml/", "neptune.ai/")
 # The Alliance's allocation prefixes: default, resource allocation competition, research
 # platforms and portals, contributed systems (the login after them is the PI's).
-_ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-")
+# (The University of Chicago's RCC names them `pi-<the PI's CNetID>`: `--account=pi-hfischer`.)
+_ALLIANCE_ACCOUNTS = ("def-", "rrg-", "rpp-", "ctb-", "pi-")
 # Numbers an employer or a university gives a person (an optional letter or two, then digits).
-_PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric")
+# (A badge's number too, and `#` for the number: `Employee #: 4471923`, `Badge ID: B-77120`.)
+_PERSONAL_NUMBER_WORDS = ("emp_", "emp-", "employee", "student", "staff", "matric", "badge")
 _PERSONAL_NUMBER_RX = re.compile(
-    r"(?i:(?<![a-z])(?:emp|employee|student|staff|matric(?:ulation)?)(?:[_ -]?(?:id|no|num|number|nr))?)"
-    r"(?:[_-]|[ \t]*[:=][ \t]*[\x22']?)(?P<user>[A-Za-z]{0,2}\d{5,10})(?!\w)"
+    r"(?i:(?<![a-z])(?:emp|employee|student|staff|matric(?:ulation)?|badge)(?:[_ -]?(?:id|no|num|number|nr|#))?)"
+    r"(?:[_-]|[ \t]*[:=][ \t]*[\x22']?)(?P<user>[A-Za-z]{0,2}-?\d{5,10})(?!\w)"
 )
 
 
@@ -232,13 +238,18 @@ def _find_personal_numbers(text: str, present: set[str], edits: list[Edit], stat
                 edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
                 state.learn_user(m.group("user"))
             pos = lowered.find(word, pos + 1)
+
+
+# (Any of the verbs a scheduler's or a tracker's record says a person acted with: `Submitted by
+# hfischer on 2024-03-12`, `requested by hannah.fischer`.)
+_ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched by ", "created by ", "approved by ")
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", "triggered by ", "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
-    r"\b[Tt]riggered by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
-    r"|(?P<user>[a-z][a-z0-9-]{2,38})(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)]|[ \t]*\r?$))",
+    r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
+    r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
     re.M,
 )
 # What a CI run says started it when no person did (`triggered by (schedule)`, `(by cron)`).
@@ -672,7 +683,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     _find_personal_numbers(text, present, edits, state)
     # `triggered by hfischer on push`: a word in small letters there is a login only when it
     # reads as a person's on its own (`triggered by push`, `triggered by the scheduler` are not).
-    if "triggered by " in present:
+    if any(word in present for word in _ACTED_BY_WORDS):
         # (The automaton reports `triggered by (` as this word, not as `by (`: the login in
         # parentheses is read here too.)
         for m in _TRIGGERED_BY_LOGIN.finditer(text):
@@ -769,10 +780,23 @@ _MODULE_HEADS = frozenset(
 _FULL_NAME_AFTER = re.compile(r"[ \t][A-Z][\w'’-]{1,40}(?![\w'’-])")
 
 
+# Slack's mention as its API and a copied message's source write it: the member's id (`U`, or
+# `W` for an Enterprise Grid member), with the display name after a bar when it has one:
+# `<@U024BE7LH>`, `<@W0123ABCD|hannah>`. The id names one person as surely as the handle.
+_SLACK_MEMBER_RX = re.compile(r"<@(?P<id>[UW][A-Z0-9]{8,12})(?:\|(?P<user>[\w.-]{1,80}))?>")
+
+
 def find_mentions(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask one-word `@handle` mentions of people, and learn the handle as a user name."""
     if "@" not in text:
         return
+    if "<@" in text:
+        for m in _SLACK_MEMBER_RX.finditer(text):
+            edits.append((m.start("id"), m.end("id"), "user", m.group("id")))
+            state.learn_user(m.group("id"))
+            if m.group("user"):
+                edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
+                state.learn_user(m.group("user"))
     for m in _MENTION_RX.finditer(text):
         user = m.group("user")
         lowered = user.lower()
@@ -876,3 +900,32 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
         if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
             edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
 
+
+
+# A North American number needs no label to be one: the 3-3-4 grouping with an area code and
+# an exchange as the numbering plan allows them (no 0 or 1 first, no 9 second), written as
+# people write it (`415-555-0134`, `(415) 555-0134`, `415.555.0134`, `+1 415 555 0134`,
+# `1-800-555-0134`). Dates, versions, ids and shapes are grouped otherwise (`2024-03-12`,
+# `12.4.127`, `8.9.2.26`); a number inside a longer run (`-4155550134-`, `v415.555.0134`) is
+# no phone number.
+_NANP_RX = re.compile(
+    r"(?<![\w.+/-])(?P<p>"
+    r"\([2-9][0-8][0-9]\)[ ]?[2-9][0-9]{2}[-. ][0-9]{4}"
+    r"|\+1[ ]?\([2-9][0-8][0-9]\)[ ]?[2-9][0-9]{2}[-. ][0-9]{4}"
+    r"|\+?1(?P<s1>[-. ])[2-9][0-8][0-9](?P=s1)[2-9][0-9]{2}(?P=s1)[0-9]{4}"
+    r"|[2-9][0-8][0-9](?P<s2>[-.])[2-9][0-9]{2}(?P=s2)[0-9]{4}"
+    r")(?![\w-]|\.[0-9])"
+)
+# Its line gate (bot/masking/gate.py): the area code, the exchange and the line number.
+NANP_PHONE_TRIGGER = r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}"
+
+
+def find_nanp_phones(text: str, edits: list[Edit]) -> None:
+    """Mask North American phone numbers written without a label, as <PHONE-n>."""
+    for m in _NANP_RX.finditer(text):
+        groups = [int(g) for g in re.findall(r"[0-9]+", m.group("p"))[-3:]]
+        if m.group("s2") and (all(g % 8 == 0 for g in groups) or all(g % 10 == 0 for g in groups)):
+            # Layer widths and round counts, not a number to call: `hidden 256-512-1024`,
+            # `384.768.1536`, `250-500-1000 steps` (one phone number in a thousand is this round).
+            continue
+        edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))

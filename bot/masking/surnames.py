@@ -33,7 +33,7 @@ _FAMILY_NAMES_TEXT = """
     ueda vandenberg visser wang yadav yildiz zhou chen huang zhao yang horvat nagy molnar szabo varga kowal
     lewandowski wisniewski kaminski dvorak svoboda cerny kuznetsov pavlov lebedev novikov fedorov hashemi nazari
     rezaei oyelaran adeyemi adebayo afolabi mwangi kamau otieno haile tesfaye mahlangu dlamini nkosi ndlovu
-    schuster wolff krause zimmermann braun werner jung hartung ohalloran mcdonald macleod
+    oconnell osullivan schuster wolff krause zimmermann braun werner jung hartung ohalloran mcdonald macleod
     ferrer navarro molina serrano blanc girard bonnet mercier lambert fontaine rousseau vincent laurent
     janssen devries boer mulder hendriks nilsson persson gustafsson lund halvorsen haugen dahl strand
     kaur malhotra chopra joshi kulkarni pillai menon subramanian venkatesh yoshida yamada kobayashi inoue

@@ -1,0 +1,125 @@
+"""Logins and names inside what a person names after themself: cloud projects, experiments, runs.
+
+People name their sandboxes after themselves: a GCP project `hfischer-sandbox` or
+`hannah-fischer-ml-dev` (gcloud's `project = ...`, `--project`, `projects/<id>/`), an MLflow
+experiment `hfischer-llama-sweep` (`Experiment with name '...'`, `MLFLOW_EXPERIMENT_NAME=`), a
+W&B or MLflow run `hannah-llama-sweep-17` (`wandb: Syncing run ...`, `View run ... at`), a
+Kaggle data set or notebook under its owner (`kaggle.com/code/<user>/...`, `kaggle datasets
+download -d <user>/...`). Nothing else in the log may say whose it is.
+
+Only the personal words are masked (as `<USER-n>`, and learned, so a bucket `gs://<id>-ckpt`
+or a later mention goes too); the rest of the name stays, since it says what the thing is
+(`<USER-1>-llama-sweep-17`). A word is personal when it reads as a login on its own: the first
+word as owners.person_login reads it (a given name, an initial and a family name), any word
+when it is a given name or a login built on a family name (owners.family_login). A model,
+a tool or a team word is never one (`llama-sft`, `ml-platform-prod`: kept whole).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.buckets import GIVEN_NAMES
+from bot.masking.edits import Edit
+from bot.masking.owners import family_login, login_like, names_a_tool, person_login
+from bot.masking.state import LogState
+from bot.masking.surnames import FAMILY_NAMES
+
+# A name a person gave a thing: letters, digits and the separators tools allow.
+_NAME = r"(?P<name>[A-Za-z][\w.-]{1,120}[A-Za-z0-9])"
+_RESOURCE_RX = re.compile(
+    # GCP project ids: gcloud config list's `project = <id>`, `--project <id>`, resource paths,
+    # `gcloud config set project <id>`, the console's `?project=<id>`, the SDK's and client libraries' environment variables, a key file's `"project_id"`.
+    r"(?:^[ \t]*project[ \t]*=[ \t]*|--project[= ]|(?<![\w-])projects/(?=[^/\s]{6,30}/)|config set project |[?&]project="
+    # Container images under the project: `gcr.io/<id>/trainer`, `us-docker.pkg.dev/<id>/repo/...`.
+    r"|(?<![\w-])gcr\.io/|\.pkg\.dev/"
+    r"|(?:GOOGLE_CLOUD_PROJECT|CLOUDSDK_CORE_PROJECT|GCLOUD_PROJECT|GCP_PROJECT|GCP_PROJECT_ID)=[\"']?"
+    r"|[\"']?(?:project_id|projectId)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    # MLflow experiments: the fluent API's `Experiment with name '...'`, the server's
+    # `RESOURCE_ALREADY_EXISTS: Experiment '...' already exists`, set_experiment, the env var.
+    r"|Experiment with name '(?:/[^'\n/]{1,200})*/?|Experiment '(?:/[^'\n/]{1,200})*/?"
+    r"|MLFLOW_EXPERIMENT_NAME=[\"']?(?:/[^\s'\"/]{1,200})*/?|set_experiment\([\"'](?:/[^'\"\n/]{1,200})*/?"
+    # Runs: wandb's `Syncing run <name>`, `View run <name> at` and `Synced <name>: <url>`, MLflow's `View run <name> at:`,
+    # the env vars and flags that name one.
+    r"|[Ss]yncing run |View run |wandb: Synced (?=[\w.-]{1,120}: )|(?:WANDB_NAME|WANDB_RUN_NAME|MLFLOW_RUN_NAME)=[\"']?|--run[_-]name[= ][\"']?"
+    r"|\brun_name[\"']?[ \t]*[:=][ \t]*[\"']?)"
+    + _NAME,
+    re.M,
+)
+# Kaggle: a data set's or a notebook's owner in its URL and in the CLI's `<owner>/<slug>`.
+_KAGGLE_RX = re.compile(
+    r"(?:kaggle\.com/(?:code|datasets|notebooks|kernels)/|kaggle[ \t]+(?:datasets|kernels)[ \t]+[a-z]+[ \t]+(?:-[dkp][ \t]+)?)"
+    r"(?P<user>[A-Za-z0-9][\w-]{1,48})/(?=[\w.-])"
+)
+# Owners on Kaggle that are organisations, not people.
+_KAGGLE_ORGS = frozenset(("kaggle", "google", "nvidia", "microsoft", "meta", "openai", "deepmind", "tensorflow", "keras",
+                          "huggingface", "competitions", "code", "datasets", "models"))  # fmt: skip
+RESOURCE_WORDS = ("project", "gcr.io/", ".pkg.dev/", "experiment", "syncing run ", "view run ", "wandb: synced ", "wandb_name", "wandb_run_name", "mlflow_run_name",
+                  "run_name", "run-name", "kaggle")  # fmt: skip
+_WORD = re.compile(r"[A-Za-z]+[0-9]{0,3}")
+
+
+def _personal_words(name: str) -> list[tuple[int, int]]:
+    """The spans of `name` that are a person's: the first word when it reads as a login, a
+    given and a family name together, and any word that is a given name or a family login."""
+    spans: list[tuple[int, int]] = []
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(name)]
+    # Words separated by `-`, `_` or `.` only: `llama2` is one word, `gpt-4o` two.
+    for i, (start, end, word) in enumerate(words):
+        if start and name[start - 1] not in "-_.":
+            continue
+        if end < len(name) and name[end] not in "-_.":
+            continue
+        if names_a_tool(word):
+            continue
+        if i + 1 < len(words) and words[i + 1][0] == end + 1:
+            after = words[i + 1][2]
+            if (word in GIVEN_NAMES and after in FAMILY_NAMES) or (word in FAMILY_NAMES and after in GIVEN_NAMES):
+                # `hannah-fischer-sandbox`, `tanaka-yuki-exp`: both names, one login.
+                spans.append((start, words[i + 1][1]))
+                continue
+        if spans and spans[-1][1] > start:
+            continue
+        if (i == 0 and person_login(word)) or word in GIVEN_NAMES or family_login(word):
+            spans.append((start, end))
+    return spans
+
+
+def find_resource_owners(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the personal words of projects', experiments' and runs' names."""
+    for m in _RESOURCE_RX.finditer(text):
+        name, base = m.group("name"), m.start("name")
+        for start, end in _personal_words(name):
+            login = name[start:end]
+            edits.append((base + start, base + end, "user", login))
+            if "-" in login:
+                state.learn_user(login.replace("-", "."))  # and so its DNS form and given name
+            state.learn_user(login)
+    if "kaggle" in text:
+        for m in _KAGGLE_RX.finditer(text):
+            user = m.group("user")
+            if user.lower() not in _KAGGLE_ORGS and login_like(user.lower()):
+                edits.append((m.start("user"), m.end("user"), "user", user))
+                state.learn_user(user)
+
+
+# A person's own machine is named for them: macOS names a Mac `Hannahs-MacBook-Pro` (`.local`
+# on the network), people call theirs `hannah-workstation`, `hfischer-desktop`. Wherever the
+# log prints one (a Jupyter URL, a ping, prose), the owner's word and the kind of machine say
+# whose it is; `gpu-box`, `build-pc`, `dgx-workstation` are no one's.
+_PERSONAL_HOST_RX = re.compile(
+    r"(?<![\w.-])(?P<host>(?P<owner>[A-Za-z]{3,20}?)(?:'?s)?-(?:desktop|laptop|workstation|macbook(?:-pro|-air)?|mbp|mba"
+    r"|imac|mac-?mini|thinkpad|pc|ws)(?:-\d{1,3})?(?:\.(?:local|lan|home))?)(?![\w-])",
+    re.I,
+)
+PERSONAL_HOST_WORDS = ("-desktop", "-laptop", "-workstation", "-macbook", "-mbp", "-mba", "-imac", "-mac", "-thinkpad",
+                       "-pc", "-ws")  # fmt: skip
+
+
+def find_personal_hosts(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the host names of people's own machines."""
+    for m in _PERSONAL_HOST_RX.finditer(text):
+        owner = m.group("owner").lower()
+        if owner in GIVEN_NAMES or (person_login(owner) and not names_a_tool(owner)):
+            edits.append((m.start("host"), m.end("host"), "host", m.group("host")))
+            state.learn_host(m.group("host"))
