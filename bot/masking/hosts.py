@@ -459,6 +459,8 @@ def find_line_hosts(text: str, edits: list[Edit], state: LogState) -> None:
 
 # DeepSpeed's runner hands each node the world as base64 of JSON (`--world_info=eyJ3b3Jr...`,
 # `{"worker-0": [0, 1], "worker-1": [0, 1]}`): the hosts hide inside the encoding.
+# The line gate of find_world_info: the argument and its base64 stand on one line.
+WORLD_INFO_WORDS = ("world_info=",)
 _WORLD_INFO_RX = re.compile(r"world_info=(?P<q>[\"']?)(?P<b>[A-Za-z0-9+/_-]{4,65536}={0,2})(?P=q)")
 
 
