@@ -15,7 +15,11 @@ import json
 import re
 from collections.abc import Callable
 
+from bot.masking.guards import declare, holds
 from bot.masking.placeholders import PLACEHOLDER_RX
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare('"log"')
 
 # The entry's `log` string at the start of the line, and the rest of the object.
 # Only JSON's own escapes: a line with another (`\\x41`) is no entry, and is masked as text.
@@ -44,7 +48,7 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
     """`text` with the `log` strings of its json-file entries masked as the lines they hold
     (`mask_text` masks plain text, whole lines, keeping their number); None when no line of
     `text` is an entry."""
-    if '"log"' not in text:
+    if not holds(text, '"log"'):
         return None
     lines = text.split("\n")
     entries = {i: m for i, line in enumerate(lines) if line.startswith("{") and (m := _ENTRY.fullmatch(line)) and _fits(m["log"])}
