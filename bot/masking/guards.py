@@ -32,6 +32,11 @@ def _present(text: str) -> set[str]:
     return _SET[0].present(text)
 
 
+def declared() -> tuple[str, ...]:
+    """Every literal declared so far."""
+    return tuple(_DECLARED)
+
+
 def holds(text: str, literal: str) -> bool:
     """`literal in text`, for a declared literal."""
     if literal not in _DECLARED:
