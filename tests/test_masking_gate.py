@@ -169,6 +169,9 @@ FRAGMENTS = [
     "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiJ4In0.", "task-", "tokens_", "1Q~", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe",
     # Postal addresses and near misses.
     "221 Baker Street", "Lindenstraße 12a", "12 Rue de la ", "Via Garibaldi 7", "via NCCL", " Files In Place", "Ave", "STREET",
+    # URLs with and without userinfo, a forge's owner path, DeepSpeed's world and near misses.
+    "https://", "redis://", "://", "hfischer:Tundra9x@", ":pw@", "@", "git.acme.io/hfischer/llm.git", "trn-052:8888/lab",
+    "db01.initech.de:5432", "--world_info=", "eyJ3b3JrZXItMCI6IFswLCAxXX0=", "World_Info=", "/", "?",
 ]  # fmt: skip
 
 

@@ -16,8 +16,12 @@ import binascii
 import re
 
 from bot.masking.edits import Edit
+from bot.masking.guards import declare, holds
 from bot.masking.lines import past_prefix
 from bot.masking.state import LogState
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare("-----BEGIN", "ata:", "ata\"")
 
 _BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
@@ -94,7 +98,7 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         if how != "open":
             state.pem_open = False
         pos = end
-    if "-----BEGIN" not in text:
+    if not holds(text, "-----BEGIN"):
         return
     for m in _BEGIN.finditer(text, pos):
         if m.start() < pos:
@@ -159,7 +163,7 @@ def find_secret_data(text: str, edits: list[Edit], state: LogState) -> None:
     if state.data_indent is not None:
         pos = _yaml_block(text, 0, state.data_indent, False, edits)
         state.data_indent = None if pos < len(text) else state.data_indent
-    if "ata:" in text:
+    if holds(text, "ata:"):
         for m in _DATA_OPEN.finditer(text, pos):
             if m.start() < pos:
                 continue  # nested inside a block already walked
@@ -168,7 +172,7 @@ def find_secret_data(text: str, edits: list[Edit], state: LogState) -> None:
             pos = _yaml_block(text, m.end() + 1, indent, string_data, edits)
             if pos >= len(text):
                 state.data_indent = indent
-    if "ata\"" in text:
+    if holds(text, "ata\""):
         walked = 0
         for m in _DATA_JSON_OPEN.finditer(text):
             if m.start() < walked:

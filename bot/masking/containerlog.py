@@ -15,7 +15,11 @@ import json
 import re
 from collections.abc import Callable
 
+from bot.masking.guards import declare, holds
 from bot.masking.placeholders import PLACEHOLDER_RX
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare('"log"')
 
 # The entry's `log` string at the start of the line, and the rest of the object.
 # Only JSON's own escapes: a line with another (`\\x41`) is no entry, and is masked as text.
@@ -31,8 +35,8 @@ _MAX_CHARS = 65536
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)")
 # A lone surrogate (`\\ud800`) decodes to no text that can be written back as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
-_GO_STYLE = re.compile("(?P<keep>" + PLACEHOLDER_RX.pattern + ")|[<>&]")
+# Our placeholders, kept whole by a split (its group keeps them in the parts).
+_PLACEHOLDER_CUT = re.compile("(" + PLACEHOLDER_RX.pattern + ")")
 
 
 def _fits(log: str) -> bool:
@@ -44,7 +48,7 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
     """`text` with the `log` strings of its json-file entries masked as the lines they hold
     (`mask_text` masks plain text, whole lines, keeping their number); None when no line of
     `text` is an entry."""
-    if '"log"' not in text:
+    if not holds(text, '"log"'):
         return None
     lines = text.split("\n")
     entries = {i: m for i, line in enumerate(lines) if line.startswith("{") and (m := _ENTRY.fullmatch(line)) and _fits(m["log"])}
@@ -73,20 +77,34 @@ def mask_entries(text: str, mask_text: Callable[[str], str]) -> str | None:
     masked = mask_text("\n".join(view)).split("\n")
     rests = iter(mask_text("\n".join(m["rest"] for m in entries.values())).split("\n"))
     out: list[str] = []
+    # The entries masking changed, written back: (index in `out`, head, encoded log, rest).
+    changed: list[tuple[int, str, str, str]] = []
+    go_style: list[int] = []  # those of `changed` whose entry had no raw `<`, `>` or `&`
     for i, (line, (first, count, ending)) in enumerate(zip(lines, layout, strict=True)):
         if i not in entries:
             out.append(masked[first])
             continue
         entry, rest = entries[i], next(rests)
-        log = "\n".join(masked[first : first + count])
-        if log == "\n".join(view[first : first + count]) and rest == entry["rest"]:
+        if masked[first : first + count] == view[first : first + count] and rest == entry["rest"]:
             out.append(line)  # nothing masked: the entry as it was, byte for byte
             continue
+        raw = entry["log"]
         # In the style it came in: non-ASCII as `\\u` escapes where the entry had none raw.
-        encoded = json.dumps(log + ending, ensure_ascii=entry["log"].isascii())
-        if not any(c in entry["log"] for c in "<>&"):
-            # Go's escapes for what the process printed; placeholders stay as they read
-            # everywhere else (`<HOST-3>`), still valid JSON.
-            encoded = _GO_STYLE.sub(lambda m: m[0] if m.lastgroup == "keep" else _GO_ESCAPES[m[0]], encoded)
-        out.append(entry["head"] + encoded + rest)
+        encoded = json.dumps("\n".join(masked[first : first + count]) + ending, ensure_ascii=raw.isascii())
+        if "<" not in raw and ">" not in raw and "&" not in raw:
+            go_style.append(len(changed))
+        changed.append((len(out), entry["head"], encoded, rest))
+        out.append("")
+    if go_style:
+        # Go's escapes for what the process printed; placeholders stay as they read everywhere
+        # else (`<HOST-3>`), still valid JSON. One pass over those entries together (an encoded
+        # string holds no newline), the text between placeholders escaped in C: a substitution
+        # calling back per `<` cost more than the rest of writing an entry back.
+        parts = _PLACEHOLDER_CUT.split("\n".join(changed[k][2] for k in go_style))
+        parts[0::2] = [part.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") for part in parts[0::2]]
+        for k, encoded in zip(go_style, "".join(parts).split("\n"), strict=True):
+            at, head, _, rest = changed[k]
+            changed[k] = (at, head, encoded, rest)
+    for at, head, encoded, rest in changed:
+        out[at] = head + encoded + rest
     return "\n".join(out)

@@ -56,6 +56,7 @@ from bot.masking.hosts import (
     HOSTLIST_TRIGGER,
     LINE_HOSTS_TRIGGER,
     NODE_LINE_WORDS,
+    WORLD_INFO_WORDS,
     find_etc_hosts,
     find_fqdns,
     find_host_positions,
@@ -125,7 +126,12 @@ from bot.masking.resources import (
     find_resource_owners,
 )
 from bot.masking.state import LogState
-from bot.masking.urls import find_url_credentials, find_url_hosts
+from bot.masking.urls import (
+    URL_CREDENTIALS_TRIGGER,
+    URL_HOSTS_TRIGGER,
+    find_url_credentials,
+    find_url_hosts,
+)
 from bot.masking.vendor import (
     CONTEXT_WORDS,
     PREFIX_TOKEN_KINDS,
@@ -188,7 +194,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("kubernetes-secret-data", "blocks", lambda s: find_secret_data(s.text, s.edits, s.state), ("k8s-secret",)),
     Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS, line_trigger=VENDOR_TRIGGER),
     Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key", "cohere-key", "databricks-token", "gitlab-token", *PREFIX_TOKEN_KINDS), CONTEXT_WORDS),
-    Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS)),
+    Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS), line_trigger=URL_CREDENTIALS_TRIGGER),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),
     Detector("command-credentials", "secrets", lambda s: find_command_credentials(s.text, s.hits, s.edits, s.state), ("password", "user", "wandb-key", *VENDOR_KINDS), COMMAND_WORDS),
     Detector("pgpass-rows", "secrets", lambda s: find_pgpass(s.text, s.present, s.edits, s.state), ("password", "user"), PGPASS_WORDS),
@@ -243,10 +249,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("known-hosts", "hosts", lambda s: find_known_hosts(s.text, s.edits, s.state), ("host",), line_trigger=KNOWN_HOSTS_TRIGGER),
     Detector("prose-hosts", "hosts", lambda s: find_prose_hosts(s.text, s.edits, s.state), ("host",), line_trigger=PROSE_HOST_TRIGGER),
     Detector("sinfo-reasons", "hosts", lambda s: find_reason_rows(s.text, s.edits, s.state), ("host", "user")),
-    Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host", "user")),  # a git host's repository owner
+    Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host", "user"), line_trigger=URL_HOSTS_TRIGGER),  # a git host's repository owner
     Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
     Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),
-    Detector("world-info", "hosts", lambda s: find_world_info(s.text, s.edits, s.state), ("host", "ip")),
+    Detector("world-info", "hosts", lambda s: find_world_info(s.text, s.edits, s.state), ("host", "ip"), line_anchors=WORLD_INFO_WORDS),
     Detector("nccl-leftovers", "leftovers", lambda s: find_nccl_leftovers(s.text, s.edits, s.state), ("host",)),
 )  # fmt: skip
 

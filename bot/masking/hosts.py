@@ -15,8 +15,12 @@ import regex
 from bot.launchers import LAUNCHER_LABEL
 from bot.literals import LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
+from bot.masking.guards import declare, holds
 from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
 from bot.masking.state import LogState
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare("IdentityFile", "HostName", "JobID", "---")
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
 PUBLIC_HOSTS = frozenset(
@@ -405,7 +409,7 @@ _SSH_CONFIG_HOST = LinePattern(r"[ \t]*Host[ \t]+" + _H + r"[ \t]*\r?$", re.M)
 
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
     """Mask bare host names in positions where only a host can stand, and learn them."""
-    if "IdentityFile" in text or "HostName" in text:
+    if holds(text, "IdentityFile") or holds(text, "HostName"):
         for m in _SSH_CONFIG_HOST.finditer(text):
             value = m.group("h").rstrip(".")
             if host_value_ok(value):
@@ -459,6 +463,8 @@ def find_line_hosts(text: str, edits: list[Edit], state: LogState) -> None:
 
 # DeepSpeed's runner hands each node the world as base64 of JSON (`--world_info=eyJ3b3Jr...`,
 # `{"worker-0": [0, 1], "worker-1": [0, 1]}`): the hosts hide inside the encoding.
+# The line gate of find_world_info: the argument and its base64 stand on one line.
+WORLD_INFO_WORDS = ("world_info=",)
 _WORLD_INFO_RX = re.compile(r"world_info=(?P<q>[\"']?)(?P<b>[A-Za-z0-9+/_-]{4,65536}={0,2})(?P=q)")
 
 
@@ -912,7 +918,7 @@ _DASH_RUN = re.compile(r"-+")
 
 def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the User and NodeList columns of sacct tables, cut by their dash ruler."""
-    if "JobID" not in text or "---" not in text:
+    if not holds(text, "JobID") or not holds(text, "---"):
         return
     for m in _RULED_HEADER.finditer(text):
         block = text[LinePattern.body_start(m) : m.end()]

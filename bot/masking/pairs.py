@@ -22,6 +22,7 @@ import re
 
 from bot.launchers import LINE_PREFIX
 from bot.masking.edits import Edit
+from bot.masking.guards import declare, holds
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import (
     OWNER_KEYS,
@@ -39,6 +40,9 @@ from bot.masking.owners import login_like
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare("Basic ", "getenv(", "environ.")
 
 # Every sensitive key name contains one of these (lowercase) words.
 KEY_WORDS = (
@@ -501,7 +505,7 @@ _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred
 
 def _standalone_auth(text: str, has_bearer: bool, edits: list[Edit]) -> None:
     """`Bearer x` outside a header line (curl -H, Python dict reprs, error text)."""
-    if not has_bearer and "Basic " not in text:
+    if not has_bearer and not holds(text, "Basic "):
         return
     pos = 0
     while (m := _STANDALONE_AUTH.search(text, pos)) is not None:
@@ -544,6 +548,6 @@ def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], s
     """
     scanner = _PairScanner(text, edits, state)
     scanner.scan(hits)
-    if "getenv(" in text or "environ." in text:
+    if holds(text, "getenv(") or holds(text, "environ."):
         _env_defaults(scanner, text)
     _standalone_auth(text, any(word == "bearer" for word, _, _ in hits), edits)

@@ -9,10 +9,14 @@ from __future__ import annotations
 import re
 
 from bot.masking.edits import Edit
+from bot.masking.guards import declare, holds
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import LinePattern
 from bot.masking.state import LogState
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare("TIMESTAMP")
 
 # `ps aux`: USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND. The run from %CPU to STAT
 # is what only ps prints: two one-decimal percentages, two sizes, a terminal, a state code.
@@ -71,7 +75,7 @@ def find_known_hosts(text: str, edits: list[Edit], state: LogState) -> None:
 
 def find_reason_rows(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the USER and NODELIST of the rows under a `sinfo -R` header, and learn them."""
-    if "TIMESTAMP" not in text:
+    if not holds(text, "TIMESTAMP"):
         return
     for header in _REASON_HEADER.finditer(text):
         pos = header.end() + 1

@@ -10,11 +10,15 @@ import regex
 
 from bot.literals import Words, one_byte
 from bot.masking.edits import Edit
+from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.owners import family_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
+
+# The literals this module tests a whole piece for, found by one scan (guards.py).
+declare("%40", "IdentityFile", "HostName", " Project ")
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
 # The local part starts with a letter or digit: `.@x.com` left after a masked address is not
@@ -31,7 +35,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
     A `first.last` local part is a person's account name too: it is learned (with its DNS
     form, `first-last`, as it shows in Kubernetes namespaces and pod names).
     """
-    if "%40" in text:
+    if holds(text, "%40"):
         # URL-encoded in a URL path or query: `.../serviceAccounts/ml-sa%40proj.iam.gserviceaccount.com`.
         for m in _EMAIL_ENCODED_RX.finditer(text):
             edits.append((m.start(), m.end(), "email", m.group().replace("%40", "@")))
@@ -706,7 +710,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                     edits.append((m.start("user"), m.end("user"), "user", name))
                     state.learn_user(name)
     # (dstack's run plan lists ` Project   main` / ` User   hfischer` in the same layout.)
-    if "IdentityFile" in text or "HostName" in text or " Project " in text:
+    if holds(text, "IdentityFile") or holds(text, "HostName") or holds(text, " Project "):
         for m in _SSH_CONFIG_USER.finditer(text):
             name = m.group("user")
             if name.lower() not in TECHNICAL_USERS:
@@ -746,8 +750,6 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
             if name.lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", name))
                 state.learn_user(name)
-
-
 
 
 # One-word chat mentions in a pasted thread: `@hannah can you look`, `cc @hfischer @bob.smith`.

@@ -23,6 +23,9 @@ from bot.masking.vendor import char_classes, entropy, kind_of_value
 # (`redis://:Tundra#9@host`, `https://hfischer:Sunflower1994?@nexus.acme.io`), and without an
 # `@` after it nothing is taken.
 _AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/\"'<>\\`]{1,512}))")
+# The line gate of find_url_credentials (bot/masking/gate.py): a userinfo's `@` stands after
+# its `://` on the same line (the authority holds no blank, let alone a newline).
+URL_CREDENTIALS_TRIGGER = r"://.*@"
 
 
 def _looks_like_token(value: str) -> bool:
@@ -61,6 +64,8 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
 # A URL's host that is one bare label with a digit (`http://trn-052:8888/lab?token=...`) names
 # a machine of the organisation; dotted hosts are left to the FQDN and address passes.
 _URL_AUTH = re.compile(r"://(?P<auth>[^\s/?#\"'`\\]{1,512})")
+# The line gate of find_url_hosts: its URLs, each on one line with the owner path after it.
+URL_HOSTS_TRIGGER = "://"
 _BARE_HOST = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,62}")
 # A URL's dotted host is read as a host whatever its suffix: the host a URL's userinfo logs in
 # to (`postgresql://<USER-1>:<SECRET:password-1>@db01.initech.de:5432`), or one of three labels
