@@ -156,3 +156,13 @@ def test_personal_words_are_masked(log: str, gone: tuple[str, ...], kept: tuple[
 )
 def test_what_names_no_one_survives(line: str) -> None:
     assert _mask_log(line) == line
+
+
+@pytest.mark.parametrize("before", ["", "Connecting to the login node\n", "[rank0]: set up done\n"],
+                         ids=["first-line", "later-line", "after-a-rank-line"])
+def test_an_ssh_destination_on_any_line_is_a_user_and_a_host(before: str) -> None:
+    """`ssh alice@host` is a login and a machine wherever the line stands in the piece (its
+    command was read only on the piece's first line, and later ones became an e-mail)."""
+    out = _mask_log(before + "ssh -p 2222 dkowalski@login07.hpc.example.edu\n")
+    assert "dkowalski" not in out and "login07" not in out
+    assert "<USER-1>@<HOST-1>" in out and "<EMAIL" not in out

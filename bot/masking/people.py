@@ -86,7 +86,9 @@ _SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[
 # The word before an address that makes it an ssh destination: the command itself, its jump
 # host option, or another option's value (`ssh -i ~/.ssh/id -p 2222 hfischer@login01.acme.io`).
 _SSH_TARGET_BEFORE = re.compile(
-    r"(?:^|[\s;|&(`$])(?:ssh|scp|sftp|mosh|autossh|ssh-copy-id)(?:[ \t]+-[A-Za-z]+(?:[ \t]+(?!-)[^\s@]+)?|[ \t]+-[A-Za-z]*J[ \t]*\S+)*[ \t]+(?:-[A-Za-z]*J[ \t]*)?\Z"
+    r"(?:^|[\s;|&(`$])(?:ssh|scp|sftp|mosh|autossh|ssh-copy-id)(?:[ \t]+-[A-Za-z]+(?:[ \t]+(?!-)[^\s@]+)?|[ \t]+-[A-Za-z]*J[ \t]*\S+)*[ \t]+(?:-[A-Za-z]*J[ \t]*)?\Z",
+    # (re.M: the search starts at the line's start, where a bare `^` matches only at the text's.)
+    re.M,
 )
 
 
