@@ -18,6 +18,7 @@ import re
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.lines import past_prefix
+from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
@@ -118,7 +119,7 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         state.pem_lines = 0
         first, end, body, how = _consume_body(text, line_end + 1, line_end, state)
-        if body:
+        if body and PLACEHOLDER_RX.fullmatch(body) is None:
             edits.append((first, end, "private-key", body))
         if how == "open":
             state.pem_open = True
@@ -131,7 +132,8 @@ def _mask_between(text: str, start: int, end: int, edits: list[Edit]) -> None:
     start = lead.end() if lead is not None else start
     trail = _TRAIL.search(text, start, end)
     end = trail.start() if trail is not None else end
-    if end > start:
+    # A key masked already (the markers stay around its placeholder) is not a new key.
+    if end > start and PLACEHOLDER_RX.fullmatch(text, start, end) is None:
         edits.append((start, end, "private-key", text[start:end]))
 
 

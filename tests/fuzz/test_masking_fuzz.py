@@ -78,6 +78,9 @@ def test_masking_is_idempotent(text: str) -> None:
 # Found by this test: the Hub-owner anchor `huggingface.co/` hid the `/home/` after it, so the
 # home path was masked only once the token before the host had become a placeholder.
 @example(["ghp_000000000000000000000000000000000000huggingface.co/home/a/"])
+# Found by this test once a key's markers stayed: the placeholder between them read as a new key.
+@example(["/Users/a-----BEGIN PRIVATE KEY----- hf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAhf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+          "-----BEGIN PRIVATE KEY----- hf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"])
 def test_masking_line_by_line_is_idempotent_and_keeps_lines(lines: list[str]) -> None:
     """Fed a line at a time, every piece keeps its one line and a second pass changes nothing."""
     masker = Masker()
