@@ -240,7 +240,15 @@ def runner_up(ctx: ThreadContext, book: Rulebook) -> Answer:
     others = [m for m in ctx.matches[1:] if m.role == "root"]
     if not others:
         related = book.get(root.id).related if book.get(root.id) else ()
-        text = "No other entry fired on this log: the diagnosis had no runner-up."
+        fired = [m.id for m in ctx.matches[1:]]
+        if fired:
+            # Others fired, but each as a consequence of this cause (collateral): none competed.
+            text = ("No other cause competed: the diagnosis had no runner-up. "
+                    + ", ".join(f"`{i}`" for i in fired[:5])
+                    + (" also fired, as consequences of this failure (ask why they are not the cause)."
+                       if len(fired) > 1 else " also fired, as a consequence of this failure (ask why it is not the cause)."))
+        else:
+            text = "No other entry fired on this log: the diagnosis had no runner-up."
         if related:
             text += " Entries that look alike, from the knowledge base: " + ", ".join(f"`{r}`" for r in related[:5]) + "."
         return Answer("runner_up", "Runner-up", text)

@@ -176,9 +176,14 @@ SILENT_RANK_LOG = (
     "[rank0]:node01:3301:3350 [0] NCCL INFO comm 0x5581e0b0 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x8c3b61f2a1d00e17 - Init COMPLETE\n"
     + "\n".join(WATCHDOG_LINE.format(r=r) for r in (0, 1, 2, 4, 5, 6, 7)) + "\n"
 )
-SLURM_LOG = ("srun: error: Node failure on gpu-a100-17\n"
-             "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
-             "srun: error: gpu-a100-12: task 0: Killed\n")
+# A task killed before the node failure was reported: a second cause, not srun's teardown.
+SLURM_LOG = ("srun: error: gpu-a100-12: task 0: Killed\n"
+             "srun: error: Node failure on gpu-a100-17\n"
+             "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
+# The same kill after the node failure: srun tearing the step down, a consequence.
+SLURM_TEARDOWN_LOG = ("srun: error: Node failure on gpu-a100-17\n"
+                      "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+                      "srun: error: gpu-a100-12: task 0: Killed\n")
 
 
 def test_silent_rank_is_explained_as_the_one_the_others_waited_for(store, denpex, kb):
@@ -199,6 +204,15 @@ def test_runner_up_says_why_it_lost_and_what_tells_them_apart(store, denpex, kb)
     assert "host-oom-sigkill" in ans.text and "confidence was medium against high" in ans.text
     assert "What tells them apart" in ans.text
     assert denpex.rulebook.get("host-oom-sigkill").confirm[0] in ans.text
+
+
+def test_a_consequence_is_no_runner_up_but_is_named(store, denpex, kb):
+    """srun killing the tasks after the node failure fired host-oom-sigkill as collateral: the
+    answer says no cause competed, and names it rather than saying nothing else fired."""
+    ctx = kept(store, denpex, SLURM_TEARDOWN_LOG)
+    ans = ask_(store, denpex, kb, ctx, "what was the runner-up?").answer
+    assert "no runner-up" in ans.text and "`host-oom-sigkill` also fired, as a consequence" in ans.text
+    assert "No other entry fired" not in ans.text
 
 
 def test_real_host_names_stay_out_of_the_store_and_the_answers(store, denpex, kb, redis_dump):
