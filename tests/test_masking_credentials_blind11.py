@@ -152,3 +152,24 @@ def test_a_pgp_private_key_with_armor_headers_is_masked() -> None:
     text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n" + "\n".join(body) + "\n-----END PGP PRIVATE KEY BLOCK-----\n"
     out = mask(text).text
     assert out == "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n<SECRET:private-key-1>\n\n\n-----END PGP PRIVATE KEY BLOCK-----\n", out
+
+
+@pytest.mark.parametrize("log", [
+    "requirepass Zq8vLm2pXw91\n",                                  # redis.conf
+    "masterauth Zq8vLm2pXw91\n",
+    "redis-server --requirepass Zq8vLm2pXw91 --port 6380\n",
+    '127.0.0.1:6379> CONFIG SET requirepass "Zq8vLm2pXw91"\nOK\n',
+    '127.0.0.1:6379> CONFIG GET requirepass\n1) "requirepass"\n2) "Zq8vLm2pXw91"\n',
+], ids=["conf", "masterauth", "server-flag", "config-set", "config-get-reply"])
+def test_redis_password_directives_are_passwords(log: str) -> None:
+    """Redis names its password `requirepass` (and a replica's `masterauth`), which no password
+    word reads; redis-cli prints CONFIG GET's value alone on the next line."""
+    out = mask(log).text
+    assert "Zq8vLm2pXw91" not in out and "<SECRET:password-1>" in out
+    assert "requirepass" in out or "masterauth" in out
+
+
+def test_a_commented_out_redis_directive_stays() -> None:
+    """redis.conf ships `# requirepass foobared` as documentation: prose, not a password."""
+    text = "# requirepass foobared\n"
+    assert mask(text).text == text

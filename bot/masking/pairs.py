@@ -26,6 +26,7 @@ from bot.masking.guards import declare, holds
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import (
     OWNER_KEYS,
+    REDIS_PASSWORD_KEYS,
     KeyInfo,
     Role,
     exempt_value,
@@ -69,6 +70,8 @@ _SEP = re.compile(r"""(?:\\?["']\]?)?[ \t]*(?:=>|:=|=|:(?![:/])|%3[Dd])[ \t]*"""
 _NAMED_VALUE = re.compile(
     r"""(?:["']?[ \t]*""" + NEXT_LINE + r"""[ \t]*|["']?[ \t]*,[ \t]*)["']?[Vv]alue["']?[ \t]*:[ \t]*"""
 )
+# The next item of a redis-cli reply list, quoted: `2) "<value>"`.
+_REDIS_REPLY_VALUE = re.compile(r'"[ \t]*' + NEXT_LINE + r'[ \t]*\d{1,4}\) "(?P<v>[^"\n]{1,4096})"')
 _NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
 _WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
 _VALUE = re.compile(
@@ -257,6 +260,13 @@ class _PairScanner:
             return
         if sep is None and info.role in (Role.SECRET, Role.GENERIC) and self._printed_value(start, key_end, info, core):
             return
+        if sep is None and core in REDIS_PASSWORD_KEYS and text.endswith(') "', max(0, start - 3), start):
+            # redis-cli's `CONFIG GET requirepass` reply: `1) "requirepass"`, the value below.
+            m = _REDIS_REPLY_VALUE.match(text, key_end)
+            if m is not None:
+                self.parsed_until = m.end("v")
+                self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+            return
         if sep is None:
             if not self._whitespace_pair(start, key, core, info):
                 return
@@ -340,6 +350,10 @@ class _PairScanner:
             # name first on its line and one random-looking word after it, nothing more
             # (a table's `TOKEN   TYPE` or `SECRET   Opaque` row is no pair).
             return True
+        if core in REDIS_PASSWORD_KEYS and (
+            starts_line(text, start) or text[max(0, start - 11) : start].upper().endswith("CONFIG SET ")
+        ):
+            return True  # redis.conf's `requirepass <pw>` line; redis-cli's `CONFIG SET requirepass <pw>`
         if key.startswith("-"):
             # `-password x`, but not `-pS3cretPass`: a short option with its value glued on
             # (mysql) is no key, and the word after it is the database name.
