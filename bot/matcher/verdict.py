@@ -372,6 +372,18 @@ def _match(rh: RuleHits, role: str, conf: Confidence, prefer_rank: int | None) -
     )
 
 
+def _own_error_cause(fired: list[RuleHits], rank: int | None, basis: str | None, text: str | None,
+                     stats: Stats) -> Diagnosis:
+    """The failing rank's own error line (`text`) is the cause, which no entry knows; every
+    rule that fired is collateral, in the order they first fired."""
+    coll = sorted(fired, key=lambda rh: _first(rh.hits).line)
+    return Diagnosis(
+        matches=[], initiating_rank=rank,
+        collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
+        unmatched=text, stats=stats, rank_basis=basis,
+    )  # fmt: skip
+
+
 def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosis:
     # Ranks are compared and reported as global ones: one node's local ranks get its offset.
     rule_hits, facts = to_global(rule_hits, facts)
@@ -394,12 +406,7 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
     if teardown and all(rh.rule.id in collateral for rh in fired):
         # Nothing but the launcher's kills fired: the rank's own exception is the cause.
         rank, basis = _with_offset(_unmatched_rank(facts), facts)
-        coll = sorted(fired, key=lambda rh: _first(rh.hits).line)
-        return Diagnosis(
-            matches=[], initiating_rank=rank,
-            collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
-            unmatched=own[2] if own else None, stats=stats, rank_basis=basis,
-        )  # fmt: skip
+        return _own_error_cause(fired, rank, basis, own[2] if own else None, stats)
     specific = [rh for rh in fired if rh.rule.role == "root" and rh.rule.id not in collateral]
     if specific:
         collateral.update(rh.rule.id for rh in fired if rh.rule.role != "root")
@@ -433,15 +440,7 @@ def decide(rule_hits: list[RuleHits], facts: LogFacts, stats: Stats) -> Diagnosi
             rank = init_rank if init_rank is not None else own_rank
             if init_rank is None and own_rank is not None:
                 basis = "first_own_error"
-            coll = sorted(fired, key=lambda rh: _first(rh.hits).line)
-            return Diagnosis(
-                matches=[],
-                initiating_rank=rank,
-                collateral=[Collateral(id=rh.rule.id, ranks=sorted(rh.first_by_rank)) for rh in coll],
-                unmatched=text,
-                stats=stats,
-                rank_basis=basis,
-            )
+            return _own_error_cause(fired, rank, basis, text, stats)
     root_conf = confidence_of(root.score)
     if root.rule.role != "root" and root_conf == "high":
         # Only a consequence or a wrapper fired: the class is right, the cause may be elsewhere.

@@ -63,7 +63,7 @@ class Where:
     team_id: str
     channel: str
     ts: str  # the message carrying the log (reactions go on it)
-    thread_ts: str  # the thread to reply in
+    thread_ts: str  # the thread to reply in ("": none, a message of its own in the channel)
     user: str | None
     # A public channel (the event's channel_type is "channel"). Anything else, or not known (an
     # app_mention carries no channel_type), is treated as private.
@@ -93,7 +93,8 @@ def react(client: WebClient, where: Where, add: str | None, remove: str | None =
 def post(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]] | None], **extra: Any) -> Any:
     text, blocks = message
     # No unfurls: a link quoted from a log must not make Slack fetch it.
-    return client.chat_postMessage(channel=where.channel, thread_ts=where.thread_ts, text=text, blocks=blocks,
+    # (No thread, `""`: a message of its own in the channel, as an alert of `denpex watch` is.)
+    return client.chat_postMessage(channel=where.channel, thread_ts=where.thread_ts or None, text=text, blocks=blocks,
                                    unfurl_links=False, unfurl_media=False, **extra)
 
 
@@ -113,26 +114,31 @@ def tell(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any
 safe_post = tell
 
 
-def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) -> bool | None:
-    """Is the answer carrying `diagnosis_id` in the thread? None when Slack would not say."""
+def _landed(client: WebClient, where: Where, diagnosis_id: str, since: float) -> str | bool | None:
+    """The ts of the post carrying `diagnosis_id` in the thread (or, with no thread, among the
+    channel's latest messages), False when it is not there, None when Slack would not say."""
     try:
-        resp = client.conversations_replies(channel=where.channel, ts=where.thread_ts, include_all_metadata=True,
-                                            oldest=f"{since - 120:.6f}", inclusive=True, limit=200)
+        if where.thread_ts:
+            resp = client.conversations_replies(channel=where.channel, ts=where.thread_ts, include_all_metadata=True,
+                                                oldest=f"{since - 120:.6f}", inclusive=True, limit=200)
+        else:  # a post seconds old is among the latest
+            resp = client.conversations_history(channel=where.channel, include_all_metadata=True, limit=100)
     except CALL_FAILED as exc:
         log.info("could not look for a post in %s: %s", where.channel, type(exc).__name__)
         return None
     for msg in resp.get("messages") or []:
         payload = ((msg.get("metadata") or {}).get("event_payload")) or {}
         if payload.get("diagnosis_id") == diagnosis_id:
-            return True
+            return str(msg.get("ts"))
     return False
 
 
 def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict[str, Any]]], diagnosis_id: str,
-                  event_type: str = METADATA_EVENT) -> None:
-    """Post the answer once. A refusal raises NotDelivered; an unknown outcome (5xx, reset,
-    timeout) is looked for in the thread by its metadata, and posted again only once it is
-    known to be absent; if Slack will not show the thread, it is not repeated."""
+                  event_type: str = METADATA_EVENT) -> str:
+    """Post the answer once; its ts. A refusal raises NotDelivered; an unknown outcome (5xx, a
+    transient error in a 200, a cut-off answer, a reset, a timeout) is looked for in the thread
+    by its metadata, and posted again only once it is known to be absent; if Slack will not
+    show the thread, it is not repeated."""
     once = reply_client(client)
     metadata = {"event_type": event_type, "event_payload": {"diagnosis_id": diagnosis_id}}
     started = time.time()
@@ -140,8 +146,7 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
     text, blocks = message
     for _attempt in range(POST_ATTEMPTS):
         try:
-            post(once, where, (text, blocks), metadata=metadata)
-            return
+            return str(post(once, where, (text, blocks), metadata=metadata)["ts"])
         except SlackApiError as exc:
             status, error = exc.response.status_code, exc.response.get("error")
             if error in BLOCKS_REFUSED and blocks:
@@ -162,15 +167,15 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
         except OSError as exc:  # a reset or a timeout: it may have been posted, or be landing
             problem, looks = type(exc).__name__, looks_after_timeout()
         log.info("post of diagnosis %s in team=%s unconfirmed (%s): looking for it", diagnosis_id, where.team_id, problem)
-        found: bool | None = False
+        found: str | bool | None = False
         for wait in looks:
             time.sleep(wait)
             found = _landed(client, where, diagnosis_id, started)
             if found is not False:
                 break
-        if found:
+        if isinstance(found, str):
             log.info("diagnosis %s was posted in team=%s after all", diagnosis_id, where.team_id)
-            return
+            return found
         if found is None:
             raise NotDelivered(f"Slack did not confirm the post ({problem}) and would not show the thread")
     raise NotDelivered(f"Slack did not confirm the post {POST_ATTEMPTS} times ({problem})")

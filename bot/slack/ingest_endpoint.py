@@ -25,13 +25,12 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.delivery import Place, thread_context
+from bot.delivery import NotDelivered, Place, thread_context
 from bot.masking import Masker
 from bot.service import Outcome
 from bot.slack.alert_blocks import MaskedAlert, alert_message
 from bot.slack.deps import BotDeps
-from bot.slack.diagnosis import POST_ATTEMPTS, looks_after_5xx, looks_after_timeout
-from bot.slack.webapi import CALL_FAILED, reply_client, unknown_outcome
+from bot.slack.diagnosis import Where, post_verified
 from bot.store import Plan, StoreUnavailable
 from bot.store.alerts import Claim, RecentAlert
 from bot.store.keys import digest
@@ -173,16 +172,16 @@ class Ingest:
                     return _no(429, f"this workspace has used its {s.daily_limit} diagnoses today; "
                                f"alerts resume at {s.resets_at:%H:%M} UTC", wait)
                 charged = result
-            ts, updated = self._post(client, claim, channel, alert)
-        except SlackApiError as exc:
+            ts, updated = self._post(client, team, claim, channel, alert)
+        except SlackApiError as exc:  # the final alert's update of the first
             self._undo(team, alert, charged)
             error = exc.response.get("error") if exc.response is not None else "error"
             return _no(502, f"Slack refused the alert: {error}")
-        except AlertUnconfirmed as exc:
-            # Slack neither confirmed it nor showed the channel for minutes: let the watcher's
-            # retry post it (a second message is then possible; a lost alert is worse).
+        except NotDelivered as exc:
+            # Refused (not_in_channel), or neither confirmed nor shown for minutes: let the
+            # watcher's retry post it (a second message is then possible; a lost alert is worse).
             self._undo(team, alert, charged)
-            log.warning("alert in team=%s channel=%s unconfirmed: %s", team, channel, exc)
+            log.warning("alert in team=%s channel=%s not posted: %s", team, channel, exc)
             return _no(502, str(exc))
         except BaseException:
             # The store went away, the network broke, a bug: nothing was posted, so nothing
@@ -196,7 +195,7 @@ class Ingest:
                  team, where, alert.job, alert.root, alert.kind, updated)
         return Answer(200, {"ok": True, "channel": where, "ts": ts, "updated": updated})
 
-    def _post(self, client: WebClient, claim: Claim, channel: str, alert: Alert) -> tuple[str, bool]:
+    def _post(self, client: WebClient, team: str, claim: Claim, channel: str, alert: Alert) -> tuple[str, bool]:
         masked = mask_alert(alert)
         rule = self.deps.denpex.entry(alert.root) if alert.root else None
         titles = {cid: r.title for cid, _ in alert.collateral if (r := self.deps.denpex.entry(cid))}
@@ -205,7 +204,11 @@ class Ingest:
         if alert.kind == "final" and claim.first_ts:
             client.chat_update(channel=claim.channel or channel, ts=claim.first_ts, text=text, blocks=blocks)
             return claim.first_ts, True
-        return post_alert_once(client, channel, (text, blocks), alert_mark(channel, alert)), False
+        # Posted as a diagnosis is (bot.slack.diagnosis.post_verified): an unknown outcome is
+        # looked for in the channel before it is posted again, or the watcher's retry of a 502
+        # would post a second alert.
+        where = Where(team_id=team, channel=channel, ts="", thread_ts="", user=None)
+        return post_verified(client, where, (text, blocks), alert_mark(channel, alert), event_type=ALERT_EVENT), False
 
     def _undo(self, team: str, alert: Alert, charged: Any) -> None:
         store = self.deps.store
@@ -242,66 +245,10 @@ class Ingest:
 ALERT_EVENT = "denpex_alert"
 
 
-class AlertUnconfirmed(Exception):
-    """Slack did not say whether the alert was posted, and would not show the channel to tell."""
-
-
 def alert_mark(channel: str, alert: Alert) -> str:
     """What marks one job's alert in its message's metadata: a digest, so nothing of the job's
     name (a node may use its Slurm job name) is written into Slack."""
     return digest(f"{channel}:{alert.job}:{alert.key}")[:24]
-
-
-def post_alert_once(client: WebClient, channel: str, message: tuple[str, Any], mark: str) -> str:
-    """Post an alert to the channel once; its ts. As a diagnosis in a thread
-    (bot.slack.diagnosis.post_verified): a refusal raises SlackApiError; an unknown outcome
-    (5xx, a transient error in a 200, a cut-off answer, a reset) is looked for in the channel by
-    its metadata and posted again only once known to be absent. Otherwise the watcher's retry
-    of a 502 would post a second alert."""
-    once = reply_client(client)
-    metadata = {"event_type": ALERT_EVENT, "event_payload": {"alert": mark}}
-    text, blocks = message
-    for _attempt in range(POST_ATTEMPTS):
-        try:
-            resp = once.chat_postMessage(channel=channel, text=text, blocks=blocks, metadata=metadata,
-                                         unfurl_links=False, unfurl_media=False)
-            return str(resp["ts"])
-        except SlackApiError as exc:
-            status, error = exc.response.status_code, exc.response.get("error")
-            if status < 500 and not unknown_outcome(error):
-                raise
-            looks = looks_after_5xx()
-        except ValueError:  # a JSON answer cut off: slack_sdk lets the decoding error through
-            looks = looks_after_5xx()
-        except OSError:
-            looks = looks_after_timeout()
-        found: str | bool | None = False
-        for wait in looks:
-            time.sleep(wait)
-            found = _alert_landed(client, channel, mark)
-            if found is not False:
-                break
-        if isinstance(found, str):
-            return found
-        if found is None:
-            raise AlertUnconfirmed("Slack did not confirm the alert and would not show the channel")
-    raise AlertUnconfirmed(f"Slack did not confirm the alert after {POST_ATTEMPTS} attempts")
-
-
-def _alert_landed(client: WebClient, channel: str, mark: str) -> str | bool | None:
-    """The ts of the message carrying `mark` in the channel; False if absent, None when Slack
-    would not say."""
-    try:
-        # The channel's latest messages (an alert is seconds old when it is looked for).
-        resp = client.conversations_history(channel=channel, include_all_metadata=True, limit=100)
-    except CALL_FAILED as exc:
-        log.info("could not look for an alert in %s: %s", channel, type(exc).__name__)
-        return None
-    for msg in resp.get("messages") or []:
-        payload = ((msg.get("metadata") or {}).get("event_payload")) or {}
-        if payload.get("alert") == mark:
-            return str(msg.get("ts"))
-    return False
 
 
 def mask_alert(alert: Alert) -> MaskedAlert:
