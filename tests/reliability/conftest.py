@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 
+from bot.slack.listeners.messages import PASTE_WINDOW_S
 from tests.redis_server import flushable_redis_base
 from tests.slack.conftest import Bot, fresh_state, quiesce, start_bot, stop_bot, wait_handled
 from tests.slack.events import all_text, message, used
@@ -165,6 +166,19 @@ def replica(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[Bot]:
     yield bot
     stop_bot(bot)
     assert_no_crash(bot.log_path)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def pasting_pair(rbot_process: Bot, rfake: ReliabilityFake) -> Iterator[tuple[Bot, Bot]]:
+    """Two more replicas on the same Redis and Slack, with production's paste window (3 s):
+    a burst split across replicas must not be cut by a loaded test machine's pauses, which a
+    1 s window is not proof against. Used with `rbot`, which gives them a clean state."""
+    env = {**TUNED_ENV, "DENPEX_PASTE_WINDOW_S": str(PASTE_WINDOW_S)}
+    pair = (start_bot(rfake, rbot_process.redis_url, env), start_bot(rfake, rbot_process.redis_url, env))
+    yield pair
+    for bot in pair:
+        stop_bot(bot)
+        assert_no_crash(bot.log_path)  # type: ignore[attr-defined]
 
 
 @pytest.fixture

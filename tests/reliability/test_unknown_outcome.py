@@ -67,15 +67,16 @@ def test_a_thread_slack_will_not_show_is_not_posted_twice(rbot, rfake):
     assert len(rfake.of("chat.postMessage")) == 1
 
 
-def test_a_log_pasted_in_parts_across_two_replicas_is_one_diagnosis(rbot, replica, rfake):
+def test_a_log_pasted_in_parts_across_two_replicas_is_one_diagnosis(rbot, pasting_pair, rfake):
     """Three parts of one paste, alternating between two replicas: one answer in the first part's thread, one charge."""
+    one, other = pasting_pair
     lines = SAMPLE.splitlines()
     step = len(lines) // 3 + 1
     parts = ["\n".join(lines[i : i + step]) for i in range(0, len(lines), step)]
     base = time.time()
     stamps = [f"{base + i * 0.8:.6f}" for i in range(len(parts))]
     for i, (part, ts) in enumerate(zip(parts, stamps, strict=True)):
-        assert (rbot if i % 2 == 0 else replica).event(message(part, ts)).status == 200
+        assert (one if i % 2 == 0 else other).event(message(part, ts)).status == 200
     wait_handled(rbot, *stamps)
     post = rfake.wait_delivered("chat.postMessage", timeout=20)[0]
     assert post.params["thread_ts"] == stamps[0] and "cuda-oom" in all_text(post)
@@ -96,7 +97,7 @@ def test_a_follow_up_answer_after_a_5xx_that_posted_is_not_doubled(rbot, rfake):
     assert rfake.of("conversations.replies")
 
 
-def test_a_part_masked_on_the_other_replica_keeps_its_people_apart(rbot, replica, rfake):
+def test_a_part_masked_on_the_other_replica_keeps_its_people_apart(rbot, pasting_pair, rfake):
     """Part 1 (alice's paths) reaches one replica, part 2 (bob's) the other, which answers from
     part 1's masked copy: one diagnosis, no name in it, and alice and bob are two placeholders."""
     first = ("[rank1]: Traceback (most recent call last):\n"
@@ -105,8 +106,9 @@ def test_a_part_masked_on_the_other_replica_keeps_its_people_apart(rbot, replica
              "capacity of 79.15 GiB of which 1.2 GiB is free. Log: /home/alice/run.log")
     second = first.replace("rank1", "rank3").replace("GPU 1", "GPU 3").replace("alice", "bob")
     stamps = [new_ts(), new_ts() + "1"]
-    assert rbot.event(message(first, stamps[0])).status == 200
-    assert replica.event(message(second, stamps[1])).status == 200
+    one, other = pasting_pair
+    assert one.event(message(first, stamps[0])).status == 200
+    assert other.event(message(second, stamps[1])).status == 200
     wait_handled(rbot, *stamps)
     (post,) = rfake.delivered("chat.postMessage")
     text = all_text(post)
