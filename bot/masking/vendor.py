@@ -407,6 +407,15 @@ _BOOTSTRAP_RX = re.compile(r"\.(?<=[a-z0-9]{6}\.)(?<![\w.][a-z0-9]{6}\.)[a-z0-9]
 _HEX40_RX = re.compile(r"(?<![0-9A-Za-z>])[0-9a-f]{40}(?![0-9A-Za-z<])")
 # An AWS secret key stands alone: blanks, quotes or `=`/`:` around it.
 _B64_40_RX = re.compile(r"(?<![^\s\"'=:,;])[A-Za-z0-9+/]{40}(?![^\s\"',;])")
+# An access key id itself (the `akia`/`asia` word can sit inside prose: `Slovakia`).
+_KEY_ID_RX = re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])", re.IGNORECASE)
+# A 40-character secret alone on its line: what IAM's console shows under the key id, and
+# what people paste as the pair (`AKIA...` on one line, the secret below it), maybe quoted,
+# indented, or behind a mail quote or list mark. Nothing else on the line: a label would have
+# made it a pair.
+_LONE_B64_40_RX = re.compile(r"^[ \t>*#-]*[\"'`]?(?P<v>[A-Za-z0-9+/]{40})[\"'`]?[ \t,;]*$", re.MULTILINE)
+# How many lines on each side of an access key id its secret is looked for alone on a line.
+_KEY_PAIR_LINES = 3
 # A 40-hex next to these words is a git or Hub revision, not a W&B key. Up to four marks
 # between: JSON quotes its key and its value (`"revision": "<sha>"`).
 _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots?|ref|head)\W{0,4}\Z")
@@ -475,3 +484,21 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
                 value = m.group()
                 if char_classes(value) >= 3 and entropy(value) > 4.0:
                     edits.append((m.start(), m.end(), "aws-secret-key", value))
+            if word in ("akia", "asia") and _KEY_ID_RX.match(text, pos):
+                _lone_secrets_near(text, pos, edits)
+
+
+def _lone_secrets_near(text: str, pos: int, edits: list[Edit]) -> None:
+    """A secret key alone on a line near its access key id: a pasted pair with no labels."""
+    lo = hi = pos
+    for _ in range(_KEY_PAIR_LINES + 1):
+        lo = text.rfind("\n", 0, lo - 1) + 1 if lo > 0 else 0
+    for _ in range(_KEY_PAIR_LINES + 1):
+        nl = text.find("\n", hi + 1)
+        hi = len(text) if nl < 0 else nl
+        if nl < 0:
+            break
+    for m in _LONE_B64_40_RX.finditer(text, lo, hi):
+        value = m.group("v")
+        if char_classes(value) >= 3 and entropy(value) > 4.0:
+            edits.append((m.start("v"), m.end("v"), "aws-secret-key", value))
