@@ -289,6 +289,12 @@ class _PairScanner:
         group = m.lastgroup or "bare"
         vstart, vend = m.start(group), m.end(group)
         value = m.group(group)
+        if info.role is not Role.USER and info.role is not Role.HOST and self._holds_pairs(vstart):
+            # `AZURE_STORAGE_SAS_TOKEN="sv=2022-11-02&...&sig=x"`, `--sas-token "?sv=..."`,
+            # `GOOGLE_CREDENTIALS={"type": ...}`: the value is pairs; its secret ones (`sig=`,
+            # `"private_key":`) are masked as pairs, and what says which version, which
+            # permissions, which account, stays.
+            return
         if group == "bare":
             if self._line_value(start, sep.group(), info):
                 eol = _EOL_VALUE.match(text, value_start)
@@ -305,6 +311,14 @@ class _PairScanner:
         self.parsed_until = vend
         if value:
             self._value(info, core, value, vstart, vend)
+
+    def _holds_pairs(self, vstart: int) -> bool:
+        """The value starts a JSON object or a query string whose signature is a pair of its own."""
+        text = self.text
+        if text.startswith(("{\"", "{'", "{ \""), vstart):
+            return True
+        m = _SIGNED_QUERY.match(text, vstart)
+        return m is not None and _QUERY_SIGNATURE.search(m.group()) is not None
 
     def _next_line_value(self, pos: int, info: KeyInfo, core: str) -> None:
         m = _NEXT_LINE_VALUE.match(self.text, pos)
@@ -332,13 +346,16 @@ class _PairScanner:
 
     def _whitespace_pair(self, start: int, key: str, core: str, info: KeyInfo) -> bool:
         """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`,
-        csh's `setenv KEY x`, fish's `set -gx KEY x`, and an env table's `KEY<blanks>x`."""
+        `dvc remote modify NAME password x`, csh's `setenv KEY x`, fish's `set -gx KEY x`,
+        and an env table's `KEY<blanks>x`."""
         if key.startswith("--"):
             return True
         text = self.text
         lead_start = line_start(text, start, 64)
         if _SHELL_SET.search(text, lead_start, start):
             return True
+        if _REMOTE_MODIFY.search(text, max(line_start(text, start, 128), start - 128), start):
+            return True  # DVC's remote settings: `dvc remote modify --local storage password x`
         if (
             info.role is Role.SECRET
             and lead_start == start
@@ -395,6 +412,8 @@ class _PairScanner:
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return
+        if core.lower() == "pwd" and (value.startswith(("/", "~", "\\", "$")) or _DRIVE.match(value)):
+            return  # the shell's working directory (`PWD=/home/...`), not ODBC's `PWD=<password>`
         if value.startswith("--"):
             return  # `password= --password-stdin`: an empty value, then the next option
         if value in ("{", "[", "(", "{}", "[]"):
@@ -512,6 +531,12 @@ _NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?![\w.])")
 # Shells that set a variable without `=`: csh/tcsh `setenv NAME value` (HPC login scripts),
 # fish `set -x NAME value` / `set -gx NAME value`.
 _SHELL_SET = re.compile(r"(?:^|(?<=[\s;+(]))(?:setenv|set[ \t]+-[gUxl]{1,4})[ \t]+\Z")
+# A query string (`sv=...&sig=...`, `?sp=r&...`), and the signature parameter it must hold to be
+# left to its own pairs.
+_SIGNED_QUERY = re.compile(r"\??[\w.%-]{1,64}=[^\s\"'`&]{0,4096}(?:&[\w.%-]{1,64}=[^\s\"'`&]{0,4096}){1,64}")
+_QUERY_SIGNATURE = re.compile(r"(?:\A\??|&)(?:sig|signature|x-amz-signature|x-goog-signature)=[^&]", re.IGNORECASE)
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+_REMOTE_MODIFY = re.compile(r"(?<![\w-])remote[ \t]+modify(?:[ \t]+-[-\w]+)*[ \t]+[\w.-]+[ \t]+\Z")
 _LONE_VALUE = re.compile(r"[ \t]+[^\s]+[ \t]*(?=\r?\n|\Z)")
 _ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
