@@ -129,3 +129,15 @@ def test_a_redaction_marker_in_parentheses_stays() -> None:
 def test_versions_under_version_names_stay(line: str) -> None:
     assert mask(line).text == line
     assert mask("MASTER_ADDR=10.4.0.17\n").text == "MASTER_ADDR=<IP-1>\n"
+
+
+def test_a_netrc_written_with_tabs_loses_its_password() -> None:
+    # netrc's parser splits on any whitespace: tabs are as common as blanks in hand-made files.
+    key = "6d0f3a9e2b7c41d58e0a9f6b3c2d1e0f9a8b7c6d"
+    for text in (
+        f"machine\tapi.wandb.ai\n\tlogin\tuser\n\tpassword\t{key}\n",
+        f"machine\tapi.wandb.ai\tlogin\tuser\tpassword\t{key}\n",
+    ):
+        out = mask(text).text
+        assert key not in out and "<SECRET:" in out, out
+    assert mask("the build machine\tpassword\tprompt\n").text == "the build machine\tpassword\tprompt\n"

@@ -113,6 +113,7 @@ _LINE_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:(?:export|set|setenv|declare -x
 _NEXT_PAIR = re.compile(r"(?:&amp;|[&;,]|%26)[\w.\-]{1,64}(?:=|%3[Dd])")
 _ESCAPE_TAIL = re.compile(r"(?:\\[nrt])+\Z")
 _HTML_ENTITY_TAIL = re.compile(r"&[a-z]{2,6};\Z")  # Slack escapes <, > and & in pasted text
+_NETRC_MACHINE = re.compile(r"(?<![\w-])machine[ \t]")
 _NETRC_KEYS = frozenset(("password", "passwd", "login", "account"))
 # Signature V4 schemes name the algorithm (`AWS4-HMAC-SHA256 Credential=..., Signature=...`):
 # kept like `Bearer`, their Credential= and Signature= parts are masked as pairs.
@@ -378,10 +379,11 @@ class _PairScanner:
         if core in _NETRC_KEYS:
             # .netrc: `machine h login u password p` on one line, or `login`/`password` lines
             # under a `machine` line. Prose ("Login Succeeded", "password via the CLI") is not.
+            # (Blanks may be tabs: `machine<TAB>api.wandb.ai` is as valid to netrc's parser.)
             line = text[line_start(text, start, 256) : line_end(text, start, 256)]
-            if "machine " in line:
+            if _NETRC_MACHINE.search(line):
                 return True
-            return starts_line(text, start) and "machine " in text[max(0, start - 256) : start]
+            return starts_line(text, start) and _NETRC_MACHINE.search(text, max(0, start - 256), start) is not None
         return text[max(line_start(text, start, 16), start - 16) : start].endswith("configure set ")
 
     def _line_value(self, start: int, sep: str, info: KeyInfo) -> bool:
