@@ -97,6 +97,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # A docker config.json base64-encoded whole, as `kubectl get secret -o jsonpath=
     # '{.data.\.dockerconfigjson}'` prints it: base64 of `{"auths":` always begins eyJhdXRocyI6.
     ("dockercfg", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)hdXRocyI6[A-Za-z0-9+/]{20,20000}={0,2}(?![A-Za-z0-9+/=])"),
+    # Amazon ECR's registry password (`aws ecr get-login-password` prints it alone on a line):
+    # base64 of `{"payload":"...`, which always begins eyJwYXlsb2FkIjoi.
+    ("ecr", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)wYXlsb2FkIjoi[A-Za-z0-9+/]{100,20000}={0,2}(?![A-Za-z0-9+/=])"),
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
