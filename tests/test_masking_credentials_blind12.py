@@ -12,6 +12,13 @@
   placeholder; its pairs are masked one by one now.
 - `'Authorization': '(redacted)'` (slack_sdk's debug log) was masked as a token.
 - `NV_CUDNN_VERSION=8.9.0.131` (NGC images' environment) was masked as an IPv4 address.
+- A .netrc written with tabs kept its password; loguru's `diagnose=True` values under a
+  secret's variable (`└ '<value>'`) were kept (bot/masking/pairs.py).
+- A learned secret spelled `SECRET` was replaced inside our own `<SECRET:...>` placeholder
+  (bot/masking/learned.py).
+- `aws ecr get-login-password`'s token alone on a line (bot/masking/vendor.py), a CodeArtifact
+  token of a thousand characters as an index URL's password (bot/masking/urls.py), and
+  GitHub Actions' `::add-mask::<value>` (bot/masking/commands.py) were kept.
 All values are synthetic, in the real formats.
 """
 
@@ -141,3 +148,56 @@ def test_a_netrc_written_with_tabs_loses_its_password() -> None:
         out = mask(text).text
         assert key not in out and "<SECRET:" in out, out
     assert mask("the build machine\tpassword\tprompt\n").text == "the build machine\tpassword\tprompt\n"
+
+
+def test_loguru_diagnose_values_under_secret_variables_are_masked() -> None:
+    # loguru's `diagnose=True` draws each variable's value under the traceback's source line,
+    # `└` under the variable's first character.
+    key = "8c1e4b7a2d9f03c6e5b8a1d4f7c0e3b6a9d2f5c8"
+    text = (
+        "    wandb.login(key=WANDB_API_KEY, relogin=flag)\n"
+        "    │               │                      └ True\n"
+        f"    │               └ '{key}'\n"
+        "    └ <module 'wandb' from '/opt/venv/lib/python3.11/site-packages/wandb/__init__.py'>\n"
+    )
+    out = mask(text).text
+    assert key not in out and "└ '<SECRET:" in out, out
+    assert "└ True" in out and "<module 'wandb'" in out
+
+
+def test_loguru_diagnose_values_under_other_variables_stay() -> None:
+    text = "    batch = collate(samples, pad_token)\n    │               │        └ '<pad>'\n    │               └ [{'input_ids': [1, 2]}]\n    └ None\n"
+    assert mask(text).text == text
+    # A value that is not under a variable's first character is not judged by it.
+    text = "    run(name=run_name, key=cfg)\n             └ 'Tq8Zr2LmXw5VbN7kPy4JcH3dFg6SaR1e'\n"
+    assert "Tq8Zr2LmXw5VbN7kPy4JcH3dFg6SaR1e" in mask(text).text
+
+
+def test_a_learned_secret_spelled_like_a_placeholder_type_does_not_nest_placeholders() -> None:
+    # A traceback's source passes a constant (`=SECRET`): masked as the value, learned (the
+    # log is read for names and secrets before its pieces are masked), and then found again
+    # inside our own `<SECRET:...>` placeholder.
+    text = '    client = boto3.client("s3", aws_secret_access_key=SECRET, region_name="us-east-1")\n'
+    out = _mask(text)
+    assert "<<" not in out and out.count("<SECRET:") == 1, out
+    assert _mask(out) == out
+
+
+def test_an_ecr_login_password_alone_on_its_line_is_masked() -> None:
+    token = "eyJwYXlsb2FkIjoi" + "Qm9vZ2llV29vZ2llMTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6" * 4 + "In0="
+    out = mask(f"$ aws ecr get-login-password --region eu-central-1\n{token}\n").text
+    assert out == "$ aws ecr get-login-password --region eu-central-1\n<SECRET:docker-auth-1>\n", out
+
+
+def test_a_long_codeartifact_token_in_an_index_url_is_masked() -> None:
+    token = "eyJ2ZXIiOjEsImlzdSI6MTczMzQ4MDAwMCwiZW5jIjoiQTEyOEdDTSIsInRhZyI6Ik" + "x7Qp9Lm2Zr8Vb4Nk6Wy3Jc5Hd1Fg0Sa" * 30
+    text = f"PIP_INDEX_URL=https://aws:{token}@acme-111122223333.d.codeartifact.eu-west-1.amazonaws.com/pypi/ml/simple/\n"
+    out = mask(text).text
+    assert token[:40] not in out and "x7Qp9Lm2Zr8V" not in out, out
+    assert out.endswith(".d.codeartifact.eu-west-1.amazonaws.com/pypi/ml/simple/\n"), out
+
+
+def test_a_github_actions_add_mask_value_is_masked() -> None:
+    text = "+ echo '::add-mask::Rq7vLp2XzW9mKc4TbN8y'\n::add-mask::Rq7vLp2XzW9mKc4TbN8y\n"
+    out = mask(text).text
+    assert "Rq7vLp2X" not in out and out.count("::add-mask::<SECRET:") == 2, out
