@@ -419,6 +419,7 @@ _KEY_ID_RX = re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])", re.IGNORECAS
 _LONE_B64_40_RX = re.compile(r"^[ \t>*#-]*[\"'`]?(?P<v>[A-Za-z0-9+/]{40})[\"'`]?[ \t,;]*$", re.MULTILINE)
 # How many lines on each side of an access key id its secret is looked for alone on a line.
 _KEY_PAIR_LINES = 3
+_KEY_PAIR_REACH = 2048  # characters on each side: a pasted pair's lines are short
 # A 40-hex next to these words is a git or Hub revision, not a W&B key. Up to four marks
 # between: JSON quotes its key and its value (`"revision": "<sha>"`).
 _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots?|ref|head)\W{0,4}\Z")
@@ -449,6 +450,7 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
             if any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail):
                 edits.append((m.start() - 6, m.end(), "kube-token", text[m.start() - 6 : m.end()]))
     scanned = {"wandb": 0, "aws": 0, "cohere": 0}  # per context: text before this was already scanned
+    lone_done = 0  # the lines around key ids read so far for a secret alone on its line
     for word, pos, _ in hits:
         if word[0] not in "wacdgf" or not word.startswith(CONTEXT_WORDS):
             continue
@@ -488,20 +490,32 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
                 if char_classes(value) >= 3 and entropy(value) > 4.0:
                     edits.append((m.start(), m.end(), "aws-secret-key", value))
             if word in ("akia", "asia") and _KEY_ID_RX.match(text, pos):
-                _lone_secrets_near(text, pos, edits)
+                lone_done = _lone_secrets_near(text, pos, lone_done, edits)
 
 
-def _lone_secrets_near(text: str, pos: int, edits: list[Edit]) -> None:
-    """A secret key alone on a line near its access key id: a pasted pair with no labels."""
-    lo = hi = pos
+def _lone_secrets_near(text: str, pos: int, done: int, edits: list[Edit]) -> int:
+    """A secret key alone on a line near its access key id: a pasted pair with no labels.
+
+    Reads the lines around `pos` from `done` on (what an earlier key id's look already read)
+    and no farther than _KEY_PAIR_REACH, so key ids on one long line cost one pass; returns
+    where it stopped.
+    """
+    floor = max(done, pos - _KEY_PAIR_REACH)
+    lo, hi = pos, pos
     for _ in range(_KEY_PAIR_LINES + 1):
-        lo = text.rfind("\n", 0, lo - 1) + 1 if lo > 0 else 0
-    for _ in range(_KEY_PAIR_LINES + 1):
-        nl = text.find("\n", hi + 1)
-        hi = len(text) if nl < 0 else nl
-        if nl < 0:
+        lo = text.rfind("\n", floor, lo - 1) + 1 if lo > floor else floor
+        if lo <= floor:
+            lo = floor
             break
+    ceiling = min(len(text), pos + _KEY_PAIR_REACH)
+    for _ in range(_KEY_PAIR_LINES + 1):
+        nl = text.find("\n", hi + 1, ceiling)
+        if nl < 0:
+            hi = ceiling
+            break
+        hi = nl
     for m in _LONE_B64_40_RX.finditer(text, lo, hi):
         value = m.group("v")
         if char_classes(value) >= 3 and entropy(value) > 4.0:
             edits.append((m.start("v"), m.end("v"), "aws-secret-key", value))
+    return max(done, hi)
