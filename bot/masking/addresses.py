@@ -54,11 +54,11 @@ _KEEP_V4 = frozenset(
 _KEEP_V6 = frozenset(("::", "::1", "0:0:0:0:0:0:0:1", "0:0:0:0:0:0:0:0"))
 
 # The word before a dotted quad that makes it a version: `CUDA Version: 12.1.3.1`,
-# `nvidia-cudnn-cu12 8.9.2.26` (pip list), `tensorrt 8.6.1.6`.
+# `nvidia-cudnn-cu12 8.9.2.26` (pip list), `tensorrt 8.6.1.6`, NGC images' `NV_CUDNN_VERSION=8.9.0.131`.
 _VERSION_WORD = re.compile(
     r"(?:v|ver|version|release|rev|build|driver|runtime|cuda|cudnn|nccl|tensorrt|trt|cublas|cufft|"
     r"curand|cusolver|cusparse|nvjitlink|cupti|nvtx|triton|onnx|onnxruntime|python|torch|pytorch|"
-    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*-cu\d{2,3}|cu\d{2,3})\Z",
+    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*-cu\d{2,3}|cu\d{2,3}|[\w.-]*[_-]version)\Z",
     re.IGNORECASE,
 )
 _VERSION_AFTER = re.compile(r"-\d|\+|~|(?:a|b|rc|post|dev)\d")

@@ -32,6 +32,9 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
         re.compile(r"echo[ \t]+(?:-n[ \t]+)?" + r"""(?P<v>'[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"`|$][^\s`|]{0,511})[ \t]*\|[ \t]*sudo[ \t]+(?:-[A-Za-z]{1,6}[ \t]+){0,4}-[A-Za-z]{0,5}S"""),
         "password",
     ),
+    # GitHub Actions' workflow command that registers a secret (`echo "::add-mask::$TOKEN"` in
+    # a `set -x` trace, or the command itself in a step's debug log): its value is one.
+    "::add-mask::": (re.compile(r"::add-mask::(?P<v>[^\s'\"`]{1,512})"), "secret"),
     # wandb login <key>
     "wandb login": (
         re.compile(

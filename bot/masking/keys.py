@@ -156,7 +156,8 @@ _KEY_PUBLIC = frozenset(
 _CONCAT_TOKEN = ("access", "auth", "refresh", "api", "hf", "bearer", "identity", "registry", "session", "oauth", "bot", "app", "github", "secret", "id")
 _CONCAT_KEY = ("api", "access", "secret", "private", "account", "master", "auth", "app", "client", "license", "subscription", "encryption", "signing", "session", "storage", "shared", "hmac")
 # `PWD=/tmp` and `OLDPWD=` are the shell's working directories, not passwords.
-_NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys", "pwd", "oldpwd"))
+# (`Pwd=` in an ODBC or ADO.NET connection string is the password: pairs.py keeps a path.)
+_NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys", "oldpwd"))
 
 
 def _token_kind(words: set[str]) -> str:
@@ -316,6 +317,8 @@ def exempt_value(value: str) -> bool:
     first, last = value[0], value[-1]
     if (first == "<" and last == ">") or (first == "[" and last == "]"):
         return True  # <HUB_TOKEN>, <your-token>, [PAD], [your_api_key]
+    if first == "(" and last == ")" and value[1:-1].lower() in _EXEMPT_WORDS:
+        return True  # slack_sdk's `'Authorization': '(redacted)'`
     if value.startswith(("<set to the key ", "&lt;set to the key ")):
         return True  # kubectl describe: `KEY:  <set to the key 'k' in secret 's'>  Optional: false`
     if value.startswith("&lt;") and value.endswith("&gt;"):

@@ -21,6 +21,7 @@ _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 _DASH = ord("-")
 # Not after one of these: a name inside a longer word, or inside one of our placeholders (`<USER-1>`).
 _NOT_BEFORE_NAME = _ALNUM | {ord("<")}
+_NOT_BEFORE_SECRET = frozenset({ord("<")})
 
 
 # A numbered machine name (`sc-061`, `nid0051`, `gpu-node-017`, `a100-03`): a host with a
@@ -156,8 +157,10 @@ def mask_learned_secrets(text: str, state: LogState) -> str:
         state.secrets_words = Words(sorted(state.secrets), caseless=False)
         state.secrets_size = len(state.secrets)
     # Not inside a longer token: `Quasar2024` learned must not cut `Quasar2024x` (its own
-    # detector masks that whole). The left side stays open: `%3AQuasar2024` in a DSN.
-    split = _split(text, state.secrets_words, frozenset())
+    # detector masks that whole). The left side stays open (`%3AQuasar2024` in a DSN) but for
+    # `<`: a value spelled like a placeholder's type (`aws_secret_access_key=SECRET` in a
+    # traceback's source) must not be replaced inside our own `<SECRET:...>`.
+    split = _split(text, state.secrets_words, _NOT_BEFORE_SECRET)
     if split is None:
         return text
     gaps, values = split

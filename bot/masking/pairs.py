@@ -113,6 +113,7 @@ _LINE_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:(?:export|set|setenv|declare -x
 _NEXT_PAIR = re.compile(r"(?:&amp;|[&;,]|%26)[\w.\-]{1,64}(?:=|%3[Dd])")
 _ESCAPE_TAIL = re.compile(r"(?:\\[nrt])+\Z")
 _HTML_ENTITY_TAIL = re.compile(r"&[a-z]{2,6};\Z")  # Slack escapes <, > and & in pasted text
+_NETRC_MACHINE = re.compile(r"(?<![\w-])machine[ \t]")
 _NETRC_KEYS = frozenset(("password", "passwd", "login", "account"))
 # Signature V4 schemes name the algorithm (`AWS4-HMAC-SHA256 Credential=..., Signature=...`):
 # kept like `Bearer`, their Credential= and Signature= parts are masked as pairs.
@@ -289,6 +290,12 @@ class _PairScanner:
         group = m.lastgroup or "bare"
         vstart, vend = m.start(group), m.end(group)
         value = m.group(group)
+        if info.role is not Role.USER and info.role is not Role.HOST and self._holds_pairs(vstart):
+            # `AZURE_STORAGE_SAS_TOKEN="sv=2022-11-02&...&sig=x"`, `--sas-token "?sv=..."`,
+            # `GOOGLE_CREDENTIALS={"type": ...}`: the value is pairs; its secret ones (`sig=`,
+            # `"private_key":`) are masked as pairs, and what says which version, which
+            # permissions, which account, stays.
+            return
         if group == "bare":
             if self._line_value(start, sep.group(), info):
                 eol = _EOL_VALUE.match(text, value_start)
@@ -305,6 +312,14 @@ class _PairScanner:
         self.parsed_until = vend
         if value:
             self._value(info, core, value, vstart, vend)
+
+    def _holds_pairs(self, vstart: int) -> bool:
+        """The value starts a JSON object or a query string whose signature is a pair of its own."""
+        text = self.text
+        if text.startswith(("{\"", "{'", "{ \""), vstart):
+            return True
+        m = _SIGNED_QUERY.match(text, vstart)
+        return m is not None and _QUERY_SIGNATURE.search(m.group()) is not None
 
     def _next_line_value(self, pos: int, info: KeyInfo, core: str) -> None:
         m = _NEXT_LINE_VALUE.match(self.text, pos)
@@ -332,13 +347,16 @@ class _PairScanner:
 
     def _whitespace_pair(self, start: int, key: str, core: str, info: KeyInfo) -> bool:
         """`--password x`, netrc's `password x`, `aws configure set aws_secret_access_key x`,
-        csh's `setenv KEY x`, fish's `set -gx KEY x`, and an env table's `KEY<blanks>x`."""
+        `dvc remote modify NAME password x`, csh's `setenv KEY x`, fish's `set -gx KEY x`,
+        and an env table's `KEY<blanks>x`."""
         if key.startswith("--"):
             return True
         text = self.text
         lead_start = line_start(text, start, 64)
         if _SHELL_SET.search(text, lead_start, start):
             return True
+        if _REMOTE_MODIFY.search(text, max(line_start(text, start, 128), start - 128), start):
+            return True  # DVC's remote settings: `dvc remote modify --local storage password x`
         if (
             info.role is Role.SECRET
             and lead_start == start
@@ -361,10 +379,11 @@ class _PairScanner:
         if core in _NETRC_KEYS:
             # .netrc: `machine h login u password p` on one line, or `login`/`password` lines
             # under a `machine` line. Prose ("Login Succeeded", "password via the CLI") is not.
+            # (Blanks may be tabs: `machine<TAB>api.wandb.ai` is as valid to netrc's parser.)
             line = text[line_start(text, start, 256) : line_end(text, start, 256)]
-            if "machine " in line:
+            if _NETRC_MACHINE.search(line):
                 return True
-            return starts_line(text, start) and "machine " in text[max(0, start - 256) : start]
+            return starts_line(text, start) and _NETRC_MACHINE.search(text, max(0, start - 256), start) is not None
         return text[max(line_start(text, start, 16), start - 16) : start].endswith("configure set ")
 
     def _line_value(self, start: int, sep: str, info: KeyInfo) -> bool:
@@ -395,6 +414,8 @@ class _PairScanner:
             return
         if exempt_value(value) or looks_like_code(value) or looks_like_path(value) or "://" in value:
             return
+        if core.lower() == "pwd" and (value.startswith(("/", "~", "\\", "$")) or _DRIVE.match(value)):
+            return  # the shell's working directory (`PWD=/home/...`), not ODBC's `PWD=<password>`
         if value.startswith("--"):
             return  # `password= --password-stdin`: an empty value, then the next option
         if value in ("{", "[", "(", "{}", "[]"):
@@ -512,6 +533,12 @@ _NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?![\w.])")
 # Shells that set a variable without `=`: csh/tcsh `setenv NAME value` (HPC login scripts),
 # fish `set -x NAME value` / `set -gx NAME value`.
 _SHELL_SET = re.compile(r"(?:^|(?<=[\s;+(]))(?:setenv|set[ \t]+-[gUxl]{1,4})[ \t]+\Z")
+# A query string (`sv=...&sig=...`, `?sp=r&...`), and the signature parameter it must hold to be
+# left to its own pairs.
+_SIGNED_QUERY = re.compile(r"\??[\w.%-]{1,64}=[^\s\"'`&]{0,4096}(?:&[\w.%-]{1,64}=[^\s\"'`&]{0,4096}){1,64}")
+_QUERY_SIGNATURE = re.compile(r"(?:\A\??|&)(?:sig|signature|x-amz-signature|x-goog-signature)=[^&]", re.IGNORECASE)
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+_REMOTE_MODIFY = re.compile(r"(?<![\w-])remote[ \t]+modify(?:[ \t]+-[-\w]+)*[ \t]+[\w.-]+[ \t]+\Z")
 _LONE_VALUE = re.compile(r"[ \t]+[^\s]+[ \t]*(?=\r?\n|\Z)")
 _ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")
@@ -555,6 +582,38 @@ def _env_defaults(scanner: _PairScanner, text: str) -> None:
             scanner._value(info, key, m.group("value"), m.start("value"), m.end("value"))
 
 
+# loguru's `diagnose=True` (better_exceptions) draws each variable's value under the source
+# line of a traceback: `└` stands under the variable's first character, then its repr.
+#     wandb.login(key=WANDB_KEY)
+#     │               └ '<value>'
+_ANNOTATION = re.compile(r"^(?P<lead>[ \t│]*)└ (?P<q>['\"])(?P<v>[^'\"\n]{1,4096})(?P=q)[ \t]*\r?$", re.MULTILINE)
+_ANNOTATION_ONLY = re.compile(r"[ \t│]*(?:└ [^\n]*)?\r?\Z")
+_VARIABLE = re.compile(r"[A-Za-z_][\w.]{0,127}")
+_ANNOTATION_REACH = 16  # lines above an annotation its source line may be
+
+
+def _annotated_values(scanner: _PairScanner, text: str) -> None:
+    """The values loguru prints under a traceback's variables, judged by the variables' names."""
+    for m in _ANNOTATION.finditer(text):
+        column = len(m.group("lead"))
+        end = m.start()
+        for _ in range(_ANNOTATION_REACH):
+            if end == 0:
+                break
+            start = text.rfind("\n", 0, end - 1) + 1
+            line = text[start : end - 1]
+            end = start
+            if _ANNOTATION_ONLY.match(line):
+                continue
+            var = _VARIABLE.match(line, column)
+            if var is not None and (column == 0 or not (line[column - 1].isalnum() or line[column - 1] == "_")):
+                name = var.group().rpartition(".")[2]
+                info = scanner.state.key_info(name)
+                if info is not None and info.role in (Role.SECRET, Role.GENERIC):
+                    scanner._value(info, name, m.group("v"), m.start("v"), m.end("v"))
+            break
+
+
 def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], state: LogState) -> None:
     """Append edits for the values of sensitive keys, and learn user and host names.
 
@@ -564,4 +623,6 @@ def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], s
     scanner.scan(hits)
     if holds(text, "getenv(") or holds(text, "environ."):
         _env_defaults(scanner, text)
+    if "└ " in text:  # (not a guard literal: those are ASCII; an ASCII text answers at once)
+        _annotated_values(scanner, text)
     _standalone_auth(text, any(word == "bearer" for word, _, _ in hits), edits)

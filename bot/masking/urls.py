@@ -22,7 +22,9 @@ from bot.masking.vendor import char_classes, entropy, kind_of_value
 # `#` and `?` are kept inside: a password pasted unencoded can hold one
 # (`redis://:Tundra#9@host`, `https://hfischer:Sunflower1994?@nexus.acme.io`), and without an
 # `@` after it nothing is taken.
-_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/\"'<>\\`]{1,512}))")
+# Up to 2048: an AWS CodeArtifact token as the password (`https://aws:<token>@acme-...
+# codeartifact...amazonaws.com/pypi/...`, pip's index URL) is a thousand characters and more.
+_AUTHORITY = re.compile(r"://(?=(?P<auth>[^\s/\"'<>\\`]{1,2048}))")
 # The line gate of find_url_credentials (bot/masking/gate.py): a userinfo's `@` stands after
 # its `://` on the same line (the authority holds no blank, let alone a newline).
 URL_CREDENTIALS_TRIGGER = r"://.*@"

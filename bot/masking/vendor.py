@@ -97,6 +97,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # A docker config.json base64-encoded whole, as `kubectl get secret -o jsonpath=
     # '{.data.\.dockerconfigjson}'` prints it: base64 of `{"auths":` always begins eyJhdXRocyI6.
     ("dockercfg", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)hdXRocyI6[A-Za-z0-9+/]{20,20000}={0,2}(?![A-Za-z0-9+/=])"),
+    # Amazon ECR's registry password (`aws ecr get-login-password` prints it alone on a line):
+    # base64 of `{"payload":"...`, which always begins eyJwYXlsb2FkIjoi.
+    ("ecr", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)wYXlsb2FkIjoi[A-Za-z0-9+/]{100,20000}={0,2}(?![A-Za-z0-9+/=])"),
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
@@ -407,6 +410,16 @@ _BOOTSTRAP_RX = re.compile(r"\.(?<=[a-z0-9]{6}\.)(?<![\w.][a-z0-9]{6}\.)[a-z0-9]
 _HEX40_RX = re.compile(r"(?<![0-9A-Za-z>])[0-9a-f]{40}(?![0-9A-Za-z<])")
 # An AWS secret key stands alone: blanks, quotes or `=`/`:` around it.
 _B64_40_RX = re.compile(r"(?<![^\s\"'=:,;])[A-Za-z0-9+/]{40}(?![^\s\"',;])")
+# An access key id itself (the `akia`/`asia` word can sit inside prose: `Slovakia`).
+_KEY_ID_RX = re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])", re.IGNORECASE)
+# A 40-character secret alone on its line: what IAM's console shows under the key id, and
+# what people paste as the pair (`AKIA...` on one line, the secret below it), maybe quoted,
+# indented, or behind a mail quote or list mark. Nothing else on the line: a label would have
+# made it a pair.
+_LONE_B64_40_RX = re.compile(r"^[ \t>*#-]*[\"'`]?(?P<v>[A-Za-z0-9+/]{40})[\"'`]?[ \t,;]*$", re.MULTILINE)
+# How many lines on each side of an access key id its secret is looked for alone on a line.
+_KEY_PAIR_LINES = 3
+_KEY_PAIR_REACH = 2048  # characters on each side: a pasted pair's lines are short
 # A 40-hex next to these words is a git or Hub revision, not a W&B key. Up to four marks
 # between: JSON quotes its key and its value (`"revision": "<sha>"`).
 _REVISION_HINT = re.compile(r"(?i)(?:commit|sha|revision|rev|tree|blob|snapshots?|ref|head)\W{0,4}\Z")
@@ -437,6 +450,7 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
             if any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail):
                 edits.append((m.start() - 6, m.end(), "kube-token", text[m.start() - 6 : m.end()]))
     scanned = {"wandb": 0, "aws": 0, "cohere": 0}  # per context: text before this was already scanned
+    lone_done = 0  # the lines around key ids read so far for a secret alone on its line
     for word, pos, _ in hits:
         if word[0] not in "wacdgf" or not word.startswith(CONTEXT_WORDS):
             continue
@@ -475,3 +489,33 @@ def find_contextual_keys(text: str, hits: list[tuple[str, int, int]], edits: lis
                 value = m.group()
                 if char_classes(value) >= 3 and entropy(value) > 4.0:
                     edits.append((m.start(), m.end(), "aws-secret-key", value))
+            if word in ("akia", "asia") and _KEY_ID_RX.match(text, pos):
+                lone_done = _lone_secrets_near(text, pos, lone_done, edits)
+
+
+def _lone_secrets_near(text: str, pos: int, done: int, edits: list[Edit]) -> int:
+    """A secret key alone on a line near its access key id: a pasted pair with no labels.
+
+    Reads the lines around `pos` from `done` on (what an earlier key id's look already read)
+    and no farther than _KEY_PAIR_REACH, so key ids on one long line cost one pass; returns
+    where it stopped.
+    """
+    floor = max(done, pos - _KEY_PAIR_REACH)
+    lo, hi = pos, pos
+    for _ in range(_KEY_PAIR_LINES + 1):
+        lo = text.rfind("\n", floor, lo - 1) + 1 if lo > floor else floor
+        if lo <= floor:
+            lo = floor
+            break
+    ceiling = min(len(text), pos + _KEY_PAIR_REACH)
+    for _ in range(_KEY_PAIR_LINES + 1):
+        nl = text.find("\n", hi + 1, ceiling)
+        if nl < 0:
+            hi = ceiling
+            break
+        hi = nl
+    for m in _LONE_B64_40_RX.finditer(text, lo, hi):
+        value = m.group("v")
+        if char_classes(value) >= 3 and entropy(value) > 4.0:
+            edits.append((m.start("v"), m.end("v"), "aws-secret-key", value))
+    return max(done, hi)
