@@ -1,0 +1,168 @@
+"""Tenth audit of the Slack edge: scenarios an outside end-to-end check would run that no test
+ran yet, through the real bot over signed HTTP against the recording stand-in and a real Redis.
+
+Slack's shapes used here, from its reference pages: an ephemeral message (chat.postEphemeral)
+is seen only by the user it names and is not kept: no API reads it back, so one whose post had
+an unknown outcome (a 5xx: Slack may have posted it) cannot be looked for before it is sent
+again. An upload arrives as a `message` with subtype `file_share` whose `files[]` carry the
+`mimetype` and `filetype` Slack assigned (`image/png` / `png`, `application/pdf` / `pdf`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.store import Store, StoreConfig
+from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack.events import OOM_PASTE, all_text, file_shared, message, used
+from tests.slack.fake_slack import FakeFile, FakeSlack
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
+PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + b"stream" * 50
+
+
+def posts_in(fake: FakeSlack, thread_ts: str) -> list:
+    return [c for c in fake.of("chat.postMessage") if c.params.get("thread_ts") == thread_ts]
+
+
+def downloads(fake: FakeSlack) -> list:
+    return fake.of("files.download")
+
+
+# --- an ephemeral answer Slack answered with a 5xx ----------------------------------------------
+
+@pytest.mark.parametrize("status", [500, 503])
+@pytest.mark.parametrize("vote", ["denpex_feedback_right", "denpex_feedback_wrong"])
+def test_a_votes_thanks_answered_with_a_5xx_after_slack_posted_it_is_not_posted_again(bot: Bot, fake_slack, status, vote):
+    """chat.postEphemeral (the thanks for a feedback vote) answered 500/503 after Slack had
+    shown it: an ephemeral message cannot be looked for, so it is not sent again blindly (the
+    person saw "Thanks" twice); the vote is counted once."""
+    fake_slack.fail("chat.postEphemeral", status, posted=True)
+    assert bot.action(vote, "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")
+    quiesce(bot, fake_slack, quiet_s=0.6)
+    assert len(fake_slack.of("chat.postEphemeral")) == 1
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        (row,) = [r for r in store.feedback.summary() if r.rule_id == "cuda-oom"]
+    assert row.right + row.wrong == 1
+
+
+def test_an_expired_topic_buttons_word_answered_with_a_5xx_is_not_posted_again(bot: Bot, fake_slack):
+    """The ephemeral "this thread's context expired" for a topic button, answered 503 after
+    Slack showed it: shown once."""
+    fake_slack.fail("chat.postEphemeral", 503, posted=True)
+    value = '{"t": "cuda-oom", "q": "which rank?"}'
+    assert bot.action("denpex_followup_0", value, thread_ts="1701000000.000100").status == 200
+    (said,) = fake_slack.wait_for("chat.postEphemeral")
+    assert "expired" in all_text(said).lower()
+    quiesce(bot, fake_slack, quiet_s=0.6)
+    assert len(fake_slack.of("chat.postEphemeral")) == 1
+
+
+# --- a screenshot or a PDF with no log ------------------------------------------------------------
+
+def _image(fake: FakeSlack, name: str = "loss-curve.png", fid: str = "FIMG10001") -> dict:
+    return fake.add_file(FakeFile(id=fid, name=name, content=PNG, filetype="png", mimetype="image/png"))
+
+
+def _pdf(fake: FakeSlack, name: str = "report.pdf", fid: str = "FPDF10001") -> dict:
+    return fake.add_file(FakeFile(id=fid, name=name, content=PDF, filetype="pdf", mimetype="application/pdf"))
+
+
+ALONE = {  # what is uploaded, and the word for it
+    "image": (FakeFile(id="FALONE001", name="loss-curve.png", content=PNG, filetype="png", mimetype="image/png"), "an image"),
+    "pdf": (FakeFile(id="FALONE002", name="report.pdf", content=PDF, filetype="pdf", mimetype="application/pdf"), "a PDF"),
+    "zip": (FakeFile(id="FALONE003", name="run-42.zip", content=b"PK\x03\x04" + bytes(200), filetype="zip",
+                     mimetype="application/zip"), "an archive"),
+    "video": (FakeFile(id="FALONE004", name="screen.mov", content=bytes(200), filetype="mov", mimetype="video/quicktime"),
+              "a video"),
+}
+
+
+@pytest.mark.parametrize("kind", list(ALONE))
+def test_a_screenshot_or_pdf_uploaded_alone_gets_a_word_about_images_or_pdfs(bot: Bot, fake_slack, kind):
+    """A screenshot (a PDF, an archive, a screen recording) uploaded with no text: one reply
+    in its thread saying what it is, that the bot does not read it, and what to send instead
+    (the error as text, or the log file); not "I could not read this log", no :x: as for a
+    failed diagnosis, nothing downloaded, nothing charged."""
+    spec, word = ALONE[kind]
+    f = fake_slack.add_file(spec)
+    ts = "1701000100.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = posts_in(fake_slack, ts)
+    words = all_text(post)
+    assert f"{f['name']} is {word}, not a log file I read" in words, words
+    assert "paste the error as text" in words, words
+    assert "could not read this log" not in words, words
+    assert not [c for c in fake_slack.of("reactions.add") if c.params.get("name") == "x"]
+    assert not downloads(fake_slack)
+    assert used(bot) == 0
+
+
+def test_a_screenshot_arriving_only_as_file_shared_gets_the_word_under_its_message(bot: Bot, fake_slack):
+    """A screenshot whose `message` event never comes (only `file_shared`): the same word,
+    once, under the message files.info names."""
+    ts = "1701000105.000100"
+    fake_slack.add_file(FakeFile(id="FALONE005", name="nvidia-smi.png", content=PNG, filetype="png", mimetype="image/png",
+                                 shares={"public": {"C0LOGS": [{"ts": ts}]}}))
+    bot.event(file_shared("FALONE005"))
+    wait_handled(bot, ts)
+    (post,) = posts_in(fake_slack, ts)
+    assert "nvidia-smi.png is an image, not a log file I read" in all_text(post)
+    assert not downloads(fake_slack)
+
+
+def test_several_screenshots_alone_get_one_word_naming_each(bot: Bot, fake_slack):
+    """Two screenshots in one message, no text: one reply naming both."""
+    a, b = _image(fake_slack, "a.png", "FIMG10002"), _image(fake_slack, "b.png", "FIMG10003")
+    ts = "1701000110.000100"
+    bot.event(message("", ts, subtype="file_share", files=[a, b]))
+    wait_handled(bot, ts)
+    (post,) = posts_in(fake_slack, ts)
+    assert "a.png" in all_text(post) and "b.png" in all_text(post)
+
+
+@pytest.mark.parametrize("kind", ["image", "pdf"])
+def test_a_screenshot_or_pdf_with_talk_beside_it_in_a_channel_gets_nothing(bot: Bot, fake_slack, kind):
+    """A screenshot of a loss curve (or a paper as a PDF) shared in a channel with words for
+    colleagues ("look at this spike"): people talking, as chatter in a channel gets nothing;
+    nothing posted, downloaded or charged."""
+    f = _image(fake_slack) if kind == "image" else _pdf(fake_slack)
+    ts = "1701000120.000100"
+    bot.event(message("look at this spike at step 4k, any ideas?", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    assert not fake_slack.of("chat.postMessage")
+    assert not downloads(fake_slack)
+    assert used(bot) == 0
+
+
+@pytest.mark.parametrize("kind", ["image", "pdf"])
+@pytest.mark.parametrize("where", ["mention", "dm"])
+def test_a_screenshot_or_pdf_sent_to_the_bot_with_words_gets_the_word(bot: Bot, fake_slack, kind, where):
+    """The same upload with words addressed to the bot (a mention, or in its DM): the word
+    about images (PDFs), not help and not silence."""
+    f = _image(fake_slack) if kind == "image" else _pdf(fake_slack)
+    ts = "1701000130.000100"
+    if where == "mention":
+        event = message("<@UBOT0001> what's wrong here?", ts, subtype="file_share", files=[f])
+    else:
+        event = message("what's wrong here?", ts, subtype="file_share", files=[f], channel="D0ALICE", channel_type="im")
+    bot.event(event)
+    wait_handled(bot, ts, channel=event["channel"])
+    (post,) = [c for c in fake_slack.of("chat.postMessage") if c.params.get("thread_ts") == ts]
+    words = all_text(post)
+    assert f["name"] in words and "not a log file I read" in words, words
+    assert used(bot) == 0
+
+
+def test_a_screenshot_beside_a_pasted_log_is_not_mentioned(bot: Bot, fake_slack):
+    """A screenshot beside a pasted log: the log diagnosed, charged once, the image neither
+    downloaded nor named."""
+    f = _image(fake_slack)
+    ts = "1701000140.000100"
+    bot.event(message(f"```{OOM_PASTE}```", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = posts_in(fake_slack, ts)
+    assert "loss-curve.png" not in all_text(post) and "out of memory" in all_text(post).lower()
+    assert not downloads(fake_slack)
+    assert used(bot) == 1
