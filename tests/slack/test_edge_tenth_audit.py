@@ -166,3 +166,29 @@ def test_a_screenshot_beside_a_pasted_log_is_not_mentioned(bot: Bot, fake_slack)
     assert "loss-curve.png" not in all_text(post) and "out of memory" in all_text(post).lower()
     assert not downloads(fake_slack)
     assert used(bot) == 1
+
+
+# --- /denpex spelled as people spell a request for help ----------------------------------------
+
+@pytest.mark.parametrize("text", ["--help", "-h", "-help", "?", "??", "help?", "HELP?", "/?", "--HELP"])
+def test_help_asked_as_a_flag_or_a_question_mark_gets_help(bot: Bot, text):
+    """`/denpex --help`, `-h`, `?`, `help?`: how command-line and chat users ask for help. The
+    help (an ephemeral list of what the bot does), not a lookup of the words (`--help` found an
+    entry whose text holds "help"; `?` said "No entry matches"), and no lookup charged to the
+    person's per-user limit."""
+    answer = bot.command(text).json()
+    assert answer["response_type"] == "ephemeral"
+    assert answer["text"] == "Denpex help", answer["text"]
+
+
+@pytest.mark.parametrize("text", ["show cuda-oom please", "show cuda-oom, thanks", "show `cuda-oom` now"])
+def test_show_with_words_after_the_id_shows_the_entry(bot: Bot, text):
+    """`/denpex show cuda-oom please`: the id is the first word; the entry, not "No entry with
+    id `cuda-oom please`"."""
+    answer = bot.command(text).json()
+    assert "No entry" not in answer["text"], answer["text"]
+    assert "cuda-oom" in str(answer["blocks"])
+
+
+def test_show_of_an_unknown_id_with_words_after_it_still_says_no_entry(bot: Bot):
+    assert "No entry with id" in bot.command("show no-such-entry please").json()["text"]
