@@ -152,6 +152,13 @@ def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
         # pattern against a number) before any listener runs.
         if kind == "block_actions" and not isinstance(actions[0].get("action_id"), str):
             return b"action without an action_id"
+    if kind == "block_actions":
+        # Who clicked, and where: objects in every click Slack sends, read as such by the
+        # listeners (and by the answer to their failure). Absent is fine (a Home tab's click
+        # has no channel or message); `team` Bolt reads as an id or an object alike.
+        for field in ("user", "container", "channel", "message"):
+            if body.get(field) is not None and not isinstance(body[field], dict):
+                return b"click with a misshapen " + field.encode()
     if kind in ("view_submission", "view_closed") and "view" in body:
         view = body["view"]
         if not isinstance(view, dict) or not isinstance(view.get("type"), str) or not isinstance(view.get("callback_id"), str):

@@ -9,12 +9,15 @@ again. An upload arrives as a `message` with subtype `file_share` whose `files[]
 
 from __future__ import annotations
 
+import json
+import urllib.parse
+
 import pytest
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack.conftest import Bot, Reply, quiesce, wait_handled
 from tests.slack.events import OOM_PASTE, all_text, file_shared, message, used
-from tests.slack.fake_slack import FakeFile, FakeSlack
+from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
 PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + b"stream" * 50
@@ -192,3 +195,52 @@ def test_show_with_words_after_the_id_shows_the_entry(bot: Bot, text):
 
 def test_show_of_an_unknown_id_with_words_after_it_still_says_no_entry(bot: Bot):
     assert "No entry with id" in bot.command("show no-such-entry please").json()["text"]
+
+
+# --- clicks whose payload Slack would never send -------------------------------------------------
+
+def _click(bot: Bot, action: dict, trigger: str, **fields) -> Reply:
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
+        "api_app_id": "A0DENPEX", "trigger_id": trigger, "channel": {"id": "C0LOGS"},
+        "container": {"type": "message", "message_ts": "1701000200.000200", "channel_id": "C0LOGS",
+                      "thread_ts": "1701000200.000100"},
+        "message": {"type": "message", "ts": "1701000200.000200", "thread_ts": "1701000200.000100", "text": "x"},
+        "actions": [action], **fields,
+    }  # fmt: skip
+    return bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(), "application/x-www-form-urlencoded")
+
+
+OUR_BUTTONS = ["denpex_feedback_right", "denpex_feedback_wrong", "denpex_related_0", "denpex_full_entry",
+               "denpex_show_cuda-oom", "denpex_followup_0"]
+
+
+@pytest.mark.parametrize("value", [5, True, {"id": "cuda-oom"}, ["cuda-oom"]], ids=["number", "true", "object", "list"])
+def test_a_click_on_our_button_whose_value_is_not_a_string_is_acked_and_does_nothing(bot: Bot, fake_slack, value):
+    """A signed click on one of our buttons whose `value` is a number, true, an object or a list
+    (Slack's button value is a string: a hand-made or fuzzed payload): 200, nothing posted,
+    no traceback (was "Denpex hit an internal error" and an AttributeError logged for each);
+    the next real click answered."""
+    for n, action_id in enumerate(OUR_BUTTONS):
+        reply = _click(bot, {"action_id": action_id, "block_id": "b", "type": "button", "value": value}, f"1.2.{n}")
+        assert reply.status == 200
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert not fake_slack.of("chat.postMessage") and not fake_slack.of("chat.postEphemeral")
+    assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")
+
+
+@pytest.mark.parametrize("field", ["user", "container", "channel", "message"])
+def test_a_click_whose_user_container_channel_or_message_is_not_an_object_is_refused(bot: Bot, fake_slack, field):
+    """A signed block_actions whose `user`, `container`, `channel` or `message` is a string
+    where Slack sends an object: 400 with X-Slack-No-Retry, as for the other payloads read
+    blindly (was a traceback, Bolt's "Failed to run an internal function", and nothing said,
+    or "internal error"); nothing posted; the next click answered. (`team` as a string Bolt
+    reads as the id, as it does in other payloads: answered.)"""
+    action = {"action_id": "denpex_related_0", "block_id": "b", "type": "button", "value": "cuda-oom"}
+    reply = _click(bot, action, "1.3.1", **{field: "C0LOGS"})
+    assert reply.status == 400  # (every 400 of the screen carries X-Slack-No-Retry: e7)
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert not fake_slack.of("chat.postMessage") and not fake_slack.of("chat.postEphemeral")
+    assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")

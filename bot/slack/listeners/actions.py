@@ -35,12 +35,19 @@ def _action(body: dict[str, Any]) -> dict[str, Any]:
     return (body.get("actions") or [{}])[0]
 
 
+def _value(body: dict[str, Any]) -> str:
+    """The clicked button's `value`: a string in whatever Slack sends; anything else (a
+    hand-made payload's number or object) is no value, and the click does nothing."""
+    value = _action(body).get("value")
+    return value if isinstance(value, str) else ""
+
+
 def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool,
                respond: Any = None) -> None:
     """The entry a button names, where the button was: in the thread of a diagnosis, or, for
     a button on an ephemeral answer (a lookup, `/denpex show`), ephemerally again through its
     response_url: what one person looked up privately is not posted to the channel."""
-    rule = deps.denpex.entry(_action(body).get("value") or "")
+    rule = deps.denpex.entry(_value(body))
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id")
     if rule is None or not channel:
@@ -94,7 +101,7 @@ def _quietly(call: Any, channel: str) -> None:
 
 
 def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, right: bool) -> None:
-    rule_id = _action(body).get("value") or ""
+    rule_id = _value(body)
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id") or "unknown"
     if deps.denpex.entry(rule_id) is None:
@@ -113,12 +120,12 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
     from bot.slack.listeners.messages import follow_up
 
     try:
-        value = json.loads(_action(body).get("value") or "{}")
+        value = json.loads(_value(body) or "null")
     except ValueError:
         return
     channel, thread_ts = _thread(body)
-    if not isinstance(value, dict) or not channel or not thread_ts:
-        return
+    if not isinstance(value, dict) or not value or not channel or not thread_ts:
+        return  # no topic named (no value, or not ours): nothing to answer
     user = (body.get("user") or {}).get("id")
     where = Where(team, channel, thread_ts, thread_ts, user)
     try:
