@@ -136,7 +136,36 @@ def misshapen(body: Any) -> bytes | None:
         event = body.get("event")
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             return b"event_callback without an event"
-    return _misshapen_interaction(body)
+    return _misshapen_ids(body) or _misshapen_interaction(body)
+
+
+# Where Bolt's context builder looks for who and where (extract_user_id, extract_channel_id)
+# before any listener: the request, its event, and these objects of the event.
+_BOLT_LOOKS_IN = ("message", "previous_message", "item", "assistant_thread")
+# The events the bot answers, and the fields it keys a message's claim and reply by.
+_MESSAGE_EVENTS = ("message", "app_mention")
+_MESSAGE_IDS = ("channel", "user", "ts", "thread_ts")
+
+
+def _misshapen_ids(body: dict[str, Any]) -> bytes | None:
+    """Ids Bolt or the bot read blindly, in a shape Slack never sends: a `user` or `channel`
+    that is neither an id nor an object (Bolt tests `"id" in` it: a TypeError for a number),
+    `authorizations` that is no list of objects, a message whose channel, user or stamps are
+    not strings."""
+    event = body.get("event") if isinstance(body.get("event"), dict) else {}
+    places = [body, event, *(event[k] for k in _BOLT_LOOKS_IN if isinstance(event.get(k), dict))]
+    for place in places:
+        for key in ("user", "channel"):
+            if place.get(key) is not None and not isinstance(place[key], (str, dict)):
+                return b"a user or channel that is neither an id nor an object"
+    auths = body.get("authorizations")
+    if auths is not None and not (isinstance(auths, list) and all(isinstance(a, dict) for a in auths)):
+        return b"authorizations that are not a list of objects"
+    if event.get("type") in _MESSAGE_EVENTS:
+        for key in _MESSAGE_IDS:
+            if event.get(key) is not None and not isinstance(event[key], str):
+                return b"a message whose channel, user or stamps are not strings"
+    return None
 
 
 def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:

@@ -10,6 +10,7 @@ again. An upload arrives as a `message` with subtype `file_share` whose `files[]
 from __future__ import annotations
 
 import json
+import time
 import urllib.parse
 
 import pytest
@@ -244,3 +245,55 @@ def test_a_click_whose_user_container_channel_or_message_is_not_an_object_is_ref
     assert not fake_slack.of("chat.postMessage") and not fake_slack.of("chat.postEphemeral")
     assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
     fake_slack.wait_for("chat.postEphemeral")
+
+
+# --- events whose ids are not what Slack sends ----------------------------------------------------
+
+def _signed_event(bot: Bot, event: dict, **envelope) -> Reply:
+    body = {"type": "event_callback", "team_id": TEAM_ID, "api_app_id": "A0DENPEX", "event": event,
+            "event_id": f"Ev{time.time_ns()}", "event_time": int(time.time()),
+            "authorizations": [{"team_id": TEAM_ID, "user_id": "UBOT0001", "is_bot": True}], **envelope}
+    return bot.post(json.dumps(body).encode(), "application/json")
+
+
+PASTED = f"```{OOM_PASTE}```"
+ODD_EVENTS = {
+    # What Bolt reads before any listener (who and where): a number there was a TypeError, a 500
+    # with waitress's traceback, and Slack re-sending it three times.
+    "channel-number": ({"type": "message", "channel": 5, "user": "U0ALICE", "text": PASTED, "ts": "1701000300.000100"}, {}),
+    "user-number": ({"type": "message", "channel": "C0LOGS", "user": 5, "text": PASTED, "ts": "1701000301.000100"}, {}),
+    "user-true": ({"type": "app_mention", "channel": "C0LOGS", "user": True, "text": "<@UBOT0001> hi", "ts": "1701000302.000100"}, {}),
+    "home-user-number": ({"type": "app_home_opened", "user": 7, "channel": "D0HOME", "tab": "home"}, {}),
+    "edit-user-number": ({"type": "message", "subtype": "message_changed", "channel": "C0LOGS", "ts": "1701000303.000100",
+                          "message": {"user": 5, "text": PASTED, "ts": "1701000300.000100"}}, {}),
+    "authorizations-string": ({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": "1701000304.000100"},
+                              {"authorizations": "T0TEST001"}),
+    "authorizations-of-numbers": ({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": "1701000305.000100"},
+                                  {"authorizations": [5]}),
+    # What the bot keys a message's claim and reply by: an object there was "Denpex hit an
+    # internal error"; a number for `ts` or `thread_ts` was the diagnosis *and* "Something went
+    # wrong" under it.
+    "channel-object": ({"type": "message", "channel": {"id": "C0LOGS"}, "user": "U0ALICE", "text": PASTED, "ts": "1701000306.000100"}, {}),
+    "user-object": ({"type": "message", "channel": "C0LOGS", "user": {"id": "U0ALICE"}, "text": PASTED, "ts": "1701000307.000100"}, {}),
+    "ts-number": ({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": 1701000308.0001}, {}),
+    "thread-ts-number": ({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": "1701000309.000100",
+                          "thread_ts": 1701000300.0001}, {}),
+}
+
+
+@pytest.mark.parametrize("case", list(ODD_EVENTS))
+def test_an_event_whose_ids_are_not_what_slack_sends_is_refused_without_a_crash(bot: Bot, fake_slack, case):
+    """A signed event whose user, channel or message stamp is a number (or, in a message, an
+    object) where Slack sends a string id, or whose `authorizations` is no list of objects:
+    400 with X-Slack-No-Retry like the other bodies refused for their shape; nothing posted,
+    nothing charged, no traceback; the next log answered."""
+    event, envelope = ODD_EVENTS[case]
+    assert _signed_event(bot, event, **envelope).status == 400
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert not fake_slack.of("chat.postMessage") and not fake_slack.of("views.publish")
+    assert used(bot) == 0
+    ts = "1701000310.000100"
+    assert _signed_event(bot, {"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": ts,
+                               "channel_type": "channel"}).status == 200
+    wait_handled(bot, ts)
+    assert len(posts_in(fake_slack, ts)) == 1
