@@ -16,6 +16,7 @@ import urllib.parse
 import pytest
 
 from bot.store import Store, StoreConfig
+from tests.slack import test_edge_sixth_audit as e6
 from tests.slack.conftest import Bot, Reply, quiesce, wait_handled
 from tests.slack.events import OOM_PASTE, all_text, file_shared, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
@@ -297,3 +298,22 @@ def test_an_event_whose_ids_are_not_what_slack_sends_is_refused_without_a_crash(
                                "channel_type": "channel"}).status == 200
     wait_handled(bot, ts)
     assert len(posts_in(fake_slack, ts)) == 1
+
+
+# The real bot in Socket Mode against the stand-in's WebSocket (e6's fixture).
+socket_bot = e6.socket_bot
+
+
+def test_over_socket_mode_an_event_whose_ids_are_not_what_slack_sends_is_acknowledged(fake_slack, socket_bot):
+    """The same events over Socket Mode: Bolt's context builder raised before any answer, so
+    the envelope went unacknowledged and Slack would re-deliver it. Each is acknowledged,
+    nothing posted, the next log answered."""
+    _, ws = socket_bot
+    (conn,) = ws.wait_connections(1)
+    for case in ("channel-number", "user-number", "home-user-number", "ts-number"):
+        event, envelope = ODD_EVENTS[case]
+        ws.wait_ack(e6._send(conn, "events_api", {**e6._callback(event), **envelope}))
+    ts = f"{time.time():.6f}"
+    ws.wait_ack(e6._send(conn, "events_api", e6._callback(message(PASTED, ts))))
+    (post,) = fake_slack.wait_for("chat.postMessage", timeout=20)
+    assert post.params["thread_ts"] == ts and "out of memory" in all_text(post).lower()
