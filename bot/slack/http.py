@@ -142,16 +142,20 @@ def misshapen(body: Any) -> bytes | None:
 # Where Bolt's context builder looks for who and where (extract_user_id, extract_channel_id)
 # before any listener: the request, its event, and these objects of the event.
 _BOLT_LOOKS_IN = ("message", "previous_message", "item", "assistant_thread")
-# The events the bot answers, and the fields it keys a message's claim and reply by.
-_MESSAGE_EVENTS = ("message", "app_mention")
-_MESSAGE_IDS = ("channel", "user", "ts", "thread_ts")
+# The events the bot acts on, and the fields it reads as strings: the ids and stamps a
+# message's claim and reply are keyed by, who opened which tab.
+_STRING_FIELDS = {
+    "message": ("channel", "user", "ts", "thread_ts"),
+    "app_mention": ("channel", "user", "ts", "thread_ts"),
+    "app_home_opened": ("user", "channel", "tab"),
+}
 
 
 def _misshapen_ids(body: dict[str, Any]) -> bytes | None:
     """Ids Bolt or the bot read blindly, in a shape Slack never sends: a `user` or `channel`
     that is neither an id nor an object (Bolt tests `"id" in` it: a TypeError for a number),
     `authorizations` that is no list of objects, a message whose channel, user or stamps are
-    not strings."""
+    not strings (_STRING_FIELDS), `tokens_revoked` whose tokens are not lists of ids."""
     event = body.get("event") if isinstance(body.get("event"), dict) else {}
     places = [body, event, *(event[k] for k in _BOLT_LOOKS_IN if isinstance(event.get(k), dict))]
     for place in places:
@@ -161,10 +165,15 @@ def _misshapen_ids(body: dict[str, Any]) -> bytes | None:
     auths = body.get("authorizations")
     if auths is not None and not (isinstance(auths, list) and all(isinstance(a, dict) for a in auths)):
         return b"authorizations that are not a list of objects"
-    if event.get("type") in _MESSAGE_EVENTS:
-        for key in _MESSAGE_IDS:
-            if event.get(key) is not None and not isinstance(event[key], str):
-                return b"a message whose channel, user or stamps are not strings"
+    kind = event.get("type") if isinstance(event.get("type"), str) else ""
+    for key in _STRING_FIELDS.get(kind, ()):
+        if event.get(key) is not None and not isinstance(event[key], str):
+            return b"an event whose ids or stamps are not strings"
+    if kind == "tokens_revoked" and event.get("tokens") is not None:
+        tokens = event["tokens"]
+        if not (isinstance(tokens, dict)
+                and all(isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in tokens.values())):
+            return b"tokens_revoked whose tokens are not lists of ids"
     return None
 
 

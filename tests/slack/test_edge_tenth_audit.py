@@ -276,6 +276,7 @@ ODD_EVENTS = {
     # wrong" under it.
     "channel-object": ({"type": "message", "channel": {"id": "C0LOGS"}, "user": "U0ALICE", "text": PASTED, "ts": "1701000306.000100"}, {}),
     "user-object": ({"type": "message", "channel": "C0LOGS", "user": {"id": "U0ALICE"}, "text": PASTED, "ts": "1701000307.000100"}, {}),
+    "home-user-object": ({"type": "app_home_opened", "user": {"id": "U0ALICE"}, "channel": "D0HOME", "tab": "home"}, {}),
     "ts-number": ({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": 1701000308.0001}, {}),
     "thread-ts-number": ({"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": PASTED, "ts": "1701000309.000100",
                           "thread_ts": 1701000300.0001}, {}),
@@ -317,3 +318,17 @@ def test_over_socket_mode_an_event_whose_ids_are_not_what_slack_sends_is_acknowl
     ws.wait_ack(e6._send(conn, "events_api", e6._callback(message(PASTED, ts))))
     (post,) = fake_slack.wait_for("chat.postMessage", timeout=20)
     assert post.params["thread_ts"] == ts and "out of memory" in all_text(post).lower()
+
+
+@pytest.mark.parametrize("tokens", [["UBOT0001"], {"bot": "UBOT0001"}, {"oauth": 5, "bot": []}, {"bot": [5]}],
+                         ids=["a-list", "bot-a-string", "oauth-a-number", "bot-ids-numbers"])
+def test_a_tokens_revoked_whose_tokens_are_not_lists_of_ids_forgets_nothing(bot: Bot, fake_slack, tokens):
+    """`tokens_revoked` carries `tokens: {"oauth": [user ids], "bot": [bot user ids]}`. One whose
+    tokens are not that (a list, a string where the list goes, numbers): 400, and the
+    workspace's data stays (a string for `bot` was taken as naming the bot and the workspace
+    forgotten; a list was an AttributeError and a traceback)."""
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        store.history.record(TEAM_ID, "C0LOGS", "cuda-oom", "CUDA Out of Memory", "high", 3)
+        assert _signed_event(bot, {"type": "tokens_revoked", "tokens": tokens}).status == 400
+        quiesce(bot, fake_slack, quiet_s=0.5)
+        assert store.history.recent(TEAM_ID, 5, viewer=None)
