@@ -203,7 +203,18 @@ def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
             return b"view payload without a view"
     if kind == "workflow_step_edit" and not isinstance(body.get("workflow_step"), dict):
         return b"workflow_step_edit without a workflow step"
+    # What Bolt's matchers search as text in the other interactions (a TypeError for a number).
+    matched = _MATCHED_FIELD.get(kind) if isinstance(kind, str) else None
+    if matched and body.get(matched) is not None and not isinstance(body[matched], str):
+        return b"interaction whose " + matched.encode() + b" is not a string"
     return None
+
+
+_MATCHED_FIELD = {
+    "shortcut": "callback_id", "message_action": "callback_id", "interactive_message": "callback_id",
+    "dialog_submission": "callback_id", "dialog_cancellation": "callback_id", "dialog_suggestion": "callback_id",
+    "block_suggestion": "action_id",
+}
 
 
 def wsgi_app(app: App, store: Store, signing_secret: str | None = None,

@@ -332,3 +332,22 @@ def test_a_tokens_revoked_whose_tokens_are_not_lists_of_ids_forgets_nothing(bot:
         assert _signed_event(bot, {"type": "tokens_revoked", "tokens": tokens}).status == 400
         quiesce(bot, fake_slack, quiet_s=0.5)
         assert store.history.recent(TEAM_ID, 5, viewer=None)
+
+
+@pytest.mark.parametrize(("kind", "field"), [
+    ("shortcut", "callback_id"), ("message_action", "callback_id"), ("dialog_submission", "callback_id"),
+    ("interactive_message", "callback_id"), ("block_suggestion", "action_id"), ("dialog_suggestion", "callback_id"),
+])
+def test_an_interaction_whose_callback_or_action_id_is_a_number_is_refused_without_a_crash(bot: Bot, fake_slack, kind, field):
+    """A signed shortcut, message action, legacy dialog or attachment button, or an options
+    request whose `callback_id` / `action_id` is a number: Bolt's matchers search it as text (a
+    TypeError: a 500 and "Failed to run a middleware" with a traceback). 400 with
+    X-Slack-No-Retry, as for a click whose action_id is not a string (199); the next click
+    answered."""
+    payload = {"type": kind, "team": {"id": TEAM_ID}, "user": {"id": "U0ALICE"}, "trigger_id": "1.4.1",
+               "channel": {"id": "C0LOGS"}, "message": {"ts": "1701000400.000100", "text": "x"}, "value": "x",
+               "actions": [{"name": "a", "value": "b"}], field: 5}
+    reply = bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(), "application/x-www-form-urlencoded")
+    assert reply.status == 400
+    assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")
