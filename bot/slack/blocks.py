@@ -382,6 +382,18 @@ def other_command_message(command: str) -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+NOT_A_LOG_ADVICE = ("I can't read the text in a screenshot or a document: paste the error as text (in a code block), "
+                    "or upload the log file itself (`.log`, `.txt`, `.out`, `.err`, or `.gz` of one).")
+
+
+def not_a_log_message(unread: list[tuple[str, str]]) -> tuple[str, Blocks]:
+    """Files of no log kind sent with no log, as (name, what it is): what each is, and what to
+    send instead. The names are the user's (masked): escaped like any problem."""
+    named = "; ".join(f"{name} is {what}, not a log file I read" for name, what in unread)
+    text = esc(f":information_source: {_cut(named, SECTION_CHARS - 400)}. ") + NOT_A_LOG_ADVICE
+    return text, [section(text)]
+
+
 def error_message(problem: str) -> tuple[str, Blocks]:
     """A problem in words; it may quote a file name or a user's text, so it is escaped in the
     blocks and in the fallback `text` alike (nothing in it becomes a mention or a link)."""

@@ -222,12 +222,25 @@ class LogFile:
 NOT_A_LOG = "{} is not a log file I read (.log, .txt, .out, .err, a text snippet, or .gz of one)"
 
 
-def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> tuple[list[LogFile], list[str], list[str]]:
-    """The message's files that are logs (by files.info), a note for each that cannot be
-    read, and the names of the media (screenshots), which are ignored beside a log."""
+@dataclass(frozen=True)
+class Unread:
+    """A file of no log kind: a screenshot or a recording (media), a document or an archive."""
+
+    name: str  # masked (bot.slack.files.describe)
+    what: str  # "an image", "a PDF", ... (bot.slack.files.what_it_is)
+    media: bool
+
+    @property
+    def note(self) -> str:
+        return NOT_A_LOG.format(self.name)
+
+
+def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> tuple[list[LogFile], list[str], list[Unread]]:
+    """The message's files that are logs (by files.info), a note for each that may be one but
+    cannot be read, and the files of no log kind (nothing of theirs is downloaded)."""
     logs: list[LogFile] = []
     notes: list[str] = []
-    media: list[str] = []
+    unread: list[Unread] = []
     for f in shared:
         try:
             info, what = files.file_info(client, f["id"], deps.config.max_upload_bytes, deps.config.api_url)
@@ -236,11 +249,9 @@ def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> 
             continue
         if what == files.LOG:
             logs.append(LogFile(info, files.named_as_log(info.raw)))
-        elif what == files.NOT_LOG:
-            notes.append(NOT_A_LOG.format(info.name))
         else:
-            media.append(info.name)
-    return logs, notes, media
+            unread.append(Unread(info.name, files.what_it_is(info.raw), media=what == files.MEDIA))
+    return logs, notes, unread
 
 
 def _primed(stream: Iterator[bytes]) -> Iterator[bytes]:

@@ -78,6 +78,29 @@ def kind(file: dict[str, Any]) -> str:
     return LOG
 
 
+_VIDEO_FILETYPES = ("mp4", "mov", "webm")
+_AUDIO_FILETYPES = ("mp3", "m4a")
+_ARCHIVE_FILETYPES = ("zip", "tar", "rar", "7z")
+
+
+def what_it_is(file: dict[str, Any]) -> str:
+    """A file of no log kind (MEDIA, NOT_LOG) in a word for the person who sent it: "an
+    image", "a video", "a recording", "a PDF", "an archive", or "a document"."""
+    ftype = (file.get("filetype") or "").lower()
+    mimetype = (file.get("mimetype") or "").lower()
+    if mimetype.startswith("video/") or ftype in _VIDEO_FILETYPES:
+        return "a video"
+    if mimetype.startswith("audio/") or ftype in _AUDIO_FILETYPES:
+        return "a recording"
+    if mimetype.startswith("image/") or ftype in MEDIA_FILETYPES:
+        return "an image"
+    if ftype == "pdf" or mimetype == "application/pdf":
+        return "a PDF"
+    if ftype in _ARCHIVE_FILETYPES or mimetype == "application/zip":
+        return "an archive"
+    return "a document"
+
+
 def named_as_log(file: dict[str, Any]) -> bool:
     """The file says it is a log: by its extension, snippet mode, a text type or gzip."""
     name = (file.get("name") or file.get("title") or "").lower()

@@ -136,7 +136,45 @@ def misshapen(body: Any) -> bytes | None:
         event = body.get("event")
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             return b"event_callback without an event"
-    return _misshapen_interaction(body)
+    return _misshapen_ids(body) or _misshapen_interaction(body)
+
+
+# Where Bolt's context builder looks for who and where (extract_user_id, extract_channel_id)
+# before any listener: the request, its event, and these objects of the event.
+_BOLT_LOOKS_IN = ("message", "previous_message", "item", "assistant_thread")
+# The events the bot acts on, and the fields it reads as strings: the ids and stamps a
+# message's claim and reply are keyed by, who opened which tab.
+_STRING_FIELDS = {
+    "message": ("channel", "user", "ts", "thread_ts"),
+    "app_mention": ("channel", "user", "ts", "thread_ts"),
+    "app_home_opened": ("user", "channel", "tab"),
+}
+
+
+def _misshapen_ids(body: dict[str, Any]) -> bytes | None:
+    """Ids Bolt or the bot read blindly, in a shape Slack never sends: a `user` or `channel`
+    that is neither an id nor an object (Bolt tests `"id" in` it: a TypeError for a number),
+    `authorizations` that is no list of objects, a message whose channel, user or stamps are
+    not strings (_STRING_FIELDS), `tokens_revoked` whose tokens are not lists of ids."""
+    event = body.get("event") if isinstance(body.get("event"), dict) else {}
+    places = [body, event, *(event[k] for k in _BOLT_LOOKS_IN if isinstance(event.get(k), dict))]
+    for place in places:
+        for key in ("user", "channel"):
+            if place.get(key) is not None and not isinstance(place[key], (str, dict)):
+                return b"a user or channel that is neither an id nor an object"
+    auths = body.get("authorizations")
+    if auths is not None and not (isinstance(auths, list) and all(isinstance(a, dict) for a in auths)):
+        return b"authorizations that are not a list of objects"
+    kind = event.get("type") if isinstance(event.get("type"), str) else ""
+    for key in _STRING_FIELDS.get(kind, ()):
+        if event.get(key) is not None and not isinstance(event[key], str):
+            return b"an event whose ids or stamps are not strings"
+    if kind == "tokens_revoked" and event.get("tokens") is not None:
+        tokens = event["tokens"]
+        if not (isinstance(tokens, dict)
+                and all(isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in tokens.values())):
+            return b"tokens_revoked whose tokens are not lists of ids"
+    return None
 
 
 def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
@@ -152,13 +190,31 @@ def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
         # pattern against a number) before any listener runs.
         if kind == "block_actions" and not isinstance(actions[0].get("action_id"), str):
             return b"action without an action_id"
+    if kind == "block_actions":
+        # Who clicked, and where: objects in every click Slack sends, read as such by the
+        # listeners (and by the answer to their failure). Absent is fine (a Home tab's click
+        # has no channel or message); `team` Bolt reads as an id or an object alike.
+        for field in ("user", "container", "channel", "message"):
+            if body.get(field) is not None and not isinstance(body[field], dict):
+                return b"click with a misshapen " + field.encode()
     if kind in ("view_submission", "view_closed") and "view" in body:
         view = body["view"]
         if not isinstance(view, dict) or not isinstance(view.get("type"), str) or not isinstance(view.get("callback_id"), str):
             return b"view payload without a view"
     if kind == "workflow_step_edit" and not isinstance(body.get("workflow_step"), dict):
         return b"workflow_step_edit without a workflow step"
+    # What Bolt's matchers search as text in the other interactions (a TypeError for a number).
+    matched = _MATCHED_FIELD.get(kind) if isinstance(kind, str) else None
+    if matched and body.get(matched) is not None and not isinstance(body[matched], str):
+        return b"interaction whose " + matched.encode() + b" is not a string"
     return None
+
+
+_MATCHED_FIELD = {
+    "shortcut": "callback_id", "message_action": "callback_id", "interactive_message": "callback_id",
+    "dialog_submission": "callback_id", "dialog_cancellation": "callback_id", "dialog_suggestion": "callback_id",
+    "block_suggestion": "action_id",
+}
 
 
 def wsgi_app(app: App, store: Store, signing_secret: str | None = None,

@@ -23,7 +23,7 @@ from slack_sdk import WebClient
 
 from bot.slack import blocks as ui
 from bot.slack.diagnosis import Where, tell
-from bot.slack.webapi import CALL_FAILED
+from bot.slack.webapi import CALL_FAILED, reply_client
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -76,7 +76,8 @@ def _tell_requester(client: WebClient | None, body: dict[str, Any], team: str, a
         return
     if channel and user:
         try:
-            client.chat_postEphemeral(channel=channel, user=user, text=text)
+            # Not repeated after a 5xx: an ephemeral notice cannot be looked for (it would double).
+            reply_client(client).chat_postEphemeral(channel=channel, user=user, text=text)
         except CALL_FAILED as exc:
             log.info("notice for a request in %s not posted: %s", channel, type(exc).__name__)
 

@@ -17,7 +17,7 @@ from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import Where, tell
 from bot.slack.user_limits import ENTRY, limited
-from bot.slack.webapi import CALL_FAILED
+from bot.slack.webapi import CALL_FAILED, reply_client
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
@@ -35,12 +35,19 @@ def _action(body: dict[str, Any]) -> dict[str, Any]:
     return (body.get("actions") or [{}])[0]
 
 
+def _value(body: dict[str, Any]) -> str:
+    """The clicked button's `value`: a string in whatever Slack sends; anything else (a
+    hand-made payload's number or object) is no value, and the click does nothing."""
+    value = _action(body).get("value")
+    return value if isinstance(value, str) else ""
+
+
 def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool,
                respond: Any = None) -> None:
     """The entry a button names, where the button was: in the thread of a diagnosis, or, for
     a button on an ephemeral answer (a lookup, `/denpex show`), ephemerally again through its
     response_url: what one person looked up privately is not posted to the channel."""
-    rule = deps.denpex.entry(_action(body).get("value") or "")
+    rule = deps.denpex.entry(_value(body))
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id")
     if rule is None or not channel:
@@ -53,12 +60,10 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
         # The response_url expired (30 minutes, 5 uses; the message stays on screen longer):
         # still to that person alone.
         if user:
-            _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks), channel)
+            _ephemeral(client, channel, user, text, blocks)
         return
-    if thread_ts:
-        tell(client, Where(team, channel, thread_ts, thread_ts, user), (text, blocks))
-    else:
-        _quietly(lambda: client.chat_postMessage(channel=channel, text=text, blocks=blocks), channel)
+    # No thread (`""`): a message of its own in the channel, looked for there before any repeat.
+    tell(client, Where(team, channel, thread_ts or "", thread_ts or "", user), (text, blocks))
 
 
 def _responded(call: Any) -> bool:
@@ -74,6 +79,17 @@ def _responded(call: Any) -> bool:
     return status == 200
 
 
+def _ephemeral(client: WebClient, channel: str, user: str, text: str, blocks: list[dict[str, Any]] | None = None,
+               thread_ts: str | None = None) -> None:
+    """An answer to a click seen only by who clicked. Slack keeps no ephemeral message that an
+    API could read back, so one whose post has an unknown outcome (a 5xx, a reset, a timeout:
+    Slack may have shown it) cannot be looked for as a post in a thread is: it is not sent
+    again (the person saw it twice). A 429 is (Slack showed nothing)."""
+    once = reply_client(client)
+    _quietly(lambda: once.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks,
+                                             thread_ts=thread_ts), channel)
+
+
 def _quietly(call: Any, channel: str) -> None:
     """A click's answer Slack refuses (not_in_channel, archived) or never confirms: log it, move on."""
     try:
@@ -85,7 +101,7 @@ def _quietly(call: Any, channel: str) -> None:
 
 
 def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, right: bool) -> None:
-    rule_id = _action(body).get("value") or ""
+    rule_id = _value(body)
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id") or "unknown"
     if deps.denpex.entry(rule_id) is None:
@@ -96,7 +112,7 @@ def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team
     except StoreUnavailable:
         text = "Denpex is temporarily unavailable: your feedback was not recorded, please try again later."
     if channel:
-        _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts), channel)
+        _ephemeral(client, channel, user, text, thread_ts=thread_ts)
 
 
 def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str) -> None:
@@ -104,12 +120,12 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
     from bot.slack.listeners.messages import follow_up
 
     try:
-        value = json.loads(_action(body).get("value") or "{}")
+        value = json.loads(_value(body) or "null")
     except ValueError:
         return
     channel, thread_ts = _thread(body)
-    if not isinstance(value, dict) or not channel or not thread_ts:
-        return
+    if not isinstance(value, dict) or not value or not channel or not thread_ts:
+        return  # no topic named (no value, or not ours): nothing to answer
     user = (body.get("user") or {}).get("id")
     where = Where(team, channel, thread_ts, thread_ts, user)
     try:
@@ -120,8 +136,8 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
     if ctx is None:
         # The context's TTL ran out (or it was forgotten): say so to who clicked, not to the thread.
         text, blocks = ui.thread_expired_message(deps.store.config.thread_ttl_s)
-        _quietly(lambda: client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks,
-                                                   thread_ts=thread_ts), channel)
+        if user:
+            _ephemeral(client, channel, user, text, blocks, thread_ts)
         return
     follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
 

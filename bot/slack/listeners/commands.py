@@ -22,6 +22,8 @@ from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
 _BARE_WORD = regex.compile(r"[a-z][a-z-]{0,30}")
+# How people ask a command for help besides `help`: a flag (`--help`, `-h`), a question mark.
+_HELP_ASKED = regex.compile(r"(?:--?|/)?(?:help|h)\?*|/?\?+", regex.IGNORECASE)
 _REDEEM_REASONS = {
     "unknown": "That code is not valid (or has expired). Check it and try again.",
     "already_used": "That code has already been used.",
@@ -55,6 +57,10 @@ _ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_"
 def _show(deps: BotDeps, call: Invocation) -> Answer:
     wanted = call.rest.strip(_ID_WRAPPING)
     rule = deps.denpex.entry(wanted) if wanted else None
+    if rule is None and wanted:
+        # `show cuda-oom please`: the id is the first word.
+        first = _word_and_rest(call.rest)[0].strip(_ID_WRAPPING)
+        rule = deps.denpex.entry(first) if first else None
     if rule is None:
         if not call.rest:
             return ui.error_message("Usage: `/denpex show <id>`")
@@ -101,9 +107,11 @@ def _word_and_rest(text: str) -> tuple[str, str]:
 
 
 def is_lookup(body: dict[str, Any]) -> bool:
-    """Error text to look up: not empty, not a subcommand, and not one bare word (a typo of one)."""
+    """Error text to look up: not empty, not a subcommand, not one bare word (a typo of one),
+    and not help asked as a flag or a question mark (`--help`, `-h`, `?`)."""
     text = typed(body)
-    return bool(text) and _word_and_rest(text)[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
+    return (bool(text) and _word_and_rest(text)[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
+            and not _HELP_ASKED.fullmatch(text))
 
 
 def is_subcommand(body: dict[str, Any]) -> bool:

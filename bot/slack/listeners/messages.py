@@ -19,7 +19,7 @@ from bot.slack import blocks as ui
 from bot.slack import logdetect, recovery, timers
 from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
-from bot.slack.diagnosis import NOT_A_LOG, SlackReplier, Where, classify, read_message, tell
+from bot.slack.diagnosis import SlackReplier, Where, classify, read_message, tell
 from bot.slack.listeners.uploads import mark_files
 from bot.slack.outage import unavailable_in_thread
 from bot.slack.user_limits import FOLLOWUP
@@ -315,16 +315,21 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     strength = logdetect.strength(text, deps.keywords)
     shared = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
     if shared:
-        logs, notes, media = classify(deps, client, shared)
+        logs, notes, unread = classify(deps, client, shared)
         pasted = logdetect.clean(text) if strength else None
-        if not logs and not notes and not pasted:
-            # Only a screenshot, with no log beside it: say what we read.
-            notes = [NOT_A_LOG.format(name) for name in media]
-        if logs or notes:
+        documents = [u.note for u in unread if not u.media]
+        if logs or notes or (pasted and documents):
+            # A log file, a file that may be one, or a pasted log: diagnosed, with a word on the
+            # files not read (screenshots beside a log go unsaid).
             replier = SlackReplier(client, where)
-            diagnose(store, replier, where.place, read_message(deps, client, replier, pasted, logs, notes))
+            diagnose(store, replier, where.place, read_message(deps, client, replier, pasted, logs, notes + documents))
             return
-        # Only images beside a pasted log: the text decides, as without files.
+        if unread and not pasted and (not own_text(event).strip() or mentioned or _direct(event)):
+            # Only screenshots or documents, sent alone or to the bot: what they are and what
+            # it reads instead. Beside talk in a channel they are people's, like the talk.
+            tell(client, where, ui.not_a_log_message([(u.name, u.what) for u in unread]))
+            return None
+        # Only images beside a pasted log, or files beside talk: the text decides, as without files.
     place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
     # A part of a pasted log: a log itself, or any text by the same person while a burst of
     # theirs is open (a mention of the bot is a message to it, not a part).
