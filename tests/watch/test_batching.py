@@ -114,6 +114,33 @@ def test_a_backlog_is_matched_a_batch_at_a_time_and_whole(app: Denpex, monkeypat
     assert max(sizes) < 1000 + 97
 
 
+@pytest.mark.parametrize("cut", [1, 37, 500])
+def test_a_batch_is_cut_into_groups_of_whole_lines_none_lost_or_spliced(app: Denpex, monkeypatch: pytest.MonkeyPatch,
+                                                                        cut: int) -> None:
+    """One batch of many pieces (one byte, 37, 500: a line spread over several pieces, pieces
+    with no newline, several lines in one) is matched in groups of a few KB: the partial line at
+    a group's end is carried into the next group, so every line is read once and whole, and the
+    line numbers are the log's. The last line, without a newline, is read at the end."""
+    monkeypatch.setattr(session_module, "FEED_SLICE_BYTES", 4096)
+    monkeypatch.setattr(session_module, "GROUP_ROOM_BYTES", 512)
+    log = HEALTHY * 3 + OOM + HEALTHY + b"last line without a newline"
+    session = WatchSession(app, "job-groups", lambda _s: None)
+    with session._ready:  # every piece in one batch
+        for i in range(0, len(log), cut):
+            session._pending.append(("stdout", log[i : i + cut], 0.0))
+            session._pending_bytes += len(log[i : i + cut])
+        session._first_at = time.monotonic() - 1
+        session._ready.notify()
+    outcome = session.end(None)
+    assert outcome is not None
+    stats = outcome.diagnosis.stats
+    assert stats.lines == log.count(b"\n") + 1 and stats.bytes == len(log) + 1  # the last line's newline added
+    evidence = [e for m in outcome.diagnosis.matches for e in m.evidence if "OutOfMemoryError" in e.text]
+    assert len(evidence) == 1
+    assert evidence[0].line == 3 * HEALTHY.count(b"\n") + 1
+    assert evidence[0].text.rstrip("\n").endswith("2.87 GiB is free.") and evidence[0].rank == 5
+
+
 def test_a_name_learned_batches_before_the_failure_is_masked_in_the_alert(app: Denpex) -> None:
     """wandb names `alice` at the start; megabytes of healthy output later (past FEED_BYTES:
     another batch, several slices) the OOM line names her bare (`ckpt-alice-7`, which no

@@ -128,12 +128,12 @@ def test_alerts_on_stderr_never_split_a_line_of_the_child() -> None:
 def test_a_job_writing_faster_than_the_gathering_serves_is_not_held_back() -> None:
     """Gathering waits GATHER_S between wake-ups that each read up to READ_BYTES: a job writing
     faster than that (a block-buffered dump) would be held back by its full pipe. A full read is
-    followed by the next at once. GATHER_S is made 0.5 s, so that a pause per 64 KB read makes
-    the 16 MB job take 128 s, where reading on takes a second or two past watch's start-up
-    (tens of seconds on a loaded machine: the bound leaves room for that)."""
+    followed by the next at once. GATHER_S and GATHER_MAX_S are made 0.5 s, so that a pause per
+    64 KB read makes the 16 MB job take 128 s, where reading on takes a second or two past
+    watch's start-up (tens of seconds on a loaded machine: the bound leaves room for that)."""
     size = 16 << 20
     job = f"import os\nblock = b'x' * 1023 + b'\\n'\nfor _ in range({size >> 20}):\n    os.write(1, block * 1024)\n"
-    run = ("import runpy, sys\nimport bot.watch.child as child\nchild.GATHER_S = 0.5\n"
+    run = ("import runpy, sys\nimport bot.watch.child as child\nchild.GATHER_S = child.GATHER_MAX_S = 0.5\n"
            f"sys.argv = ['bot', 'watch', '--quiet', '--', sys.executable, '-c', {job!r}]\n"
            "runpy.run_module('bot', run_name='__main__')\n")
     started = time.monotonic()
