@@ -98,6 +98,7 @@ from bot.masking.pasted import (
 from bot.masking.people import (
     LS_OWNER_TRIGGER,
     NANP_PHONE_TRIGGER,
+    NATIONAL_PHONE_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
     VALUE_PHONE_TRIGGER,
@@ -107,6 +108,7 @@ from bot.masking.people import (
     find_mentions,
     find_named_users,
     find_nanp_phones,
+    find_national_phones,
     find_phones,
     find_user_at_host,
     find_value_phones,
@@ -233,6 +235,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
     # North American numbers, no label needed: their 3-3-4 grouping says what they are.
     Detector("nanp-phones", "addresses", lambda s: find_nanp_phones(s.text, s.edits), ("phone",), line_trigger=NANP_PHONE_TRIGGER),
+    # Mobile numbers as the UK, Germany, France and India write them at home: no `+`, no label.
+    Detector("national-phones", "addresses", lambda s: find_national_phones(s.text, s.edits), ("phone",), line_trigger=NATIONAL_PHONE_TRIGGER),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

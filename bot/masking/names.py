@@ -20,7 +20,7 @@ from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import NEXT_LINE, LinePattern
-from bot.masking.people import NOT_MENTIONS
+from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
 from bot.masking.state import LogState
 
 # The keys that hold a person's name; each holds the anchor word `_name` or `user.name`.
@@ -427,11 +427,13 @@ CONTACT_WORDS = ("phone", "mobile", "tel:", "tel.", "cell", "email", "e-mail", "
 _CONTACT_NAME = re.compile(
     r"(?<![\w@./<'’-])(?P<name>" + _CAP + r"[a-z]{2,20})(?:[ \t](?P<family>" + _CAP + _LOW + r"{1,40}))?(?![\w@.>'’-])"
 )
-# A number on the line, North American or international (`+44 20 7946 0958`); CONTACT_TRIGGER
-# is the same two shapes as the line gate reads them.
+# A number on the line, North American, international (`+44 20 7946 0958`) or a national
+# mobile one (people.py); CONTACT_TRIGGER
+# is the same shapes as the line gate reads them.
 _NUMBER_SHAPES = (
     r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}",
     r"\+[1-9][0-9]{0,2}[ .-]?\(?[0-9]{1,5}\)?[ .-]?[0-9]{3,5}[ .-]?[0-9]{3,5}",
+    NATIONAL_PHONE_TRIGGER,  # (and national mobile numbers: `Rufbereitschaft Jonas Weber: 0151 2345678`)
 )
 CONTACT_TRIGGER = "|".join(_NUMBER_SHAPES)
 _NUMBER_ON_LINE = re.compile(CONTACT_TRIGGER)
@@ -445,8 +447,12 @@ def _contact_line(line: str) -> bool:
 def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names, and the family names after them, on contact lines."""
     checked: dict[int, bool] = {}
-    for m in _CONTACT_NAME.finditer(text):
+    pos = 0
+    while (m := _CONTACT_NAME.search(text, pos)) is not None:
+        pos = m.end()
         if m.group("name").lower() not in GIVEN_NAMES:
+            if m.group("family"):
+                pos = m.start("family")  # `Rufbereitschaft Jonas Weber`: the given name is the second word
             continue
         lead = text.rfind("\n", 0, m.start()) + 1
         if lead not in checked:

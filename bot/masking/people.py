@@ -9,6 +9,7 @@ from itertools import chain
 import regex
 
 from bot.literals import Words, one_byte
+from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
@@ -904,6 +905,35 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
         if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
             edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
 
+
+
+# Mobile numbers as a country writes them at home, no `+` and no label: the trunk `0` and the
+# mobile range say what they are. The UK's `07xxx xxxxxx` (eleven digits), Germany's `015x`,
+# `016x`, `017x` then seven or eight digits (`0151 23456789`, `0170-1234567`, `0170/2309 8072`),
+# France's `06`/`07` in pairs (`06 12 34 56 78`, `07.12.34.56.78`, `0612345678`), India's ten
+# digits from 6 to 9 in two fives (`98765 43210`). None is grouped as a date, a version, a size
+# or a count is; a number inside a longer run of numbers (numpy's token ids) is none of them.
+# India's ten digits unbroken (`9876543210`) are a byte count as often: only beside a given name.
+_NATIONAL_PHONE_RX = re.compile(
+    r"(?<![\w.+/:-])(?<![0-9][ ,])(?P<p>"
+    r"07[1-9][0-9]{2}(?: ?[0-9]{6}| [0-9]{3} [0-9]{3})"
+    r"|01[5-7][0-9](?:[ /-][0-9]{3,4} ?[0-9]{4}|[0-9]{7,8})"
+    r"|0[67](?P<fr>[ .]?)[0-9]{2}(?P=fr)[0-9]{2}(?P=fr)[0-9]{2}(?P=fr)[0-9]{2}"
+    r"|0?[6-9][0-9]{4} [0-9]{5}"
+    r")(?![\w/:-]|[.,][0-9]|[ ,][0-9])"
+)
+_NAMED_MOBILE_RX = re.compile(r"\b(?P<name>[A-Z][a-z]{2,20})[ \t]{1,3}(?:[(:-][ \t]?)?(?P<p>0?[6-9][0-9]{9})(?![\w.-]?[0-9])")
+# Its line gate (bot/masking/gate.py): the shapes above, loosely.
+NATIONAL_PHONE_TRIGGER = r"0[167][0-9]{2,3}[ /.-]?[0-9]{2}|0[67][ .][0-9]{2}[ .][0-9]{2}|[6-9][0-9]{4} [0-9]{5}|[A-Z][a-z]{2,20}[ \t(:-]{1,4}0?[6-9][0-9]{9}"
+
+
+def find_national_phones(text: str, edits: list[Edit]) -> None:
+    """Mask mobile numbers in a country's own format (UK, Germany, France, India), as <PHONE-n>."""
+    for m in _NATIONAL_PHONE_RX.finditer(text):
+        edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
+    for m in _NAMED_MOBILE_RX.finditer(text):
+        if m.group("name").lower() in GIVEN_NAMES:
+            edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
 
 
 # A North American number needs no label to be one: the 3-3-4 grouping with an area code and
