@@ -211,7 +211,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("file-owners", "people", lambda s: find_file_owners(s.text, s.edits, s.state), ("user",), line_trigger=LS_OWNER_TRIGGER),
     Detector("ps-rows", "people", lambda s: find_ps_rows(s.text, s.edits, s.state), ("user",), line_trigger=PS_ROW_TRIGGER),
-    Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card", "iban"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
+    Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card", "iban", "nino"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
     # Logins in what people name after themselves: cloud projects, experiments, runs, Kaggle items.
