@@ -39,7 +39,7 @@ IDENTITY_TRIGGER = (
     r"|(?i:\b(?:cc|pan)(?:[ _-]?n[ou]|[\x22' \t:=#]*[0-9]))"
     r"|[A-Z]{2} [0-9]{2} [0-9]{2} [0-9]{2} [A-D]|(?i:\bni(?:no|[ _-]?(?:number|num|no)))"
 )
-IDENTITY_WORDS = ("ssn", "social security", "card", "credit", "national insurance")
+IDENTITY_WORDS = ("ssn", "social security", "card", "credit", "insurance")
 
 _NOT_AROUND_BEFORE = r"(?<![\w.:/-])(?<![0-9][ ,])"
 _NOT_AROUND_AFTER = r"(?![\w/:-]|[.,][0-9]|[ ,][0-9])"

@@ -338,6 +338,12 @@ _ROLE_KEY_NAME = re.compile(
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
+# An on-call rota names the person by the given name alone (`on-call: Dana`, `# oncall this week:
+# Dana`): one capitalised word there is a person, not a team (`on-call: Platform`).
+_ON_CALL_NAME = re.compile(
+    r"(?i:(?<![\w-])on[-_ ]?call(?:[ \t]+[a-z]{2,10}){0,3})[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40})(?![\w'’@.-]|[ \t]" + _CAP + r")"
+)
 _ACTED = (
     r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
@@ -362,6 +368,12 @@ _THING_WORDS = frozenset(
 )  # fmt: skip
 
 
+# What a rota says when it names no one.
+_NOBODY = frozenset(("none", "nobody", "tbd", "tba", "n/a", "unassigned", "vacant", "everyone", "all", "team", "me", "you",
+                     "yes", "no", "true", "false", "off", "on", "primary", "secondary", "backup", "weekly", "daily", "pager",
+                     "pagerduty", "opsgenie", "slack", "rotation", "schedule"))  # fmt: skip
+
+
 def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the names under role keys and after `<verb> by`, and learn them."""
     for rx in (_ROLE_KEY_NAME, _ACTED_BY):
@@ -372,6 +384,12 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             if _plausible(raw) != raw:
                 continue
             _take(text, m.start("name"), raw, edits, state)
+    for m in _ON_CALL_NAME.finditer(text):
+        raw = m.group("name")
+        lowered = raw.lower()
+        if lowered in _THING_WORDS or lowered in _SYSTEM_WORDS or lowered in _NOT_GREETED or lowered in _NOBODY:
+            continue
+        _take(text, m.start("name"), raw, edits, state)
 
 
 # A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks

@@ -516,10 +516,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # An IRC-style chat log pasted in a thread: `[10:44] <hfischer> still failing on dgx06`.
     ("] <", LinePattern(r"\[\d{1,2}:\d{2}(?::\d{2})?\] <[@+%~&]?(?P<user>[^\W\d][\w.-]{0,31})> ", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
-    # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
+    # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users; dots
+    # where Gitea's and Forgejo's Actions set it, their logins being `hannah.fischer`;
     # `dependabot[bot]` is an app, not a person).
     ("_actor", re.compile(
-        r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
+        r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9](?:[\w.-]{0,38}[\w-])?)(?![\w\[-]|\.\w)"
     )),
     # ... and its `github` context as a workflow dumps it (`${{ toJson(github) }}`: `"actor":
     # "hfischer"`, `"triggering_actor": ...`), or a step prints it (`github.actor: hfischer`).
@@ -527,7 +528,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # The automaton reports `_actor"` as `_actor`: the key with its prefix has its own row.)
     ('actor"', re.compile(r"\"actor\":[ \t]*\"(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})\"")),
     ("_actor", re.compile(r"\"triggering_actor\":[ \t]*\"(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})\"")),
-    ("github.actor", re.compile(r"\bgithub\.(?:triggering_)?actor[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})(?![\w\[-])")),
+    ("github.actor", re.compile(r"\bgithub\.(?:triggering_)?actor[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,38}[A-Za-z0-9-])?)(?![\w\[-]|\.\w)")),
     # Who a CI run names in parentheses: `triggered by (hfischer)`, `(by @hfischer)`, a display
     # name and its login, `Hannah Fischer (@hfischer)`.
     ("by (", re.compile(r"\b(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Qq]ueued|[Rr]un|[Dd]eployed|[Cc]ancell?ed|[Aa]pproved"

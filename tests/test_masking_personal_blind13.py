@@ -1,0 +1,115 @@
+"""Personal data a blind round found leaking (maskblind13): national phone numbers without `+`
+or label, UK National Insurance numbers, an on-call rota's given name, dotted logins in CI
+variables, surnames in run and project names, Windows' default host names, and the diagnostic
+text beside them that must stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.masking import mask
+
+
+def _masked(text: str) -> str:
+    return str(mask(text).text)
+
+
+@pytest.mark.parametrize(
+    ("line", "number"),
+    [
+        ("# node flaps again? text Callum on 07912 334871 before rebooting", "07912 334871"),
+        ("escalation (nights): 07460 118 902", "07460 118 902"),
+        ("Bereitschaft Lena Hoffmann 0176 55123987", "0176 55123987"),
+        ("Notfall: 0157-8812304 (Cluster-Team)", "0157-8812304"),
+        ("astreinte cluster : 06 41 27 88 13", "06 41 27 88 13"),
+        ("joignable au 07.83.12.44.90 en cas de panne", "07.83.12.44.90"),
+        ("if the A100 pool drains, whatsapp 98450 21763", "98450 21763"),
+        ("escalate to Arjun 9845021763 if the NCCL watchdog fires", "9845021763"),
+    ],
+)
+def test_national_mobile_numbers_are_masked(line: str, number: str) -> None:
+    out = _masked(line)
+    assert number not in out
+    assert "<PHONE-1>" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Total params: 8589934592, trainable 20971520",
+        "[rank0] step 07123 loss 2.3810",
+        "tokens: [98450 21763 30522 1012]",
+        "nvidia-cudnn-cu12==9.1.0.70 cuda 12.4.127 driver 550.54.15",
+        "timestamp=1717000000 elapsed=6123456789us",
+        "checkpoint-06123456/pytorch_model.bin",
+    ],
+)
+def test_numbers_that_are_not_phones_stay(line: str) -> None:
+    assert _masked(line) == line
+
+
+def test_a_contact_line_masks_the_given_name_after_another_capitalised_word() -> None:
+    out = _masked("Rufbereitschaft Jonas Weber: 0160 7741293")
+    assert "Jonas" not in out and "Weber" not in out and "7741293" not in out
+    assert out.startswith("Rufbereitschaft ")
+
+
+@pytest.mark.parametrize(
+    ("line", "nino"),
+    [
+        ("hr_sync: worker=E-2211 ni_number=JT394857C ok", "JT394857C"),
+        ("NI no. KM 20 58 31 A on the onboarding form", "KM 20 58 31 A"),
+        ("ValueError: bad row ['Ms', 'RS 66 01 92 D', '2019-04-01']", "RS 66 01 92 D"),
+        ('{"national_insurance_number": "HZ481920B"}', "HZ481920B"),
+    ],
+)
+def test_national_insurance_numbers_are_masked(line: str, nino: str) -> None:
+    out = _masked(line)
+    assert nino not in out and "<NINO-1>" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "part AB123456C shipped",  # a compact id with no label is no one's number
+        "Xid 79 on GPU 0000:3B:00.0 PCI 12 34 56",
+        "kernel TK 12 34 56 E failed",  # suffix past D
+    ],
+)
+def test_national_insurance_look_alikes_stay(line: str) -> None:
+    assert _masked(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("# on-call: Wilhelmina", "Wilhelmina"),
+        ("oncall this week: Torvald", "Torvald"),
+        ('on_call: "Marisol"', "Marisol"),
+    ],
+)
+def test_an_on_call_given_name_alone_is_masked(line: str, name: str) -> None:
+    out = _masked(line)
+    assert name not in out and "<NAME-1>" in out
+
+
+@pytest.mark.parametrize("line", ["on-call: Platform", "on_call: true", "on-call: None", "on-call: SRE", "ONCALL=PagerDuty"])
+def test_an_on_call_team_or_flag_stays(line: str) -> None:
+    assert _masked(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "login"),
+    [
+        ("GITHUB_ACTOR=marisol.quintero", "marisol.quintero"),
+        ("+ export GITHUB_TRIGGERING_ACTOR=t.okafor", "t.okafor"),
+        ("github.actor: wil.de-groot", "wil.de-groot"),
+    ],
+)
+def test_dotted_ci_logins_are_masked_whole(line: str, login: str) -> None:
+    out = _masked(line)
+    assert login.split(".")[-1] not in out and "<USER-1>" in out
+
+
+def test_a_sentence_dot_after_a_ci_login_stays() -> None:
+    assert _masked("GITHUB_ACTOR=qnakamura.") == "GITHUB_ACTOR=<USER-1>."
