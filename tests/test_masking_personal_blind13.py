@@ -113,3 +113,34 @@ def test_dotted_ci_logins_are_masked_whole(line: str, login: str) -> None:
 
 def test_a_sentence_dot_after_a_ci_login_stays() -> None:
     assert _masked("GITHUB_ACTOR=qnakamura.") == "GITHUB_ACTOR=<USER-1>."
+
+
+@pytest.mark.parametrize(
+    ("line", "surname"),
+    [
+        ("wandb: Syncing run hannah-oyelowo-qwen2-7b-lr1e-5", "oyelowo"),
+        ("  project_id: priya-vantongeren-c4-dedup", "vantongeren"),
+        ("--run_name lukas_brzezinski_mistral-7b_gsm8k --output_dir /ckpt", "brzezinski"),
+        ("wandb: ⭐️ View project at https://wandb.ai/acme-research/tomasz-okafor-gemma-2b", "okafor"),
+        ("wandb: Syncing run zubeida-lindqvist-sft", "lindqvist"),
+    ],
+)
+def test_a_family_name_beside_a_given_name_in_a_run_or_project_is_masked(line: str, surname: str) -> None:
+    out = _masked(line)
+    assert surname not in out and "<USER-1>" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "wandb: Syncing run stellar-wolf-12",  # W&B's own adjective-noun-number name
+        "wandb: 🚀 View run at https://wandb.ai/acme-ml/llama-sft/runs/x8k2",
+        "wandb: Syncing run cosine-warmup-mixtral-8x7b",
+    ],
+)
+def test_run_names_without_a_person_stay(line: str) -> None:
+    assert _masked(line) == line
+
+
+def test_a_run_word_after_a_given_name_stays() -> None:
+    assert _masked("wandb: Syncing run priya-baseline-sweep") == "wandb: Syncing run <USER-1>-baseline-sweep"
