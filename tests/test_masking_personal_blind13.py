@@ -144,3 +144,34 @@ def test_run_names_without_a_person_stay(line: str) -> None:
 
 def test_a_run_word_after_a_given_name_stays() -> None:
     assert _masked("wandb: Syncing run priya-baseline-sweep") == "wandb: Syncing run <USER-1>-baseline-sweep"
+
+
+@pytest.mark.parametrize(
+    ("line", "host"),
+    [
+        ("Host Name:                 DESKTOP-QWHJTRP", "DESKTOP-QWHJTRP"),
+        ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [LAPTOP-7D2NQ0XA]:29500", "LAPTOP-7D2NQ0XA"),
+        ("DistNetworkError: Connection reset by peer, remote=desktop-3m8vz1k.mshome.net:29400", "desktop-3m8vz1k"),
+    ],
+)
+def test_windows_default_host_names_are_masked(line: str, host: str) -> None:
+    out = _masked(line)
+    assert host not in out and "<HOST-1>" in out
+    assert "29" in out or "Host Name:" in out
+
+
+@pytest.mark.parametrize("line", ["laptop-mode-tools 1.74 installed", "build DESKTOP-BACKENDS target", "ubuntu-desktop-minimal 1.481"])
+def test_words_beginning_with_desktop_or_laptop_stay(line: str) -> None:
+    assert _masked(line) == line
+
+
+def test_a_windows_profile_named_with_spaces_is_masked_whole() -> None:
+    line = r'OSError: [WinError 126] Error loading "C:\Users\Marisol Quintero\miniconda3\Lib\site-packages\torch\lib\c10.dll"'
+    out = _masked(line)
+    assert "Quintero" not in out and "Marisol" not in out
+    assert r"C:\Users\<USER-1>\miniconda3\Lib\site-packages\torch\lib\c10.dll" in out
+
+
+def test_windows_own_profiles_stay() -> None:
+    line = r"C:\Users\All Users\NVIDIA Corporation\Drs\nvdrsdb0.bin"
+    assert _masked(line) == line

@@ -199,7 +199,13 @@ _HOME_RXS.update({f"/{seg}": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg 
 # Second and third home file systems: /home2/hfischer.
 _HOME_RXS.update({f"/home{n}/": ("home", re.compile(f"/home{n}/" + _USER_TAIL)) for n in range(1, 5)})
 _HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
-_HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAIL))
+# Windows names a local account's profile for its full name, spaces and all
+# (`C:\Users\Hannah Fischer\AppData`): words up to the next backslash (not `All Users`,
+# `Default User`, which are Windows' own).
+_HOME_RXS["\\users\\"] = ("Users", re.compile(
+    r"\\{1,2}Users\\{1,2}(?!(?:All|Default) Users?\\)"
+    r"(?:(?P<spaced>[^\W\d][\w.-]{0,31}(?: [^\W\d][\w.'-]{0,31}){1,2})(?=\\)|" + _USER_TAIL + ")"
+))
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
@@ -356,6 +362,10 @@ def _deep_user(text: str, pos: int) -> re.Match[str] | None:
 
 
 def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
+    if seg == "Users" and m.group("spaced"):
+        edits.append((m.start("spaced"), m.end("spaced"), "user", m.group("spaced")))
+        state.learn_user(m.group("spaced"))
+        return
     user = m.group("user")
     if user.lower() in _COLLECTIONS:
         # `/fsx/users/hfischer`: the directory in the collection is the person's.

@@ -144,14 +144,25 @@ _PERSONAL_HOST_RX = re.compile(
     r"|imac|mac-?mini|thinkpad|pc|ws)(?:-\d{1,3})?(?:\.(?:local|lan|home))?)(?![\w-])",
     re.I,
 )
+# Windows names a new PC itself, `DESKTOP-` or `LAPTOP-` and seven or eight random letters and
+# digits (`DESKTOP-7QK2L9M`, `LAPTOP-R4N8D2KQ`); nobody else's machine is named so, and the log
+# prints it in a c10d error, `systeminfo`, an `.mshome.net` name or DNS's lower case alike (there
+# with a digit: `laptop-mode` is a tool).
+_WINDOWS_HOST_RX = re.compile(
+    r"(?<![\w.-])(?P<host>(?:DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8}|(?:desktop|laptop)-(?=[a-z]{0,7}[0-9])[a-z0-9]{7,8})"
+    r"(?:\.(?:mshome\.net|local|lan|home))?)(?![\w-])"
+)
 PERSONAL_HOST_WORDS = ("-desktop", "-laptop", "-workstation", "-macbook", "-mbp", "-mba", "-imac", "-mac", "-thinkpad",
-                       "-pc", "-ws")  # fmt: skip
+                       "-pc", "-ws", "desktop-", "laptop-")  # fmt: skip
 
 
 def find_personal_hosts(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask (and learn) the host names of people's own machines."""
+    """Mask (and learn) the host names of people's own machines, Windows' default names too."""
     for m in _PERSONAL_HOST_RX.finditer(text):
         owner = m.group("owner").lower()
         if owner in GIVEN_NAMES or (person_login(owner) and not names_a_tool(owner)):
             edits.append((m.start("host"), m.end("host"), "host", m.group("host")))
             state.learn_host(m.group("host"))
+    for m in _WINDOWS_HOST_RX.finditer(text):
+        edits.append((m.start("host"), m.end("host"), "host", m.group("host")))
+        state.learn_host(m.group("host"))
