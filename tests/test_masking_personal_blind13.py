@@ -175,3 +175,19 @@ def test_a_windows_profile_named_with_spaces_is_masked_whole() -> None:
 def test_windows_own_profiles_stay() -> None:
     line = r"C:\Users\All Users\NVIDIA Corporation\Drs\nvdrsdb0.bin"
     assert _masked(line) == line
+
+
+def test_a_service_accounts_personal_namespace_is_masked() -> None:
+    line = 'pods is forbidden: User "system:serviceaccount:user-qnakamura:default" cannot list resource "pods"'
+    out = _masked(line)
+    assert "qnakamura" not in out and "system:serviceaccount:user-<USER-1>:default" in out
+
+
+def test_a_teams_service_account_stays() -> None:
+    line = 'pods is forbidden: User "system:serviceaccount:ml-platform:trainer" cannot list resource "pods"'
+    assert _masked(line) == line
+
+
+def test_the_login_in_a_vscode_remote_uri_is_masked() -> None:
+    out = _masked("vscode-remote://ssh-remote%2Bq.nakamura%40login02/home/q.nakamura/llm/train.py")
+    assert "nakamura" not in out and "ssh-remote%2B<USER-1>%40" in out and "/llm/train.py" in out

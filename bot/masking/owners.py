@@ -75,10 +75,11 @@ _BRANCH = re.compile(
 # Kubernetes namespaces: `kubectl ... -n user-hfischer`, describe's `Namespace:  user-hfischer`,
 # helm status's `NAMESPACE: ravi-sharma`,
 # a manifest's `namespace: ...`, an API path's `namespaces/user-hfischer/`, RBAC's
-# `in the namespace "user-hfischer"`.
+# `in the namespace "user-hfischer"`, a service account's user name
+# (`system:serviceaccount:user-hfischer:default`).
 _NAMESPACE = re.compile(
     r"(?:(?:kubectl|helm|oc|argo|stern|kubens)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|kubens[ \t]+|(?:[Nn]amespace|NAMESPACE):[ \t]+"
-    r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \")(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
+    r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \"|system:serviceaccounts?:)(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
 )
 # A personal namespace: a login after a profile-like prefix or before a workspace-like suffix,
 # or a login with a number (`kowalski39`) alone.
@@ -183,7 +184,7 @@ _JUPYTER_WORDS = frozenset(("lab", "notebook", "server", "hub", "client", "conso
 OWNER_LINE_WORDS = (
     "remotes/", "refs/heads/", "branch '", "on branch ", "checkout -b ", "switch -c ", "head -> ", "[new branch]",
     "head_ref", "ref_name", "commit_branch", "branch_name", "git_branch", "namespace", "kubectl", "helm", " ago ",
-    "jupyter-",
+    "jupyter-", "system:serviceaccount",
 )  # fmt: skip
 
 
