@@ -191,3 +191,29 @@ def test_a_teams_service_account_stays() -> None:
 def test_the_login_in_a_vscode_remote_uri_is_masked() -> None:
     out = _masked("vscode-remote://ssh-remote%2Bq.nakamura%40login02/home/q.nakamura/llm/train.py")
     assert "nakamura" not in out and "ssh-remote%2B<USER-1>%40" in out and "/llm/train.py" in out
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("WARNING pii_scan: sample 412 name=Marta Kowalewska dob=1988-02-11", "Marta Kowalewska"),
+        ('{"name": "Ahmed Farouk", "role": "admin"}', "Ahmed Farouk"),
+        ("escalation:\n  - name: Hannah Lindqvist\n    sms: \"07700 900461\"", "Hannah Lindqvist"),
+    ],
+)
+def test_a_given_and_family_name_under_a_bare_name_key_are_masked(line: str, name: str) -> None:
+    out = _masked(line)
+    assert name.split()[-1] not in out and "<NAME-1>" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["optimizer: name=Adam W", "  - name: Adam Optimizer", "layer_name=Dense Block", "JobName=Train Llama", "name: Llama Guard"],
+)
+def test_things_under_a_name_key_stay(line: str) -> None:
+    assert _masked(line) == line
+
+
+def test_a_given_and_family_name_run_together_as_an_entity_are_masked() -> None:
+    out = _masked('wandb.init(project="llama-sft", entity="hannahfischer", name="hannah_fischer_sweep2")')
+    assert "fischer" not in out and 'project="llama-sft"' in out

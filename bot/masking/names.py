@@ -392,6 +392,29 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
         _take(text, m.start("name"), raw, edits, state)
 
 
+# A record quoted in a log names its person under a bare `name` key (a data sample a PII
+# filter prints, `name=Hannah Fischer ssn=...`; an alert config's `name: Hannah Fischer`). The
+# key names layers, optimizers and jobs as often, so only a given name the list knows, then a
+# capitalised family name, is a person there.
+_KEYED_NAME = re.compile(
+    r"(?<![\w.-])name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>(?P<given>" + _CAP + r"[a-z]{2,20})[ \t]" + _CAP + _LOW + r"{1,40})"
+    r"(?![\w'’@.-]|[ \t]" + _CAP + ")"
+)
+# Its line gate (bot/masking/gate.py): the key, a capitalised word, a blank and a capital.
+KEYED_NAME_TRIGGER = r"(?:^|[^a-zA-Z0-9_.-])name[\x22']?[ \t]*[:=][ \t]*[\x22']?[A-Z][a-z]{2,20}[ \t]"
+
+
+def find_keyed_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) a given and a family name under a bare `name` key."""
+    for m in _KEYED_NAME.finditer(text):
+        if m.group("given").lower() not in GIVEN_NAMES:
+            continue
+        family = m.group("name").split()[-1].lower()
+        if family in _THING_WORDS or family in _SYSTEM_WORDS or family in _NOT_GREETED:
+            continue
+        _take(text, m.start("name"), m.group("name"), edits, state)
+
+
 # A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks
 # Lukas!`, `cc Priya`, `-- Dana`. Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
 _GREETS = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear|(?:[Gg]ood )?[Mm]orning|[Gg]ood (?:afternoon|evening))"

@@ -163,7 +163,15 @@ def family_login(value: str) -> bool:
     if len(value) - len(stem) in (1, 2, 3) and stem in FAMILY_NAMES:
         return True
     pair = _GIVEN_FAMILY.match(value)
-    return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES)
+    return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES) or _joined_names(value)
+
+
+def _joined_names(value: str) -> bool:
+    """A given name and a family name run together, both known (`tomaszferreira`, as W&B and
+    GitHub suggest a login from a full name)."""
+    return value.isalpha() and any(
+        value[:cut] in GIVEN_NAMES and value[cut:] in FAMILY_NAMES for cut in range(3, len(value) - 3)
+    )
 
 
 # `docker ps` rows: the container name is the last column, after CREATED's `... ago` and STATUS.

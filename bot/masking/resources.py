@@ -49,6 +49,9 @@ _RESOURCE_RX = re.compile(
     + _NAME,
     re.M,
 )
+# The names a script gives W&B in its call (`wandb.init(project="hfischer-llama", name="hannah-sweep-3")`).
+_WANDB_INIT_RX = re.compile(r"wandb\.init\((?P<args>[^)\n]{0,400})")
+_WANDB_INIT_NAME_RX = re.compile(r"\b(?:name|project)[ \t]*=[ \t]*[\"']" + _NAME + r"[\"']")
 # Kaggle: a data set's or a notebook's owner in its URL and in the CLI's `<owner>/<slug>`.
 _KAGGLE_RX = re.compile(
     r"(?:kaggle\.com/(?:code|datasets|notebooks|kernels)/|kaggle[ \t]+(?:datasets|kernels)[ \t]+[a-z]+[ \t]+(?:-[dkp][ \t]+)?)"
@@ -58,7 +61,7 @@ _KAGGLE_RX = re.compile(
 _KAGGLE_ORGS = frozenset(("kaggle", "google", "nvidia", "microsoft", "meta", "openai", "deepmind", "tensorflow", "keras",
                           "huggingface", "competitions", "code", "datasets", "models"))  # fmt: skip
 RESOURCE_WORDS = ("project", "gcr.io/", ".pkg.dev/", "experiment", "syncing run ", "view run ", "wandb: synced ", "wandb_name", "wandb_run_name", "mlflow_run_name",
-                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/")  # fmt: skip
+                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/", "wandb.init(")  # fmt: skip
 # Words a run or a project is named with besides its owner's name (`priya-baseline-sweep`): a
 # family name follows a given name only when it is none of these (nor a model's or a tool's).
 _RUN_WORDS = frozenset(
@@ -119,8 +122,12 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
 
 def find_resource_owners(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the personal words of projects', experiments' and runs' names."""
-    for m in _RESOURCE_RX.finditer(text):
-        name, base = m.group("name"), m.start("name")
+    named = [(m.group("name"), m.start("name")) for m in _RESOURCE_RX.finditer(text)]
+    if "wandb.init(" in text:
+        for call in _WANDB_INIT_RX.finditer(text):
+            base = call.start("args")
+            named += [(m.group("name"), base + m.start("name")) for m in _WANDB_INIT_NAME_RX.finditer(call.group("args"))]
+    for name, base in named:
         for start, end in _personal_words(name):
             login = name[start:end]
             edits.append((base + start, base + end, "user", login))
