@@ -217,3 +217,8 @@ def test_things_under_a_name_key_stay(line: str) -> None:
 def test_a_given_and_family_name_run_together_as_an_entity_are_masked() -> None:
     out = _masked('wandb.init(project="llama-sft", entity="hannahfischer", name="hannah_fischer_sweep2")')
     assert "fischer" not in out and 'project="llama-sft"' in out
+
+
+def test_an_hr_records_employee_login_is_masked() -> None:
+    out = _masked("hr_sync: employee=m.quintero ni_number=JT394857C ok")
+    assert "quintero" not in out and "employee=<USER-1>" in out and "ok" in out
