@@ -938,7 +938,11 @@ _NATIONAL_PHONE_RX = re.compile(
 )
 _NAMED_MOBILE_RX = re.compile(r"\b(?P<name>[A-Z][a-z]{2,20})[ \t]{1,3}(?:[(:-][ \t]?)?(?P<p>0?[6-9][0-9]{9})(?![\w.-]?[0-9])")
 # Its line gate (bot/masking/gate.py): the shapes above, loosely.
-NATIONAL_PHONE_TRIGGER = r"0[167][0-9]{2,3}[ /.-]?[0-9]{2}|0[67][ .][0-9]{2}[ .][0-9]{2}|[6-9][0-9]{4} [0-9]{5}|[A-Z][a-z]{2,20}[ \t(:-]{1,4}0?[6-9][0-9]{9}"
+_NOT_IN_NUMBER = r"(?:^|[^0-9A-Za-z_.+/:-])"  # (the lookbehind above as the gate's engine reads it: none)
+NATIONAL_PHONE_TRIGGER = (
+    _NOT_IN_NUMBER + r"(?:07[1-9][0-9]{2} ?[0-9]{3}|01[5-7][0-9][ /-]?[0-9]{3}|0[67][ .]?[0-9]{2}[ .]?[0-9]{2}|0?[6-9][0-9]{4} [0-9]{5})"
+    r"|[A-Z][a-z]{2,20}[ \t(:-]{1,4}0?[6-9][0-9]{9}"
+)
 
 
 def find_national_phones(text: str, edits: list[Edit]) -> None:
