@@ -122,7 +122,7 @@ project = hfischer-sandbox ; wandb: Syncing run hannah-llama-sweep-3
 see https://www.kaggle.com/code/priya42/train-vit and gs://x --project=tanaka-yuki-exp
 on-call this week: Dana (415-555-0134), backup Priya Raman, +44 20 7946 0958
 ssh into Hannahs-MacBook-Pro.local failed; jupyter on tomasz-desktop:8888
-Bereitschaft Jonas Weber 0171/234 5678, astreinte 06.12.34.56.78, ring 07700 900 123 or Dana 9876543210
+Bereitschaft Jonas Weber 0171/234 5678, astreinte 06.12.34.56.78, ring 07700 900 123 or escalate to Dana 98765 43210
 payroll: nino=PR654321B, the form says WK 48 19 27 B
 Host Name:                 DESKTOP-4RT9KQW ; remote=laptop-8c2k1m7q.mshome.net:29400
 sample 12: name=Hannah Fischer label=1 ; {"name": "Priya Raman"}
@@ -168,7 +168,7 @@ FRAGMENTS = [
     # Identity numbers and their near misses (dates, phone numbers, numpy rows of token ids).
     "219-09-9999", "SSN: ", "078051120", "4111 1111 1111 1111", "5555-5555-5555-4444", "3782 822463 10005",
     "card_number=", "4012888888881881", "2024-12-05", "415-555-0199", " 4096 4096", "٣",
-    "07700 900123", "0151-2345678", "06 12 34 56 78", "98765 43210", "Dana 9876543210", "Dana (", "07.12.3",
+    "07700 900123", "0151-2345678", "06 12 34 56 78", "98765 43210", "escalate to Dana ", "sms: \"", "Dana (", "07.12.3",
     "name=Hannah Fischer", "name: Dana ", "name=Adam W", "\"name\": \"", "Raman", "job_name=",
     "DESKTOP-4RT9KQW", "LAPTOP-R4N8D2KQ", "desktop-7qk2l9m", "laptop-mode", "DESKTOP-", ".mshome.net",
     "nino: ", "NI no. ", "JG123456C", "WK 48 19 27 B", "AB 12 34 56", " 8589934592", "0x06123",

@@ -24,6 +24,7 @@ def _masked(text: str) -> str:
         ("astreinte cluster : 06 41 27 88 13", "06 41 27 88 13"),
         ("joignable au 07.83.12.44.90 en cas de panne", "07.83.12.44.90"),
         ("if the A100 pool drains, whatsapp 98450 21763", "98450 21763"),
+        ("alerts:\n  - sms: \"09845021763\"", "09845021763"),
         ("escalate to Arjun 9845021763 if the NCCL watchdog fires", "9845021763"),
     ],
 )

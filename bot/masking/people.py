@@ -9,7 +9,6 @@ from itertools import chain
 import regex
 
 from bot.literals import Words, one_byte
-from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
@@ -848,17 +847,21 @@ _PHONE_RX = re.compile(
 # 555-0132`, `my number is +91 98765 43210`): there it must read as a phone number, with a country code, an area code in
 # parentheses or the North American 3-3-4 grouping, since `call` and `text` are common words before other numbers.
 _PROSE_PHONE_RX = re.compile(
-    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms|escalate)(?:[ \t]+(?:me|us|him|her|them|to))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*[\x22']?"
+    # (Whom to call, by the given name: `escalate to Arjun 98450 21763`, `ring Dana on ...`.)
+    r"(?:(?-i:[A-Z][a-z]{1,20})[ \t]+(?:(?:at|on)[ \t]+)?)?"
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5}"
+    # or as India writes a mobile number at home, ten digits from 6 to 9 (`98450 21763`, `09845021763`),
+    r"|0?[6-9]\d{4} ?\d{5}"
     # or as North Americans write one, no country code, offered (`reach me at 415-555-0132`, not
     # `reach 250-500-1000 steps`).
     r"|(?:(?<=at |on |is |or |me |us )|(?<=: ))[2-9]\d{2}(?P<sep>[-.])\d{3}(?P=sep)\d{4})(?![\w.-]?\d)"
 )
 # (`number is`, not `number`: Megatron prints `number of skipped iterations` on every
 # iteration line, and the row's line gate would let each of them through.)
-_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number is")
+_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "escalate", "number is")
 # A signature's contact line puts the number after a bar, unlabelled:
 # `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code), or as North Americans
 # write one with its area code in parentheses, `| (415) 555-0142` (a table's `| 12 |` is neither).
@@ -924,34 +927,28 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
 # Mobile numbers as a country writes them at home, no `+` and no label: the trunk `0` and the
 # mobile range say what they are. The UK's `07xxx xxxxxx` (eleven digits), Germany's `015x`,
 # `016x`, `017x` then seven or eight digits (`0151 23456789`, `0170-1234567`, `0170/2309 8072`),
-# France's `06`/`07` in pairs (`06 12 34 56 78`, `07.12.34.56.78`, `0612345678`), India's ten
-# digits from 6 to 9 in two fives (`98765 43210`). None is grouped as a date, a version, a size
-# or a count is; a number inside a longer run of numbers (numpy's token ids) is none of them.
-# India's ten digits unbroken (`9876543210`) are a byte count as often: only beside a given name.
+# France's `06`/`07` in pairs (`06 12 34 56 78`, `07.12.34.56.78`, `0612345678`). None is
+# grouped as a date, a version, a size or a count is; a number inside a longer run of numbers
+# (numpy's token ids) is none of them. India's ten digits (`98765 43210`, `9876543210`) are a
+# byte count or a token id as often, and open no literal for the line gate (a digit pattern
+# read on every line cost the addresses stage a third of its gate): only where prose offers one
+# (_PROSE_PHONE_RX, `escalate to Arjun 98450 21763`) or a label does.
 _NATIONAL_PHONE_RX = re.compile(
     r"(?<![\w.+/:-])(?<![0-9][ ,])(?P<p>"
     r"07[1-9][0-9]{2}(?: ?[0-9]{6}| [0-9]{3} [0-9]{3})"
     r"|01[5-7][0-9](?:[ /-][0-9]{3,4} ?[0-9]{4}|[0-9]{7,8})"
     r"|0[67](?P<fr>[ .]?)[0-9]{2}(?P=fr)[0-9]{2}(?P=fr)[0-9]{2}(?P=fr)[0-9]{2}"
-    r"|0?[6-9][0-9]{4} [0-9]{5}"
     r")(?![\w/:-]|[.,][0-9]|[ ,][0-9])"
 )
-_NAMED_MOBILE_RX = re.compile(r"\b(?P<name>[A-Z][a-z]{2,20})[ \t]{1,3}(?:[(:-][ \t]?)?(?P<p>0?[6-9][0-9]{9})(?![\w.-]?[0-9])")
-# Its line gate (bot/masking/gate.py): the shapes above, loosely.
+# Its line gate (bot/masking/gate.py): the shapes above, loosely, from their left edge.
 _NOT_IN_NUMBER = r"(?:^|[^0-9A-Za-z_.+/:-])"  # (the lookbehind above as the gate's engine reads it: none)
-NATIONAL_PHONE_TRIGGER = (
-    _NOT_IN_NUMBER + r"(?:07[1-9][0-9]{2} ?[0-9]{3}|01[5-7][0-9][ /-]?[0-9]{3}|0[67][ .]?[0-9]{2}[ .]?[0-9]{2}|0?[6-9][0-9]{4} [0-9]{5})"
-    r"|[A-Z][a-z]{2,20}[ \t(:-]{1,4}0?[6-9][0-9]{9}"
-)
+NATIONAL_PHONE_TRIGGER = _NOT_IN_NUMBER + r"(?:07[1-9][0-9]{2} ?[0-9]{3}|01[5-7][0-9][ /-]?[0-9]{3}|0[67][ .]?[0-9]{2}[ .]?[0-9]{2})"
 
 
 def find_national_phones(text: str, edits: list[Edit]) -> None:
-    """Mask mobile numbers in a country's own format (UK, Germany, France, India), as <PHONE-n>."""
+    """Mask mobile numbers in a country's own format (UK, Germany, France), as <PHONE-n>."""
     for m in _NATIONAL_PHONE_RX.finditer(text):
         edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
-    for m in _NAMED_MOBILE_RX.finditer(text):
-        if m.group("name").lower() in GIVEN_NAMES:
-            edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
 
 
 # A North American number needs no label to be one: the 3-3-4 grouping with an area code and
