@@ -94,7 +94,11 @@ def test_an_on_call_given_name_alone_is_masked(line: str, name: str) -> None:
     assert name not in out and "<NAME-1>" in out
 
 
-@pytest.mark.parametrize("line", ["on-call: Platform", "on_call: true", "on-call: None", "on-call: SRE", "ONCALL=PagerDuty"])
+@pytest.mark.parametrize(
+    "line",
+    ["on-call: Platform", "on_call: true", "on-call: None", "on-call: SRE", "ONCALL=PagerDuty", "on-call: Weekdays",
+     "oncall: Disabled", "on-call: Rotating", "on-call: Escalation (see runbook)"],
+)
 def test_an_on_call_team_or_flag_stays(line: str) -> None:
     assert _masked(line) == line
 

@@ -368,6 +368,10 @@ _THING_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Endings of English words a rota's value may be instead (`Weekends`, `Required`, `Emergency`);
+# a given name the list knows passes whatever its ending (`Ahmed`, `Emily`, `Thomas`).
+_ENGLISH_ENDS = ("ed", "ing", "day", "days", "s", "ly", "tion", "sion", "ment", "cy", "able", "ible", "ary", "ory", "ive",
+                 "al", "ness", "ity", "ure", "ent", "ant", "er", "or", "ist", "ise", "ize", "ic", "ful", "less", "end", "ends")  # fmt: skip
 # What a rota says when it names no one.
 _NOBODY = frozenset(("none", "nobody", "tbd", "tba", "n/a", "unassigned", "vacant", "everyone", "all", "team", "me", "you",
                      "yes", "no", "true", "false", "off", "on", "primary", "secondary", "backup", "weekly", "daily", "pager",
@@ -389,6 +393,8 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
         lowered = raw.lower()
         if lowered in _THING_WORDS or lowered in _SYSTEM_WORDS or lowered in _NOT_GREETED or lowered in _NOBODY:
             continue
+        if lowered not in GIVEN_NAMES and lowered.endswith(_ENGLISH_ENDS):
+            continue  # `on-call: Monday`, `Disabled`, `Rotating`, `Escalation`: a word, not a name
         _take(text, m.start("name"), raw, edits, state)
 
 
