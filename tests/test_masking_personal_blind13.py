@@ -227,3 +227,14 @@ def test_a_given_and_family_name_run_together_as_an_entity_are_masked() -> None:
 def test_an_hr_records_employee_login_is_masked() -> None:
     out = _masked("hr_sync: employee=m.quintero ni_number=JT394857C ok")
     assert "quintero" not in out and "employee=<USER-1>" in out and "ok" in out
+
+
+def test_two_capitalised_words_right_before_a_contact_number_are_a_name() -> None:
+    out = _masked("astreinte réseau : Maëlle Quéré 06 88 12 40 57")
+    assert "Quéré" not in out and "<NAME-1> <PHONE-1>" in out
+
+
+@pytest.mark.parametrize("line", ["Pager Duty: +44 20 7946 0958", "NCCL Version 2.19.3 phone", "Support Hotline: +1 415 555 0134"])
+def test_what_announces_a_number_is_no_name(line: str) -> None:
+    out = _masked(line)
+    assert "<NAME-" not in out

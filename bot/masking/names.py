@@ -491,8 +491,34 @@ def _contact_line(line: str) -> bool:
     return any(word in lowered for word in CONTACT_WORDS) or _NUMBER_ON_LINE.search(line) is not None
 
 
+# Two capitalised words right before the number itself are the person it reaches, whether the
+# list knows the given name or not (`astreinte : Farah Tamminen 06 12 34 56 78`).
+_NAME_BEFORE_NUMBER = re.compile(
+    r"(?<![\w@./<'’-])(?P<name>" + _CAP + _LOW + r"{1,20}[ \t]" + _CAP + _LOW + r"{1,40})[ \t]*[:(,-]?[ \t]*"
+    r"(?=\+?\(?[0-9][0-9 ./()-]{6,20}[0-9](?![\w.-]?[0-9]))"
+)
+
+
+# What else a number is announced by (`Pager Duty:`, `Support Hotline`, `Office Line`).
+_LINE_WORDS = frozenset(("duty", "hotline", "helpline", "number", "office", "line", "team", "support", "service", "desk",
+                         "code", "version", "id", "no", "ticket", "case", "order", "invoice", "account"))  # fmt: skip
+
+
+def _line_of(text: str, pos: int) -> str:
+    lead = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[lead : len(text) if end == -1 else end]
+
+
 def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names, and the family names after them, on contact lines."""
+    for m in _NAME_BEFORE_NUMBER.finditer(text):
+        words = m.group("name").lower().split()
+        if any(w in _THING_WORDS or w in _SYSTEM_WORDS or w in _NOT_GREETED or w in _EVENT_WORDS or w in _NOBODY or w in _LINE_WORDS
+               for w in words):
+            continue
+        if _contact_line(_line_of(text, m.start())):
+            _take(text, m.start("name"), m.group("name"), edits, state)
     checked: dict[int, bool] = {}
     pos = 0
     while (m := _CONTACT_NAME.search(text, pos)) is not None:
