@@ -43,6 +43,8 @@ def test_national_mobile_numbers_are_masked(line: str, number: str) -> None:
         "nvidia-cudnn-cu12==9.1.0.70 cuda 12.4.127 driver 550.54.15",
         "timestamp=1717000000 elapsed=6123456789us",
         "checkpoint-06123456/pytorch_model.bin",
+        "call 6000000000 steps, then eval",
+        "loaded 0700000123 bytes from shard 3",
     ],
 )
 def test_numbers_that_are_not_phones_stay(line: str) -> None:

@@ -854,7 +854,7 @@ _PROSE_PHONE_RX = re.compile(
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5}"
     # or as India writes a mobile number at home, ten digits from 6 to 9 (`98450 21763`, `09845021763`),
-    r"|0?[6-9]\d{4} ?\d{5}"
+    r"|0?[6-9]\d{4} ?\d{5}(?<!0000)"  # (not a round count: `call 6000000000 steps`)
     # or as North Americans write one, no country code, offered (`reach me at 415-555-0132`, not
     # `reach 250-500-1000 steps`).
     r"|(?:(?<=at |on |is |or |me |us )|(?<=: ))[2-9]\d{2}(?P<sep>[-.])\d{3}(?P=sep)\d{4})(?![\w.-]?\d)"
@@ -948,6 +948,8 @@ NATIONAL_PHONE_TRIGGER = _NOT_IN_NUMBER + r"(?:07[1-9][0-9]{2} ?[0-9]{3}|01[5-7]
 def find_national_phones(text: str, edits: list[Edit]) -> None:
     """Mask mobile numbers in a country's own format (UK, Germany, France), as <PHONE-n>."""
     for m in _NATIONAL_PHONE_RX.finditer(text):
+        if "00000" in m.group("p"):
+            continue  # a zero-padded count or id (`0700000123`), not a subscriber's number
         edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
 
 
