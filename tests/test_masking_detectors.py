@@ -86,6 +86,8 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     # A payout record quoted by a parsing error (the ECBS example IBAN).
     # A mail signature's or a shipping note's street and number (the city after it stays).
     "address": ("Please ship the replacement GPU to 221 Baker Street, London NW1 6XE.", "221 Baker Street"),
+    # A payroll export's row, and the spaced form HMRC prints, unlabelled.
+    "nino": ("KeyError: 'ni_number' missing in row 88: {'employee': 'E-4471', 'nino': 'WK 48 19 27 B'}", "WK 48 19 27 B"),
     "iban": ("ValueError: could not parse row 1832 in payouts.csv: ['DE89 3704 0044 0532 0130 00', 'EUR', '1299.00']", "DE89 3704 0044 0532 0130 00"),
     "age-key": ("# created: 2026-12-05T10:42:01Z\nAGE-SECRET-KEY-1N8ZKMHY4Q6LXMHAFMT37AM35093U0AC4PL5TLDKS433QV906L07LUP9JWE", "AGE-SECRET-KEY-1N8ZKMHY4Q6LXMHAFMT37AM35093U0AC4PL5TLDKS433QV906L07LUP9JWE"),
     "sendgrid-key": ("sg = SendGridAPIClient('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')", "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"),

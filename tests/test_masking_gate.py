@@ -122,6 +122,10 @@ project = hfischer-sandbox ; wandb: Syncing run hannah-llama-sweep-3
 see https://www.kaggle.com/code/priya42/train-vit and gs://x --project=tanaka-yuki-exp
 on-call this week: Dana (415-555-0134), backup Priya Raman, +44 20 7946 0958
 ssh into Hannahs-MacBook-Pro.local failed; jupyter on tomasz-desktop:8888
+Bereitschaft Jonas Weber 0171/234 5678, astreinte 06.12.34.56.78, ring 07700 900 123 or escalate to Dana 98765 43210
+payroll: nino=PR654321B, the form says WK 48 19 27 B
+Host Name:                 DESKTOP-4RT9KQW ; remote=laptop-8c2k1m7q.mshome.net:29400
+sample 12: name=Hannah Fischer label=1 ; {"name": "Priya Raman"}
 """
 
 
@@ -164,6 +168,10 @@ FRAGMENTS = [
     # Identity numbers and their near misses (dates, phone numbers, numpy rows of token ids).
     "219-09-9999", "SSN: ", "078051120", "4111 1111 1111 1111", "5555-5555-5555-4444", "3782 822463 10005",
     "card_number=", "4012888888881881", "2024-12-05", "415-555-0199", " 4096 4096", "٣",
+    "07700 900123", "0151-2345678", "06 12 34 56 78", "98765 43210", "escalate to Dana ", "sms: \"", "Dana (", "07.12.3",
+    "name=Hannah Fischer", "name: Dana ", "name=Adam W", "\"name\": \"", "Raman", "job_name=",
+    "DESKTOP-4RT9KQW", "LAPTOP-R4N8D2KQ", "desktop-7qk2l9m", "laptop-mode", "DESKTOP-", ".mshome.net",
+    "nino: ", "NI no. ", "JG123456C", "WK 48 19 27 B", "AB 12 34 56", " 8589934592", "0x06123",
     # Vendor tokens, split from their prefixes at random, and near misses (`task-`, `tokens_`).
     "hf_", "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3z", "AKIA", "LAGIQMINLNPWO65O", "sk-", "proj-aB3dE5fG7hJ9kL2mN4pQ6r",
     "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiJ4In0.", "task-", "tokens_", "1Q~", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe",

@@ -77,10 +77,12 @@ from bot.masking.names import (
     CONTACT_TRIGGER,
     CONTACT_WORDS,
     GREETING_TRIGGER,
+    KEYED_NAME_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
     find_contact_names,
     find_greeted_names,
+    find_keyed_names,
     find_names,
     find_role_names,
 )
@@ -98,6 +100,7 @@ from bot.masking.pasted import (
 from bot.masking.people import (
     LS_OWNER_TRIGGER,
     NANP_PHONE_TRIGGER,
+    NATIONAL_PHONE_TRIGGER,
     PEOPLE_WORDS,
     PHONE_WORDS,
     VALUE_PHONE_TRIGGER,
@@ -107,6 +110,7 @@ from bot.masking.people import (
     find_mentions,
     find_named_users,
     find_nanp_phones,
+    find_national_phones,
     find_phones,
     find_user_at_host,
     find_value_phones,
@@ -209,7 +213,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("named-users", "people", lambda s: find_named_users(s.text, s.present, s.edits, s.state), ("user", "name"), PEOPLE_WORDS),
     Detector("file-owners", "people", lambda s: find_file_owners(s.text, s.edits, s.state), ("user",), line_trigger=LS_OWNER_TRIGGER),
     Detector("ps-rows", "people", lambda s: find_ps_rows(s.text, s.edits, s.state), ("user",), line_trigger=PS_ROW_TRIGGER),
-    Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card", "iban"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
+    Detector("identity-numbers", "people", lambda s: find_identity_numbers(s.text, s.edits), ("ssn", "card", "iban", "nino"), line_anchors=IDENTITY_WORDS, line_trigger=IDENTITY_TRIGGER),
     Detector("mentions", "people", lambda s: find_mentions(s.text, s.edits, s.state), ("user",)),
     Detector("bucket-given-names", "people", lambda s: find_bucket_given_names(s.text, s.edits, s.state), ("user",), line_anchors=BUCKET_WORDS),
     # Logins in what people name after themselves: cloud projects, experiments, runs, Kaggle items.
@@ -220,6 +224,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
+    Detector("keyed-names", "names", lambda s: find_keyed_names(s.text, s.edits, s.state), ("name",), line_trigger=KEYED_NAME_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
@@ -233,6 +238,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
     # North American numbers, no label needed: their 3-3-4 grouping says what they are.
     Detector("nanp-phones", "addresses", lambda s: find_nanp_phones(s.text, s.edits), ("phone",), line_trigger=NANP_PHONE_TRIGGER),
+    # Mobile numbers as the UK, Germany, France and India write them at home: no `+`, no label.
+    Detector("national-phones", "addresses", lambda s: find_national_phones(s.text, s.edits), ("phone",), line_trigger=NATIONAL_PHONE_TRIGGER),
     Detector("ipv6", "addresses", lambda s: find_ipv6(s.text, s.edits), ("ipv6", "ip"), line_trigger=IPV6_TRIGGER),
     Detector("ipv4", "addresses", lambda s: find_ipv4(s.text, s.edits), ("ip",), line_trigger=IPV4_TRIGGER),
     # Learns the hosts of line-leading NCCL prefixes; the learned-names pass masks them.

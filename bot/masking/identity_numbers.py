@@ -19,6 +19,10 @@ Shapes, and why they cannot be taken for the numbers a log is full of:
   groups of four (Amex 4-6-5), the way people write them, and not inside a longer run of
   numbers (numpy prints an array of 4-digit token ids with single spaces); contiguous digits
   only after a card label (`card`, `credit`, `cc`, `pan`).
+- UK National Insurance numbers: two letters (the ones HMRC allocates: never D, F, I, Q, U, V,
+  nor O second), six digits and a suffix A to D. Unlabelled when spaced as HMRC prints them
+  (`QQ 12 34 56 C`); compact (`QQ123456C`, the shape of many part numbers and ids) only after
+  a label (`NINO`, `NI number`, `NI no.`, `national insurance`).
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ from bot.masking.edits import Edit
 IDENTITY_TRIGGER = (
     r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}|[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}"
     r"|(?i:\b(?:cc|pan)(?:[ _-]?n[ou]|[\x22' \t:=#]*[0-9]))"
+    r"|[A-Z]{2} [0-9]{2} [0-9]{2} [0-9]{2} [A-D]|(?i:\bni(?:no|[ _-]?(?:number|num|no)))"
 )
-IDENTITY_WORDS = ("ssn", "social security", "card", "credit")
+IDENTITY_WORDS = ("ssn", "social security", "card", "credit", "insurance")
 
 _NOT_AROUND_BEFORE = r"(?<![\w.:/-])(?<![0-9][ ,])"
 _NOT_AROUND_AFTER = r"(?![\w/:-]|[.,][0-9]|[ ,][0-9])"
@@ -52,6 +57,12 @@ _GROUPED_CARD_RX = re.compile(
 _LABELLED_CARD_RX = re.compile(
     r"(?i)\b(?:(?:credit|debit|payment)?[ _-]?card(?:[ _-]?(?:number|no\.?|#))?|cc(?:[ _-]?(?:number|num|no))?|pan)"
     r"[\x22']?[ \t]*[:=#]?[ \t]*[\x22']?(?P<v>[0-9]{13,19})(?![0-9])"
+)
+_NINO = r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+_SPACED_NINO_RX = re.compile(r"(?<![\w/:-])(?P<v>" + _NINO + r" [0-9]{2} [0-9]{2} [0-9]{2} [A-D])(?![\w/:-])")
+_LABELLED_NINO_RX = re.compile(
+    r"(?i:\b(?:nino|ni[ _-]?(?:number|num|no\.?)|national[ _-]insurance(?:[ _-]?(?:number|no\.?))?))"
+    r"[\x22']?[ \t]*[:=#]?[ \t]*[\x22']?(?P<v>" + _NINO + r" ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D])(?![\w/:-])"
 )
 _SEPARATORS = re.compile(r"[ -]")
 # Each IBAN country's length (ISO 13616 registry), for the countries a log is likely to show.
@@ -95,8 +106,12 @@ def _is_iban(compact: str) -> bool:
 
 
 def find_identity_numbers(text: str, edits: list[Edit]) -> None:
-    """Mask US Social Security numbers as <SSN-n>, payment card numbers as <CARD-n> and IBANs
-    as <IBAN-n>."""
+    """Mask US Social Security numbers as <SSN-n>, payment card numbers as <CARD-n>, IBANs
+    as <IBAN-n> and UK National Insurance numbers as <NINO-n>."""
+    for rx in (_LABELLED_NINO_RX, _SPACED_NINO_RX):
+        for m in rx.finditer(text):
+            # Keyed compact: `QQ 12 34 56 C` and `QQ123456C` are one number, one placeholder.
+            edits.append((m.start("v"), m.end("v"), "nino", m.group("v").replace(" ", "")))
     for m in _IBAN_RX.finditer(text):
         compact = m.group("v").replace(" ", "")
         if _is_iban(compact):

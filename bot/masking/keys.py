@@ -58,7 +58,8 @@ _PASSWORD_ABOUT = frozenset(
         "uri", "link", "page", "endpoint", "at", "date", "time",
     )
 )
-_USER_LAST = frozenset(("user", "username", "login", "logname", "uname"))
+# (`employee` is an HR record's login: a payroll export's `employee=hfischer`.)
+_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee"))
 _USER_EXACT = frozenset(
     (
         # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.

@@ -20,7 +20,7 @@ from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import NEXT_LINE, LinePattern
-from bot.masking.people import NOT_MENTIONS
+from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
 from bot.masking.state import LogState
 
 # The keys that hold a person's name; each holds the anchor word `_name` or `user.name`.
@@ -338,6 +338,12 @@ _ROLE_KEY_NAME = re.compile(
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
+# An on-call rota names the person by the given name alone (`on-call: Dana`, `# oncall this week:
+# Dana`): one capitalised word there is a person, not a team (`on-call: Platform`).
+_ON_CALL_NAME = re.compile(
+    r"(?i:(?<![\w-])on[-_ ]?call(?:[ \t]+[a-z]{2,10}){0,3})[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40})(?![\w'’@.-]|[ \t]" + _CAP + r")"
+)
 _ACTED = (
     r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
@@ -362,6 +368,16 @@ _THING_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Endings of English words a rota's value may be instead (`Weekends`, `Required`, `Emergency`);
+# a given name the list knows passes whatever its ending (`Ahmed`, `Emily`, `Thomas`).
+_ENGLISH_ENDS = ("ed", "ing", "day", "days", "s", "ly", "tion", "sion", "ment", "cy", "able", "ible", "ary", "ory", "ive",
+                 "al", "ness", "ity", "ure", "ent", "ant", "er", "or", "ist", "ise", "ize", "ic", "ful", "less", "end", "ends")  # fmt: skip
+# What a rota says when it names no one.
+_NOBODY = frozenset(("none", "nobody", "tbd", "tba", "n/a", "unassigned", "vacant", "everyone", "all", "team", "me", "you",
+                     "yes", "no", "true", "false", "off", "on", "primary", "secondary", "backup", "weekly", "daily", "pager",
+                     "pagerduty", "opsgenie", "slack", "rotation", "schedule"))  # fmt: skip
+
+
 def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the names under role keys and after `<verb> by`, and learn them."""
     for rx in (_ROLE_KEY_NAME, _ACTED_BY):
@@ -372,6 +388,37 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             if _plausible(raw) != raw:
                 continue
             _take(text, m.start("name"), raw, edits, state)
+    for m in _ON_CALL_NAME.finditer(text):
+        raw = m.group("name")
+        lowered = raw.lower()
+        if lowered in _THING_WORDS or lowered in _SYSTEM_WORDS or lowered in _NOT_GREETED or lowered in _NOBODY:
+            continue
+        if lowered not in GIVEN_NAMES and lowered.endswith(_ENGLISH_ENDS):
+            continue  # `on-call: Monday`, `Disabled`, `Rotating`, `Escalation`: a word, not a name
+        _take(text, m.start("name"), raw, edits, state)
+
+
+# A record quoted in a log names its person under a bare `name` key (a data sample a PII
+# filter prints, `name=Hannah Fischer ssn=...`; an alert config's `name: Hannah Fischer`). The
+# key names layers, optimizers and jobs as often, so only a given name the list knows, then a
+# capitalised family name, is a person there.
+_KEYED_NAME = re.compile(
+    r"(?<![\w.-])name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>(?P<given>" + _CAP + r"[a-z]{2,20})[ \t]" + _CAP + _LOW + r"{1,40})"
+    r"(?![\w'’@.-]|[ \t]" + _CAP + ")"
+)
+# Its line gate (bot/masking/gate.py): the key, a capitalised word, a blank and a capital.
+KEYED_NAME_TRIGGER = r"(?:^|[^a-zA-Z0-9_.-])name[\x22']?[ \t]*[:=][ \t]*[\x22']?[A-Z][a-z]{2,20}[ \t]"
+
+
+def find_keyed_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) a given and a family name under a bare `name` key."""
+    for m in _KEYED_NAME.finditer(text):
+        if m.group("given").lower() not in GIVEN_NAMES:
+            continue
+        family = m.group("name").split()[-1].lower()
+        if family in _THING_WORDS or family in _SYSTEM_WORDS or family in _NOT_GREETED:
+            continue
+        _take(text, m.start("name"), m.group("name"), edits, state)
 
 
 # A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks
@@ -427,11 +474,13 @@ CONTACT_WORDS = ("phone", "mobile", "tel:", "tel.", "cell", "email", "e-mail", "
 _CONTACT_NAME = re.compile(
     r"(?<![\w@./<'’-])(?P<name>" + _CAP + r"[a-z]{2,20})(?:[ \t](?P<family>" + _CAP + _LOW + r"{1,40}))?(?![\w@.>'’-])"
 )
-# A number on the line, North American or international (`+44 20 7946 0958`); CONTACT_TRIGGER
-# is the same two shapes as the line gate reads them.
+# A number on the line, North American, international (`+44 20 7946 0958`) or a national
+# mobile one (people.py); CONTACT_TRIGGER
+# is the same shapes as the line gate reads them.
 _NUMBER_SHAPES = (
     r"[2-9][0-8][0-9](?:[-. ]|\) ?)[2-9][0-9]{2}[-. ][0-9]{4}",
     r"\+[1-9][0-9]{0,2}[ .-]?\(?[0-9]{1,5}\)?[ .-]?[0-9]{3,5}[ .-]?[0-9]{3,5}",
+    NATIONAL_PHONE_TRIGGER,  # (and national mobile numbers: `Rufbereitschaft Jonas Weber: 0151 2345678`)
 )
 CONTACT_TRIGGER = "|".join(_NUMBER_SHAPES)
 _NUMBER_ON_LINE = re.compile(CONTACT_TRIGGER)
@@ -442,11 +491,41 @@ def _contact_line(line: str) -> bool:
     return any(word in lowered for word in CONTACT_WORDS) or _NUMBER_ON_LINE.search(line) is not None
 
 
+# Two capitalised words right before the number itself are the person it reaches, whether the
+# list knows the given name or not (`astreinte : Farah Tamminen 06 12 34 56 78`).
+_NAME_BEFORE_NUMBER = re.compile(
+    r"(?<![\w@./<'’-])(?P<name>" + _CAP + _LOW + r"{1,20}[ \t]" + _CAP + _LOW + r"{1,40})[ \t]*[:(,-]?[ \t]*"
+    r"(?=\+?\(?[0-9][0-9 ./()-]{6,20}[0-9](?![\w.-]?[0-9]))"
+)
+
+
+# What else a number is announced by (`Pager Duty:`, `Support Hotline`, `Office Line`).
+_LINE_WORDS = frozenset(("duty", "hotline", "helpline", "number", "office", "line", "team", "support", "service", "desk",
+                         "code", "version", "id", "no", "ticket", "case", "order", "invoice", "account"))  # fmt: skip
+
+
+def _line_of(text: str, pos: int) -> str:
+    lead = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[lead : len(text) if end == -1 else end]
+
+
 def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names, and the family names after them, on contact lines."""
+    for m in _NAME_BEFORE_NUMBER.finditer(text):
+        words = m.group("name").lower().split()
+        if any(w in _THING_WORDS or w in _SYSTEM_WORDS or w in _NOT_GREETED or w in _EVENT_WORDS or w in _NOBODY or w in _LINE_WORDS
+               for w in words):
+            continue
+        if _contact_line(_line_of(text, m.start())):
+            _take(text, m.start("name"), m.group("name"), edits, state)
     checked: dict[int, bool] = {}
-    for m in _CONTACT_NAME.finditer(text):
+    pos = 0
+    while (m := _CONTACT_NAME.search(text, pos)) is not None:
+        pos = m.end()
         if m.group("name").lower() not in GIVEN_NAMES:
+            if m.group("family"):
+                pos = m.start("family")  # `Rufbereitschaft Jonas Weber`: the given name is the second word
             continue
         lead = text.rfind("\n", 0, m.start()) + 1
         if lead not in checked:

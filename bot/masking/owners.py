@@ -75,10 +75,11 @@ _BRANCH = re.compile(
 # Kubernetes namespaces: `kubectl ... -n user-hfischer`, describe's `Namespace:  user-hfischer`,
 # helm status's `NAMESPACE: ravi-sharma`,
 # a manifest's `namespace: ...`, an API path's `namespaces/user-hfischer/`, RBAC's
-# `in the namespace "user-hfischer"`.
+# `in the namespace "user-hfischer"`, a service account's user name
+# (`system:serviceaccount:user-hfischer:default`).
 _NAMESPACE = re.compile(
     r"(?:(?:kubectl|helm|oc|argo|stern|kubens)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|kubens[ \t]+|(?:[Nn]amespace|NAMESPACE):[ \t]+"
-    r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \")(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
+    r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \"|system:serviceaccounts?:)(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
 )
 # A personal namespace: a login after a profile-like prefix or before a workspace-like suffix,
 # or a login with a number (`kowalski39`) alone.
@@ -162,7 +163,15 @@ def family_login(value: str) -> bool:
     if len(value) - len(stem) in (1, 2, 3) and stem in FAMILY_NAMES:
         return True
     pair = _GIVEN_FAMILY.match(value)
-    return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES)
+    return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES) or _joined_names(value)
+
+
+def _joined_names(value: str) -> bool:
+    """A given name and a family name run together, both known (`tomaszferreira`, as W&B and
+    GitHub suggest a login from a full name)."""
+    return value.isalpha() and any(
+        value[:cut] in GIVEN_NAMES and value[cut:] in FAMILY_NAMES for cut in range(3, len(value) - 3)
+    )
 
 
 # `docker ps` rows: the container name is the last column, after CREATED's `... ago` and STATUS.
@@ -183,7 +192,7 @@ _JUPYTER_WORDS = frozenset(("lab", "notebook", "server", "hub", "client", "conso
 OWNER_LINE_WORDS = (
     "remotes/", "refs/heads/", "branch '", "on branch ", "checkout -b ", "switch -c ", "head -> ", "[new branch]",
     "head_ref", "ref_name", "commit_branch", "branch_name", "git_branch", "namespace", "kubectl", "helm", " ago ",
-    "jupyter-",
+    "jupyter-", "system:serviceaccount",
 )  # fmt: skip
 
 

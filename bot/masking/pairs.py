@@ -52,7 +52,7 @@ KEY_WORDS = (
     # A bare `node` key, by its separator: `node` alone is in every NCCL init line (`nNodes 2`).
     'node"', "node:", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
-    "runner_name", "runner_description", "computername",
+    "runner_name", "runner_description", "computername", "employee",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
     "owner", "ed_by", "ed-by", "assignee", "submitter", "requester",  # (`submitted-by:` as an annotation)
 )

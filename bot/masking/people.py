@@ -198,7 +198,13 @@ _HOME_RXS.update({f"/{seg}": (seg, re.compile(f"/{seg}/" + _USER_TAIL)) for seg 
 # Second and third home file systems: /home2/hfischer.
 _HOME_RXS.update({f"/home{n}/": ("home", re.compile(f"/home{n}/" + _USER_TAIL)) for n in range(1, 5)})
 _HOME_RXS["/users/"] = ("users", re.compile("/[Uu]sers/" + _USER_TAIL))
-_HOME_RXS["\\users\\"] = ("Users", re.compile(r"\\{1,2}Users\\{1,2}" + _USER_TAIL))
+# Windows names a local account's profile for its full name, spaces and all
+# (`C:\Users\Hannah Fischer\AppData`): words up to the next backslash (not `All Users`,
+# `Default User`, which are Windows' own).
+_HOME_RXS["\\users\\"] = ("Users", re.compile(
+    r"\\{1,2}Users\\{1,2}(?!(?:All|Default) Users?\\)"
+    r"(?:(?P<spaced>[^\W\d][\w.-]{0,31}(?: [^\W\d][\w.'-]{0,31}){1,2})(?=\\)|" + _USER_TAIL + ")"
+))
 # NERSC-style sharded homes: /global/homes/a/alice, /pscratch/sd/a/alice.
 _HOME_RXS["/homes/"] = ("homes", re.compile(r"/homes/(?:[a-z]/(?=[a-z]))?" + _USER_TAIL))
 _HOME_RXS["/sd/"] = ("sd", re.compile(r"/sd/[a-z]/" + _USER_TAIL))
@@ -252,7 +258,7 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
@@ -355,6 +361,10 @@ def _deep_user(text: str, pos: int) -> re.Match[str] | None:
 
 
 def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
+    if seg == "Users" and m.group("spaced"):
+        edits.append((m.start("spaced"), m.end("spaced"), "user", m.group("spaced")))
+        state.learn_user(m.group("spaced"))
+        return
     user = m.group("user")
     if user.lower() in _COLLECTIONS:
         # `/fsx/users/hfischer`: the directory in the collection is the person's.
@@ -443,6 +453,9 @@ _SSHD_USER_RX = re.compile(
 # owner columns. (literal or "" for any text, pattern with a `user` group)
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
+    # VS Code's Remote-SSH authority, plain in its log (`ssh-remote+hfischer@gpu07`) and
+    # URL-encoded in a `vscode-remote://` URI (`ssh-remote%2Bhfischer%40gpu07`).
+    ("ssh-remote", re.compile(r"\bssh-remote(?:\+|%2[Bb])(?P<user>[^\W\d][\w.-]{0,31})(?:@|%40)")),
     # An LDAP DN: `uid=hfischer,ou=people,dc=acme,dc=io`.
     ("uid=", re.compile(r"\buid=(?P<user>[^\W\d][\w.-]{0,31}),(?:ou|cn|dc)=")),
     # who / last / w: `hfischer pts/0        2024-05-06 10:42 (10.1.2.3)`.
@@ -515,10 +528,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # An IRC-style chat log pasted in a thread: `[10:44] <hfischer> still failing on dgx06`.
     ("] <", LinePattern(r"\[\d{1,2}:\d{2}(?::\d{2})?\] <[@+%~&]?(?P<user>[^\W\d][\w.-]{0,31})> ", re.M)),
     # GitHub Actions' environment: `GITHUB_ACTOR=hfischer`, `GITHUB_TRIGGERING_ACTOR=...`
-    # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users;
+    # (a login: letters, digits, hyphens, and `_shortcode` on Enterprise Managed Users; dots
+    # where Gitea's and Forgejo's Actions set it, their logins being `hannah.fischer`;
     # `dependabot[bot]` is an app, not a person).
     ("_actor", re.compile(
-        r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w-]{0,38})(?![\w\[-])"
+        r"\bGITHUB_(?:TRIGGERING_)?ACTOR[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9](?:[\w.-]{0,38}[\w-])?)(?![\w\[-]|\.\w)"
     )),
     # ... and its `github` context as a workflow dumps it (`${{ toJson(github) }}`: `"actor":
     # "hfischer"`, `"triggering_actor": ...`), or a step prints it (`github.actor: hfischer`).
@@ -526,7 +540,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # The automaton reports `_actor"` as `_actor`: the key with its prefix has its own row.)
     ('actor"', re.compile(r"\"actor\":[ \t]*\"(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})\"")),
     ("_actor", re.compile(r"\"triggering_actor\":[ \t]*\"(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})\"")),
-    ("github.actor", re.compile(r"\bgithub\.(?:triggering_)?actor[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})(?![\w\[-])")),
+    ("github.actor", re.compile(r"\bgithub\.(?:triggering_)?actor[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,38}[A-Za-z0-9-])?)(?![\w\[-]|\.\w)")),
     # Who a CI run names in parentheses: `triggered by (hfischer)`, `(by @hfischer)`, a display
     # name and its login, `Hannah Fischer (@hfischer)`.
     ("by (", re.compile(r"\b(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Qq]ueued|[Rr]un|[Dd]eployed|[Cc]ancell?ed|[Aa]pproved"
@@ -833,17 +847,21 @@ _PHONE_RX = re.compile(
 # 555-0132`, `my number is +91 98765 43210`): there it must read as a phone number, with a country code, an area code in
 # parentheses or the North American 3-3-4 grouping, since `call` and `text` are common words before other numbers.
 _PROSE_PHONE_RX = re.compile(
-    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms)(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*"
+    r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms|escalate)(?:[ \t]+(?:me|us|him|her|them|to))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*[\x22']?"
+    # (Whom to call, by the given name: `escalate to Arjun 98450 21763`, `ring Dana on ...`.)
+    r"(?:(?-i:[A-Z][a-z]{1,20})[ \t]+(?:(?:at|on)[ \t]+)?)?"
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5}"
+    # or as India writes a mobile number at home, ten digits from 6 to 9 (`98450 21763`, `09845021763`),
+    r"|0?[6-9]\d{4} ?\d{5}(?<!0000)"  # (not a round count: `call 6000000000 steps`)
     # or as North Americans write one, no country code, offered (`reach me at 415-555-0132`, not
     # `reach 250-500-1000 steps`).
     r"|(?:(?<=at |on |is |or |me |us )|(?<=: ))[2-9]\d{2}(?P<sep>[-.])\d{3}(?P=sep)\d{4})(?![\w.-]?\d)"
 )
 # (`number is`, not `number`: Megatron prints `number of skipped iterations` on every
 # iteration line, and the row's line gate would let each of them through.)
-_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "number is")
+_PROSE_STARTS = ("call", "ring", "reach", "text", "sms", "escalate", "number is")
 # A signature's contact line puts the number after a bar, unlabelled:
 # `hannah.fischer@acme.io | +49 89 1234 5678` (with its country code), or as North Americans
 # write one with its area code in parentheses, `| (415) 555-0142` (a table's `| 12 |` is neither).
@@ -904,6 +922,35 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
         if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
             edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
 
+
+
+# Mobile numbers as a country writes them at home, no `+` and no label: the trunk `0` and the
+# mobile range say what they are. The UK's `07xxx xxxxxx` (eleven digits), Germany's `015x`,
+# `016x`, `017x` then seven or eight digits (`0151 23456789`, `0170-1234567`, `0170/2309 8072`),
+# France's `06`/`07` in pairs (`06 12 34 56 78`, `07.12.34.56.78`, `0612345678`). None is
+# grouped as a date, a version, a size or a count is; a number inside a longer run of numbers
+# (numpy's token ids) is none of them. India's ten digits (`98765 43210`, `9876543210`) are a
+# byte count or a token id as often, and open no literal for the line gate (a digit pattern
+# read on every line cost the addresses stage a third of its gate): only where prose offers one
+# (_PROSE_PHONE_RX, `escalate to Arjun 98450 21763`) or a label does.
+_NATIONAL_PHONE_RX = re.compile(
+    r"(?<![\w.+/:-])(?<![0-9][ ,])(?P<p>"
+    r"07[1-9][0-9]{2}(?: ?[0-9]{6}| [0-9]{3} [0-9]{3})"
+    r"|01[5-7][0-9](?:[ /-][0-9]{3,4} ?[0-9]{4}|[0-9]{7,8})"
+    r"|0[67](?P<fr>[ .]?)[0-9]{2}(?P=fr)[0-9]{2}(?P=fr)[0-9]{2}(?P=fr)[0-9]{2}"
+    r")(?![\w/:-]|[.,][0-9]|[ ,][0-9])"
+)
+# Its line gate (bot/masking/gate.py): the shapes above, loosely, from their left edge.
+_NOT_IN_NUMBER = r"(?:^|[^0-9A-Za-z_.+/:-])"  # (the lookbehind above as the gate's engine reads it: none)
+NATIONAL_PHONE_TRIGGER = _NOT_IN_NUMBER + r"(?:07[1-9][0-9]{2} ?[0-9]{3}|01[5-7][0-9][ /-]?[0-9]{3}|0[67][ .]?[0-9]{2}[ .]?[0-9]{2})"
+
+
+def find_national_phones(text: str, edits: list[Edit]) -> None:
+    """Mask mobile numbers in a country's own format (UK, Germany, France), as <PHONE-n>."""
+    for m in _NATIONAL_PHONE_RX.finditer(text):
+        if "00000" in m.group("p"):
+            continue  # a zero-padded count or id (`0700000123`), not a subscriber's number
+        edits.append((m.start("p"), m.end("p"), "phone", m.group("p")))
 
 
 # A North American number needs no label to be one: the 3-3-4 grouping with an area code and

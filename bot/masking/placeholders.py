@@ -15,11 +15,12 @@ PERSONAL_LABELS = {
     "ssn": "SSN",  # US Social Security numbers (a quoted record)
     "card": "CARD",  # payment card numbers (Luhn-checked)
     "iban": "IBAN",  # bank account numbers (IBAN, mod-97 checked)
+    "nino": "NINO",  # UK National Insurance numbers
     "address": "ADDRESS",  # postal addresses: the street and house number
 }  # fmt: skip
 
 # Anything we ever emit. Detectors treat these as opaque so masking is idempotent.
-PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD|IBAN|ADDRESS)-\d{1,9}>")
+PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD|IBAN|NINO|ADDRESS)-\d{1,9}>")
 
 
 def has_placeholder(value: str) -> bool:

@@ -21,6 +21,7 @@ import re
 
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
+from bot.masking.keys import team_like
 from bot.masking.owners import family_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
@@ -42,10 +43,15 @@ _RESOURCE_RX = re.compile(
     # Runs: wandb's `Syncing run <name>`, `View run <name> at` and `Synced <name>: <url>`, MLflow's `View run <name> at:`,
     # the env vars and flags that name one.
     r"|[Ss]yncing run |View run |wandb: Synced (?=[\w.-]{1,120}: )|(?:WANDB_NAME|WANDB_RUN_NAME|MLFLOW_RUN_NAME)=[\"']?|--run[_-]name[= ][\"']?"
-    r"|\brun_name[\"']?[ \t]*[:=][ \t]*[\"']?)"
+    r"|\brun_name[\"']?[ \t]*[:=][ \t]*[\"']?"
+    # A tracker's project under its entity: `wandb.ai/<entity>/<project>/runs/<id>`, Comet's and Neptune's alike.
+    r"|(?:wandb\.ai|comet\.com|app\.neptune\.ai)/(?!site\b|authorize\b)[A-Za-z0-9<][\w.<>-]{0,63}/)"
     + _NAME,
     re.M,
 )
+# The names a script gives W&B in its call (`wandb.init(project="hfischer-llama", name="hannah-sweep-3")`).
+_WANDB_INIT_RX = re.compile(r"wandb\.init\((?P<args>[^)\n]{0,400})")
+_WANDB_INIT_NAME_RX = re.compile(r"\b(?:name|project)[ \t]*=[ \t]*[\"']" + _NAME + r"[\"']")
 # Kaggle: a data set's or a notebook's owner in its URL and in the CLI's `<owner>/<slug>`.
 _KAGGLE_RX = re.compile(
     r"(?:kaggle\.com/(?:code|datasets|notebooks|kernels)/|kaggle[ \t]+(?:datasets|kernels)[ \t]+[a-z]+[ \t]+(?:-[dkp][ \t]+)?)"
@@ -55,7 +61,30 @@ _KAGGLE_RX = re.compile(
 _KAGGLE_ORGS = frozenset(("kaggle", "google", "nvidia", "microsoft", "meta", "openai", "deepmind", "tensorflow", "keras",
                           "huggingface", "competitions", "code", "datasets", "models"))  # fmt: skip
 RESOURCE_WORDS = ("project", "gcr.io/", ".pkg.dev/", "experiment", "syncing run ", "view run ", "wandb: synced ", "wandb_name", "wandb_run_name", "mlflow_run_name",
-                  "run_name", "run-name", "kaggle")  # fmt: skip
+                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/", "wandb.init(")  # fmt: skip
+# Words a run or a project is named with besides its owner's name (`priya-baseline-sweep`): a
+# family name follows a given name only when it is none of these (nor a model's or a tool's).
+_RUN_WORDS = frozenset(
+    ("baseline", "sweep", "sweeps", "ablation", "final", "retry", "resume", "rerun", "repro", "large", "small", "base",
+     "tiny", "medium", "full", "half", "fast", "slow", "long", "short", "quick", "warmup", "cosine", "linear",
+     "constant", "seed", "epoch", "epochs", "step", "steps", "run", "runs", "trial", "trials", "finetune", "pretrain",
+     "instruct", "chat", "tuned", "scratch", "playground", "mini", "micro", "nano", "big", "best", "last",
+     "latest", "init", "attempt", "compare", "check", "sanity", "smoke", "probe", "noise", "clean", "mixed", "multi",
+     "single", "node", "nodes", "gpus", "shard", "shards", "packed", "merge", "merged", "distill", "reward",
+     "policy", "critic", "value", "vision", "text", "audio", "speech", "image", "video", "code", "math", "reasoning",
+     "wiki", "wikitext", "openwebtext", "pile", "alpaca", "orca", "slimorca", "ultrachat", "dolly", "squad", "glue",
+     "mmlu", "imagenet", "cifar", "mnist", "coco", "laion", "redpajama", "fineweb", "tulu", "sharegpt", "oasst",
+     "default", "project", "projects", "team", "group", "shared", "public", "private", "personal", "home"))  # fmt: skip
+
+
+# W&B names an unnamed run itself, an adjective, a noun and its number (`stellar-wolf-12`).
+_GENERATED_RUN = re.compile(r"[a-z]+-[a-z]+-\d{1,6}\Z")
+
+
+def _surname_like(word: str) -> bool:
+    """A word that may be a family name the list does not know (`iwasaki`): letters, and no
+    model's, tool's or run's word."""
+    return word.isalpha() and len(word) >= 4 and word not in _RUN_WORDS and not names_a_tool(word) and not team_like(word)
 _WORD = re.compile(r"[A-Za-z]+[0-9]{0,3}")
 
 
@@ -74,8 +103,14 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
             continue
         if i + 1 < len(words) and words[i + 1][0] == end + 1:
             after = words[i + 1][2]
-            if (word in GIVEN_NAMES and after in FAMILY_NAMES) or (word in FAMILY_NAMES and after in GIVEN_NAMES):
-                # `hannah-fischer-sandbox`, `tanaka-yuki-exp`: both names, one login.
+            if (
+                (word in GIVEN_NAMES and (after in FAMILY_NAMES or _surname_like(after)))
+                or (word in FAMILY_NAMES and after in GIVEN_NAMES)
+                or (after in FAMILY_NAMES and _surname_like(word) and not _GENERATED_RUN.match(name))
+            ):
+                # `hannah-fischer-sandbox`, `tanaka-yuki-exp`: both names, one login; a given
+                # name the list knows before a family name it does not (`priya-iwasaki-sft`),
+                # and the other way round (`aoife-lindqvist-dpo`).
                 spans.append((start, words[i + 1][1]))
                 continue
         if spans and spans[-1][1] > start:
@@ -87,8 +122,12 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
 
 def find_resource_owners(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the personal words of projects', experiments' and runs' names."""
-    for m in _RESOURCE_RX.finditer(text):
-        name, base = m.group("name"), m.start("name")
+    named = [(m.group("name"), m.start("name")) for m in _RESOURCE_RX.finditer(text)]
+    if "wandb.init(" in text:
+        for call in _WANDB_INIT_RX.finditer(text):
+            base = call.start("args")
+            named += [(m.group("name"), base + m.start("name")) for m in _WANDB_INIT_NAME_RX.finditer(call.group("args"))]
+    for name, base in named:
         for start, end in _personal_words(name):
             login = name[start:end]
             edits.append((base + start, base + end, "user", login))
@@ -112,14 +151,25 @@ _PERSONAL_HOST_RX = re.compile(
     r"|imac|mac-?mini|thinkpad|pc|ws)(?:-\d{1,3})?(?:\.(?:local|lan|home))?)(?![\w-])",
     re.I,
 )
+# Windows names a new PC itself, `DESKTOP-` or `LAPTOP-` and seven or eight random letters and
+# digits (`DESKTOP-7QK2L9M`, `LAPTOP-R4N8D2KQ`); nobody else's machine is named so, and the log
+# prints it in a c10d error, `systeminfo`, an `.mshome.net` name or DNS's lower case alike (there
+# with a digit: `laptop-mode` is a tool).
+_WINDOWS_HOST_RX = re.compile(
+    r"(?<![\w.-])(?P<host>(?:DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8}|(?:desktop|laptop)-(?=[a-z]{0,7}[0-9])[a-z0-9]{7,8})"
+    r"(?:\.(?:mshome\.net|local|lan|home))?)(?![\w-])"
+)
 PERSONAL_HOST_WORDS = ("-desktop", "-laptop", "-workstation", "-macbook", "-mbp", "-mba", "-imac", "-mac", "-thinkpad",
-                       "-pc", "-ws")  # fmt: skip
+                       "-pc", "-ws", "desktop-", "laptop-")  # fmt: skip
 
 
 def find_personal_hosts(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask (and learn) the host names of people's own machines."""
+    """Mask (and learn) the host names of people's own machines, Windows' default names too."""
     for m in _PERSONAL_HOST_RX.finditer(text):
         owner = m.group("owner").lower()
         if owner in GIVEN_NAMES or (person_login(owner) and not names_a_tool(owner)):
             edits.append((m.start("host"), m.end("host"), "host", m.group("host")))
             state.learn_host(m.group("host"))
+    for m in _WINDOWS_HOST_RX.finditer(text):
+        edits.append((m.start("host"), m.end("host"), "host", m.group("host")))
+        state.learn_host(m.group("host"))
