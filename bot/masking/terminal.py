@@ -30,6 +30,10 @@ from operator import ne
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.terminal import codes_in
 
+# The code patterns of bot.terminal and our placeholders, each in a group: a split keeps them.
+_CUTS: dict[str, re.Pattern[str]] = {}
+_PLACEHOLDER_CUT = re.compile(f"({PLACEHOLDER_RX.pattern})")
+
 
 def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> str:
     """`mask_clean(text)` with terminal control sequences out of the detectors' way."""
@@ -88,12 +92,17 @@ def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str |
     # The source line cut at its codes: a code stands in the clean line at the length of the
     # parts before it. (Cut by the patterns in C, the masked line too: read match by match,
     # a Ray log's codes cost a third of masking it.)
-    parts = rx.split(source)
-    codes = rx.findall(source)
-    offsets = list(accumulate(map(len, parts[:-1])))
+    # (One split each, its group keeping what it cuts at: the text, code, text, ... list.)
+    cut = _CUTS.get(rx.pattern)
+    if cut is None:
+        cut = _CUTS[rx.pattern] = re.compile(f"({rx.pattern})")
+    parts = cut.split(source)
+    codes = parts[1::2]
+    offsets = list(accumulate(map(len, parts[0:-1:2])))
     offsets.append(len(clean) + 1)  # past every piece: ends the loop over codes below
-    pieces = PLACEHOLDER_RX.split(masked)
-    placeholders = PLACEHOLDER_RX.findall(masked)
+    parts = _PLACEHOLDER_CUT.split(masked)
+    pieces = parts[0::2]
+    placeholders = parts[1::2]
     placeholders.append("")
     out: list[str] = []
     append = out.append
