@@ -503,9 +503,10 @@ def find_world_info(text: str, edits: list[Edit], state: LogState) -> None:
 # NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
 # NCCL: `[0] transport/net_ib.cc:1696 NCCL WARN`); the matcher parses it, so only the host
 # part may change. Anchored at line start, behind a launcher's label (pdsh's `worker-3: `,
-# srun's ` 3: `, bot/launchers.py) and an optional `[rank8]:`/`[default0]:`
-# label, for speed; other prefixes are found by the leftover pass below, which reads every
-# colon of the text and so costs far more on a log of wrapped NCCL lines.
+# srun's ` 3: `, a Ray actor's `(RayTrainWorker pid=9, ip=..) `, bot/launchers.py) and an
+# optional `[rank8]:`/`[default0]:` label, for speed; other prefixes are found by the leftover
+# pass below, which reads every colon of the text and so costs far more on a log of wrapped
+# NCCL lines.
 _NCCL_TAIL = r":\d{1,10}:\d{1,10} \[\d{1,4}\] (?:[\w./-]{1,128}:\d{1,6} )?NCCL"
 _NCCL_BODY = "(?:" + LAUNCHER_LABEL + r")?(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL
 _NCCL_PREFIX = re.compile(_NCCL_BODY)  # at the start of the text
