@@ -849,6 +849,20 @@ def test_hosts_of_nccl_prefixes_behind_launcher_labels_are_learned() -> None:
     assert masker.mask(log.splitlines(keepends=True)[0]) == "moving the job off <HOST-1> tonight, <HOST-2> too\n"
 
 
+def test_hosts_of_nccl_prefixes_behind_ray_actor_labels_are_learned() -> None:
+    """Ray Train prints a worker's lines behind its actor label, coloured on a terminal and with
+    the escape byte lost in a paste: the NCCL prefix's host behind it is learned from the whole
+    log like pdsh's, and masked where an earlier line names the node bare."""
+    log = (
+        "kestrel and osprey went down at 3am, rerunning\n"
+        "\x1b[36m(RayTrainWorker pid=1234, ip=10.0.0.5)\x1b[0m kestrel:1234:1299 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+        "[36m(RayTrainWorker pid=4321, ip=10.0.0.6)[0m osprey:4321:4399 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC\n"
+    )
+    masker = Masker()
+    masker.learn(log.encode())
+    assert masker.mask(log.splitlines(keepends=True)[0]) == "<HOST-1> and <HOST-2> went down at 3am, rerunning\n"
+
+
 def test_a_stem_at_the_very_end_of_a_text_is_no_sibling() -> None:
     """`sc-06` ending a piece has fewer digits than its learned siblings: kept, not an error."""
     masker = Masker()
