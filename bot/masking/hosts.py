@@ -692,8 +692,10 @@ _ETC_HOSTS_RX = LinePattern(
     r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])",
     gate=r"(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)[ \t]",
 )
-# The line gate of find_etc_hosts (bot/masking/gate.py): the address's head.
-ETC_HOSTS_TRIGGER = r"<IP|127\.|::1|fe00::0|ff0"
+# The line gate of find_etc_hosts (bot/masking/gate.py): the address's head; a placeholder
+# whole, with the blank after it (`?`: a non-ASCII digit as the gate reads it), since Ray puts
+# one in every line's prefix (`ip=<IP-1>) `), which is no row's address.
+ETC_HOSTS_TRIGGER = r"<IPV?6?-[0-9?]{1,9}>[ \t]|127\.|::1|fe00::0|ff0"
 _ROW_TOKEN = re.compile(r"[ \t]+([^\s#]{1,253})")
 _ETC_KEEP = frozenset(
     ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
