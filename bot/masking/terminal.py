@@ -80,8 +80,8 @@ def mask_through_terminal_codes(text: str, mask_clean: Callable[[str], str]) -> 
 
 
 def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str | None:
-    """Put the codes of the `source` line back into its masked line at the places they held
-    in the clean one (the source without its codes).
+    """Put the codes of the `source` line (or lines, joined) back into its masked line at the
+    places they held in the clean one (the source without its codes).
 
     The masked line is the clean one with spans replaced by placeholders (or blanked, for a
     PEM block's body): each piece between placeholders is found in the clean line after the
@@ -90,9 +90,9 @@ def _restore(rx: re.Pattern[str], source: str, clean: str, masked: str) -> str |
     where the next piece starts. None when a piece is not found (its caller drops the codes).
     """
     # The source line cut at its codes: a code stands in the clean line at the length of the
-    # parts before it. (Cut by the patterns in C, the masked line too: read match by match,
-    # a Ray log's codes cost a third of masking it.)
-    # (One split each, its group keeping what it cuts at: the text, code, text, ... list.)
+    # parts before it. (Cut by the patterns in C, the masked line too, one split each whose
+    # group keeps what it cuts at: text, code, text, ... Read match by match, a Ray log's
+    # codes cost a third of masking it.)
     cut = _CUTS.get(rx.pattern)
     if cut is None:
         cut = _CUTS[rx.pattern] = re.compile(f"({rx.pattern})")
