@@ -33,10 +33,11 @@ def _unnamed(fragment: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", fragment)
 
 
-# The label pdsh or `srun -l` puts first on a line, for a pattern that reads what follows it
-# (NCCL's prefix, bot/masking/hosts.py) and can afford no more: no groups. (Trying the whole
-# stack below at every line start costs a log of non-NCCL lines ~3 ms a MB more.)
-LAUNCHER_LABEL = "(?:" + _unnamed(PDSH_HOST) + "|[ \\t]*" + _unnamed(SRUN_LABEL) + ")"
+# The label pdsh, `srun -l` or Ray puts first on a line, for a pattern that reads what follows
+# it (NCCL's prefix, bot/masking/hosts.py) and can afford no more: no groups. (Trying the whole
+# stack below at every line start costs a log of non-NCCL lines ~3 ms a MB more.) Ray's, or
+# every NCCL line of a Ray log was a "leftover" the masker looked for colon by colon.
+LAUNCHER_LABEL = "(?:" + _unnamed(PDSH_HOST) + "|[ \\t]*" + _unnamed(SRUN_LABEL) + "|" + _unnamed(RAY_ACTOR) + ")"
 
 # Any stack of them (`worker-1: [rank9]:`, `[default0]:[rank12]:`, right-aligned ` 3: `, a Ray
 # actor's `(RayTrainWorker pid=9, ip=..) `), for a pattern that only needs to get past them: no

@@ -835,15 +835,23 @@ def test_a_learned_host_teaches_the_hosts_of_its_digit_shape() -> None:
     assert out == "<HOST-1> and <HOST-2> drained; r056-ib0 up, <HOST-3>-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n", out
 
 
-def test_hosts_of_nccl_prefixes_behind_launcher_labels_are_learned() -> None:
-    """pdsh's `worker-3: ` and srun's ` 12: ` stand before what a node's NCCL prints: the host
-    of the NCCL prefix behind them is learned from the whole log, and masked where a line
-    before it names the node bare."""
-    log = (
-        "moving the job off blade-a7 tonight, blade-b3 too\n"
-        "blade-a7: blade-a7:1234:1234 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>\n"
-        " 12: blade-b3:4321:4321 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.2<0>\n"
-    )
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # pdsh's `worker-3: ` and srun's ` 12: `
+        ("blade-a7: blade-a7:1234:1234 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>",
+         " 12: blade-b3:4321:4321 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.2<0>"),
+        # Ray Train's actor label, coloured on a terminal, and with the escape byte lost in a paste
+        ("\x1b[36m(RayTrainWorker pid=1234, ip=10.0.0.5)\x1b[0m blade-a7:1234:1299 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+         "[36m(RayTrainWorker pid=4321, ip=10.0.0.6)[0m blade-b3:4321:4399 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC"),
+    ],
+    ids=["pdsh-srun", "ray"],
+)
+def test_hosts_of_nccl_prefixes_behind_launcher_labels_are_learned(lines: tuple[str, str]) -> None:
+    """A launcher's label stands before what a node's NCCL prints: the host of the NCCL prefix
+    behind it is learned from the whole log, and masked where a line before it names the node
+    bare."""
+    log = "moving the job off blade-a7 tonight, blade-b3 too\n" + "".join(line + "\n" for line in lines)
     masker = Masker()
     masker.learn(log.encode())
     assert masker.mask(log.splitlines(keepends=True)[0]) == "moving the job off <HOST-1> tonight, <HOST-2> too\n"

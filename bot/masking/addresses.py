@@ -62,6 +62,9 @@ _VERSION_WORD = re.compile(
     re.IGNORECASE,
 )
 _VERSION_AFTER = re.compile(r"-\d|\+|~|(?:a|b|rc|post|dev)\d")
+# What can follow a dotted quad and start _VERSION_AFTER (a letter would have been part of it):
+# asked before the pattern, as nearly every address is followed by neither.
+_VERSION_AFTER_STARTS = frozenset("-+~")
 
 
 # After these a dotted quad is an address (`eth0:10.0.0.1`, `//10.0.0.1`, `@10.0.0.1`).
@@ -102,14 +105,16 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
     # that text: a log prints the same few prefixes before its addresses on every line (Ray's
     # `(RayTrainWorker pid=N, ip=`), read once each. Per call: log text outlives no piece.
     kept_after: dict[str, bool] = {}
+    rfind = text.rfind
     for m in _IPV4_RX.finditer(text):
-        addr = m.group()
+        start, end = m.span()
+        addr = text[start:end]
         if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
             continue
-        start, end = m.span()
-        if _VERSION_AFTER.match(text, end):
+        if text[end : end + 1] in _VERSION_AFTER_STARTS and _VERSION_AFTER.match(text, end):
             continue  # 10.2.0.1-1, 8.9.2.26+cuda12 (a letter after it would have been part of it)
-        before = text[max(text.rfind("\n", max(0, start - 48), start) + 1, start - 48) : start]
+        lo = start - 48 if start > 48 else 0
+        before = text[rfind("\n", lo, start) + 1 or lo : start]
         kept = kept_after.get(before)
         if kept is None:
             # `brd 10.20.3.255`: the subnet's broadcast address names no machine. (Its word

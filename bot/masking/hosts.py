@@ -503,9 +503,10 @@ def find_world_info(text: str, edits: list[Edit], state: LogState) -> None:
 # NCCL's line prefix `host:pid:tid [dev] NCCL ...` (WARN lines put a source location before
 # NCCL: `[0] transport/net_ib.cc:1696 NCCL WARN`); the matcher parses it, so only the host
 # part may change. Anchored at line start, behind a launcher's label (pdsh's `worker-3: `,
-# srun's ` 3: `, bot/launchers.py) and an optional `[rank8]:`/`[default0]:`
-# label, for speed; other prefixes are found by the leftover pass below, which reads every
-# colon of the text and so costs far more on a log of wrapped NCCL lines.
+# srun's ` 3: `, a Ray actor's `(RayTrainWorker pid=9, ip=..) `, bot/launchers.py) and an
+# optional `[rank8]:`/`[default0]:` label, for speed; other prefixes are found by the leftover
+# pass below, which reads every colon of the text and so costs far more on a log of wrapped
+# NCCL lines.
 _NCCL_TAIL = r":\d{1,10}:\d{1,10} \[\d{1,4}\] (?:[\w./-]{1,128}:\d{1,6} )?NCCL"
 _NCCL_BODY = "(?:" + LAUNCHER_LABEL + r")?(?:\[[\w,.-]{1,32}\](?:<\w{1,8}>)?: ?)?([^\s:\[\]<>|]{1,253})" + _NCCL_TAIL
 _NCCL_PREFIX = re.compile(_NCCL_BODY)  # at the start of the text
@@ -691,8 +692,10 @@ _ETC_HOSTS_RX = LinePattern(
     r"[ \t]*(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)(?=[ \t])",
     gate=r"(?:<IPV?6?-\d{1,9}>|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|fe00::0|ff0\d::\d)[ \t]",
 )
-# The line gate of find_etc_hosts (bot/masking/gate.py): the address's head.
-ETC_HOSTS_TRIGGER = r"<IP|127\.|::1|fe00::0|ff0"
+# The line gate of find_etc_hosts (bot/masking/gate.py): the address's head; a placeholder
+# whole, with the blank after it (`?`: a non-ASCII digit as the gate reads it), since Ray puts
+# one in every line's prefix (`ip=<IP-1>) `), which is no row's address.
+ETC_HOSTS_TRIGGER = r"<IPV?6?-[0-9?]{1,9}>[ \t]|127\.|::1|fe00::0|ff0"
 _ROW_TOKEN = re.compile(r"[ \t]+([^\s#]{1,253})")
 _ETC_KEEP = frozenset(
     ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "ip6-localnet",
