@@ -1,0 +1,75 @@
+"""Runtime failures real users pasted into issue threads: empty checkpoints, host RAM, version
+skew, bare NCCL refusals, aborts that left only a signal.
+
+Every excerpt is a few lines as printed by the failing software; before the matching rule
+change each one produced no diagnosis, or only the launcher's wrapper.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.matcher import default_matcher
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCHER = default_matcher(ROOT / "rules")
+
+# One excerpt per file, exactly as pasted in the thread (paths shortened); the file name is
+# "<expected rule id>--<owner>-<repo>-<issue number>.log".
+THREADS = sorted((ROOT / "tests" / "data" / "threads").glob("*.log"))
+
+
+@pytest.mark.parametrize("path", THREADS, ids=[p.stem for p in THREADS])
+def test_pasted_excerpt_names_the_thread_cause(path: Path) -> None:
+    expected = path.name.split("--", 1)[0]
+    found = MATCHER.diagnose(path.read_text(encoding="utf-8")).root
+    assert found is not None, f"{path.name}: no diagnosis"
+    assert found.id == expected, f"{path.name}: {found.id}"
+
+
+def test_named_misuse_outranks_the_bare_invalid_usage() -> None:
+    """With the 'Last error' line present, the duplicate GPU is the cause and invalid usage its symptom."""
+    d = MATCHER.diagnose(
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, "
+        "invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n"
+        "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+        "Last error:\n"
+        "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n"
+    )
+    assert d.root is not None and d.root.id == "nccl-duplicate-gpu"
+    assert "nccl-invalid-usage" in [c.id for c in d.collateral]
+
+
+def test_watchdog_abort_is_the_timeout_not_the_signal() -> None:
+    """The NCCL watchdog ends the rank with SIGABRT: the timeout it caught is the diagnosis."""
+    d = MATCHER.diagnose(
+        "[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=58211, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800085 "
+        "milliseconds before timing out.\n"
+        "failed (exitcode: -6) local_rank: 3 (pid: 107) of binary: /usr/bin/python3\n"
+    )
+    assert d.root is not None and d.root.id != "worker-aborted-sigabrt", [m.id for m in d.matches]
+
+
+NOT_THEIRS = [
+    pytest.param(
+        "checkpoint-truncated",
+        '  File "C:\\Python310\\lib\\multiprocessing\\spawn.py", line 126, in _main\n'
+        "    self = reduction.pickle.load(from_parent)\n"
+        "EOFError: Ran out of input\n",
+        id="spawn-eoferror-without-torch-load",
+    ),
+    pytest.param(
+        "torch-windows-dll-load-failed",
+        "    from .cv2 import *\nImportError: DLL load failed: The specified module could not be found.\n",
+        id="opencv-dll-without-torch-c",
+    ),
+]
+
+
+@pytest.mark.parametrize(("absent", "log"), NOT_THEIRS)
+def test_supportive_line_alone_stays_below_the_floor(absent: str, log: str) -> None:
+    """A line every such failure prints (spawn's EOFError, the bare DLL message) must not fire alone."""
+    assert absent not in {m.id for m in MATCHER.diagnose(log).matches}
