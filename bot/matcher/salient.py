@@ -92,7 +92,9 @@ _DS_NODE_RANK = regex.compile(r"\bnnodes=\d{1,5}, num_local_procs=(\d{1,4}), nod
 # pdsh's own prefix: the host name as the hostfile gave it, then `: `; or the masker's
 # placeholder for it (`<HOST-2>: `), so that a masked log is diagnosed the same.
 _PDSH_HOST = regex.compile(r"(<[A-Z]{1,12}-\d{1,6}>|[A-Za-z0-9][\w.-]{0,252}): ")
-_SEQ = regex.compile(r"SeqNum=(\d+)|last completed NCCL work:\s*(\d+)")
+# Searched from the first of its two literals (`_seq_number`): every line of a rank's watchdog
+# timeout holds one, and a search from the line's start cost a regex's pass over each of them.
+_SEQ = re.compile(r"SeqNum=(\d+)|last completed NCCL work:\s*(\d+)")
 # torchelastic's agent line, one per failed local worker (torch >= 1.9):
 # `failed (exitcode: -9) local_rank: 3 (pid: 812917) of binary: /usr/bin/python`
 _AGENT_FAILED = regex.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d{1,6}) \(pid: \d+\)")
@@ -235,9 +237,8 @@ class LogFacts:
         if "elastic" in probes:
             self._observe_elastic(line_no, message, host)
         if "seq" in probes and rank is not None:
-            m = _SEQ.search(message)
-            if m:
-                seq = int(m[1] or m[2])
+            seq = _seq_number(message)
+            if seq is not None:
                 self.seq_by_rank[rank] = min(seq, self.seq_by_rank.get(rank, seq))
         if "banner" in probes:
             m = _BANNER_RANK.search(message)
@@ -518,6 +519,18 @@ def repeat_effect(message: str, probes: frozenset[str]) -> bool | None:
         return None
     return error_line
 
+
+
+def _seq_number(message: str) -> int | None:
+    """The NCCL work sequence number `message` states first (`SeqNum=`, `last completed NCCL work:`)."""
+    at = message.find("SeqNum=")
+    other = message.find("last completed NCCL work:", 0, at if at >= 0 else len(message))
+    if other >= 0:
+        at = other
+    if at < 0:
+        return None
+    m = _SEQ.search(message, at)
+    return int(m[1] or m[2]) if m else None
 
 
 def _is_traceback_head(message: str) -> bool:

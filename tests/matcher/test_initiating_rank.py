@@ -652,3 +652,17 @@ def test_a_bare_error_line_names_no_rank_when_the_log_shows_two(matcher):
         "[rank1]: Traceback (most recent call last):\n"
     )
     assert matcher.diagnose(log).initiating_rank is None
+
+
+def test_a_ranks_work_sequence_is_the_first_number_its_line_states():
+    """The seq probe reads whichever of `SeqNum=` and `last completed NCCL work:` comes first on
+    the line, skips a `SeqNum=` without digits, and keeps each rank's lowest."""
+    from bot.matcher.salient import LogFacts
+
+    facts = LogFacts()
+    watchdog = "[PG 0 (default_pg) Rank 5] Exception (either an error or timeout) detected by watchdog at work: 812"
+    facts.observe(1, f"{watchdog}, last enqueued NCCL work: 812, last completed NCCL work: 808. SeqNum=990", 5, {"seq"})
+    facts.observe(2, "WorkNCCL(SeqNum=n/a) then WorkNCCL(SeqNum=811, OpType=ALLREDUCE)", 6, {"seq"})
+    facts.observe(3, "WorkNCCL(SeqNum=809, OpType=ALLREDUCE) last completed NCCL work: 700", 5, {"seq"})
+    facts.observe(4, "no sequence number on this line", 7, {"seq"})
+    assert facts.seq_by_rank == {5: 808, 6: 811}
