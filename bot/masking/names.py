@@ -321,7 +321,7 @@ def _personal_account(m: re.Match[str]) -> bool:
 # Hannah Fischer`, `Approved by Hannah Fischer`): a name of two to four capitalised words.
 # (A login under these keys is a user name: bot/masking/pairs.py.)
 # A service desk's ticket names the people by label (ServiceNow's `Caller:` and `Assigned to:`).
-ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
+ROLE_WORDS = ("owner", "author", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
               "reviewer", "requester", "submitter", "ed_by", "assigned to", "assigned_to", "caller")  # fmt: skip
 # Words in small letters after the capital, accented ones too (`Jürgen`, `Súilleabháin`); a
 # name written in CJK characters (`鈴木翔太`, `王伟`), two to five of them.
@@ -334,7 +334,7 @@ _FULL_NAME = (
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )
 _ROLE_KEY_NAME = re.compile(
-    r"(?i:(?<![\w-])[\"']?(?:owner|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
+    r"(?i:(?<![\w-])[\"']?(?:owner|author|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
