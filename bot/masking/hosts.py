@@ -211,7 +211,7 @@ def host_value_ok(value: str) -> bool:
     """A value in a host position that names an organisation's machine."""
     if not value or value.lower() in _KEEP_HOSTS or IPV4ISH.match(value):
         return False
-    if value[0] in "$%{<[" or value.isdigit() or ":" in value:
+    if value[0] in "$%{<[" or value.isdigit() or ":" in value or value.endswith(SERVICE_DNS):
         return False
     if _NODELIST.match(value):
         return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from bot.masking.edits import Edit
-from bot.masking.hosts import SERVICE_DNS, host_value_ok
+from bot.masking.hosts import host_value_ok
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
 from bot.masking.owners import login_like
 from bot.masking.state import LogState
@@ -94,11 +94,13 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
                     name[0].isalpha()
                     and any(c.isalpha() for c in name.rsplit(".", 1)[-1])
                     and host_value_ok(name)
-                    and not name.endswith(SERVICE_DNS)  # a Kubernetes Service (hosts.py)
                 )
             if ok and (start or name.count(".") >= 2):
                 begin = m.start("auth") + start
                 edits.append((begin, begin + len(name), "host", name))
+                # Learned, as a bare host is: curl names it again bare (`* Connected to <name>
+                # (<IP-1>) port 443`), where no pass reads a country-suffixed name as a host.
+                state.learn_host(name)
                 _repository_owner(text, m.end("auth"), name, edits, state)
                 continue
         host = _BARE_HOST.match(auth, start)
