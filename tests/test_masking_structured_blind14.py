@@ -161,3 +161,33 @@ def test_a_url_host_is_masked_again_where_curl_names_it_bare() -> None:
     out = _mask(text)
     assert "uni-tuebingen" not in out, out
     assert "* Connected to <HOST-1> (<IP-1>) port 443\n" in out, out
+
+
+def _annotated(source: str, variable: str, value: str) -> str:
+    # loguru's diagnose: `└` under the variable's first character, its repr after it.
+    column = source.index(variable)
+    return f"{source}\n    │{' ' * (column - 5)}└ '{value}'\n    └ <function at 0x7f3a2b1c0d90>\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "variable"),
+    [
+        ('    repo.index.commit(msg, author=author)', "author)"),
+        ('    send_report(run_id, full_name)', "full_name"),
+        ('    notify(cfg.run_owner, "done")', "run_owner"),
+    ],
+)
+def test_a_name_loguru_shows_under_a_person_variable_is_masked(source: str, variable: str) -> None:
+    out = _mask(_annotated(source, variable, "Ingrid Solberg"))
+    assert "Ingrid" not in out and "Solberg" not in out, out
+    assert "└ '<NAME-1>'" in out, out
+
+
+def test_values_loguru_shows_under_other_variables_or_not_names_stay() -> None:
+    for source, variable, value in (
+        ("    load(model_name)", "model_name", "Llama Guard"),
+        ("    notify(owner)", "owner", "Hugging Face"),
+        ("    push(repo_id)", "repo_id", "Ingrid Solberg"),
+    ):
+        text = _annotated(source, variable, value)
+        assert mask(text).text == text

@@ -36,7 +36,7 @@ from bot.masking.keys import (
     split_words,
     username_ok,
 )
-from bot.masking.lines import NEXT_LINE, line_end, line_start, starts_line
+from bot.masking.lines import NEXT_LINE, annotated_values, line_end, line_start, starts_line
 from bot.masking.owners import login_like
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
@@ -604,36 +604,12 @@ def _env_defaults(scanner: _PairScanner, text: str) -> None:
             scanner._value(info, key, m.group("value"), m.start("value"), m.end("value"))
 
 
-# loguru's `diagnose=True` (better_exceptions) draws each variable's value under the source
-# line of a traceback: `└` stands under the variable's first character, then its repr.
-#     wandb.login(key=WANDB_KEY)
-#     │               └ '<value>'
-_ANNOTATION = re.compile(r"^(?P<lead>[ \t│]*)└ (?P<q>['\"])(?P<v>[^'\"\n]{1,4096})(?P=q)[ \t]*\r?$", re.MULTILINE)
-_ANNOTATION_ONLY = re.compile(r"[ \t│]*(?:└ [^\n]*)?\r?\Z")
-_VARIABLE = re.compile(r"[A-Za-z_][\w.]{0,127}")
-_ANNOTATION_REACH = 16  # lines above an annotation its source line may be
-
-
 def _annotated_values(scanner: _PairScanner, text: str) -> None:
     """The values loguru prints under a traceback's variables, judged by the variables' names."""
-    for m in _ANNOTATION.finditer(text):
-        column = len(m.group("lead"))
-        end = m.start()
-        for _ in range(_ANNOTATION_REACH):
-            if end == 0:
-                break
-            start = text.rfind("\n", 0, end - 1) + 1
-            line = text[start : end - 1]
-            end = start
-            if _ANNOTATION_ONLY.match(line):
-                continue
-            var = _VARIABLE.match(line, column)
-            if var is not None and (column == 0 or not (line[column - 1].isalnum() or line[column - 1] == "_")):
-                name = var.group().rpartition(".")[2]
-                info = scanner.state.key_info(name)
-                if info is not None and info.role in (Role.SECRET, Role.GENERIC):
-                    scanner._value(info, name, m.group("v"), m.start("v"), m.end("v"))
-            break
+    for name, m in annotated_values(text):
+        info = scanner.state.key_info(name)
+        if info is not None and info.role in (Role.SECRET, Role.GENERIC):
+            scanner._value(info, name, m.group("v"), m.start("v"), m.end("v"))
 
 
 def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], state: LogState) -> None:
