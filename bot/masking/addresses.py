@@ -83,7 +83,8 @@ def _version_before(before: str) -> bool:
     if before.endswith("-") and len(before) > 1 and before[-2].isalpha():
         return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1
     word = stripped.rstrip(":=([").rsplit(None, 1)
-    return bool(word) and _VERSION_WORD.match(word[-1]) is not None
+    # (A quoted env entry opens its word with the quote: docker inspect's `"NV_CUDNN_VERSION=...`.)
+    return bool(word) and _VERSION_WORD.match(word[-1].lstrip("\"'")) is not None
 
 
 def _is_netmask(addr: str) -> bool:

@@ -145,6 +145,7 @@ _DATA_JSON_OPEN = re.compile(r"\"(?:data|stringData)\"[ \t]*:[ \t]*\{")
 # the blank run from every position of a long line.
 _YAML_ITEM = re.compile(r"(?P<indent>[ \t]+)(?P<key>[\w.\-]{1,253}):[ \t]+(?P<value>[^\s#][^\r\n]{0,16383})")
 _JSON_ITEM = re.compile(r"\"(?P<key>[\w.\-]{1,253})\"[ \t]*:[ \t]*\"(?P<value>[^\"\n]{1,16384})\"")
+_BLOCK_SCALAR = re.compile(r"[|>][0-9]?[+-]?[0-9]?\Z")
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z")
 
 
@@ -201,7 +202,9 @@ def _yaml_block(text: str, pos: int, indent: int, string_data: bool, edits: list
             item = _YAML_ITEM.match(text, pos, line_end)
             if item is not None:
                 value = item.group("value").rstrip().strip("\"'")
-                if string_data or _is_base64_text(value):
+                if _BLOCK_SCALAR.match(value):
+                    pass  # `tls.key: |`: YAML's block indicator; the lines under it are read as lines
+                elif string_data or _is_base64_text(value):
                     vstart = item.start("value") + (1 if item.group("value")[:1] in "\"'" else 0)
                     edits.append((vstart, vstart + len(value), "k8s-secret", value))
         pos = line_end + 1

@@ -80,6 +80,7 @@ from bot.masking.names import (
     KEYED_NAME_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
+    find_annotated_names,
     find_contact_names,
     find_greeted_names,
     find_keyed_names,
@@ -224,6 +225,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
+    Detector("annotated-names", "names", lambda s: find_annotated_names(s.text, s.edits, s.state), ("name",)),  # loguru's `└ '...'`
     Detector("keyed-names", "names", lambda s: find_keyed_names(s.text, s.edits, s.state), ("name",), line_trigger=KEYED_NAME_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones

@@ -113,6 +113,12 @@ _LABEL_KEY_AFTER = re.compile(r"/[A-Za-z0-9][\w.-]{0,62}(?:=|\"?:[ \t])")
 _HOST_RX = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,16}\Z")
 
 
+# Kubernetes Services' cluster DNS names, `<service>.<namespace>.svc[.cluster.local]` (each
+# of its last three labels is a private top-level label's anchor): resources, named by whoever
+# wrote the chart. (A namespace named for a person is masked as that person's learned login.)
+SERVICE_DNS = (".svc", ".svc.cluster", ".svc.cluster.local")
+
+
 def find_fqdns(text: str, edits: list[Edit]) -> None:
     """Mask fully qualified names on private or organisation domains.
 
@@ -147,6 +153,8 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
             continue
         if is_public_host(name):
             continue
+        if name.endswith(SERVICE_DNS):
+            continue  # `redis-master.ml.svc.cluster.local`: a Kubernetes Service in its namespace, no machine
         # (`//` or `@` on the name's own line: the line gate gives a row its lines alone.)
         if _LABEL_KEY_AFTER.match(text, m.end()) and not text.startswith(("//", "@"), max(text.rfind("\n", 0, start) + 1, start - 2)):
             continue  # `training.kubeflow.org/replica-index=0`: a Kubernetes label key's prefix
@@ -203,7 +211,7 @@ def host_value_ok(value: str) -> bool:
     """A value in a host position that names an organisation's machine."""
     if not value or value.lower() in _KEEP_HOSTS or IPV4ISH.match(value):
         return False
-    if value[0] in "$%{<[" or value.isdigit() or ":" in value:
+    if value[0] in "$%{<[" or value.isdigit() or ":" in value or value.endswith(SERVICE_DNS):
         return False
     if _NODELIST.match(value):
         return True

@@ -311,6 +311,9 @@ _CODE = re.compile(
 )
 
 
+_REDACTED_REPRS = ("SecretStr('*", 'SecretStr("*', "SecretBytes(b'*", 'SecretBytes(b"*')
+
+
 def exempt_value(value: str) -> bool:
     """Values that are never a credential: empty, null-ish, variables, fillers, placeholders."""
     if not value or value.lower() in _EXEMPT_WORDS or has_placeholder(value):
@@ -320,6 +323,10 @@ def exempt_value(value: str) -> bool:
         return True  # <HUB_TOKEN>, <your-token>, [PAD], [your_api_key]
     if first == "(" and last == ")" and value[1:-1].lower() in _EXEMPT_WORDS:
         return True  # slack_sdk's `'Authorization': '(redacted)'`
+    if first == "(" and value[1:].lower().startswith("sensitive"):
+        return True  # Terraform's plan: `+ password = (sensitive value)`
+    if value.startswith(_REDACTED_REPRS):
+        return True  # pydantic's repr of a secret field: `SecretStr('**********')`
     if value.startswith(("<set to the key ", "&lt;set to the key ")):
         return True  # kubectl describe: `KEY:  <set to the key 'k' in secret 's'>  Optional: false`
     if value.startswith("&lt;") and value.endswith("&gt;"):

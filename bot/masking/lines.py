@@ -101,3 +101,35 @@ class LinePattern:
         if first is not None:
             yield first
         yield from rest_rx.finditer(text, first.end() if first is not None else 0)
+
+
+# loguru's `diagnose=True` (better_exceptions) draws each variable's value under the source
+# line of a traceback: `└` stands under the variable's first character, then its repr.
+#     wandb.login(key=WANDB_KEY)
+#     │               └ '<value>'
+_ANNOTATION = re.compile(r"^(?P<lead>[ \t│]*)└ (?P<q>['\"])(?P<v>[^'\"\n]{1,4096})(?P=q)[ \t]*\r?$", re.MULTILINE)
+_ANNOTATION_ONLY = re.compile(r"[ \t│]*(?:└ [^\n]*)?\r?\Z")
+_VARIABLE = re.compile(r"[A-Za-z_][\w.]{0,127}")
+_ANNOTATION_REACH = 16  # lines above an annotation its source line may be
+
+
+def annotated_values(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """loguru's quoted values under a traceback's variables: (the variable's last name, the
+    annotation's match, its value in group `v`). `└ ` must be in `text` for any."""
+    if "└ " not in text:
+        return
+    for m in _ANNOTATION.finditer(text):
+        column = len(m.group("lead"))
+        end = m.start()
+        for _ in range(_ANNOTATION_REACH):
+            if end == 0:
+                break
+            start = text.rfind("\n", 0, end - 1) + 1
+            line = text[start : end - 1]
+            end = start
+            if _ANNOTATION_ONLY.match(line):
+                continue
+            var = _VARIABLE.match(line, column)
+            if var is not None and (column == 0 or not (line[column - 1].isalnum() or line[column - 1] == "_")):
+                yield var.group().rpartition(".")[2], m
+            break

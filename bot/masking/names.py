@@ -19,7 +19,7 @@ from bot.literals import LiteralSet
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.lines import NEXT_LINE, LinePattern
+from bot.masking.lines import NEXT_LINE, LinePattern, annotated_values
 from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
 from bot.masking.state import LogState
 
@@ -321,7 +321,7 @@ def _personal_account(m: re.Match[str]) -> bool:
 # Hannah Fischer`, `Approved by Hannah Fischer`): a name of two to four capitalised words.
 # (A login under these keys is a user name: bot/masking/pairs.py.)
 # A service desk's ticket names the people by label (ServiceNow's `Caller:` and `Assigned to:`).
-ROLE_WORDS = ("owner", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
+ROLE_WORDS = ("owner", "author", "oncall", "on-call", "on_call", "on call", "maintainer", "contact", "assignee", "reporter",
               "reviewer", "requester", "submitter", "ed_by", "assigned to", "assigned_to", "caller")  # fmt: skip
 # Words in small letters after the capital, accented ones too (`Jürgen`, `Súilleabháin`); a
 # name written in CJK characters (`鈴木翔太`, `王伟`), two to five of them.
@@ -334,7 +334,7 @@ _FULL_NAME = (
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )
 _ROLE_KEY_NAME = re.compile(
-    r"(?i:(?<![\w-])[\"']?(?:owner|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
+    r"(?i:(?<![\w-])[\"']?(?:owner|author|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
@@ -419,6 +419,26 @@ def find_keyed_names(text: str, edits: list[Edit], state: LogState) -> None:
         if family in _THING_WORDS or family in _SYSTEM_WORDS or family in _NOT_GREETED:
             continue
         _take(text, m.start("name"), m.group("name"), edits, state)
+
+
+# A variable that holds a person's name (`author`, `run_owner`, `full_name`), as loguru shows
+# its value under a traceback's source line: `└ 'Hannah Fischer'`.
+_NAME_VARIABLE = re.compile(
+    r"(?i:(?:\A|_)(?:owner|author|maintainer|contact|assignee|reporter|reviewer|requester|submitter|caller|committer)(?:_name)?"
+    r"|(?:\A|_)(?:full|display|real)_?name)\Z"
+)
+_WHOLE_NAME = re.compile(_FULL_NAME + r"\Z")
+
+
+def find_annotated_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) a person's name loguru prints under a variable that holds one."""
+    for variable, m in annotated_values(text):
+        raw = m.group("v")
+        if _NAME_VARIABLE.search(variable) is None or _WHOLE_NAME.match(raw) is None:
+            continue
+        if any(w.lower() in _THING_WORDS or w.lower() in _SYSTEM_WORDS for w in raw.split()) or _plausible(raw) != raw:
+            continue
+        _take(text, m.start("v"), raw, edits, state)
 
 
 # A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks

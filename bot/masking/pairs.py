@@ -36,7 +36,7 @@ from bot.masking.keys import (
     split_words,
     username_ok,
 )
-from bot.masking.lines import NEXT_LINE, line_end, line_start, starts_line
+from bot.masking.lines import NEXT_LINE, annotated_values, line_end, line_start, starts_line
 from bot.masking.owners import login_like
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
@@ -89,6 +89,11 @@ _NEXT_LINE_VALUE = re.compile(
     + NEXT_LINE
     # The object or list may close on the value's line: `{"password":` / `   "x"}`.
     + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',{}\[\]]{7,4095})(?<!:)["']?[ \t]*[}\]]{0,8},?[ \t]*(?=\r?\n|\Z)"""
+)
+# W&B's run config.yaml: the key's `desc:` line, then its `value:` (a nested mapping's
+# `value:` ends its line and is left to the keys under it).
+_DESCRIBED_VALUE = re.compile(
+    r"[ \t]*" + NEXT_LINE + r"[ \t]+desc:[^\r\n]{0,512}" + NEXT_LINE + r"[ \t]+value:[ \t]+(?P<v>[^\s#][^\r\n]{0,4095})"
 )
 # A command whose output is one secret's value, alone on the next line: `echo $WANDB_API_KEY`,
 # `printenv DB_PASSWORD` (also in a `set -x` trace), and the decoding of a Kubernetes Secret's
@@ -280,6 +285,8 @@ class _PairScanner:
             return
         m = _VALUE.match(text, value_start)
         if m is None:
+            if sep.group().rstrip().endswith(":") and self._described_value(value_start, info, core):
+                return
             # `"SecretAccessKey":` or YAML `aws_secret_access_key: >-` with the value on the
             # next line: a JSON or YAML pretty-printer split the pair. An assignment that ends
             # its line (`AWS_SECRET_ACCESS_KEY=` in `env`) is an empty variable: the next line
@@ -320,6 +327,20 @@ class _PairScanner:
             return True
         m = _SIGNED_QUERY.match(text, vstart)
         return m is not None and _QUERY_SIGNATURE.search(m.group()) is not None
+
+    def _described_value(self, pos: int, info: KeyInfo, core: str) -> bool:
+        """W&B's run `config.yaml`: each key holds a `desc:` line, then its `value:` line
+        (`hub_token:` / `  desc: null` / `  value: hf_...`). True when the key had that shape."""
+        m = _DESCRIBED_VALUE.match(self.text, pos)
+        if m is None:
+            return False
+        value = m.group("v").rstrip()
+        if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0]:
+            value = value[1:-1]
+        vstart = m.start("v") + (m.group("v")[:1] in "\"'")
+        self.parsed_until = vstart + len(value)
+        self._value(info, core, value, vstart, vstart + len(value))
+        return True
 
     def _next_line_value(self, pos: int, info: KeyInfo, core: str) -> None:
         m = _NEXT_LINE_VALUE.match(self.text, pos)
@@ -529,7 +550,8 @@ class _PairScanner:
         self.edits.append((pos, pos + len(cred), kind, cred))
 
 
-_NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?![\w.])")
+# Whole, with its domain when it has one (`gpu-h100-19.int.corp.com`): never the name's head.
+_NUMBERED_NODE = re.compile(r"[A-Za-z]{2}[A-Za-z0-9-]{0,40}\d{2,6}(?:\.[A-Za-z][A-Za-z0-9-]{0,62}){0,8}(?![\w.-])")
 # Shells that set a variable without `=`: csh/tcsh `setenv NAME value` (HPC login scripts),
 # fish `set -x NAME value` / `set -gx NAME value`.
 _SHELL_SET = re.compile(r"(?:^|(?<=[\s;+(]))(?:setenv|set[ \t]+-[gUxl]{1,4})[ \t]+\Z")
@@ -582,36 +604,12 @@ def _env_defaults(scanner: _PairScanner, text: str) -> None:
             scanner._value(info, key, m.group("value"), m.start("value"), m.end("value"))
 
 
-# loguru's `diagnose=True` (better_exceptions) draws each variable's value under the source
-# line of a traceback: `└` stands under the variable's first character, then its repr.
-#     wandb.login(key=WANDB_KEY)
-#     │               └ '<value>'
-_ANNOTATION = re.compile(r"^(?P<lead>[ \t│]*)└ (?P<q>['\"])(?P<v>[^'\"\n]{1,4096})(?P=q)[ \t]*\r?$", re.MULTILINE)
-_ANNOTATION_ONLY = re.compile(r"[ \t│]*(?:└ [^\n]*)?\r?\Z")
-_VARIABLE = re.compile(r"[A-Za-z_][\w.]{0,127}")
-_ANNOTATION_REACH = 16  # lines above an annotation its source line may be
-
-
 def _annotated_values(scanner: _PairScanner, text: str) -> None:
     """The values loguru prints under a traceback's variables, judged by the variables' names."""
-    for m in _ANNOTATION.finditer(text):
-        column = len(m.group("lead"))
-        end = m.start()
-        for _ in range(_ANNOTATION_REACH):
-            if end == 0:
-                break
-            start = text.rfind("\n", 0, end - 1) + 1
-            line = text[start : end - 1]
-            end = start
-            if _ANNOTATION_ONLY.match(line):
-                continue
-            var = _VARIABLE.match(line, column)
-            if var is not None and (column == 0 or not (line[column - 1].isalnum() or line[column - 1] == "_")):
-                name = var.group().rpartition(".")[2]
-                info = scanner.state.key_info(name)
-                if info is not None and info.role in (Role.SECRET, Role.GENERIC):
-                    scanner._value(info, name, m.group("v"), m.start("v"), m.end("v"))
-            break
+    for name, m in annotated_values(text):
+        info = scanner.state.key_info(name)
+        if info is not None and info.role in (Role.SECRET, Role.GENERIC):
+            scanner._value(info, name, m.group("v"), m.start("v"), m.end("v"))
 
 
 def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], state: LogState) -> None:

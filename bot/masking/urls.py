@@ -98,6 +98,9 @@ def find_url_hosts(text: str, edits: list[Edit], state: LogState) -> None:
             if ok and (start or name.count(".") >= 2):
                 begin = m.start("auth") + start
                 edits.append((begin, begin + len(name), "host", name))
+                # Learned, as a bare host is: curl names it again bare (`* Connected to <name>
+                # (<IP-1>) port 443`), where no pass reads a country-suffixed name as a host.
+                state.learn_host(name)
                 _repository_owner(text, m.end("auth"), name, edits, state)
                 continue
         host = _BARE_HOST.match(auth, start)
