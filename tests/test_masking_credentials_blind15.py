@@ -47,3 +47,34 @@ def test_a_secret_set_by_an_env_call_is_masked_and_its_name_kept(line: str) -> N
 )
 def test_a_setting_set_by_an_env_call_is_kept(line: str) -> None:
     assert _mask(line + "\n") == line + "\n"
+
+
+# A Hugging Face token is `hf_` and 34 letters, no digit: the rest of one a terminal wrapped
+# holds none either (synthetic, in the real format).
+_HF = "hf_QmvTbRzkWyXpLsNdaJcUeHgFoKiBtrZwqVxM"[:37]
+
+
+def _wrap(line: str, width: int) -> str:
+    return "\n".join(line[i : i + width] for i in range(0, len(line), width))
+
+
+def test_a_letters_only_token_wrapped_at_80_columns_is_masked_whole() -> None:
+    head = "2025-06-01 12:00:03 INFO accelerate.utils: pushing with HF_TOKEN="
+    cut = 80 - len(head)
+    text = _wrap(head + _HF, 80) + "\nhuggingface_hub.errors.HfHubHTTPError: 401 Client Error\n"
+    assert len(_HF) - cut >= 8  # the rest is on the next line, long enough to be a leak
+    out = _mask(text)
+    assert _HF[cut:] not in out, out
+    assert out.split("\n")[0] == head + "<SECRET:hf-token-1>", out
+    assert out.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize("word", ["Killed", "ChildFailedError", "OutOfMemoryError", "HTTPError", "SIGKILL", "torch.distributed"])
+def test_a_word_under_a_key_line_80_columns_wide_is_no_rest_of_the_key(word: str) -> None:
+    # A whole token ending a line exactly 80 wide, then a word alone: not a wrap.
+    line = "[rank0]: exporting HF_TOKEN=" + _HF
+    line = "#" * (80 - len(line)) + line
+    assert len(line) == 80
+    out = _mask(line + "\n" + word + "\n")
+    assert out.split("\n")[0].endswith("HF_TOKEN=<SECRET:hf-token-1>"), out
+    assert out.split("\n")[1] == word, out
