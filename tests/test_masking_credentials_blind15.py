@@ -5,6 +5,9 @@ Windows shells) found leaking.
   `[Environment]::SetEnvironmentVariable("NAME", "value", "User")`, Go's `os.Setenv`, C's
   `setenv`, pytest's `monkeypatch.setenv`, `os.putenv`: only `os.getenv`'s and
   `os.environ.get`'s fallbacks were read as pairs (bot/masking/pairs.py).
+- A Hugging Face token (`hf_` and 34 letters) wrapped at a terminal's width: its rest, alone
+  on the next line, holds no digit, and only lines with one were read as a key's rest
+  (bot/masking/wrapped.py).
 All values are synthetic, in the real formats.
 """
 
@@ -51,7 +54,8 @@ def test_a_setting_set_by_an_env_call_is_kept(line: str) -> None:
 
 # A Hugging Face token is `hf_` and 34 letters, no digit: the rest of one a terminal wrapped
 # holds none either (synthetic, in the real format).
-_HF = "hf_QmvTbRzkWyXpLsNdaJcUeHgFoKiBtrZwqVxM"[:37]
+_HF = "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"
+assert len(_HF) == 37
 
 
 def _wrap(line: str, width: int) -> str:

@@ -10,8 +10,8 @@ keeps the edits that reach across a cut; the cuts' newlines stay after the place
 
 A run: a line at least _MIN_WIDTH wide that holds a blank or a mark outside a token's letters
 (a key, a prompt), or opens with `NAME=` at column 0, and ends in a token's letter, then lines
-of token letters alone (no `=` but base64's padding, a digit somewhere, not a number or a
-version standing alone), each as wide as the first but the last, which may be narrower; two
+of token letters alone (no `=` but base64's padding, a digit somewhere or letters whose
+cases mix as no word's do, not a number or a version standing alone), each as wide as the first but the last, which may be narrower; two
 cuts or more, or one at a window's usual width. A certificate's or a hex dump's lines are token
 letters alone from their first line on, so they never open a run.
 """
