@@ -43,7 +43,9 @@ from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
-declare("Basic ", "getenv(", "environ.")
+declare("Basic ")
+# The calls that name an environment variable first and give its value next.
+_ENV_CALL_GUARDS = declare("getenv(", "environ.", "setenv(", "Setenv(", "putenv(", "EnvironmentVariable(")
 
 # Every sensitive key name contains one of these (lowercase) words.
 KEY_WORDS = (
@@ -589,9 +591,12 @@ def _standalone_auth(text: str, has_bearer: bool, edits: list[Edit]) -> None:
 
 
 # A secret's fallback in source a traceback shows: `os.getenv("MISTRAL_API_KEY", "<key>")`,
-# `os.environ.get('HF_TOKEN', '<token>')`: the name, then the value, as a pair.
+# `os.environ.get('HF_TOKEN', '<token>')`, and a secret set by a call the same way: Go's
+# `os.Setenv`, C's `setenv`, pytest's `monkeypatch.setenv`, `os.putenv`, PowerShell's
+# `[Environment]::SetEnvironmentVariable("NAME", "value", "User")`: the name, then the value,
+# as a pair.
 _ENV_DEFAULT = re.compile(
-    r"""(?:getenv|environ\.get|environ\.setdefault)\([ \t]*(?P<q>["'])(?P<key>[\w.-]{1,96})(?P=q)[ \t]*,[ \t]*"""
+    r"""(?:getenv|environ\.get|environ\.setdefault|[sS]etenv|putenv|SetEnvironmentVariable)\([ \t]*(?P<q>["'])(?P<key>[\w.-]{1,96})(?P=q)[ \t]*,[ \t]*"""
     r"""(?P<vq>["'])(?P<value>[^"'\n]{1,4096})(?P=vq)"""
 )
 
@@ -619,7 +624,7 @@ def find_pairs(text: str, hits: list[tuple[str, int, int]], edits: list[Edit], s
     """
     scanner = _PairScanner(text, edits, state)
     scanner.scan(hits)
-    if holds(text, "getenv(") or holds(text, "environ."):
+    if any(holds(text, guard) for guard in _ENV_CALL_GUARDS):
         _env_defaults(scanner, text)
     if "└ " in text:  # (not a guard literal: those are ASCII; an ASCII text answers at once)
         _annotated_values(scanner, text)

@@ -10,8 +10,8 @@ keeps the edits that reach across a cut; the cuts' newlines stay after the place
 
 A run: a line at least _MIN_WIDTH wide that holds a blank or a mark outside a token's letters
 (a key, a prompt), or opens with `NAME=` at column 0, and ends in a token's letter, then lines
-of token letters alone (no `=` but base64's padding, a digit somewhere, not a number or a
-version standing alone), each as wide as the first but the last, which may be narrower; two
+of token letters alone (no `=` but base64's padding, a digit somewhere or letters whose
+cases mix as no word's do, not a number or a version standing alone), each as wide as the first but the last, which may be narrower; two
 cuts or more, or one at a window's usual width. A certificate's or a hex dump's lines are token
 letters alone from their first line on, so they never open a run.
 """
@@ -31,6 +31,14 @@ _CONTINUATION = re.compile(r"\n[" + _TOKEN + r"]+(?=\r?\n|\Z)")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
 _DIGIT = re.compile(r"[0-9]")
+# A line of words: lower, capitalised, CamelCase, all-caps (`Killed`, `ChildFailedError`,
+# `HTTPError`, `SIGKILL`, `torch.distributed`), parts joined by `.`, `_` or `-`. Random
+# letters of both cases are almost never that shape, and some keys have letters alone (a
+# Hugging Face token: `hf_` and 34 of them): the rest of one holds no digit to tell it by.
+_WORD = r"[A-Z]*[a-z]*(?:[A-Z][a-z]+)*"
+_WORDS = re.compile(_WORD + r"(?:[._-]" + _WORD + r")*")
+# A line of random letters at least this long is a key's rest without a digit.
+_MIN_LETTERS_REST = 8
 # A value of its own on the line under a key: a number, a percentage, a version, a word and
 # a number (`0.5123`, `12345`, `100%`, `1e-05`, `v2.3.1`, `step_1200`, `epoch-3`). The rest
 # of a random key is almost never that shape (six base62 letters all digits: 2 in 100,000),
@@ -73,11 +81,14 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
         start, end = m.start() + 1, m.end()
         width = end - start
         line = m.group()
-        if "=" in line.rstrip("=") or _DIGIT.search(line) is None:
+        if "=" in line.rstrip("=") or (
+            _DIGIT.search(line) is None and (width < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
+        ):
             # `KEY=value` opens a line of its own (base64 pads only at its end); a line without
             # a digit is words (`torch.distributed...ChildFailedError`, `Killed`), not the rest
-            # of a key, whose random letters hold a digit in almost any stretch of a dozen (the
-            # last few letters of one may not: those few stay).
+            # of a key, whose random letters hold a digit in almost any stretch of a dozen, or
+            # mix their cases as no word does (the last few letters of one may not: those few
+            # stay).
             continue
         prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
         if _PLAIN_VALUE.fullmatch(line, 1) and not (
