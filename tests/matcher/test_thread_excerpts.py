@@ -1,8 +1,10 @@
-"""Runtime failures real users pasted into issue threads: empty checkpoints, host RAM, version
-skew, bare NCCL refusals, aborts that left only a signal.
+"""Excerpts real users pasted into issue threads, one file each in tests/data/threads, named
+for the entry that must be the root cause: empty checkpoints, host RAM, version skew, bare NCCL
+refusals, aborts that left only a signal, Ray jobs waiting for resources no node holds, file
+systems without locks, a trainer giving up on NaN losses.
 
-Every excerpt is a few lines as printed by the failing software; before the matching rule
-change each one produced no diagnosis, or only the launcher's wrapper.
+Before the rule change that added each one, it produced no diagnosis, or only a wrapper. The
+tests after the parametrised one hold what must not be read from near wordings.
 """
 
 from __future__ import annotations
@@ -73,3 +75,37 @@ NOT_THEIRS = [
 def test_supportive_line_alone_stays_below_the_floor(absent: str, log: str) -> None:
     """A line every such failure prints (spawn's EOFError, the bare DLL message) must not fire alone."""
     assert absent not in {m.id for m in MATCHER.diagnose(log).matches}
+
+
+def test_a_dead_ray_worker_is_not_read_as_a_scheduling_wait() -> None:
+    log = (ROOT / "tests" / "data" / "threads" / "ray-actor-died--ray-project-ray-47759.log").read_text(encoding="utf-8")
+    assert "ray-resources-unschedulable" not in [m.id for m in MATCHER.diagnose(log).matches]
+
+
+def test_one_skipped_nan_step_within_the_allowance_is_not_divergence() -> None:
+    """neuralhydrology's warning for a NaN step it is allowed to skip, followed by finite losses."""
+    d = MATCHER.diagnose(
+        "2022-11-24 10:02:11,511: Loss is Nan; ignoring step. (#1/5)\n"
+        "# Epoch 17: 100%|██████████| 250/250 [00:22<00:00, 11.02it/s, Loss: 0.0312]\n"
+    )
+    assert "loss-nan" not in [m.id for m in d.matches]
+
+
+def test_tokenizers_fork_warning_alone_is_not_a_failure() -> None:
+    """The warning every forked DataLoader prints (alex-hh/profam#39) names no failure by itself."""
+    d = MATCHER.diagnose(
+        "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. "
+        "Disabling parallelism to avoid deadlocks...\n"
+        "To disable this warning, you can either:\n"
+        "    - Avoid using tokenizers before the fork if possible\n"
+        "    - Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)\n"
+    )
+    assert d.matches == []
+
+
+def test_the_ray_autoscaler_tip_alone_names_nothing() -> None:
+    d = MATCHER.diagnose(
+        "(autoscaler +10s) Tip: use `ray status` to view detailed cluster status. "
+        "To disable these messages, set RAY_SCHEDULER_EVENTS=0.\n"
+    )
+    assert d.root is None, [m.id for m in d.matches]
