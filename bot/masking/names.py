@@ -366,6 +366,8 @@ _THING_WORDS = frozenset(
      "corporation", "inc", "ltd", "llc", "gmbh", "labs", "lab", "department", "dept", "center", "centre", "desk",
      "helpdesk", "it", "on-call", "oncall", "rotation", "queue", "channel")
 )  # fmt: skip
+# A thing's, a system's, or a word that greets nobody: no person's name, wherever it stands.
+_NO_PERSON = _THING_WORDS | _SYSTEM_WORDS | _NOT_GREETED
 
 
 # Endings of English words a rota's value may be instead (`Weekends`, `Required`, `Emergency`);
@@ -391,7 +393,7 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
     for m in _ON_CALL_NAME.finditer(text):
         raw = m.group("name")
         lowered = raw.lower()
-        if lowered in _THING_WORDS or lowered in _SYSTEM_WORDS or lowered in _NOT_GREETED or lowered in _NOBODY:
+        if lowered in _NO_PERSON or lowered in _NOBODY:
             continue
         if lowered not in GIVEN_NAMES and lowered.endswith(_ENGLISH_ENDS):
             continue  # `on-call: Monday`, `Disabled`, `Rotating`, `Escalation`: a word, not a name
@@ -416,7 +418,7 @@ def find_keyed_names(text: str, edits: list[Edit], state: LogState) -> None:
         if m.group("given").lower() not in GIVEN_NAMES:
             continue
         family = m.group("name").split()[-1].lower()
-        if family in _THING_WORDS or family in _SYSTEM_WORDS or family in _NOT_GREETED:
+        if family in _NO_PERSON:
             continue
         _take(text, m.start("name"), m.group("name"), edits, state)
 
@@ -457,10 +459,7 @@ _GREETING = re.compile(
 )
 # The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, `--`, or
 # a capitalised word and a comma opening the line (`?`: an accented capital as the gate reads it, `Łukasz`).
-GREETING_TRIGGER = (
-    r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear|[Mm]orning|[Gg]ood (?:afternoon|evening))"
-    r"[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40},[ \t]"
-)
+GREETING_TRIGGER = _GREETS + r"[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40},[ \t]"
 
 
 def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
@@ -524,22 +523,23 @@ _LINE_WORDS = frozenset(("duty", "hotline", "helpline", "number", "office", "lin
                          "code", "version", "id", "no", "ticket", "case", "order", "invoice", "account"))  # fmt: skip
 
 
-def _line_of(text: str, pos: int) -> str:
-    lead = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return text[lead : len(text) if end == -1 else end]
-
-
 def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names, and the family names after them, on contact lines."""
+    checked: dict[int, bool] = {}  # line start -> is it a contact line
+
+    def on_contact_line(pos: int) -> bool:
+        lead = text.rfind("\n", 0, pos) + 1
+        if lead not in checked:
+            end = text.find("\n", pos)
+            checked[lead] = _contact_line(text[lead : len(text) if end == -1 else end])
+        return checked[lead]
+
     for m in _NAME_BEFORE_NUMBER.finditer(text):
         words = m.group("name").lower().split()
-        if any(w in _THING_WORDS or w in _SYSTEM_WORDS or w in _NOT_GREETED or w in _EVENT_WORDS or w in _NOBODY or w in _LINE_WORDS
-               for w in words):
+        if any(w in _NO_PERSON or w in _EVENT_WORDS or w in _NOBODY or w in _LINE_WORDS for w in words):
             continue
-        if _contact_line(_line_of(text, m.start())):
+        if on_contact_line(m.start()):
             _take(text, m.start("name"), m.group("name"), edits, state)
-    checked: dict[int, bool] = {}
     pos = 0
     while (m := _CONTACT_NAME.search(text, pos)) is not None:
         pos = m.end()
@@ -547,14 +547,10 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
             if m.group("family"):
                 pos = m.start("family")  # `Rufbereitschaft Jonas Weber`: the given name is the second word
             continue
-        lead = text.rfind("\n", 0, m.start()) + 1
-        if lead not in checked:
-            end = text.find("\n", m.end())
-            checked[lead] = _contact_line(text[lead : len(text) if end == -1 else end])
-        if not checked[lead]:
+        if not on_contact_line(m.start()):
             continue
         family = m.group("family")
-        if family and family.lower() not in _SYSTEM_WORDS and family.lower() not in _THING_WORDS and family.lower() not in _NOT_GREETED:
+        if family and family.lower() not in _NO_PERSON:
             _take(text, m.start(), m.group(), edits, state)
         else:
             _take(text, m.start(), m.group("name"), edits, state)

@@ -85,6 +85,9 @@ def _surname_like(word: str) -> bool:
     """A word that may be a family name the list does not know (`iwasaki`): letters, and no
     model's, tool's or run's word."""
     return word.isalpha() and len(word) >= 4 and word not in _RUN_WORDS and not names_a_tool(word) and not team_like(word)
+
+
+# A word of a name: letters and up to three digits (`llama2` is one word, `gpt-4o` two).
 _WORD = re.compile(r"[A-Za-z]+[0-9]{0,3}")
 
 
