@@ -1,7 +1,7 @@
 """Masking at the egress: the raw log is matched, and only masked text leaves.
 
 These tests run the production path (`Denpex.diagnose_stream`, `denpex mask`) on logs of
-several families with every planted kind of tests/test_masking.py, and check both halves of
+several families with every planted kind of tests/masking/test_masking.py, and check both halves of
 the design: nothing planted leaves, and masking never changes what is diagnosed.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from bot.masking import MaskedText, Masker, UnmaskedTextError, mask, require_masked
 from bot.service import Denpex
-from tests.test_masking import PERSONAL, SECRETS
+from tests.masking.test_masking import PERSONAL, SECRETS
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = Denpex()

@@ -6,10 +6,10 @@ masker (masker.py) runs the stages in order, each row of a stage over the same t
 applies the stage's edits at once; the anchor automaton (anchors.py) is built from the
 rows' anchor words, so a new row's words cannot be left out of the gate. A row with
 `line_anchors` or a `line_trigger` runs only on the lines that hold one of the words or match
-the trigger (gate.py says what it promises; tests/test_masking_gate.py checks the promise row
+the trigger (gate.py says what it promises; tests/masking/test_gate.py checks the promise row
 by row); a row without runs on every line. The tests read this
 table: every kind a row declares must have examples as real tools print them
-(tests/test_masking_detectors.py), so a new kind cannot skip the per-kind tests.
+(tests/masking/test_detectors.py), so a new kind cannot skip the per-kind tests.
 
 Stages, and why in this order:
   blocks     multi-line blocks (PEM, Kubernetes Secret `data:`) on the whole piece, first

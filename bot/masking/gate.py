@@ -2,7 +2,7 @@
 
 A row of the detectors table is gated when it declares `line_anchors` (literal words, any
 case) or a `line_trigger` (a Hyperscan pattern over one line). A gated row promises
-(tests/test_masking_gate.py checks it, row by row) that every match it makes lies within one
+(tests/masking/test_gate.py checks it, row by row) that every match it makes lies within one
 line on which one of its anchor words or its trigger matches, that it reads nothing beyond
 that line, and that every whole-text check it makes (`"dgx" in text`) answers the same on
 those lines as on the whole text. Then running it on those lines alone (or on any lines that

@@ -6,7 +6,7 @@ describe, docker, W&B/MLflow/Comet, env dumps, tracebacks, Jupyter, AWS/GCP/Azur
 pip/conda, urllib3 debug, JSON logs, config files, GCP service accounts, Ray/Lightning,
 `ip a`, pasted chat, hardware inventory, CI environments) plus `placements`, every secret kind in every syntax. A family returns
 its lines; the persona `P` records what was planted (kind, value) and what must survive.
-tests/test_masking_families.py asserts both per family. Values are fake; the shapes follow
+tests/masking/test_families.py asserts both per family. Values are fake; the shapes follow
 what the tools print.
 """
 

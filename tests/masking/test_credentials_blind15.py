@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_masking_round12 import _mask_log as _mask  # learned whole first, then masked
+from tests.masking.test_round12 import _mask_log as _mask  # learned whole first, then masked
 
 _OPAQUE = "Tq4vZ8mR1xKc0WbN7pYs3LdH6jFa2UeG"  # 32 letters and digits, no vendor prefix
 

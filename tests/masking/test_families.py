@@ -13,7 +13,7 @@ import pytest
 
 from bot.masking import Masker
 
-sys.path.insert(0, str(Path(__file__).parent / "data" / "masking"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "data" / "masking"))
 import families
 
 # Sorted names: the same ids in every process (pytest-xdist).

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from bot.masking import Masker, mask
-from tests.test_masking_wrapped import _JWT, _wrap
+from tests.masking.test_wrapped import _JWT, _wrap
 
 _BODY = [
     "b3BlbnNzaC1rZXktdjEAAAAACmFlczI1Ni1jdHIAAAAGYmNyeXB0AAAAGAAAABBk",

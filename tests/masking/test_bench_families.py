@@ -17,9 +17,9 @@ import pytest
 
 from bot.masking import MaskedText
 from bot.service import Denpex
-from tests.test_masking import PERSONAL, SECRETS
+from tests.masking.test_masking import PERSONAL, SECRETS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import loggen  # noqa: E402  (bench/ is no package: on the path above)
 

@@ -19,7 +19,7 @@ import yaml
 
 from bot.masking import Masker, MaskResult, mask
 
-DATA = Path(__file__).parent / "data" / "masking"
+DATA = Path(__file__).parents[1] / "data" / "masking"
 PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9-]+|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD|IBAN|ADDRESS)-\d+>")
 
 # (line with a planted value, the value, the placeholder kind it must get)

@@ -11,7 +11,7 @@ import pytest
 import bot.masking.masker  # noqa: F401  (every detector module, so every LinePattern, is loaded)
 from bot.masking import Masker
 from bot.masking.lines import LinePattern
-from tests.test_masking import PERSONAL, SECRETS
+from tests.masking.test_masking import PERSONAL, SECRETS
 
 # What the tables and rows that declare `needs` look like, as the tools print them, behind the
 # prefixes launchers put on a rank's lines.

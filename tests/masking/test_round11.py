@@ -12,7 +12,7 @@ import pytest
 
 from bot.masking import Masker, mask
 from bot.masking.detectors import DETECTORS
-from tests.test_masking_gate import _check
+from tests.masking.test_gate import _check
 
 
 def _mask_log(text: str) -> str:

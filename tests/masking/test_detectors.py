@@ -1,6 +1,6 @@
 """The detectors table (bot/masking/detectors.py) is what the per-kind tests iterate over.
 
-Every kind a row declares needs an example as the real tool prints it (tests/test_masking.py's
+Every kind a row declares needs an example as the real tool prints it (tests/masking/test_masking.py's
 SECRETS and PERSONAL rows, or KIND_EXAMPLES below); each example is masked with its kind's
 placeholder on its own and when planted in a 2,000-line NCCL log read the way `denpex mask`
 reads it (learned first, masked in 1 MB pieces). A new row, or a new kind in a row, fails
@@ -19,7 +19,7 @@ from bot.masking.anchors import WORDS, find_anchors, present_words
 from bot.masking.detectors import DECLARED_KINDS, DETECTORS, STAGES, Scan
 from bot.masking.placeholders import PERSONAL_LABELS
 from bot.masking.state import LogState
-from tests.test_masking import PERSONAL, SECRETS, _nccl_chatter
+from tests.masking.test_masking import PERSONAL, SECRETS, _nccl_chatter
 
 # Kinds the SECRETS and PERSONAL tables do not show: (line, value) as the tools print them.
 KIND_EXAMPLES: dict[str, tuple[str, str]] = {

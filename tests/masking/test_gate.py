@@ -23,7 +23,7 @@ from bot.masking.state import LogState
 from tests.data.masking import families
 
 GATED = [d for d in DETECTORS if d.gated]
-DATA = Path(__file__).parent / "data" / "masking"
+DATA = Path(__file__).parents[1] / "data" / "masking"
 # Each row's own gate, as the masker's stage gate holds it (compiled once: Hyperscan is slow to build).
 GATES = {d.name: Gate([d]) for d in GATED}
 
@@ -87,9 +87,9 @@ def test_gate_finds_what_the_whole_text_pass_finds_on_the_corpora(detector: Dete
 
 @pytest.mark.parametrize("detector", GATED, ids=lambda d: d.name)
 def test_every_example_passes_its_rows_gate(detector: Detector) -> None:
-    """Each kind's example as the real tool prints it (tests/test_masking_detectors.py): what
+    """Each kind's example as the real tool prints it (tests/masking/test_detectors.py): what
     a gated row finds in it, it finds on the lines its gate gives it."""
-    from tests.test_masking_detectors import ALL_LINES
+    from tests.masking.test_detectors import ALL_LINES
 
     for line in ALL_LINES:
         _check(detector, line)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import pytest
 
 from bot.masking import mask
-from tests.test_masking_round12 import _mask_log as _mask  # learned whole first, then masked
+from tests.masking.test_round12 import _mask_log as _mask  # learned whole first, then masked
 
 _AWS_SECRET = "qR8vLm2Zt0Yx5Wb+Hn3Kc7Pj/Fd1Gs9Ae4Ui6To0"
 _PASSWORD = "Quartz-58%mellow"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_masking_blind2 import assert_masked_as_a_log
+from tests.masking.test_blind2 import assert_masked_as_a_log
 
 ROWS: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
     (

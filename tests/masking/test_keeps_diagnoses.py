@@ -9,7 +9,7 @@ import pytest
 from bot.masking import mask
 from bot.matcher import Matcher, load_rulebook
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = load_rulebook(ROOT / "rules")
 MATCHER = Matcher(BOOK)
 EXAMPLES = [(r, ex) for r in BOOK for ex in r.examples]

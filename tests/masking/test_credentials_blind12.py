@@ -27,7 +27,7 @@ from __future__ import annotations
 import pytest
 
 from bot.masking import mask
-from tests.test_masking_round12 import _mask_log as _mask  # learned whole first, then masked
+from tests.masking.test_round12 import _mask_log as _mask  # learned whole first, then masked
 
 _KEY_ID = "AKIAW3RZ5TQ7NB2XKLMD"
 _SECRET = "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"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.masking import mask
-from tests.test_masking_detectors import KIND_EXAMPLES
+from tests.masking.test_detectors import KIND_EXAMPLES
 
 # The kinds found by their prefix alone (bot/masking/vendor.py).
 PREFIXED = (
