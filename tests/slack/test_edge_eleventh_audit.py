@@ -1,0 +1,72 @@
+"""Eleventh audit of the Slack edge: scenarios an outside end-to-end check would run that no test
+ran yet, through the real bot over signed HTTP against the recording stand-in and a real Redis.
+
+Slack's shapes used here, from its reference pages: `url_verification` carries a `challenge`
+string the app echoes; a global shortcut (`type: shortcut`) carries a `trigger_id` (a modal can
+be opened with it for 3 s) and no `response_url`; a message shortcut (`message_action`) carries
+a `response_url`; a `response_url` takes up to 5 posts in 30 minutes; chat.postMessage answers
+`msg_too_long` when the message's text is too long."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.parse
+
+import pytest
+
+from tests.slack.conftest import Bot
+from tests.slack.events import (
+    OOM_PASTE,
+)
+from tests.slack.fake_slack import TEAM_ID, FakeSlack
+
+
+def posts_in(fake: FakeSlack, thread_ts: str) -> list:
+    return [c for c in fake.of("chat.postMessage") if c.params.get("thread_ts") == thread_ts]
+
+
+def _interactive(bot: Bot, payload: dict):
+    return bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(), "application/x-www-form-urlencoded")
+
+
+# --- a handshake or a shortcut missing what Slack always sends -------------------------------------
+
+@pytest.mark.parametrize("challenge", ["absent", None, 5, {"a": 1}, ""], ids=["absent", "null", "number", "object", "empty"])
+def test_a_url_verification_without_a_challenge_string_is_refused(bot: Bot, fake_slack, challenge):
+    """Slack's `url_verification` always carries a `challenge` string, which the app echoes to
+    prove it owns the URL. One without it (absent, null, a number, an object, empty) is no
+    handshake: 400 with X-Slack-No-Retry, not a 200 answering `{"challenge": null}`; the real
+    handshake still answered."""
+    body: dict = {"token": "legacy", "type": "url_verification"}
+    if challenge != "absent":
+        body["challenge"] = challenge
+    reply = bot.post(json.dumps(body).encode(), "application/json")
+    assert reply.status == 400, (reply.status, reply.body)
+    good = bot.post(json.dumps({"token": "legacy", "type": "url_verification", "challenge": "3eZbrw1aB"}).encode(),
+                    "application/json")
+    assert good.status == 200 and good.json() == {"challenge": "3eZbrw1aB"}
+
+
+def _shortcut(kind: str, callback_id: str | None, response_url: str, trigger: str) -> dict:
+    payload = {"type": kind, "team": {"id": TEAM_ID, "domain": "test"}, "user": {"id": "U0ALICE", "team_id": TEAM_ID},
+               "api_app_id": "A0DENPEX", "token": "legacy", "trigger_id": trigger, "action_ts": f"{time.time():.6f}"}
+    if callback_id is not None:
+        payload["callback_id"] = callback_id
+    if kind == "message_action":
+        payload.update({"channel": {"id": "C0LOGS", "name": "training"}, "message_ts": "1701100000.000100",
+                        "message": {"type": "message", "user": "U0BOB", "ts": "1701100000.000100", "text": OOM_PASTE},
+                        "response_url": response_url})
+    return payload
+
+
+@pytest.mark.parametrize("kind", ["shortcut", "message_action"])
+def test_a_shortcut_without_a_callback_id_is_refused_without_a_crash(bot: Bot, fake_slack, kind):
+    """Slack's shortcuts always name their `callback_id`. Without one, no listener (the
+    catch-all for shortcuts of no listener included) matched: Bolt's 404 "unhandled request",
+    which Slack shows the person as an error. 400 with X-Slack-No-Retry, as for the other
+    payloads refused for their shape; the next click answered."""
+    reply = _interactive(bot, _shortcut(kind, None, fake_slack.base + "/response/T0TEST001/x", "1.11.3"))
+    assert reply.status == 400, (reply.status, reply.body)
+    assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
+    fake_slack.wait_for("chat.postEphemeral")
