@@ -382,6 +382,19 @@ def other_command_message(command: str) -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+def unknown_shortcut_view(callback_id: str) -> dict[str, Any]:
+    """The modal for a shortcut (global or on a message) the app config names and the bot does
+    not define: Slack shows nothing for an acknowledged shortcut, so the person would be left
+    wondering whether it ran."""
+    named = inline_code(callback_id[:60]) if callback_id else "This shortcut"
+    text = (f"Denpex has no shortcut {named}, so it did nothing. To diagnose a failed run, paste its log "
+            "(or upload the log file) in a channel Denpex is in, or in a DM with Denpex: it answers in the thread. "
+            f"{inline_code('/denpex <error text>')} looks an error up; {inline_code('/denpex help')} lists the rest. "
+            "An admin may remove the shortcut from the app's settings.")
+    return {"type": "modal", "title": {"type": "plain_text", "text": "Denpex"},
+            "close": {"type": "plain_text", "text": "Close"}, "blocks": [section(text)]}
+
+
 NOT_A_LOG_ADVICE = ("I can't read the text in a screenshot or a document: paste the error as text (in a code block), "
                     "or upload the log file itself (`.log`, `.txt`, `.out`, `.err`, or `.gz` of one).")
 

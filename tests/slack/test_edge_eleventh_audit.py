@@ -15,7 +15,7 @@ import urllib.parse
 
 import pytest
 
-from tests.slack.conftest import Bot
+from tests.slack.conftest import Bot, quiesce
 from tests.slack.events import (
     OOM_PASTE,
 )
@@ -70,3 +70,39 @@ def test_a_shortcut_without_a_callback_id_is_refused_without_a_crash(bot: Bot, f
     assert reply.status == 400, (reply.status, reply.body)
     assert bot.action("denpex_feedback_right", "cuda-oom").status == 200
     fake_slack.wait_for("chat.postEphemeral")
+
+
+# --- shortcuts the app has no listener for --------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["shortcut", "message_action"])
+def test_a_shortcut_of_no_listener_opens_a_modal_saying_what_denpex_does(bot: Bot, fake_slack, kind):
+    """A global shortcut, or a message shortcut ("Diagnose this message"), that the app config
+    names but the bot does not define: acknowledged at once (was too), then a modal opened
+    with its trigger_id saying Denpex has no such shortcut and how to ask it (paste or upload
+    a log, `/denpex`); was nothing at all, Slack showing no sign it ran. Nothing posted to a
+    channel, nothing said through the response_url as well."""
+    payload = _shortcut(kind, "diagnose_log", fake_slack.base + "/response/T0TEST001/shortcut", "1.11.1")
+    reply = _interactive(bot, payload)
+    assert reply.status == 200 and not reply.body
+    (opened,) = fake_slack.wait_for("views.open")
+    assert opened.params["trigger_id"] == "1.11.1"
+    view = opened.params["view"]
+    assert view["type"] == "modal" and len(view["title"]["text"]) <= 24
+    words = json.dumps(view)
+    assert "diagnose_log" in words and "/denpex" in words and "paste its log" in words, words
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert not fake_slack.of("chat.postMessage") and not fake_slack.responses
+
+
+def test_a_shortcut_whose_modal_slack_refuses_is_no_crash(bot: Bot, fake_slack):
+    """views.open refused (`expired_trigger_id`: the 3 s passed) or answered 500: logged,
+    not opened twice, no traceback; the next shortcut gets its modal."""
+    fake_slack.fail("views.open", 200, body={"ok": False, "error": "expired_trigger_id"})
+    fake_slack.fail("views.open", 500)
+    for trigger in ("1.11.4", "1.11.5"):
+        assert _interactive(bot, _shortcut("shortcut", "diagnose_log", "", trigger)).status == 200
+        fake_slack.wait_for("views.open", trigger_id=trigger)
+    assert _interactive(bot, _shortcut("shortcut", "diagnose_log", "", "1.11.6")).status == 200
+    fake_slack.wait_for("views.open", trigger_id="1.11.6")
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert len(fake_slack.of("views.open")) == 3
