@@ -15,10 +15,9 @@ import urllib.parse
 
 import pytest
 
+from tests.ports import free_port
 from tests.slack.conftest import Bot, quiesce
-from tests.slack.events import (
-    OOM_PASTE,
-)
+from tests.slack.events import OOM_PASTE, all_text, ephemeral_show_click
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
 
 
@@ -106,3 +105,35 @@ def test_a_shortcut_whose_modal_slack_refuses_is_no_crash(bot: Bot, fake_slack):
     fake_slack.wait_for("views.open", trigger_id="1.11.6")
     quiesce(bot, fake_slack, quiet_s=0.5)
     assert len(fake_slack.of("views.open")) == 3
+
+
+# --- an ephemeral answer through a response_url of unknown outcome --------------------------------
+
+@pytest.mark.parametrize("how", ["reset", "5xx"])
+def test_an_ephemeral_entry_whose_response_url_post_had_an_unknown_outcome_is_shown_once(bot: Bot, fake_slack, how):
+    """"Show" under a private /denpex lookup; Slack shows the entry through the response_url,
+    then the connection is reset before its 200 (or it answers 503). Bolt's `respond()` sent it
+    again on a reset (slack_sdk's webhook client retries one), and the bot then sent it again
+    by chat.postEphemeral as for an expired response_url: the person saw the entry two or three
+    times. An answer of unknown outcome is not sent again: shown once."""
+    payload = ephemeral_show_click(fake_slack.base + f"/response/{how}/T0TEST001", "1701100100.000100", f"1.11.{how}")
+    assert _interactive(bot, payload).status == 200
+    deadline = time.monotonic() + 10
+    while not fake_slack.responses and time.monotonic() < deadline:
+        time.sleep(0.02)
+    # slack_sdk's webhook retry came 0.5-1.5 s later; its fallback by chat.postEphemeral after.
+    time.sleep(2.5)
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert len(fake_slack.responses) == 1
+    assert not fake_slack.of("chat.postEphemeral") and not fake_slack.of("chat.postMessage")
+
+
+def test_an_ephemeral_entry_whose_response_url_cannot_be_reached_comes_by_post_ephemeral(bot: Bot, fake_slack):
+    """The response_url refuses the connection (nothing sent, so nothing shown): the entry
+    still reaches that person alone, by chat.postEphemeral, once."""
+    payload = ephemeral_show_click(f"http://127.0.0.1:{free_port()}/response/T0TEST001", "1701100110.000100", "1.11.refused")
+    assert _interactive(bot, payload).status == 200
+    (said,) = fake_slack.wait_for("chat.postEphemeral")
+    assert said.params["user"] == "U0ALICE" and "CUDA Out of Memory" in all_text(said)
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert len(fake_slack.of("chat.postEphemeral")) == 1 and not fake_slack.of("chat.postMessage")

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import Where, tell
+from bot.slack.response_url import Shown, respond
 from bot.slack.user_limits import ENTRY, limited
 from bot.slack.webapi import CALL_FAILED, reply_client
 from bot.store import StoreUnavailable
@@ -42,8 +43,7 @@ def _value(body: dict[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool,
-               respond: Any = None) -> None:
+def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool) -> None:
     """The entry a button names, where the button was: in the thread of a diagnosis, or, for
     a button on an ephemeral answer (a lookup, `/denpex show`), ephemerally again through its
     response_url: what one person looked up privately is not posted to the channel."""
@@ -54,29 +54,17 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
         return
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
-    if (body.get("container") or {}).get("is_ephemeral") and respond is not None and body.get("response_url"):
-        if _responded(lambda: respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False)):
-            return
+    response_url = body.get("response_url")
+    if (body.get("container") or {}).get("is_ephemeral") and isinstance(response_url, str) and response_url:
+        shown = respond(response_url, {"text": text, "blocks": blocks, "response_type": "ephemeral",
+                                       "replace_original": False})
         # The response_url expired (30 minutes, 5 uses; the message stays on screen longer):
-        # still to that person alone.
-        if user:
+        # still to that person alone. Not after an unknown outcome: it may be on their screen.
+        if shown is Shown.NO and user:
             _ephemeral(client, channel, user, text, blocks)
         return
     # No thread (`""`): a message of its own in the channel, looked for there before any repeat.
     tell(client, Where(team, channel, thread_ts or "", thread_ts or "", user), (text, blocks))
-
-
-def _responded(call: Any) -> bool:
-    """Did a post to a response_url land? Slack answers one past its life with a 404."""
-    try:
-        answer = call()
-    except OSError as exc:
-        log.info("response_url post failed: %s", type(exc).__name__)
-        return False
-    status = getattr(answer, "status_code", 200)
-    if status != 200:
-        log.info("response_url refused the answer to a click: HTTP %s", status)
-    return status == 200
 
 
 def _ephemeral(client: WebClient, channel: str, user: str, text: str, blocks: list[dict[str, Any]] | None = None,
@@ -146,11 +134,11 @@ def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_related(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
-        post_entry(deps, client, body, context["workspace_id"], full=False, respond=respond)
+    def on_related(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=False)
 
-    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
-        post_entry(deps, client, body, context["workspace_id"], full=True, respond=respond)
+    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=True)
 
     def on_feedback_right(body: dict[str, Any], client: WebClient, context: Any) -> None:
         record_feedback(deps, client, body, context["workspace_id"], right=True)
