@@ -41,6 +41,8 @@ POST_ATTEMPTS = 3
 # Refusals that blame the blocks alone (a limit Slack enforces that fit() did not foresee):
 # the answer is posted again as its plain-text fallback.
 BLOCKS_REFUSED = ("invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long")
+# The fallback text of an answer Slack calls too long (`msg_too_long`), posted again.
+SHORT_TEXT_CHARS = 1_000
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
 # answered (what Slack posted is there now); a timeout or reset may still be landing.
 # DENPEX_POST_LOOKS_5XX_S and DENPEX_POST_LOOKS_TIMEOUT_S ("0,2,4") override.
@@ -155,6 +157,12 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                 log.warning("Slack refused the blocks of %s in team=%s (%s): posting the text alone",
                             diagnosis_id, where.team_id, error)
                 blocks = None
+                continue
+            if error == "msg_too_long" and (len(text) > SHORT_TEXT_CHARS or blocks):
+                # Posted nothing, the message too long for Slack: a shorter fallback text (the
+                # blocks carry the answer), then, refused again, the short text alone.
+                log.warning("Slack found the answer %s in team=%s too long: posting it shorter", diagnosis_id, where.team_id)
+                text, blocks = (ui.cut(text, SHORT_TEXT_CHARS), blocks) if len(text) > SHORT_TEXT_CHARS else (text, None)
                 continue
             if status < 500 and not unknown_outcome(error):
                 # refused (not_in_channel, ratelimited past retries...): not posted

@@ -16,8 +16,8 @@ import urllib.parse
 import pytest
 
 from tests.ports import free_port
-from tests.slack.conftest import Bot, quiesce
-from tests.slack.events import OOM_PASTE, all_text, ephemeral_show_click
+from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack.events import OOM_PASTE, all_text, ephemeral_show_click, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
 
 
@@ -137,3 +137,49 @@ def test_an_ephemeral_entry_whose_response_url_cannot_be_reached_comes_by_post_e
     assert said.params["user"] == "U0ALICE" and "CUDA Out of Memory" in all_text(said)
     quiesce(bot, fake_slack, quiet_s=0.5)
     assert len(fake_slack.of("chat.postEphemeral")) == 1 and not fake_slack.of("chat.postMessage")
+
+
+# --- msg_too_long ---------------------------------------------------------------------------------
+
+def test_a_diagnosis_slack_calls_too_long_is_posted_shorter_once(bot: Bot, fake_slack):
+    """chat.postMessage answering `msg_too_long` (Slack posted nothing): the diagnosis posted
+    again shorter (its short fallback text alone), once, charged once, marked answered (was:
+    taken as a refusal for good: nothing said, :x:, the charge refunded)."""
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "msg_too_long"})
+    ts = "1701100200.000100"
+    bot.event(message(f"```{OOM_PASTE}```", ts))
+    wait_handled(bot, ts)
+    first, landed = posts_in(fake_slack, ts)
+    assert first.params.get("blocks") and not landed.params.get("blocks")
+    assert "out of memory" in landed.params["text"].lower()
+    assert used(bot) == 1
+    assert [c.params["name"] for c in fake_slack.of("reactions.add")][-1] == "white_check_mark"
+
+
+def test_a_long_answer_slack_calls_too_long_keeps_its_blocks_with_a_shorter_text(bot: Bot, fake_slack):
+    """An answer whose fallback text is long (an unmatched log quotes its most telling line)
+    refused `msg_too_long`: first posted again with the text cut short and the blocks kept
+    (they carry the answer); once."""
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "msg_too_long"})
+    ts = "1701100205.000100"
+    line = "RuntimeError: the frobnicator " + "refused to frob the widget " * 100
+    bot.event(message(f"```Traceback (most recent call last):\n{line}\n```", ts))
+    wait_handled(bot, ts)
+    first, landed = posts_in(fake_slack, ts)
+    assert len(first.params["text"]) > 1000 >= len(landed.params["text"])
+    assert landed.params.get("blocks") == first.params.get("blocks")
+
+
+def test_a_diagnosis_slack_calls_too_long_every_time_charges_nothing(bot: Bot, fake_slack):
+    """`msg_too_long` to the shorter post too: tried twice in all (nothing shorter is left to
+    send), nothing charged, and the next log answered."""
+    fake_slack.fail("chat.postMessage", 200, times=2, body={"ok": False, "error": "msg_too_long"})
+    ts = "1701100210.000100"
+    bot.event(message(f"```{OOM_PASTE}```", ts))
+    wait_handled(bot, ts)
+    assert len(posts_in(fake_slack, ts)) == 2
+    assert used(bot) == 0
+    ts2 = "1701100220.000100"
+    bot.event(message(f"```{OOM_PASTE}```", ts2))
+    wait_handled(bot, ts2)
+    assert len(posts_in(fake_slack, ts2)) == 1 and used(bot) == 1
