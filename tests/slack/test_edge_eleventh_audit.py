@@ -12,12 +12,21 @@ from __future__ import annotations
 import json
 import time
 import urllib.parse
+from types import SimpleNamespace
 
 import pytest
 
 from tests.ports import free_port
 from tests.slack.conftest import Bot, quiesce, wait_handled
-from tests.slack.events import OOM_PASTE, all_text, ephemeral_show_click, message, used
+from tests.slack.events import (
+    LIVE_MRKDWN,
+    OOM_PASTE,
+    all_text,
+    ephemeral_show_click,
+    message,
+    mrkdwn_strings,
+    used,
+)
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
 
 
@@ -183,3 +192,36 @@ def test_a_diagnosis_slack_calls_too_long_every_time_charges_nothing(bot: Bot, f
     bot.event(message(f"```{OOM_PASTE}```", ts2))
     wait_handled(bot, ts2)
     assert len(posts_in(fake_slack, ts2)) == 1 and used(bot) == 1
+
+
+# --- slash command text holding Slack's markup ----------------------------------------------------
+
+@pytest.mark.parametrize("text", ["show <!channel>", "show <@U0BOB|bob>", "<!here> CUDA error: out of memory <#C0LOGS|training>",
+                                  "show <https://evil.example|cuda-oom>"])
+def test_a_slash_command_echoing_slack_markup_never_renders_it_live(bot: Bot, fake_slack, text):
+    """`/denpex` text holding Slack's markup as Slack sends it with "escape channels, users and
+    links" on (a special mention, a user, a channel, a link): the ephemeral answer echoes it
+    inert."""
+    reply = bot.command(text)
+    assert reply.status == 200
+    for s in mrkdwn_strings(SimpleNamespace(params=reply.json())):
+        assert not LIVE_MRKDWN.search(s), s
+
+
+# --- message subtypes that are no one pasting a log -----------------------------------------------
+
+@pytest.mark.parametrize("subtype", ["message_replied", "channel_archive", "ekm_access_denied", "huddle_thread",
+                                     "reminder_add", "pinned_item", "channel_convert_to_private", "group_join",
+                                     "assistant_app_thread", "sh_room_created", "channel_name"])
+def test_a_message_of_a_system_subtype_holding_a_log_gets_nothing(bot: Bot, fake_slack, subtype):
+    """Slack's own messages (a pin, a reminder, a huddle's thread, an archive notice, EKM's
+    tombstone...) may quote a log's text: nobody pasted it for the bot. Nothing posted or
+    charged for it; a log pasted just after is answered, once."""
+    ts, pasted = "1701100300.000100", "1701100301.000100"
+    bot.event(message(f"```{OOM_PASTE}```", ts, subtype=subtype))
+    bot.event(message(f"```{OOM_PASTE}```", pasted))
+    wait_handled(bot, pasted)
+    quiesce(bot, fake_slack, quiet_s=0.3)
+    assert [c.params["thread_ts"] for c in fake_slack.of("chat.postMessage")] == [pasted]
+    assert used(bot) == 1
+
