@@ -382,6 +382,12 @@ def other_command_message(command: str) -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+# What a person in a workspace with no installation (uninstalled, or an install that never
+# finished) sees for a command or a click, in place of Bolt's "for some unknown reason".
+NOT_INSTALLED_TEXT = (":warning: Denpex is not installed in this workspace (it was removed, or its install did not "
+                      "finish), so it cannot answer here. A workspace admin can add it again from Denpex's install page.")
+
+
 def unknown_shortcut_view(callback_id: str) -> dict[str, Any]:
     """The modal for a shortcut (global or on a message) the app config names and the bot does
     not define: Slack shows nothing for an acknowledged shortcut, so the person would be left

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests.ports import free_port
+from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, quiesce, wait_handled
 from tests.slack.events import (
     LIVE_MRKDWN,
@@ -225,3 +226,22 @@ def test_a_message_of_a_system_subtype_holding_a_log_gets_nothing(bot: Bot, fake
     assert [c.params["thread_ts"] for c in fake_slack.of("chat.postMessage")] == [pasted]
     assert used(bot) == 1
 
+
+# --- a workspace with no installation (multi-workspace mode) --------------------------------------
+
+multi_process, multi = oa.multi_process, oa.multi
+
+
+def test_a_slash_command_from_a_workspace_with_no_installation_says_denpex_is_not_installed(multi: Bot, fake_slack):
+    """`/denpex` from a workspace whose installation is gone (uninstalled, or an install that
+    never finished, as the app config's own "Install to Workspace" button leaves it): the
+    person is told, through the command's response_url, that Denpex is not installed there
+    and that an admin can add it again (was Bolt's "for some unknown reason, your
+    installation with this app is no longer available"); nothing else called."""
+    url = fake_slack.base + "/response/T0NOBODY9/command"
+    reply = multi.command("CUDA error: out of memory", team="T0NOBODY9", response_url=url)
+    assert reply.status == 200
+    (said,) = fake_slack.responses
+    assert "Denpex is not installed in this workspace" in said["text"] and "admin" in said["text"], said
+    assert "unknown reason" not in said["text"]
+    assert not [c for c in fake_slack.calls if c.method.startswith("chat.")]
