@@ -405,10 +405,11 @@ NOT_A_LOG_ADVICE = ("I can't read the text in a screenshot or a document: paste 
                     "or upload the log file itself (`.log`, `.txt`, `.out`, `.err`, or `.gz` of one).")
 
 
-def not_a_log_message(unread: list[tuple[str, str]]) -> tuple[str, Blocks]:
-    """Files of no log kind sent with no log, as (name, what it is): what each is, and what to
-    send instead. The names are the user's (masked): escaped like any problem."""
-    named = "; ".join(f"{name} is {what}, not a log file I read" for name, what in unread)
+def not_a_log_message(unread: list[str]) -> tuple[str, Blocks]:
+    """Files not read, sent with no log, each said in a phrase ("x.png is an image, not a log
+    file I read"), and what to send instead. The phrases carry the user's file names (masked):
+    escaped like any problem."""
+    named = "; ".join(unread)
     text = esc(f":information_source: {cut(named, SECTION_CHARS - 400)}. ") + NOT_A_LOG_ADVICE
     return text, [section(text)]
 

@@ -232,15 +232,25 @@ NOT_A_LOG = "{} is not a log file I read (.log, .txt, .out, .err, a text snippet
 
 @dataclass(frozen=True)
 class Unread:
-    """A file of no log kind: a screenshot or a recording (media), a document or an archive."""
+    """A file of no log kind (a screenshot or a recording: media; a document or an archive), or
+    one Slack does not let the app open (`closed`: another organization's, in a shared channel)."""
 
     name: str  # masked (bot.slack.files.describe)
     what: str  # "an image", "a PDF", ... (bot.slack.files.what_it_is)
     media: bool
+    closed: bool = False
 
     @property
     def note(self) -> str:
-        return NOT_A_LOG.format(self.name)
+        """The file, in a word beside a diagnosis."""
+        return self.said if self.closed else NOT_A_LOG.format(self.name)
+
+    @property
+    def said(self) -> str:
+        """The file, in a word when nothing else is there to read."""
+        if self.closed:
+            return f"{self.name} was shared from another organization, and Slack does not let me open it"
+        return f"{self.name} is {self.what}, not a log file I read"
 
 
 def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> tuple[list[LogFile], list[str], list[Unread]]:
@@ -250,6 +260,11 @@ def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> 
     notes: list[str] = []
     unread: list[Unread] = []
     for f in shared:
+        if files.closed_to_app(f):
+            # files.info would not describe it either: said as it is, once, without a look-up.
+            name = files.describe(f) if f.get("name") or f.get("title") else "A file here"
+            unread.append(Unread(name, "a file of another organization", media=False, closed=True))
+            continue
         try:
             info, what = files.file_info(client, f["id"], deps.config.max_upload_bytes, deps.config.api_url)
         except InputError as exc:

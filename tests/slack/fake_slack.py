@@ -52,6 +52,9 @@ class FakeFile:
     # Where files.info says the file was shared: {"public"|"private": {channel: [{"ts": ...,
     # "thread_ts"?: ...}]}}, as Slack lists the messages that carry it. None: no `shares` field.
     shares: dict[str, dict[str, list[dict[str, str]]]] | None = None
+    # files.info gives no url_private / url_private_download (a file hidden by a free plan's
+    # limit, `mode: hidden_by_limit`, comes without them).
+    no_urls: bool = False
 
 
 @dataclass
@@ -157,6 +160,8 @@ class FakeSlack:
         }
         if f.shares is not None:
             obj["shares"] = f.shares
+        if f.no_urls:
+            del obj["url_private"], obj["url_private_download"]
         return obj
 
     def of(self, method: str) -> list[Call]:

@@ -28,7 +28,7 @@ from tests.slack.events import (
     mrkdwn_strings,
     used,
 )
-from tests.slack.fake_slack import TEAM_ID, FakeSlack
+from tests.slack.fake_slack import TEAM_ID, FakeFile, FakeSlack
 
 
 def posts_in(fake: FakeSlack, thread_ts: str) -> list:
@@ -245,3 +245,57 @@ def test_a_slash_command_from_a_workspace_with_no_installation_says_denpex_is_no
     assert "Denpex is not installed in this workspace" in said["text"] and "admin" in said["text"], said
     assert "unknown reason" not in said["text"]
     assert not [c for c in fake_slack.calls if c.method.startswith("chat.")]
+
+
+# --- files the bot may not open: another organization's, or hidden by a free plan -----------------
+
+FOREIGN = {"id": "F0DENIED11", "file_access": "access_denied", "created": 0, "timestamp": 0, "user": ""}
+
+
+def test_a_file_of_another_organization_alone_is_said_to_be_closed_to_the_bot(bot: Bot, fake_slack):
+    """In a shared (Slack Connect) channel, a file uploaded by the other organization comes as
+    `file_access: access_denied` with no name or URL. Alone: one word in its thread saying it
+    was shared from another organization and Slack does not let Denpex open it, and to paste
+    the error as text (was "could not read the file from Slack (file_not_found): it was
+    deleted before I read it; upload it again", after a files.info that could not succeed);
+    nothing looked up, downloaded or charged."""
+    fake_slack.fail("files.info", 200, times=5, body={"ok": False, "error": "file_not_found"})
+    ts = "1701100400.000100"
+    bot.event(message("", ts, subtype="file_share", files=[FOREIGN], user="U0PARTNER", user_team="T0PARTNER"))
+    wait_handled(bot, ts)
+    (post,) = posts_in(fake_slack, ts)
+    words = all_text(post)
+    assert "shared from another organization" in words and "does not let me open it" in words, words
+    assert "paste the error as text" in words and "deleted" not in words
+    assert not fake_slack.of("files.info") and not fake_slack.of("files.download")
+    assert used(bot) == 0
+
+
+def test_a_file_of_another_organization_beside_talk_gets_nothing_and_beside_a_log_is_noted(bot: Bot, fake_slack):
+    """The partner's file beside words for colleagues: nothing, as a screenshot beside talk
+    (was the "could not read this log" reply to every file they shared). Beside a pasted log:
+    the log diagnosed once, the file noted as closed to the bot."""
+    talk, pasted = "1701100410.000100", "1701100420.000100"
+    bot.event(message("here is what we see on our side", talk, subtype="file_share", files=[FOREIGN], user="U0PARTNER"))
+    bot.event(message(f"```{OOM_PASTE}```", pasted, subtype="file_share", files=[dict(FOREIGN, id="F0DENIED12")],
+                      user="U0PARTNER"))
+    wait_handled(bot, talk, pasted)
+    assert not posts_in(fake_slack, talk)
+    (post,) = posts_in(fake_slack, pasted)
+    assert "out of memory" in all_text(post).lower() and "another organization" in all_text(post)
+    assert used(bot) == 1
+
+
+def test_a_log_file_hidden_by_a_free_plans_limit_is_said_so(bot: Bot, fake_slack):
+    """A log file files.info describes as `mode: hidden_by_limit` (a free workspace's file
+    history limit: no URL to read it by): one word naming the plan's limit and to upload it
+    again (was "has no download URL: is it an external file?."); nothing downloaded or charged."""
+    f = fake_slack.add_file(FakeFile(id="F0HIDDEN11", name="train.log", content=OOM_PASTE.encode(), mode="hidden_by_limit",
+                                     no_urls=True))
+    ts = "1701100430.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = posts_in(fake_slack, ts)
+    words = all_text(post)
+    assert "train.log is hidden by this workspace's Slack plan" in words and "upload the log again" in words, words
+    assert not fake_slack.of("files.download") and used(bot) == 0
