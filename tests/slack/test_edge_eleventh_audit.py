@@ -5,7 +5,9 @@ Slack's shapes used here, from its reference pages: `url_verification` carries a
 string the app echoes; a global shortcut (`type: shortcut`) carries a `trigger_id` (a modal can
 be opened with it for 3 s) and no `response_url`; a message shortcut (`message_action`) carries
 a `response_url`; a `response_url` takes up to 5 posts in 30 minutes; chat.postMessage answers
-`msg_too_long` when the message's text is too long."""
+`msg_too_long` when the message's text is too long. In a shared (Slack Connect) channel a file of
+the other organization comes in `files[]` as `file_access: access_denied`, with no name or URL;
+a file past a free plan's file history limit is `mode: hidden_by_limit`, with no URL."""
 
 from __future__ import annotations
 
