@@ -301,3 +301,23 @@ def test_a_log_file_hidden_by_a_free_plans_limit_is_said_so(bot: Bot, fake_slack
     words = all_text(post)
     assert "train.log is hidden by this workspace's Slack plan" in words and "upload the log again" in words, words
     assert not fake_slack.of("files.download") and used(bot) == 0
+
+
+# --- a double click -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("action_id", ["denpex_full_entry", "denpex_related_0"])
+def test_a_button_double_clicked_posts_its_entry_once(bot: Bot, fake_slack, action_id):
+    """"Full entry" (or a related entry) clicked twice in a row, or by two people at once:
+    Slack sends two clicks (their own trigger ids), and the entry was posted twice in the
+    thread. Posted once; the same button under another diagnosis, and another entry in the
+    same thread, still posted."""
+    thread = "1701100700.000100"
+    for _ in range(2):
+        assert bot.action(action_id, "cuda-oom", thread_ts=thread).status == 200
+    assert bot.action(action_id, "cuda-oom", thread_ts="1701100710.000100").status == 200
+    assert bot.action(action_id, "nccl-cpu-tensor", thread_ts=thread).status == 200
+    fake_slack.wait_for("chat.postMessage", count=3)
+    quiesce(bot, fake_slack, quiet_s=0.8)
+    posted = sorted((c.params["thread_ts"], c.params["text"].split(":")[0]) for c in fake_slack.of("chat.postMessage"))
+    assert len(posted) == 3, posted
+    assert len(set(posted)) == 3, posted

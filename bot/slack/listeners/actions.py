@@ -24,6 +24,11 @@ from bot.store import StoreUnavailable
 log = logging.getLogger("denpex.slack")
 
 
+# A double click sends two clicks (each its own trigger id), as do two people clicking the same
+# button at once: the entry they ask for is posted in the thread once within this window.
+DOUBLE_CLICK_S = 30
+
+
 def _thread(body: dict[str, Any]) -> tuple[str | None, str | None]:
     container = body.get("container") or {}
     message = body.get("message") or {}
@@ -63,8 +68,21 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
         if shown is Shown.NO and user:
             _ephemeral(client, channel, user, text, blocks)
         return
+    if not _first_click(deps, team, f"entry:{channel}:{thread_ts or ''}:{rule.id}:{'full' if full else 'short'}"):
+        log.info("entry %s clicked again within %d s in team=%s: posted once", rule.id, DOUBLE_CLICK_S, team)
+        return
     # No thread (`""`): a message of its own in the channel, looked for there before any repeat.
     tell(client, Where(team, channel, thread_ts or "", thread_ts or "", user), (text, blocks))
+
+
+def _first_click(deps: BotDeps, team: str, key: str) -> bool:
+    """Is this the first click posting `key` lately? Without Redis, yes: an entry needs no state."""
+    try:
+        return deps.store.dedupe.first_time(team, key, DOUBLE_CLICK_S)
+    except StoreUnavailable:
+        return True
+    except ValueError:  # a key no marker can hold (ids Slack never sends): post, unmarked
+        return True
 
 
 def _ephemeral(client: WebClient, channel: str, user: str, text: str, blocks: list[dict[str, Any]] | None = None,
