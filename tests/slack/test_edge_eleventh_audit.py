@@ -18,6 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.followup import test_slack_followups as fu
 from tests.ports import free_port
 from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, quiesce, wait_handled
@@ -321,3 +322,18 @@ def test_a_button_double_clicked_posts_its_entry_once(bot: Bot, fake_slack, acti
     posted = sorted((c.params["thread_ts"], c.params["text"].split(":")[0]) for c in fake_slack.of("chat.postMessage"))
     assert len(posted) == 3, posted
     assert len(set(posted)) == 3, posted
+
+
+def test_a_topic_button_double_clicked_is_answered_once(bot: Bot, fake_slack):
+    """A topic button under a question the bot could not place, clicked twice in a row: the
+    topic answered once in the thread (was twice, each counted as a follow-up)."""
+    thread = "170009150.000100"
+    fu.diagnosed(bot, fake_slack, thread)
+    post = fu.ask(bot, fake_slack, thread, "can you rerun it with NCCL_DEBUG=INFO?", 1)
+    (chosen, *_) = next(b for b in post.params["blocks"] if b["type"] == "actions")["elements"]
+    before = len(fake_slack.of("chat.postMessage"))
+    for _ in range(2):
+        assert bot.action(chosen["action_id"], chosen["value"], thread_ts=thread).status == 200
+    fake_slack.wait_for("chat.postMessage", count=before + 1)
+    quiesce(bot, fake_slack, quiet_s=0.8)
+    assert len(fake_slack.of("chat.postMessage")) == before + 1

@@ -25,7 +25,8 @@ log = logging.getLogger("denpex.slack")
 
 
 # A double click sends two clicks (each its own trigger id), as do two people clicking the same
-# button at once: the entry they ask for is posted in the thread once within this window.
+# button at once: the entry (or the topic's answer) they ask for is posted in the thread once
+# within this window.
 DOUBLE_CLICK_S = 30
 
 
@@ -145,7 +146,11 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
         if user:
             _ephemeral(client, channel, user, text, blocks, thread_ts)
         return
-    follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
+    topic = str(value.get("t") or "")
+    if not _first_click(deps, team, f"topic:{channel}:{thread_ts}:{topic}"):
+        log.info("topic button clicked again within %d s in team=%s: answered once", DOUBLE_CLICK_S, team)
+        return
+    follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=topic)
 
 
 def register(app: App, deps: BotDeps) -> None:
