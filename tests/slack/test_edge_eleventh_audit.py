@@ -152,6 +152,19 @@ def test_an_ephemeral_entry_whose_response_url_cannot_be_reached_comes_by_post_e
     assert len(fake_slack.of("chat.postEphemeral")) == 1 and not fake_slack.of("chat.postMessage")
 
 
+def test_a_button_on_an_ephemeral_lookup_without_a_response_url_stays_private(bot: Bot, fake_slack):
+    """"Show" under a private lookup whose click carries no `response_url`: the entry goes to
+    that person alone by chat.postEphemeral (was posted to the channel, for everyone: what one
+    person looked up privately is not posted there)."""
+    payload = ephemeral_show_click("", "1701100120.000100", "1.11.nourl")
+    del payload["response_url"]
+    assert _interactive(bot, payload).status == 200
+    (said,) = fake_slack.wait_for("chat.postEphemeral")
+    assert said.params["user"] == "U0ALICE" and "CUDA Out of Memory" in all_text(said)
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert not fake_slack.of("chat.postMessage")
+
+
 # --- msg_too_long ---------------------------------------------------------------------------------
 
 def test_a_diagnosis_slack_calls_too_long_is_posted_shorter_once(bot: Bot, fake_slack):

@@ -61,11 +61,14 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
     response_url = body.get("response_url")
-    if (body.get("container") or {}).get("is_ephemeral") and isinstance(response_url, str) and response_url:
-        shown = respond(response_url, {"text": text, "blocks": blocks, "response_type": "ephemeral",
-                                       "replace_original": False})
-        # The response_url expired (30 minutes, 5 uses; the message stays on screen longer):
-        # still to that person alone. Not after an unknown outcome: it may be on their screen.
+    if (body.get("container") or {}).get("is_ephemeral"):
+        shown = Shown.NO
+        if isinstance(response_url, str) and response_url:
+            shown = respond(response_url, {"text": text, "blocks": blocks, "response_type": "ephemeral",
+                                           "replace_original": False})
+        # The response_url expired (30 minutes, 5 uses; the message stays on screen longer), or
+        # none came: still to that person alone. Not after an unknown outcome: it may be on
+        # their screen.
         if shown is Shown.NO and user:
             _ephemeral(client, channel, user, text, blocks)
         return
