@@ -170,12 +170,12 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
     what = kind(info)
     size = int(info.get("size") or 0)
     url = info.get("url_private_download") or info.get("url_private") or ""
-    if info.get("mode") == "hidden_by_limit":
-        # On a free plan Slack hides files past its history limit: files.info names them, with
-        # no URL to read them by.
-        raise InputError(f"{name} is hidden by this workspace's Slack plan (past its file history limit), so I cannot read it: "
-                         "upload the log again, or paste the error as text")
     if what == LOG:
+        if info.get("mode") == "hidden_by_limit":
+            # On a free plan Slack hides files past its history limit: files.info names them,
+            # with no URL to read them by. (A hidden screenshot is passed over as any other.)
+            raise InputError(f"{name} is hidden by this workspace's Slack plan (past its file history limit), so I cannot "
+                             "read it: upload the log again, or paste the error as text")
         if size > max_bytes:
             raise InputError(
                 f"{name} is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit: "
