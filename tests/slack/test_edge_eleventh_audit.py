@@ -225,6 +225,20 @@ def test_a_slash_command_echoing_slack_markup_never_renders_it_live(bot: Bot, fa
         assert not LIVE_MRKDWN.search(s), s
 
 
+@pytest.mark.parametrize(("text", "expect"), [
+    ("/denpex help", "Denpex help"), ("/DENPEX help", "Denpex help"), ("/denpex", "Denpex help"),
+    ("/denpex show cuda-oom", "CUDA Out of Memory:"), ("show cuda_oom", "CUDA Out of Memory:"),
+    ("show #cuda-oom", "CUDA Out of Memory:"),
+])
+def test_a_slash_command_typed_the_way_people_type_it_gets_the_answer_meant(bot: Bot, fake_slack, text, expect):
+    """`/denpex /denpex help` (the help's line copied after typing the command: was a lookup
+    listing two entries whose text holds "denpex help"), an id with underscores or a `#`
+    before it (was "No entry with id"): the help, the entry."""
+    reply = bot.command(text)
+    assert reply.status == 200
+    assert reply.json()["text"].startswith(expect), reply.json()["text"][:200]
+
+
 # --- message subtypes that are no one pasting a log -----------------------------------------------
 
 @pytest.mark.parametrize("subtype", ["message_replied", "channel_archive", "ekm_access_denied", "huddle_thread",
