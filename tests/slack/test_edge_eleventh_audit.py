@@ -20,6 +20,7 @@ import pytest
 
 from tests.followup import test_slack_followups as fu
 from tests.ports import free_port
+from tests.slack import test_edge_sixth_audit as e6
 from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, quiesce, wait_handled
 from tests.slack.events import (
@@ -118,6 +119,22 @@ def test_a_shortcut_whose_modal_slack_refuses_is_no_crash(bot: Bot, fake_slack):
     fake_slack.wait_for("views.open", trigger_id="1.11.6")
     quiesce(bot, fake_slack, quiet_s=0.5)
     assert len(fake_slack.of("views.open")) == 3
+
+
+# The real bot in Socket Mode against the stand-in's WebSocket (e6's fixture).
+socket_bot = e6.socket_bot
+
+
+def test_over_socket_mode_a_shortcut_of_no_listener_opens_the_modal_and_one_without_an_id_is_acknowledged(fake_slack, socket_bot):
+    """The same over Socket Mode: a shortcut the bot does not define is acknowledged and gets
+    its modal; one without a callback_id is acknowledged and dropped (an envelope left
+    unacknowledged is re-delivered)."""
+    _, ws = socket_bot
+    (conn,) = ws.wait_connections(1)
+    ws.wait_ack(e6._send(conn, "interactive", _shortcut("shortcut", None, "", "1.11.7")))
+    ws.wait_ack(e6._send(conn, "interactive", _shortcut("message_action", "diagnose_log", "", "1.11.8")))
+    (opened,) = fake_slack.wait_for("views.open", timeout=20)
+    assert opened.params["trigger_id"] == "1.11.8" and "diagnose_log" in json.dumps(opened.params["view"])
 
 
 # --- an ephemeral answer through a response_url of unknown outcome --------------------------------
