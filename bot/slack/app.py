@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from slack_bolt import App
 from slack_sdk import WebClient
 
+from bot.slack.blocks import NOT_INSTALLED_TEXT
 from bot.slack.config import SlackConfig
 from bot.slack.deps import BotDeps
 from bot.slack.listeners import register_listeners
@@ -33,6 +34,7 @@ def build_app(deps: BotDeps) -> App:
         # No token of our own: Bolt's authorize puts each workspace's token on the client
         # it hands the listeners; /slack/install and /slack/oauth_redirect install the app.
         multi["oauth_settings"] = oauth_settings(config, deps.store, web_client(config, None))
+        multi["user_facing_authorize_error_message"] = NOT_INSTALLED_TEXT
     app = App(
         # The token travels with the client (whose base URL is SLACK_API_URL).
         signing_secret=config.signing_secret or "socket-mode-does-not-sign",

@@ -72,13 +72,13 @@ def inline_code(text: str) -> str:
     return "`" + esc(text).replace("`", "\u02cb") + "`"
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def code(text: str, limit: int = SECTION_CHARS - 200) -> str:
     body = defuse_backticks(esc(text.rstrip()))
-    return "```" + _cut(body, limit) + "```"
+    return "```" + cut(body, limit) + "```"
 
 
 def section(text: str) -> dict[str, Any]:
@@ -94,17 +94,17 @@ def section(text: str) -> dict[str, Any]:
 
 
 def header(text: str) -> dict[str, Any]:
-    return {"type": "header", "text": {"type": "plain_text", "text": _cut(text, HEADER_CHARS), "emoji": True}}
+    return {"type": "header", "text": {"type": "plain_text", "text": cut(text, HEADER_CHARS), "emoji": True}}
 
 
 def context(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(text, SECTION_CHARS)}]}
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": cut(text, SECTION_CHARS)}]}
 
 
 def button(text: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
     b: dict[str, Any] = {
         "type": "button",
-        "text": {"type": "plain_text", "text": _cut(text, 75), "emoji": True},
+        "text": {"type": "plain_text", "text": cut(text, 75), "emoji": True},
         "action_id": action_id,
         "value": value[:2000],
     }
@@ -179,7 +179,7 @@ def diagnosis_message(report: Report) -> tuple[str, Blocks]:
     fallback = f"Root cause: {rule.title} ({conf} confidence). Fix: {rule.fix.summary}"
     if d.initiating_rank is not None:
         fallback += f" Initiating rank: {d.initiating_rank}."
-    return _noting_truncation(d, (_cut(esc(fallback), FALLBACK_CHARS), fit(blocks)))
+    return _noting_truncation(d, (cut(esc(fallback), FALLBACK_CHARS), fit(blocks)))
 
 
 TRUNCATED_NOTE = (":warning: *This log ends early:* the compressed file was cut off before its end, "
@@ -225,7 +225,7 @@ def unmatched_message(report: Report) -> tuple[str, Blocks]:
             context(f"Look it up with {inline_code('/denpex ' + line[:150])} or ask the team to add an entry. "
                     f"{d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"),
         ]
-        return _cut(esc(f"No known failure matched. Most telling line: {line}"), FALLBACK_CHARS), blocks
+        return cut(esc(f"No known failure matched. Most telling line: {line}"), FALLBACK_CHARS), blocks
     blocks = [section("*No failure found:* nothing in this log looks like an error.")]
     return "No failure found: nothing in this log looks like an error.", blocks
 
@@ -257,7 +257,7 @@ def entry_message(rule: Rule, related: list[Rule], full: bool = True) -> tuple[s
         if rule.references:
             blocks.append(section("*References*\n" + "\n".join(f"• <{r.url}|{esc(r.title)}>" for r in rule.references)))
     blocks += [b for b in entry_buttons(rule, related) if b.get("block_id") != "denpex_feedback"]
-    return _cut(esc(f"{rule.title}: {rule.summary}"), FALLBACK_CHARS), fit(blocks)
+    return cut(esc(f"{rule.title}: {rule.summary}"), FALLBACK_CHARS), fit(blocks)
 
 
 def answer_message(ans: Answer, rule: Rule | None, also: list[Topic] | None = None,
@@ -271,7 +271,7 @@ def answer_message(ans: Answer, rule: Rule | None, also: list[Topic] | None = No
         blocks = [section(esc(QUESTIONS_HELP))]
     if also and question is not None:
         blocks += [context("Or did you mean:"), topic_buttons(also, question)]
-    return _cut(esc(f"{ans.title}: {ans.text}"), FALLBACK_CHARS), fit(blocks)
+    return cut(esc(f"{ans.title}: {ans.text}"), FALLBACK_CHARS), fit(blocks)
 
 
 FOLLOWUP_ACTION = "denpex_followup_"
@@ -325,7 +325,7 @@ def lookup_message(query: MaskedText, hits: list[Any]) -> tuple[str, Blocks]:
         how = "matches its signature" if hit.how == "signature" else "text match"
         blocks.append({
             "type": "section",
-            "text": {"type": "mrkdwn", "text": _cut(f"*{esc(hit.rule.title)}* (`{hit.rule.id}`, {how})\n{esc(hit.rule.summary)}", SECTION_CHARS)},
+            "text": {"type": "mrkdwn", "text": cut(f"*{esc(hit.rule.title)}* (`{hit.rule.id}`, {how})\n{esc(hit.rule.summary)}", SECTION_CHARS)},
             "accessory": button("Show", f"denpex_show_{hit.rule.id}"[:255], hit.rule.id),
         })
     return esc(f"Entries for {query[:200]}: " + ", ".join(h.rule.id for h in hits)), fit(blocks)
@@ -382,15 +382,35 @@ def other_command_message(command: str) -> tuple[str, Blocks]:
     return text, [section(text)]
 
 
+# What a person in a workspace with no installation (uninstalled, or an install that never
+# finished) sees for a command or a click, in place of Bolt's "for some unknown reason".
+NOT_INSTALLED_TEXT = (":warning: Denpex is not installed in this workspace (it was removed, or its install did not "
+                      "finish), so it cannot answer here. A workspace admin can add it again from Denpex's install page.")
+
+
+def unknown_shortcut_view(callback_id: str) -> dict[str, Any]:
+    """The modal for a shortcut (global or on a message) the app config names and the bot does
+    not define: Slack shows nothing for an acknowledged shortcut, so the person would be left
+    wondering whether it ran."""
+    named = inline_code(callback_id[:60]) if callback_id else "This shortcut"
+    text = (f"Denpex has no shortcut {named}, so it did nothing. To diagnose a failed run, paste its log "
+            "(or upload the log file) in a channel Denpex is in, or in a DM with Denpex: it answers in the thread. "
+            f"{inline_code('/denpex <error text>')} looks an error up; {inline_code('/denpex help')} lists the rest. "
+            "An admin may remove the shortcut from the app's settings.")
+    return {"type": "modal", "title": {"type": "plain_text", "text": "Denpex"},
+            "close": {"type": "plain_text", "text": "Close"}, "blocks": [section(text)]}
+
+
 NOT_A_LOG_ADVICE = ("I can't read the text in a screenshot or a document: paste the error as text (in a code block), "
                     "or upload the log file itself (`.log`, `.txt`, `.out`, `.err`, or `.gz` of one).")
 
 
-def not_a_log_message(unread: list[tuple[str, str]]) -> tuple[str, Blocks]:
-    """Files of no log kind sent with no log, as (name, what it is): what each is, and what to
-    send instead. The names are the user's (masked): escaped like any problem."""
-    named = "; ".join(f"{name} is {what}, not a log file I read" for name, what in unread)
-    text = esc(f":information_source: {_cut(named, SECTION_CHARS - 400)}. ") + NOT_A_LOG_ADVICE
+def not_a_log_message(unread: list[str]) -> tuple[str, Blocks]:
+    """Files not read, sent with no log, each said in a phrase ("x.png is an image, not a log
+    file I read"), and what to send instead. The phrases carry the user's file names (masked):
+    escaped like any problem."""
+    named = "; ".join(unread)
+    text = esc(f":information_source: {cut(named, SECTION_CHARS - 400)}. ") + NOT_A_LOG_ADVICE
     return text, [section(text)]
 
 

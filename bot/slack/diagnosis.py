@@ -41,6 +41,8 @@ POST_ATTEMPTS = 3
 # Refusals that blame the blocks alone (a limit Slack enforces that fit() did not foresee):
 # the answer is posted again as its plain-text fallback.
 BLOCKS_REFUSED = ("invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long")
+# The fallback text of an answer Slack calls too long (`msg_too_long`), posted again.
+SHORT_TEXT_CHARS = 1_000
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
 # answered (what Slack posted is there now); a timeout or reset may still be landing.
 # DENPEX_POST_LOOKS_5XX_S and DENPEX_POST_LOOKS_TIMEOUT_S ("0,2,4") override.
@@ -156,6 +158,12 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                             diagnosis_id, where.team_id, error)
                 blocks = None
                 continue
+            if error == "msg_too_long" and (len(text) > SHORT_TEXT_CHARS or blocks):
+                # Posted nothing, the message too long for Slack: a shorter fallback text (the
+                # blocks carry the answer), then, refused again, the short text alone.
+                log.warning("Slack found the answer %s in team=%s too long: posting it shorter", diagnosis_id, where.team_id)
+                text, blocks = (ui.cut(text, SHORT_TEXT_CHARS), blocks) if len(text) > SHORT_TEXT_CHARS else (text, None)
+                continue
             if status < 500 and not unknown_outcome(error):
                 # refused (not_in_channel, ratelimited past retries...): not posted
                 raise NotDelivered(f"Slack refused the post: {error}") from None
@@ -224,15 +232,25 @@ NOT_A_LOG = "{} is not a log file I read (.log, .txt, .out, .err, a text snippet
 
 @dataclass(frozen=True)
 class Unread:
-    """A file of no log kind: a screenshot or a recording (media), a document or an archive."""
+    """A file of no log kind (a screenshot or a recording: media; a document or an archive), or
+    one Slack does not let the app open (`closed`: another organization's, in a shared channel)."""
 
     name: str  # masked (bot.slack.files.describe)
     what: str  # "an image", "a PDF", ... (bot.slack.files.what_it_is)
     media: bool
+    closed: bool = False
 
     @property
     def note(self) -> str:
-        return NOT_A_LOG.format(self.name)
+        """The file, in a word beside a diagnosis."""
+        return self.said if self.closed else NOT_A_LOG.format(self.name)
+
+    @property
+    def said(self) -> str:
+        """The file, in a word when nothing else is there to read."""
+        if self.closed:
+            return f"{self.name} was shared from another organization, and Slack does not let me open it"
+        return f"{self.name} is {self.what}, not a log file I read"
 
 
 def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> tuple[list[LogFile], list[str], list[Unread]]:
@@ -242,6 +260,11 @@ def classify(deps: BotDeps, client: WebClient, shared: list[dict[str, Any]]) -> 
     notes: list[str] = []
     unread: list[Unread] = []
     for f in shared:
+        if files.closed_to_app(f):
+            # files.info would not describe it either: said as it is, once, without a look-up.
+            name = files.describe(f) if f.get("name") or f.get("title") else "A file here"
+            unread.append(Unread(name, "a file of another organization", media=False, closed=True))
+            continue
         try:
             info, what = files.file_info(client, f["id"], deps.config.max_upload_bytes, deps.config.api_url)
         except InputError as exc:

@@ -110,6 +110,13 @@ def named_as_log(file: dict[str, Any]) -> bool:
             or mimetype.startswith("text/") or mimetype in ("application/gzip", "application/x-gzip"))
 
 
+def closed_to_app(file: dict[str, Any]) -> bool:
+    """A message's file Slack does not let the app open (`file_access: access_denied`: in a
+    shared channel, a file of another organization): it comes with no name or URL, and
+    files.info does not describe it either."""
+    return file.get("file_access") == "access_denied"
+
+
 def describe(file: dict[str, Any]) -> str:
     """A file's name as it may be shown (masked: names carry users, hosts, ids)."""
     return Masker().mask(file.get("name") or file.get("title") or file.get("id") or "the file")
@@ -164,13 +171,18 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
     size = int(info.get("size") or 0)
     url = info.get("url_private_download") or info.get("url_private") or ""
     if what == LOG:
+        if info.get("mode") == "hidden_by_limit":
+            # On a free plan Slack hides files past its history limit: files.info names them,
+            # with no URL to read them by. (A hidden screenshot is passed over as any other.)
+            raise InputError(f"{name} is hidden by this workspace's Slack plan (past its file history limit), so I cannot "
+                             "read it: upload the log again, or paste the error as text")
         if size > max_bytes:
             raise InputError(
                 f"{name} is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit: "
                 "upload the part around the failure, or gzip the log"
             )
         if not url:
-            raise InputError(f"{name} has no download URL: is it an external file?")
+            raise InputError(f"Slack gives no download link for {name} (an external file?), so I cannot read it")
         if not allowed_host(url, api_url):
             raise InputError(
                 f"{name} is not hosted by Slack (its download link points at {host_of(url)}): "

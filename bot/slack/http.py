@@ -132,6 +132,10 @@ def misshapen(body: Any) -> bytes | None:
     without what Bolt indexes blindly."""
     if not isinstance(body, dict):
         return b"body is not an object"
+    if body.get("type") == "url_verification" and not (isinstance(body.get("challenge"), str) and body["challenge"]):
+        # Slack's handshake always carries the string to echo; Bolt would answer
+        # `{"challenge": null}` (or a number, an object) with a 200, as if verified.
+        return b"url_verification without a challenge"
     if body.get("type") == "event_callback":
         event = body.get("event")
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
@@ -207,6 +211,10 @@ def _misshapen_interaction(body: dict[str, Any]) -> bytes | None:
     matched = _MATCHED_FIELD.get(kind) if isinstance(kind, str) else None
     if matched and body.get(matched) is not None and not isinstance(body[matched], str):
         return b"interaction whose " + matched.encode() + b" is not a string"
+    # A shortcut always names its callback_id (the app config's); without one no listener, the
+    # catch-all included, matches it: Bolt's 404, and Slack shows the person an error.
+    if kind in ("shortcut", "message_action") and not body.get("callback_id"):
+        return b"shortcut without a callback_id"
     return None
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -50,6 +52,9 @@ class FakeFile:
     # Where files.info says the file was shared: {"public"|"private": {channel: [{"ts": ...,
     # "thread_ts"?: ...}]}}, as Slack lists the messages that carry it. None: no `shares` field.
     shares: dict[str, dict[str, list[dict[str, str]]]] | None = None
+    # files.info gives no url_private / url_private_download (a file hidden by a free plan's
+    # limit, `mode: hidden_by_limit`, comes without them).
+    no_urls: bool = False
 
 
 @dataclass
@@ -155,6 +160,8 @@ class FakeSlack:
         }
         if f.shares is not None:
             obj["shares"] = f.shares
+        if f.no_urls:
+            del obj["url_private"], obj["url_private_download"]
         return obj
 
     def of(self, method: str) -> list[Call]:
@@ -251,6 +258,19 @@ class FakeSlack:
                 if self.path.startswith("/response/expired/"):
                     # A response_url past its 30 minutes (or its 5 uses): Slack refuses the post.
                     return self._send(404, b"expired_url", "text/plain")
+                if self.path.startswith("/response/reset/"):
+                    # Slack showed the answer, and the connection dropped before its 200: an
+                    # unknown outcome for the bot (a reset with the post delivered).
+                    with fake.lock:
+                        fake.responses.append(json.loads(raw or b"{}"))
+                    self.close_connection = True
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return
+                if self.path.startswith("/response/5xx/"):
+                    # Slack showed the answer, then answered 503 (its edge timing out behind it).
+                    with fake.lock:
+                        fake.responses.append(json.loads(raw or b"{}"))
+                    return self._send(503, b"service unavailable", "text/plain")
                 if self.path.startswith("/response/"):
                     with fake.lock:
                         fake.responses.append(json.loads(raw or b"{}"))
@@ -314,6 +334,8 @@ class FakeSlack:
             if f is None:
                 return {"ok": False, "error": "file_not_found"}
             return {"ok": True, "file": self._file_obj(f)}
+        if method == "views.open":
+            return {"ok": True, "view": {"id": "V2", **(params.get("view") or {})}}
         if method == "views.publish":
             return {"ok": True, "view": {"id": "V1", **(params.get("view") or {})}}
         if method == "conversations.history":

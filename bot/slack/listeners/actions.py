@@ -16,11 +16,18 @@ from slack_sdk.errors import SlackApiError
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import Where, tell
+from bot.slack.response_url import Shown, respond
 from bot.slack.user_limits import ENTRY, limited
 from bot.slack.webapi import CALL_FAILED, reply_client
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
+
+
+# A double click sends two clicks (each its own trigger id), as do two people clicking the same
+# button at once: the entry (or the topic's answer) they ask for is posted in the thread once
+# within this window.
+DOUBLE_CLICK_S = 30
 
 
 def _thread(body: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -42,8 +49,7 @@ def _value(body: dict[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool,
-               respond: Any = None) -> None:
+def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str, full: bool) -> None:
     """The entry a button names, where the button was: in the thread of a diagnosis, or, for
     a button on an ephemeral answer (a lookup, `/denpex show`), ephemerally again through its
     response_url: what one person looked up privately is not posted to the channel."""
@@ -54,29 +60,33 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
         return
     related = [r for rid in rule.related if (r := deps.denpex.entry(rid))]
     text, blocks = ui.entry_message(rule, related, full=full)
-    if (body.get("container") or {}).get("is_ephemeral") and respond is not None and body.get("response_url"):
-        if _responded(lambda: respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False)):
-            return
-        # The response_url expired (30 minutes, 5 uses; the message stays on screen longer):
-        # still to that person alone.
-        if user:
+    response_url = body.get("response_url")
+    if (body.get("container") or {}).get("is_ephemeral"):
+        shown = Shown.NO
+        if isinstance(response_url, str) and response_url:
+            shown = respond(response_url, {"text": text, "blocks": blocks, "response_type": "ephemeral",
+                                           "replace_original": False})
+        # The response_url expired (30 minutes, 5 uses; the message stays on screen longer), or
+        # none came: still to that person alone. Not after an unknown outcome: it may be on
+        # their screen.
+        if shown is Shown.NO and user:
             _ephemeral(client, channel, user, text, blocks)
+        return
+    if not _first_click(deps, team, f"entry:{channel}:{thread_ts or ''}:{rule.id}:{'full' if full else 'short'}"):
+        log.info("entry %s clicked again within %d s in team=%s: posted once", rule.id, DOUBLE_CLICK_S, team)
         return
     # No thread (`""`): a message of its own in the channel, looked for there before any repeat.
     tell(client, Where(team, channel, thread_ts or "", thread_ts or "", user), (text, blocks))
 
 
-def _responded(call: Any) -> bool:
-    """Did a post to a response_url land? Slack answers one past its life with a 404."""
+def _first_click(deps: BotDeps, team: str, key: str) -> bool:
+    """Is this the first click posting `key` lately? Without Redis, yes: an entry needs no state."""
     try:
-        answer = call()
-    except OSError as exc:
-        log.info("response_url post failed: %s", type(exc).__name__)
-        return False
-    status = getattr(answer, "status_code", 200)
-    if status != 200:
-        log.info("response_url refused the answer to a click: HTTP %s", status)
-    return status == 200
+        return deps.store.dedupe.first_time(team, key, DOUBLE_CLICK_S)
+    except StoreUnavailable:
+        return True
+    except ValueError:  # a key no marker can hold (ids Slack never sends): post, unmarked
+        return True
 
 
 def _ephemeral(client: WebClient, channel: str, user: str, text: str, blocks: list[dict[str, Any]] | None = None,
@@ -139,18 +149,22 @@ def answer_topic(deps: BotDeps, client: WebClient, body: dict[str, Any], team: s
         if user:
             _ephemeral(client, channel, user, text, blocks, thread_ts)
         return
-    follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=str(value.get("t") or ""))
+    topic = str(value.get("t") or "")
+    if not _first_click(deps, team, f"topic:{channel}:{thread_ts}:{topic}"):
+        log.info("topic button clicked again within %d s in team=%s: answered once", DOUBLE_CLICK_S, team)
+        return
+    follow_up(deps, client, where, str(value.get("q") or ""), ctx, topic=topic)
 
 
 def register(app: App, deps: BotDeps) -> None:
     def ack_now(ack: Ack) -> None:
         ack()
 
-    def on_related(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
-        post_entry(deps, client, body, context["workspace_id"], full=False, respond=respond)
+    def on_related(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=False)
 
-    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any, respond: Any) -> None:
-        post_entry(deps, client, body, context["workspace_id"], full=True, respond=respond)
+    def on_full_entry(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        post_entry(deps, client, body, context["workspace_id"], full=True)
 
     def on_feedback_right(body: dict[str, Any], client: WebClient, context: Any) -> None:
         record_feedback(deps, client, body, context["workspace_id"], right=True)

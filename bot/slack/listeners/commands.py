@@ -45,13 +45,20 @@ class Invocation:
 
 def typed(body: dict[str, Any]) -> str:
     """The command's text as the person typed it: Slack escapes &, < and > in it, and exactly
-    that is undone (replies escape again)."""
-    return logdetect.unescape(body.get("text") or "").strip()
+    that is undone (replies escape again). The command's own name typed again at its start
+    (`/denpex /denpex help`, a line copied from the help after typing the command) is dropped."""
+    text = logdetect.unescape(body.get("text") or "").strip()
+    command = body.get("command")
+    if isinstance(command, str) and command and text.lower().startswith(command.lower()):
+        rest = text[len(command):]
+        if not rest or rest[0].isspace():
+            return rest.strip()
+    return text
 
 
 # What an id copied from a reply (where it is inline code), quoted, or lifted from a sentence
 # ("see cuda-oom.") or mrkdwn emphasis may carry around it; no id starts or ends with these.
-_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_"
+_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_#"
 
 
 def _show(deps: BotDeps, call: Invocation) -> Answer:
@@ -61,6 +68,9 @@ def _show(deps: BotDeps, call: Invocation) -> Answer:
         # `show cuda-oom please`: the id is the first word.
         first = _word_and_rest(call.rest)[0].strip(_ID_WRAPPING)
         rule = deps.denpex.entry(first) if first else None
+    if rule is None and wanted and "_" in wanted:
+        # `show cuda_oom`: ids join their words with hyphens.
+        rule = deps.denpex.entry(_word_and_rest(wanted)[0].replace("_", "-"))
     if rule is None:
         if not call.rest:
             return ui.error_message("Usage: `/denpex show <id>`")

@@ -327,7 +327,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         if unread and not pasted and (not own_text(event).strip() or mentioned or _direct(event)):
             # Only screenshots or documents, sent alone or to the bot: what they are and what
             # it reads instead. Beside talk in a channel they are people's, like the talk.
-            tell(client, where, ui.not_a_log_message([(u.name, u.what) for u in unread]))
+            tell(client, where, ui.not_a_log_message([u.said for u in unread]))
             return None
         # Only images beside a pasted log, or files beside talk: the text decides, as without files.
     place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
