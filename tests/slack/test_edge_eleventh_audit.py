@@ -381,3 +381,22 @@ def test_a_topic_button_double_clicked_is_answered_once(bot: Bot, fake_slack):
     fake_slack.wait_for("chat.postMessage", count=before + 1)
     quiesce(bot, fake_slack, quiet_s=0.8)
     assert len(fake_slack.of("chat.postMessage")) == before + 1
+
+
+
+def test_an_entry_slack_refused_to_post_is_posted_on_the_next_click(bot: Bot, fake_slack):
+    """The double-click mark is set before posting; when Slack refuses the post for good, the
+    mark is dropped, so the person's next click posts the entry instead of doing nothing."""
+    thread = "1701100720.000100"
+
+    def in_thread() -> list[dict]:
+        return [m for m in fake_slack.messages if m.get("thread_ts") == thread]
+
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "channel_not_found"})
+    assert bot.action("denpex_full_entry", "cuda-oom", thread_ts=thread).status == 200
+    quiesce(bot, fake_slack, quiet_s=0.8)
+    assert not in_thread()  # refused: nothing posted
+    assert bot.action("denpex_full_entry", "cuda-oom", thread_ts=thread).status == 200
+    quiesce(bot, fake_slack, quiet_s=0.8)
+    (entry,) = in_thread()
+    assert entry["text"].startswith("CUDA Out of Memory"), entry["text"]

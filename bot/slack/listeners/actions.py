@@ -4,6 +4,7 @@ Entry buttons are held to a per-user limit by their middleware (bot.slack.user_l
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -72,11 +73,13 @@ def post_entry(deps: BotDeps, client: WebClient, body: dict[str, Any], team: str
         if shown is Shown.NO and user:
             _ephemeral(client, channel, user, text, blocks)
         return
-    if not _first_click(deps, team, f"entry:{channel}:{thread_ts or ''}:{rule.id}:{'full' if full else 'short'}"):
+    click = f"entry:{channel}:{thread_ts or ''}:{rule.id}:{'full' if full else 'short'}"
+    if not _first_click(deps, team, click):
         log.info("entry %s clicked again within %d s in team=%s: posted once", rule.id, DOUBLE_CLICK_S, team)
         return
     # No thread (`""`): a message of its own in the channel, looked for there before any repeat.
-    tell(client, Where(team, channel, thread_ts or "", thread_ts or "", user), (text, blocks))
+    if not tell(client, Where(team, channel, thread_ts or "", thread_ts or "", user), (text, blocks)):
+        _forget_click(deps, team, click)  # not in the thread: the next click tries again
 
 
 def _first_click(deps: BotDeps, team: str, key: str) -> bool:
@@ -87,6 +90,11 @@ def _first_click(deps: BotDeps, team: str, key: str) -> bool:
         return True
     except ValueError:  # a key no marker can hold (ids Slack never sends): post, unmarked
         return True
+
+
+def _forget_click(deps: BotDeps, team: str, key: str) -> None:
+    with contextlib.suppress(StoreUnavailable, ValueError):  # else the mark lapses after DOUBLE_CLICK_S
+        deps.store.dedupe.forget(team, key)
 
 
 def _ephemeral(client: WebClient, channel: str, user: str, text: str, blocks: list[dict[str, Any]] | None = None,
