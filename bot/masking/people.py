@@ -905,13 +905,17 @@ def find_phones(text: str, edits: list[Edit]) -> None:
 # `"recipients": ["+14155550132"]`. The `+`, the country code and nine to fifteen digits (E.164)
 # in all make it a phone number; a count or an offset (`+3600`, `+05:30`) is shorter or split,
 # and a signed count printed whole (`{:+d}`, `+123456789`) is shorter than E.164's compact
-# form of a national number (eleven digits or more, `+14155550132`).
+# form of a national number (eleven digits or more, `+14155550132`). After a blank alone (an
+# on-call rota's `Primary:   Aoife Mbeki  +353 87 555 0142`) the number must be written as people
+# write one: the country code, then two groups or more (`+44 7700 900123`, `+1-646-555-0142`).
 _VALUE_PHONE_RX = re.compile(
-    r"(?:(?<=[:=\[,\x22'])|(?<=- ))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
+    r"(?:(?<=[:=\[,\x22'])|(?<=- )|(?<=[ \t]))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
     r"(?=[\x22',\]\\]|\s|$)",
 )
-# Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening.
-VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22']|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
+# A number after a blank: the country code, then groups of digits, each after one separator.
+_SPACED_PHONE = re.compile(r"\+[1-9]\d{0,2}(?:[ -]\(?\d{1,8}\)?){2,5}\Z")
+# Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening or a blank.
+VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22' \t]|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
 
 
 def find_value_phones(text: str, edits: list[Edit]) -> None:
@@ -919,6 +923,8 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
     for m in _VALUE_PHONE_RX.finditer(text):
         number = m.group("p").rstrip(" .-")
         digits = sum(c.isdigit() for c in number)
+        if text[m.start() - 1] in " \t" and text[m.start() - 2 : m.start()] != "- " and not _SPACED_PHONE.match(number):
+            continue
         if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
             edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
 
