@@ -63,3 +63,78 @@ def test_international_numbers_after_a_blank_are_masked(line: str, number: str) 
 )
 def test_signed_counts_after_a_blank_are_kept(line: str) -> None:
     assert _masked(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("[10:42] Aoife Mbeki: @chidi the run on the H100 pool died again", "Aoife Mbeki"),
+        ("[10:44] Adaeze: cc @wei.chen can you look?", "Adaeze"),
+        ("[2024-03-12 09:15] Joaquín Muñoz: restarted it with NCCL_DEBUG=INFO", "Joaquín Muñoz"),
+        ("[10:42] Thảo Nguyễn: loss went NaN at step 1200", "Thảo Nguyễn"),
+        ("# NOTE: ask Minh before restarting the job", "Minh"),
+        ("Escalate to Siobhán Ní Bhriain if the node drains again", "Siobhán Ní Bhriain"),
+        ("escalate to Priya Venkataraman or Youssef Al-Rashid if loss goes NaN again", "Youssef Al-Rashid"),
+        ("Hi Thảo,", "Thảo"),
+        ("Secondary: Joaquín Muñoz, mobile +34 612 345 678", "Joaquín Muñoz"),
+        ("Secondary: Ciarán Ó Ceallaigh, mobile 07700 900123", "Ó Ceallaigh"),
+        ("user.name=Ciarán O'Sullivan", "Ciarán O'Sullivan"),
+    ],
+)
+def test_people_named_in_chat_and_notes_are_masked(line: str, name: str) -> None:
+    out = _masked(line)
+    assert name not in out
+    assert "<NAME-1>" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[10:42] Training Loss: 0.5123",
+        "[12:01] Epoch 3: eval_loss=1.22",
+        "[10:42] Job Failed: exit code 1",
+        "ask Support before restarting the job",
+        "Escalate to Platform Team if the node drains again",
+        "contact NVIDIA Enterprise Support with the nvidia-bug-report.log.gz",
+        "[10:42] Using NVIDIA Grace Hopper Superchip: unified memory enabled",
+    ],
+)
+def test_chat_clocks_and_asked_things_are_kept(line: str) -> None:
+    assert _masked(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "login"),
+    [
+        ("// TODO(oluwaseun): remove after the NCCL upgrade", "oluwaseun"),
+        ("# FIXME(hfischer) the sampler drops the last batch", "hfischer"),
+        ("Saving model checkpoint to /checkpoints/okonkwoc/run-90/checkpoint-4000", "okonkwoc"),
+        ("Saving model checkpoint to /checkpoints/dvorakm/run-36/checkpoint-2500", "dvorakm"),
+        ("Saving model checkpoint to /mnt/ckpt/skuznetsova14/run-83/checkpoint-2500", "skuznetsova14"),
+        ("Saving model checkpoint to /lustre/fsw/ml/dmitri/run-78/checkpoint-4000", "dmitri"),
+        ("--output_dir /checkpoints/oisino/run-93", "oisino"),
+        ("Mar 12 10:02:11 gpu-node-014 systemd-logind[1201]: New session 42 of user xiaoming.zhang.", "xiaoming.zhang"),
+        ("wandb: Syncing run youssef-lr2e-5-bs64", "youssef"),
+        ("🏃 View run joaquin-lr5e-4-bs16 at: http://mlflow.internal:5000/#/experiments/3/runs/0a1b", "joaquin"),
+    ],
+)
+def test_logins_in_paths_runs_and_todos_are_masked(line: str, login: str) -> None:
+    out = _masked(line)
+    assert login not in out
+    assert "<USER-1>" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Saving model checkpoint to /checkpoints/llama-7b/run-12/checkpoint-500",
+        "Saving model checkpoint to /ckpt/mistral-7b-sft/checkpoint-500",
+        "loading /checkpoints/bakers/dolly-15k.jsonl",
+        "# TODO(perf): fuse the kernels on Hopper and Ampere",
+        "NVIDIA RTX 6000 Ada Generation, sm_89 (Ada), fallback for Ampere",
+        "kubectl -n kube-system get pods; kubectl -n gpu-operator logs nvidia-driver-daemonset-x2k4q",
+        "Loading meta-llama/Llama-2-7b-hf and mistralai/Mistral-7B-v0.1 and Qwen/Qwen2-7B",
+    ],
+)
+def test_models_architectures_and_system_names_are_kept(line: str) -> None:
+    assert _masked(line) == line
