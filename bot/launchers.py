@@ -28,6 +28,11 @@ RAY_ACTOR = (
     r"\((?P<actor>[A-Za-z_][\w.:]{0,80}) pid=(?P<pid>\d{1,9})(?:, ip=[^)\s]{1,64})?\)(?:\x1b?\[0?m)? "
 )
 
+# `kubectl logs --timestamps`, `docker logs -t` and log exports (CloudWatch, Loki) put an RFC 3339
+# time before every line a container printed: `2024-05-11T10:46:24.123456789Z ps aux` rows,
+# GECOS lines and tables then start behind it.
+CONTAINER_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? "
+
 
 def _unnamed(fragment: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", fragment)
@@ -43,6 +48,7 @@ LAUNCHER_LABEL = "(?:" + _unnamed(PDSH_HOST) + "|[ \\t]*" + _unnamed(SRUN_LABEL)
 # actor's `(RayTrainWorker pid=9, ip=..) `), for a pattern that only needs to get past them: no
 # groups.
 LINE_PREFIX = (
-    "(?:" + _unnamed(PDSH_HOST) + "|" + _unnamed(RAY_ACTOR) + ")?"
+    "(?:" + CONTAINER_TIME + ")?"
+    + "(?:" + _unnamed(PDSH_HOST) + "|" + _unnamed(RAY_ACTOR) + ")?"
     + "(?:[ \\t]*(?:" + "|".join(_unnamed(p) for p in RANK_PREFIXES) + ")){0,3}"
 )

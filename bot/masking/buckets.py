@@ -26,6 +26,8 @@ _WORD = re.compile(r"[a-z]+")
 _FAMILY_AFTER = re.compile(r"[-_.]([a-z]+)(?![a-z])")
 
 # Common given names, written in the ASCII a bucket name spells them with (accents dropped).
+# Across origins: Irish, West African, Chinese (pinyin), Indian, Arabic, Slavic, Spanish and Vietnamese
+# names as ML teams write them in logins, namespaces and run names (`aoife-mbeki`, `priya-lr3e-4`).
 # Three letters or more; none that is also an English word or an ML term.
 _GIVEN_NAMES_TEXT = """
     aarav aaron abdul abdullah abigail adriana adrian agnieszka ahmed aiden aisha akira alejandro aleksandr alexander
@@ -65,6 +67,35 @@ _GIVEN_NAMES_TEXT = """
     lawrence jesse dylan bryan jordan logan alan wayne ralph eugene russell louis philip mary susan lisa betty
     ashley amanda sharon helen heather diane julie joyce victoria kelly christina joan evelyn gloria madison
     frances judy doris beverly theresa alexis lori sophia
+    aoife ciaran tadhg padraig sinead orla grainne roisin aisling caoimhe deirdre eimear fionn darragh cathal colm
+    diarmuid donal fiachra ronan seamus sorcha clodagh meabh mairead nuala aoibhinn eabha muireann cormac adaeze
+    adaora chiamaka chinonso chukwuemeka ifeoma ifeanyi obinna uchenna nnamdi kelechi ikenna amaka babatunde folake
+    funmilayo temitope tunde yetunde abimbola damilola segun femi bolanle kehinde taiwo tolulope titilayo bukola
+    aminu halima hauwa kwaku akosua abena kojo efua adwoa zhiyuan mingyu xiaoyu xiaohui xiaowei zhihao zhiwei junjie
+    jiaming haoyu yiming yuhang zixuan siyu yutong ruoxi shuang mengyao xiaolong jianguo weiming jingyi yichen
+    zhengyang wenjie tianyu chenxi kaiyuan boyang hanyu yuqi shiyu jiayi jiaxin zhuo ming ying jing qiang jian qing
+    wei venkatesh deepika sunita anand arvind ashwin balaji ganesh harish krishna lalitha madhavi mahesh meena
+    nandini naveen padma prakash pradeep prasad rajiv ramya ranjit sanjana santosh saravanan shankar shanthi shweta
+    srinivas sriram sudha swati vasanth vidya vignesh yamini aishwarya anusha bhavana gayatri harini jayanth kavitha
+    keerthi manish mukesh pallavi rakesh ritu sachin sahil sanjeev smita sonali sowmya vikas vinay vishal yash aarti
+    abhishek akshay aniket ankit anupam aravind arpita ashish chetan gaurav hemant jatin kunal lokesh mohit neeraj
+    nitin pankaj prateek pratik puneet saurabh shubham sumit tarun raghav aditi ishita kriti megha nidhi payal
+    preeti rashmi richa shalini shilpa tanya trisha vandana bhaskar dinesh girish jagdish murali youssef mahmoud
+    mustafa hussein ismail samir nabil walid rami fadi ziad bilal hamza yasser faisal saeed salim nasser majid
+    rashid abdulrahman abdallah noura mariam maryam dalia reem zeinab samira laila farah ghada lubna manal rasha
+    hiba asma khadija zahra jamal adel tarek hisham osama ayman emad hazem marwan nizar qasim sami sherif wael
+    miroslav ludmila lyudmila natasha tatyana ekaterina yekaterina galina larisa alena polina darya daria ksenia
+    kseniya veronika aleksandra malgorzata ewa dorota beata justyna karolina monika milena jelena mirjana dragana
+    ivana petra jana lenka zuzana alexey andrey sergey nikolay vladislav yaroslav stanislav vyacheslav oleg pyotr
+    grigory konstantin artem artyom evgeny yevgeny fyodor ilya kirill leonid anatoly valery vadim viktor vitaly yuri
+    yury timur ruslan zdenek jiri jaroslav ondrej radek vaclav jakub grzegorz marcin michal mateusz przemyslaw
+    radoslaw slawomir zbigniew milos dusan goran dragan nenad zoran branko dejan nikola marko petar luka joaquin
+    esteban gonzalo guillermo jesus julio marcos catalina claudia cristina guadalupe josefina juana leticia lorena
+    lourdes marisol mercedes monica nuria raquel rocio rosario silvia sonia veronica yolanda agustin alfonso alfredo
+    armando arturo cesar emilio ernesto eduardo gerardo hector jaime mariano mauricio octavio patricio vicente
+    fabiola florencia macarena milagros thao hieu khanh khoa ngoc nhung phuong phuc quynh thang thuy tien trang
+    trinh trung viet vinh giang hanh hien hoang loan oanh phong thien thinh toan truong uyen xuan binh chau cuong
+    diep hoai khai luan luong nguyet nhan quoc tuyet
 """
 GIVEN_NAMES = frozenset(_GIVEN_NAMES_TEXT.split())
 

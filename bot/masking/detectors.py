@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.masking.addressed import ADDRESSED_TRIGGER, find_addressed_names
 from bot.masking.addresses import (
     IPV4_TRIGGER,
     IPV6_TRIGGER,
@@ -225,6 +226,8 @@ DETECTORS: tuple[Detector, ...] = (
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
+    # Chat speakers, the people a note says to ask or escalate to, TODO owners (`TODO(hfischer)`).
+    Detector("addressed-names", "names", lambda s: find_addressed_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=ADDRESSED_TRIGGER),
     Detector("annotated-names", "names", lambda s: find_annotated_names(s.text, s.edits, s.state), ("name",)),  # loguru's `└ '...'`
     Detector("keyed-names", "names", lambda s: find_keyed_names(s.text, s.edits, s.state), ("name",), line_trigger=KEYED_NAME_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),

@@ -21,7 +21,8 @@ from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.lines import NEXT_LINE, LinePattern, annotated_values
 from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
-from bot.masking.state import LogState
+from bot.masking.state import LogState, ascii_folded
+from bot.masking.surnames import FAMILY_NAMES
 
 # The keys that hold a person's name; each holds the anchor word `_name` or `user.name`.
 _KEY_NAME_LITERALS = ("AUTHOR_NAME", "author_name", "COMMITTER_NAME", "committer_name", "user.name", "GITLAB_USER_NAME")
@@ -39,10 +40,13 @@ _PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", 
 # A capital that opens a word of a name, accented ones too (`Ó Súilleabháin`, `Łukasz`, `Øvergaard`):
 # Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`),
 # and Greek and Cyrillic capitals: `owner: Νίκος Παπαδόπουλος`, `Дмитрий Иванов` are names too.
-_CAP = r"[A-ZÀ-ÖØ-ÞĀ-žΆΈ-ΫЀ-Я]"
+# Vietnamese letters too (Latin Extended Additional, `ơ`/`ư`): `Thảo Nguyễn`, `Hương Lê`.
+_CAP = r"[A-ZÀ-ÖØ-ÞĀ-žƠƯẠ-ỸΆΈ-ΫЀ-Я]"
 # The letters after it in a capitalised word: small letters, accented ones too (`Gráinne`,
 # `Wiśniewska`, `Παπαδόπουλος`, `Иванов`), apostrophes and hyphens.
-_LOW = r"[a-zß-öø-ÿĀ-žά-ώа-џ'’-]"
+_LOW = r"[a-zß-öø-ÿĀ-žơưạ-ỹά-ώа-џ'’-]"
+# A family name's word: capitalised again after an apostrophe or a hyphen (`O'Sullivan`, `El-Amin`).
+_FAMILY_WORD = _CAP + r"(?:" + _LOW + r"|(?<=['’-])" + _CAP + r"){1,40}"
 _PARTICLE_RX = "|".join(sorted(_PARTICLES, key=len, reverse=True))
 # Senders and authors that are services, not people.
 _NOT_PEOPLE = frozenset(
@@ -90,7 +94,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # GitLab CI's predefined GITLAB_USER_NAME (the pipeline's triggering user's full name).
     (_KEY_NAME_LITERALS, re.compile(
         r"(?i:\b(?:git_)?(?:author|committer)_name|\buser\.name|\bgitlab_user_name)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)(?P<q>[\"']?)"
-        r"(?P<name>[^\W\d_][^\"'\n=]{0,80}?)(?P=q)[ \t]*(?=[\"',;]|\r?$)",
+        # (An apostrophe between letters is the name's: `user.name=Ciarán O'Sullivan`.)
+        r"(?P<name>[^\W\d_](?:[^\"'\n=]|(?<=[^\W\d_])'(?=[^\W\d_])){0,80}?)(?P=q)[ \t]*(?=[\",;]|'(?![^\W\d_])|\r?$)",
         re.M,
     )),
     # `git config user.name` asked at a prompt prints the name alone on the next line.
@@ -448,7 +453,7 @@ def find_annotated_names(text: str, edits: list[Edit], state: LogState) -> None:
 _GREETS = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear|(?:[Gg]ood )?[Mm]orning|[Gg]ood (?:afternoon|evening))"
 _GREETING = re.compile(
     r"(?<![\w@])" + _GREETS + r"[ \t]+"
-    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{1,40})?)"
+    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?)"
     # Two people greeted at once: `Hi Olivia and Marcus,`.
     r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}))?(?=[!,.:;?)]|[ \t]|\r?$)"
     r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
@@ -490,8 +495,13 @@ def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
 # North American number), a capitalised given name the list knows is masked, with the
 # capitalised word after it when there is one (her family name).
 CONTACT_WORDS = ("phone", "mobile", "tel:", "tel.", "cell", "email", "e-mail", "on-call", "oncall", "pager", "whatsapp")
+# (The given name with its accents, `Joaquín`, looked up without them; a family name of two
+# words after a short first, `Ní Bhriain`, `Ó Ceallaigh`, `Mac Giolla`, and one capitalised
+# again after an apostrophe or a hyphen, `O'Sullivan`, `El-Amin`.)
 _CONTACT_NAME = re.compile(
-    r"(?<![\w@./<'’-])(?P<name>" + _CAP + r"[a-z]{2,20})(?:[ \t](?P<family>" + _CAP + _LOW + r"{1,40}))?(?![\w@.>'’-])"
+    r"(?<![\w@./<'’-])(?P<name>" + _CAP + _LOW + r"{2,20})"
+    r"(?:[ \t](?P<family>(?:" + _CAP + _LOW + r"{0,2}[ \t])?" + _FAMILY_WORD + r"))?"
+    r"(?![\w@.>'’-])"
 )
 # A number on the line, North American, international (`+44 20 7946 0958`) or a national
 # mobile one (people.py); CONTACT_TRIGGER
@@ -543,13 +553,24 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
     pos = 0
     while (m := _CONTACT_NAME.search(text, pos)) is not None:
         pos = m.end()
-        if m.group("name").lower() not in GIVEN_NAMES:
+        family = m.group("family")
+        if (
+            ascii_folded(m.group("name")) not in GIVEN_NAMES
+            and family
+            and ascii_folded(family.split()[-1]).replace("'", "") in FAMILY_NAMES
+            and not any(m.group("name").lower() in words for words in (_NO_PERSON, _NOBODY, _EVENT_WORDS, _LINE_WORDS))
+            and on_contact_line(m.start())
+        ):
+            # A given name the list leaves out as a word (`Grace`, `Hunter`) before a family
+            # name it knows: `Secondary: Grace Okafor, mobile ...`.
+            _take(text, m.start(), m.group(), edits, state)
+            continue
+        if ascii_folded(m.group("name")) not in GIVEN_NAMES:
             if m.group("family"):
                 pos = m.start("family")  # `Rufbereitschaft Jonas Weber`: the given name is the second word
             continue
         if not on_contact_line(m.start()):
             continue
-        family = m.group("family")
         if family and family.lower() not in _NO_PERSON:
             _take(text, m.start(), m.group(), edits, state)
         else:

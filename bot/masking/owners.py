@@ -117,7 +117,8 @@ _TOOL_LOGINS = frozenset(("kserve", "kfserving", "mpijob", "xgboost", "jupyterla
                           "rmsnorm", "rmsprop", "sdpa"))  # fmt: skip
 _VOWELS = frozenset("aeiouy")
 _INITIAL_SURNAME = re.compile(r"[b-df-hj-np-tv-xz][b-df-hj-np-tv-xz][a-z]{2,13}\Z")
-_GIVEN_FAMILY = re.compile(r"(?P<given>[a-z]{3,20})[-._](?P<family>[a-z]{2,30})\Z")
+# (A family name may hold a hyphen of its own: `youssef-el-amin`, `ana-garcia-lopez`.)
+_GIVEN_FAMILY = re.compile(r"(?P<given>[a-z]{3,20})[-._](?P<family>[a-z]{2,30}(?:-[a-z]{2,30})?)\Z")
 
 
 def names_a_tool(value: str) -> bool:
@@ -160,10 +161,22 @@ def family_login(value: str) -> bool:
     joined (`irene_ueda`). Stricter than person_login, whose shape rule also takes data sets'
     names (`xsum`, `xnli`): the judge for a directory that may be either."""
     stem = value.rstrip("0123456789")
-    if len(value) - len(stem) in (1, 2, 3) and stem in FAMILY_NAMES:
-        return True
+    if len(value) - len(stem) in (1, 2, 3) and (stem in FAMILY_NAMES or stem[1:] in FAMILY_NAMES):
+        return True  # `carvalho36`, and after an initial `skuznetsova14`
+    if value[-1] != "s" and value[:-1] in FAMILY_NAMES and value.isalpha():
+        return True  # the family name and an initial (`okonkwoc`, `dvorakm`); not a plural (`bakers`)
     pair = _GIVEN_FAMILY.match(value)
     return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES) or _joined_names(value)
+
+
+def given_login(value: str) -> bool:
+    """Whether `value` (lowercase) is a login built on a given name the list knows: the name
+    alone (`dmitri`), with a number (`leila93`) or with an initial (`oisino`). Stricter than
+    person_login, whose shape rule also takes data sets' names (`xsum`, `xnli`)."""
+    stem = value.rstrip("0123456789")
+    if len(value) - len(stem) in (0, 1, 2, 3) and stem in GIVEN_NAMES:
+        return True
+    return value.isalpha() and value[:-1] in GIVEN_NAMES
 
 
 def _joined_names(value: str) -> bool:

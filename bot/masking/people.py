@@ -14,7 +14,7 @@ from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
-from bot.masking.owners import family_login, login_like, names_a_tool, person_login
+from bot.masking.owners import family_login, given_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
@@ -188,6 +188,9 @@ _USER_ROOTS = ("lustre", "checkpoint", "localscratch", "scratch-shared")
 # Storage roots that hold data sets and projects as often as users: a directory there is a
 # user's only with a person's shape, a home's contents under it, or as a user's elsewhere.
 _STORAGE_ROOTS = ("data", "work", "projects", "storage", "raid", "efs", "ceph", "beegfs", "weka", "vast", "nas", "ssd",
+                  # A training cluster's checkpoint volume, a directory per user or per run
+                  # (`/checkpoints/okonkwoc/run-12`, `/ckpt/llama-7b/`).
+                  "checkpoints", "ckpt", "ckpts",
                   # /mnt holds mounts (`/mnt/nvme`, `/mnt/efs`) and, on shared boxes, a directory per user
                   # (`/mnt/hfischer/miniconda3/...`): the same rule as any storage root.
                   "mnt")
@@ -258,7 +261,7 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
@@ -344,8 +347,9 @@ _DEEP_LEVELS = 4
 
 def _deep_person(name: str) -> bool:
     """A directory name that is a person's wherever it sits: a login on a family name the list
-    knows (`ueriksen`, `carvalho36`) or a given and a family name (`hannah.fischer`)."""
-    return family_login(name.lower()) or _person_dir(name)
+    knows (`ueriksen`, `carvalho36`), on a given name (`dmitri`, `oisino`, `leila93`), or a
+    given and a family name (`hannah.fischer`)."""
+    return family_login(name.lower()) or given_login(name.lower()) or _person_dir(name)
 
 
 def _deep_user(text: str, pos: int) -> re.Match[str] | None:
@@ -377,7 +381,7 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
     if seg in _USER_ROOTS or seg in _STORAGE_ROOTS:
         # A login built on a family name (`carvalho36`, `ueriksen`) is a person's at any depth
         # of the tree, at the root's top or a group's below it; a data set (`xsum`) is no such login.
-        if family_login(user.lower()):
+        if family_login(user.lower()) or (seg in _STORAGE_ROOTS and given_login(user.lower())):
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
             return
@@ -472,7 +476,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("quotas for usr ", re.compile(r"[Qq]uotas for usr (?P<user>[^\W\d][\w.-]{0,31}) \(uid \d{1,10}\)")),
     # systemd and logind name a login session's owner: `Started session-42.scope - Session 42
     # of User hfischer.`, `New session 42 of user hfischer.`, `Removed slice User Slice of hfischer`.
-    ("of user ", re.compile(r"[Ss]ession [\w-]{1,16} of [Uu]ser (?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w-])")),
+    ("of user ", re.compile(r"[Ss]ession [\w-]{1,16} of [Uu]ser (?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w.-])")),
     # JupyterHub: `User hfischer took 3.204 seconds to start`, `User hfischer server took ...`.
     (" seconds to start", re.compile(r"\bUser (?P<user>[^\W\d][\w.-]{0,31})(?: server)? took \d{1,6}\.\d{1,6} seconds to start")),
     # `su - hfischer` at a prompt or in a trace.
@@ -616,6 +620,8 @@ _HF_OWNER_RXS = (
     # A push names the repository alone (huggingface_hub's `push_to_hub`, diffusers', ...):
     # `Uploading the following files to hfischer/llama-sft: model.safetensors,README.md`.
     ("following files to ", re.compile(r"Uploading the following files to (?P<user>[A-Za-z0-9][\w.-]{1,95})/")),
+    # A training script's own upload line names the repository the same way: `Uploading to hfischer/llama-sft`.
+    ("uploading to ", re.compile(r"[Uu]ploading to (?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
 )
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
@@ -849,7 +855,8 @@ _PHONE_RX = re.compile(
 _PROSE_PHONE_RX = re.compile(
     r"(?i)(?<![a-z])(?:(?:call|ring|reach|text|sms|escalate)(?:[ \t]+(?:me|us|him|her|them|to))?(?:[ \t]+(?:at|on|via))?|number is)[ \t]*:?[ \t]*[\x22']?"
     # (Whom to call, by the given name: `escalate to Arjun 98450 21763`, `ring Dana on ...`.)
-    r"(?:(?-i:[A-Z][a-z]{1,20})[ \t]+(?:(?:at|on)[ \t]+)?)?"
+    # (The names stage may have masked the name already: `escalate to <NAME-1> 98450 21763`.)
+    r"(?:(?-i:[A-Z][a-z]{1,20}|<NAME-\d{1,9}>)[ \t]+(?:(?:at|on)[ \t]+)?)?"
     # (`reach me at <EMAIL-1> or +44 20 7946 0958`: an address offered first, the number second.)
     r"(?:(?:<EMAIL-\d{1,9}>|[\w.+-]{1,64}@[\w.-]{1,255})[ \t]*(?:,|or|/|\|)[ \t]*)?"
     r"(?P<p>(?:\+\d{1,3}[ .-]?\(?\d{1,5}\)?|\(\d{2,5}\))(?:[ .-]?\d{2,5}){1,5}"
@@ -905,13 +912,17 @@ def find_phones(text: str, edits: list[Edit]) -> None:
 # `"recipients": ["+14155550132"]`. The `+`, the country code and nine to fifteen digits (E.164)
 # in all make it a phone number; a count or an offset (`+3600`, `+05:30`) is shorter or split,
 # and a signed count printed whole (`{:+d}`, `+123456789`) is shorter than E.164's compact
-# form of a national number (eleven digits or more, `+14155550132`).
+# form of a national number (eleven digits or more, `+14155550132`). After a blank alone (an
+# on-call rota's `Primary:   Aoife Mbeki  +353 87 555 0142`) the number must be written as people
+# write one: the country code, then two groups or more (`+44 7700 900123`, `+1-646-555-0142`).
 _VALUE_PHONE_RX = re.compile(
-    r"(?:(?<=[:=\[,\x22'])|(?<=- ))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
+    r"(?:(?<=[:=\[,\x22'])|(?<=- )|(?<=[ \t]))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
     r"(?=[\x22',\]\\]|\s|$)",
 )
-# Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening.
-VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22']|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
+# A number after a blank: the country code, then groups of digits, each after one separator.
+_SPACED_PHONE = re.compile(r"\+[1-9]\d{0,2}(?:[ -]\(?\d{1,8}\)?){2,5}\Z")
+# Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening or a blank.
+VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22' \t]|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
 
 
 def find_value_phones(text: str, edits: list[Edit]) -> None:
@@ -919,6 +930,8 @@ def find_value_phones(text: str, edits: list[Edit]) -> None:
     for m in _VALUE_PHONE_RX.finditer(text):
         number = m.group("p").rstrip(" .-")
         digits = sum(c.isdigit() for c in number)
+        if text[m.start() - 1] in " \t" and text[m.start() - 2 : m.start()] != "- " and not _SPACED_PHONE.match(number):
+            continue
         if (9 if len(number) > digits + 1 else 11) <= digits <= 15:
             edits.append((m.start("p"), m.start("p") + len(number), "phone", number))
 

@@ -38,5 +38,23 @@ _FAMILY_NAMES_TEXT = """
     janssen devries boer mulder hendriks nilsson persson gustafsson lund halvorsen haugen dahl strand
     kaur malhotra chopra joshi kulkarni pillai menon subramanian venkatesh yoshida yamada kobayashi inoue
     kimura hayashi matsumoto nakajima okada ishikawa choi jeong kang yoon shin
+    walsh mccarthy doyle kavanagh nolan duffy keane lynch moran dunne mcgrath connolly ocallaghan oneill
+    odonnell nwachukwu chukwu okoro okonjo uzoma ogunbiyi ogunleye bamidele
+    adewale adeleke akinola balogun bello danjuma lawal ogunlesi olawale sanusi abubakar aliyu igwe ugwu onyeka
+    anyanwu ekwueme nwankwo obiora chukwuma asante boateng owusu agyeman appiah liang zheng cheng xiao
+    jiang deng feng zeng yuan qian tian venkataraman raghunathan subramaniam mukherjee ganguly dasgupta sengupta
+    chakraborty bhattacharya agarwal aggarwal bansal goyal jain mittal saxena srivastava trivedi pandey mishra dubey
+    chaudhary naidu ramanathan natarajan narayanan gopalan balasubramanian srinivasan rajan kurian varghese patil
+    deshpande gokhale bhat hegde shetty kamath prabhu sethi arora bhatia khanna sinha verma thakur rathore chauhan
+    rajput mansour saleh khalil hamdan aziz awad habib khoury najjar sabbagh hijazi qureshi siddiqui ansari hashmi
+    chaudhry rashid mansoori kuznetsova ivanova smirnova sokolova popova novikova
+    morozova wisniewska kowalska nowakowska kaminska lewandowska zielinska szymanski wozniak kozlowski jankowski
+    mazur krawczyk piotrowski grabowski pawlowski michalski prochazka kucera vesely horak nemec pokorny hajek
+    jelinek ruzicka benes fiala sedlacek dolezal zeman kolar navratil cermak blaha ivanovic nikolic markovic
+    djordjevic stojanovic pavlovic kovalenko shevchenko bondarenko tkachenko kravchenko melnyk boyko koval lysenko
+    nunez pena munoz ibanez dominguez jimenez medina aguilar ortega rubio marin sanz iglesias garrido cortes santana
+    guerrero mendez cabrera fuentes carrasco caballero nieto pascual herrero montero hidalgo gallego vazquez calvo
+    velasco vidal soto rojas contreras salazar espinoza sandoval figueroa valenzuela cardenas pacheco campos orozco
+    ochoa villanueva zamora acosta mejia ibarra hoang phan huynh duong truong dinh luong trinh quach vuong
 """
 FAMILY_NAMES = frozenset(_FAMILY_NAMES_TEXT.split())

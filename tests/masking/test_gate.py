@@ -126,6 +126,7 @@ Bereitschaft Jonas Weber 0171/234 5678, astreinte 06.12.34.56.78, ring 07700 900
 payroll: nino=PR654321B, the form says WK 48 19 27 B
 Host Name:                 DESKTOP-4RT9KQW ; remote=laptop-8c2k1m7q.mshome.net:29400
 sample 12: name=Hannah Fischer label=1 ; {"name": "Priya Raman"}
+[10:42] Aoife Mbeki: loss went NaN again; // TODO(hfischer): ask Minh or escalate to Joaquín Muñoz
 """
 
 
@@ -180,6 +181,9 @@ FRAGMENTS = [
     # URLs with and without userinfo, a forge's owner path, DeepSpeed's world and near misses.
     "https://", "redis://", "://", "hfischer:Tundra9x@", ":pw@", "@", "git.acme.io/hfischer/llm.git", "trn-052:8888/lab",
     "db01.initech.de:5432", "--world_info=", "eyJ3b3JrZXItMCI6IFswLCAxXX0=", "World_Info=", "/", "?",
+    # Chat speakers, asked people and TODO owners, and near misses.
+    "[10:42] ", "[2024-03-12 10:42] ", "Aoife Mbeki: ", "Thảo: ", "ask Minh ", "escalate to ", "TODO(hfischer)", "TODO(perf)",
+    " or Priya Raman",
 ]  # fmt: skip
 
 

@@ -1,0 +1,84 @@
+"""People a note or a chat names with nothing else around them: the speaker of a pasted chat
+line, the person a note says to ask or escalate to, the owner of a `TODO(...)`.
+
+    [10:42] Aoife Mbeki: @chidi.okonkwo the run on the H100 pool died again
+    # NOTE: ask Minh before restarting the job
+    Escalate to Joaquín Muñoz or Ananya Iyer if loss goes NaN again
+    // TODO(oluwaseun): remove after the NCCL upgrade
+
+A chat line's speaker and an asked person are masked as `<NAME-n>` when the name reads as a
+person's: its given name (accents dropped) is one the list knows, or its family name is
+(`bot/masking/buckets.py`, `bot/masking/surnames.py`); `[10:42] Training Loss: 0.51` and
+`ask Support before ...` name nobody. A `TODO(...)` owner is a login by the convention that
+writes it (Google's style guides) when it reads as one, masked as `<USER-n>`; all are learned for the rest of the log.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.masking.buckets import GIVEN_NAMES
+from bot.masking.edits import Edit
+from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.names import _EVENT_WORDS, _FULL_NAME, _NO_PERSON, _NOBODY, _SYSTEM_WORDS, _take
+from bot.masking.owners import person_login
+from bot.masking.state import LogState, ascii_folded
+from bot.masking.surnames import FAMILY_NAMES
+
+# One to four words of a name, as names.py reads them (`Siobhán Ní Bhriain`, `Ciarán O'Sullivan`).
+_ARTICLE = re.compile(r"\A(?:al|el|ul|ad|ash|as|at|az|an|ar)-")
+# One word is enough here (`ask Minh`, `[10:44] Wei: ...`): the lists decide.
+_NAME = _FULL_NAME.replace("(?P<name>", "(?:", 1).replace(")){1,3}", ")){0,3}", 1)
+# A chat client's copy: the clock in brackets (a date before it in some exports), the speaker, a
+# colon and the message: `[10:42] Aoife Mbeki: ...`, `[2024-03-12 10:42] Wei: ...`.
+_SPEAKER = re.compile(
+    r"\[(?:\d{4}-\d\d-\d\d[ T])?\d{1,2}:\d\d(?::\d\d)?\][ \t]+(?P<name>" + _NAME + r"):[ \t]+\S"
+)
+# The verbs a note names whom to turn to with: `ask Minh`, `escalate to Emeka Obi or Fatima Haddad`.
+_ASK = (
+    r"(?:[Aa]sk|[Ee]scalate to|[Nn]otify|[Rr]each out to|[Cc]heck with|[Tt]alk to|[Cc]ontact|[Pp]age|[Ll]oop in|[Tt]ell)"
+)
+_ASKED = re.compile(
+    r"(?<![\w@])" + _ASK + r"[ \t]+(?P<name>" + _NAME + r")(?:[ \t](?:or|and|&)[ \t](?P<also>" + _NAME + r"))?(?![\w'’-])"
+)
+# `TODO(hfischer):`, `FIXME(hfischer)`: the login of the one who left it.
+_TODO = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|NOTE)\((?P<user>[a-z][a-z0-9._-]{1,31})\)")
+# The line gate (bot/masking/gate.py): each shape's literal head, ASCII as the gate reads it.
+ADDRESSED_TRIGGER = (
+    r"\[(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[ T])?[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\][ \t]+[A-Z?]"
+    r"|" + _ASK + r"[ \t]+[A-Z?]"
+    r"|(?:TODO|FIXME|XXX|HACK|NOTE)\([a-z]"
+)
+
+
+def _person(name: str) -> bool:
+    """A name of a person the lists know: its given name, or its family name, and no word of a
+    thing, a system or an event (`Training Loss`, `Platform Team`)."""
+    words = name.split()
+    lowered = [w.lower() for w in words]
+    if any(w in _NO_PERSON or w in _EVENT_WORDS or w in _SYSTEM_WORDS or w in _NOBODY for w in lowered):
+        return False
+    folded = [ascii_folded(w).replace("'", "").replace("’", "") for w in words]
+    if folded[0] in GIVEN_NAMES:
+        return True
+    # An Arabic family name's article is written joined by a hyphen: `Al-Rashid`, `El-Amin`.
+    family = _ARTICLE.sub("", folded[-1])
+    return len(words) > 1 and family in FAMILY_NAMES
+
+
+def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) chat speakers, the people a note says to ask, and TODO owners."""
+    for m in _SPEAKER.finditer(text):
+        if _person(m.group("name")):
+            _take(text, m.start("name"), m.group("name"), edits, state)
+    for m in _ASKED.finditer(text):
+        for group in ("name", "also"):
+            name = m.group(group)
+            if name and _person(name):
+                _take(text, m.start(group), name, edits, state)
+    for m in _TODO.finditer(text):
+        user = m.group("user")
+        # A topic or a ticket is written there too (`TODO(perf)`, `TODO(b/123)`): a login only.
+        if user not in TECHNICAL_USERS and user not in _NO_PERSON and (person_login(user) or user in state.users):
+            edits.append((m.start("user"), m.end("user"), "user", user))
+            state.learn_user(user)
