@@ -15,6 +15,7 @@ The order of decisions follows how an on-call engineer reads a multi-rank log:
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import regex
@@ -47,8 +48,8 @@ def _first(hits: list[Hit]) -> Hit:
     """The earliest hit: by timestamp when all carry one of one kind, else by line."""
     kinds = {h.ts_kind for h in hits}
     if len(kinds) == 1 and None not in kinds:
-        return min(hits, key=lambda h: (h.ts_value, h.line))
-    return min(hits, key=lambda h: h.line)
+        return min(hits, key=attrgetter("ts_value", "line"))
+    return min(hits, key=attrgetter("line"))
 
 
 def _first_rank(rh: RuleHits) -> int | None:
@@ -338,15 +339,22 @@ def _evidence(rh: RuleHits, prefer_rank: int | None) -> list[Evidence]:
     chosen: list[Hit] = []
     seen_sig: set[str] = set()
     seen_text: set[str] = set()
-    # By line, then signature: a window's hit is added once its lines are in, after hits of
-    # later lines; the order it was added in must not decide.
-    ordered = sorted(rh.hits, key=lambda h: (h.rank != prefer_rank, h.line, h.signature))
+    # The initiating rank's hits first, each part by line, then signature: a window's hit is
+    # added once its lines are in, after hits of later lines; the order it was added in must
+    # not decide. (A stable sort by attributes, then a stable split: a rule seen on every rank
+    # of a big job holds tens of thousands of hits, and a key function per hit made a tuple
+    # each, which the bot's workers, whose collector is not tuned as the CLI's, paid twice.)
+    by_line = sorted(rh.hits, key=attrgetter("line", "signature"))
+    ordered = [h for h in by_line if h.rank == prefer_rank] + [h for h in by_line if h.rank != prefer_rank]
     for pass_ in (0, 1):
         for h in ordered:
             if len(chosen) >= MAX_EVIDENCE:
                 break
+            # The signature first: on the first pass it turns away nearly every hit unread.
+            if pass_ == 0 and h.signature in seen_sig:
+                continue
             key = h.text.strip()
-            if key in seen_text or (pass_ == 0 and h.signature in seen_sig):
+            if key in seen_text:
                 continue
             seen_sig.add(h.signature)
             seen_text.add(key)

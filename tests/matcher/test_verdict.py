@@ -327,3 +327,15 @@ def test_an_error_line_that_says_how_to_get_info_is_still_an_error(matcher):
     )
     assert matcher.diagnose(log).unmatched.startswith("[2025-02-07 11:28:26] ERROR worker.py:88 custom allreduce")
     assert matcher.diagnose(log.splitlines(keepends=True)[0]).unmatched is None
+
+
+def test_evidence_takes_the_initiating_ranks_line_first_then_the_earliest(matcher):
+    """Of more lines than evidence holds, the initiating rank's comes first, however late, and
+    the rest by line; the evidence then reads in line order."""
+    lines = ["[rank3]:[E1130 10:00:00.000 1 x.cpp:1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+    lines += [f"[rank{r}]:[E1130 10:00:{10 + r:02d}.000 1 x.cpp:1] Watchdog caught collective operation timeout" for r in (0, 1, 2, 4, 5, 6, 7, 3)]
+    d = matcher.diagnose("\n".join(lines) + "\n")
+    assert d.initiating_rank == 3
+    timeout = next(m for m in d.matches if m.id == "timeout")
+    assert [e.rank for e in timeout.evidence] == [0, 1, 2, 4, 3]
+    assert [e.line for e in timeout.evidence] == sorted(e.line for e in timeout.evidence)
