@@ -180,6 +180,27 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
     assert (d.initiating_rank, d.rank_basis) == (2, "nccl_init_pid")
 
 
+def test_nccl_init_start_names_the_rank_of_a_communicator_that_never_completed(tmp_path):
+    """A communicator that fails in topology detection prints `Init START` and no `Init COMPLETE`."""
+    docs = [
+        rule_doc("topo", "network", {
+            "keywords": ["topology probe failed"],
+            "signatures": [sig("t", r"NCCL WARN topology probe failed", 0.8)],
+        }, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["topo", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["topo", "other"]),
+    ]  # fmt: skip
+    m = Matcher(load_rulebook(write_rules(tmp_path, docs)))
+    log = (
+        "gpu7:6898:7104 [3] NCCL INFO ncclCommInitRank comm 0xf5c0b50 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId d2000 commId 0xc9 - Init START\n"
+        "gpu7:6896:7103 [1] NCCL INFO ncclCommInitRank comm 0xf1486b0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId 8a000 commId 0xc9 - Init START\n"
+        "gpu7:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN topology probe failed\n"
+        "gpu7:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n"
+    )
+    d = m.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
+
+
 def test_first_rank_with_its_own_error_when_nothing_matched(matcher):
     """Out of the knowledge base: the rank is still reported, the unmatched line is its error."""
     log = (
