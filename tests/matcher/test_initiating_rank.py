@@ -157,6 +157,22 @@ def test_oom_gpu_index_alone_on_a_multi_rank_node(matcher):
     assert matcher.diagnose(log.split("\n", 1)[1]).initiating_rank is None
 
 
+def test_oom_device_is_the_rank_when_only_a_peers_timeout_names_a_rank(matcher):
+    """An unprefixed OOM naming GPU 1 and a watchdog timeout on rank 3: the OOM's rank, not the victim's.
+
+    Rank 3 showing up at all says the job has several ranks; PyTorch 2.1 spelled "capacty".
+    """
+    log = (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 564.00 MiB. GPU 1 has a total capacty "
+        "of 22.20 GiB of which 203.12 MiB is free. Process 9841 has 22.00 GiB memory in use. Of the allocated memory "
+        "21.13 GiB is allocated by PyTorch, and 169.00 MiB is reserved by PyTorch but unallocated.\n"
+        "[E ProcessGroupNCCL.cpp:456] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1250, "
+        "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800470 milliseconds before timing out.\n"
+    )
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (1, "gpu_index")
+
+
 def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
     """NCCL's WARN line carries `host:pid`, its init line the rank that process holds."""
     docs = [
