@@ -173,8 +173,8 @@ def test_oom_device_is_the_rank_when_only_a_peers_timeout_names_a_rank(matcher):
     assert (d.initiating_rank, d.rank_basis) == (1, "gpu_index")
 
 
-def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
-    """NCCL's WARN line carries `host:pid`, its init line the rank that process holds."""
+def _ibv_warn_matcher(tmp_path) -> Matcher:
+    """A book whose one network rule reads NCCL's unprefixed `... NCCL WARN Call to ibv_create_qp failed`."""
     docs = [
         rule_doc("ibv", "network", {
             "keywords": ["ibv_create_qp"],
@@ -183,7 +183,12 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
         rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["ibv", "third"]),
         rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["ibv", "other"]),
     ]  # fmt: skip
-    m = Matcher(load_rulebook(write_rules(tmp_path, docs)))
+    return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
+    """NCCL's WARN line carries `host:pid`, its init line the rank that process holds."""
+    m = _ibv_warn_matcher(tmp_path)
     log = (
         "node-a:2668:2780 [0] NCCL INFO comm 0x7f0a8834b870 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init START\n"
         "node-b:2712:2824 [0] NCCL INFO comm 0x7fa94834c010 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
@@ -197,21 +202,13 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
 
 
 def test_nccl_init_start_names_the_rank_of_a_communicator_that_never_completed(tmp_path):
-    """A communicator that fails in topology detection prints `Init START` and no `Init COMPLETE`."""
-    docs = [
-        rule_doc("topo", "network", {
-            "keywords": ["topology probe failed"],
-            "signatures": [sig("t", r"NCCL WARN topology probe failed", 0.8)],
-        }, ["other", "third"]),
-        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["topo", "third"]),
-        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["topo", "other"]),
-    ]  # fmt: skip
-    m = Matcher(load_rulebook(write_rules(tmp_path, docs)))
+    """A communicator that fails while connecting prints `Init START` and no `Init COMPLETE`."""
+    m = _ibv_warn_matcher(tmp_path)
     log = (
         "gpu7:6898:7104 [3] NCCL INFO ncclCommInitRank comm 0xf5c0b50 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId d2000 commId 0xc9 - Init START\n"
         "gpu7:6896:7103 [1] NCCL INFO ncclCommInitRank comm 0xf1486b0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId 8a000 commId 0xc9 - Init START\n"
-        "gpu7:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN topology probe failed\n"
-        "gpu7:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n"
+        "gpu7:6896:7103 [1] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\n"
+        "gpu7:6896:7103 [1] NCCL INFO transport/net_ib.cc:371 -> 2\n"
     )
     d = m.diagnose(log)
     assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
