@@ -30,7 +30,9 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "banner": ("process rank:",),
     # NCCL's init line ties a `host:pid` prefix to a rank, once per communicator:
     # `host:12:34 [3] NCCL INFO [ncclCommInitRank ]comm 0x.. rank 3 nranks 8 cudaDev 3 ... - Init COMPLETE`.
-    "nccl_init": ("init complete",),
+    # A communicator that dies during init (topology, shared memory) never prints COMPLETE: its
+    # `... - Init START` line (NCCL 2.19+) is the only one that names the rank.
+    "nccl_init": ("init complete", "init start"),
     # Ray Train ties an actor's pid to its rank: `Setting up process group for: env:// [rank=2, world_size=4]`.
     "ray": ("setting up process group for", ") world_rank="),
     # Where one node's local ranks sit among the global ones (multi-node torchrun).
@@ -276,7 +278,7 @@ class LogFacts:
         return self.ray_rank_by_pid.get(int(m["pid"])) if m else None
 
     def observe_nccl_init(self, line: str) -> None:
-        """An `Init COMPLETE` line: which rank the process `host:pid` holds (the engine hands
+        """An `Init COMPLETE` (or `Init START`) line: which rank the process `host:pid` holds (the engine hands
         these over without parsing prefixes: NCCL's own prefix is all that is read)."""
         # Only a line holding the pattern's literals is searched (NCCL's `Init timings: rank 7
         # nranks 32` has no `comm 0x`), and from where a match can start: NCCL's prefix

@@ -159,7 +159,9 @@ def _first_own_error_rank(facts: LogFacts, exclude: set[int]) -> Ranked:
 
 
 def _multi_rank(facts: LogFacts) -> bool:
-    return (facts.world_size or 0) > 1 or len(facts.known_ranks() | set(facts.launcher_ranks)) > 1
+    # A rank above 0 anywhere (a peer's watchdog timeout pasted under the error) means at least two.
+    ranks = facts.known_ranks() | set(facts.launcher_ranks)
+    return (facts.world_size or 0) > 1 or len(ranks) > 1 or any(r > 0 for r in ranks)
 
 
 def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> Ranked:
@@ -221,7 +223,8 @@ def _only_rank_in_log(facts: LogFacts) -> Ranked:
     return (seen.pop(), "only_rank_in_log") if len(seen) == 1 else _NONE
 
 
-_GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capacity")
+# PyTorch 2.1 spelled it "total capacty"
+_GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capac(?:i)?ty")
 
 
 def _unmatched_rank(facts: LogFacts) -> Ranked:

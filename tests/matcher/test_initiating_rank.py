@@ -157,8 +157,24 @@ def test_oom_gpu_index_alone_on_a_multi_rank_node(matcher):
     assert matcher.diagnose(log.split("\n", 1)[1]).initiating_rank is None
 
 
-def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
-    """NCCL's WARN line carries `host:pid`, its init line the rank that process holds."""
+def test_oom_device_is_the_rank_when_only_a_peers_timeout_names_a_rank(matcher):
+    """An unprefixed OOM naming GPU 1 and a watchdog timeout on rank 3: the OOM's rank, not the victim's.
+
+    Rank 3 showing up at all says the job has several ranks; PyTorch 2.1 spelled "capacty".
+    """
+    log = (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 564.00 MiB. GPU 1 has a total capacty "
+        "of 22.20 GiB of which 203.12 MiB is free. Process 9841 has 22.00 GiB memory in use. Of the allocated memory "
+        "21.13 GiB is allocated by PyTorch, and 169.00 MiB is reserved by PyTorch but unallocated.\n"
+        "[E ProcessGroupNCCL.cpp:456] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1250, "
+        "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800470 milliseconds before timing out.\n"
+    )
+    d = matcher.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (1, "gpu_index")
+
+
+def _ibv_warn_matcher(tmp_path) -> Matcher:
+    """A book whose one network rule reads NCCL's unprefixed `... NCCL WARN Call to ibv_create_qp failed`."""
     docs = [
         rule_doc("ibv", "network", {
             "keywords": ["ibv_create_qp"],
@@ -167,7 +183,12 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
         rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["ibv", "third"]),
         rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["ibv", "other"]),
     ]  # fmt: skip
-    m = Matcher(load_rulebook(write_rules(tmp_path, docs)))
+    return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
+    """NCCL's WARN line carries `host:pid`, its init line the rank that process holds."""
+    m = _ibv_warn_matcher(tmp_path)
     log = (
         "node-a:2668:2780 [0] NCCL INFO comm 0x7f0a8834b870 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init START\n"
         "node-b:2712:2824 [0] NCCL INFO comm 0x7fa94834c010 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
@@ -178,6 +199,19 @@ def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
     # The rank in the widest communicator is the global one (rank 0 of a 2-rank subgroup is not).
     d = m.diagnose(log)
     assert (d.initiating_rank, d.rank_basis) == (2, "nccl_init_pid")
+
+
+def test_nccl_init_start_names_the_rank_of_a_communicator_that_never_completed(tmp_path):
+    """A communicator that fails while connecting prints `Init START` and no `Init COMPLETE`."""
+    m = _ibv_warn_matcher(tmp_path)
+    log = (
+        "gpu7:6898:7104 [3] NCCL INFO ncclCommInitRank comm 0xf5c0b50 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId d2000 commId 0xc9 - Init START\n"
+        "gpu7:6896:7103 [1] NCCL INFO ncclCommInitRank comm 0xf1486b0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId 8a000 commId 0xc9 - Init START\n"
+        "gpu7:6896:7103 [1] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\n"
+        "gpu7:6896:7103 [1] NCCL INFO transport/net_ib.cc:371 -> 2\n"
+    )
+    d = m.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
 
 
 def test_first_rank_with_its_own_error_when_nothing_matched(matcher):
