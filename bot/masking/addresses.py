@@ -130,11 +130,19 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
         edits.append((start, end, "ip", addr))
 
 
+# Well-known multicast groups (`ff02::1 ip6-allnodes` in /etc/hosts, `ff02::fb` mDNS) name a
+# group, not a machine; the solicited-node group `ff02::1:ff3d:4e5f` carries an address's last
+# 24 bits and is masked.
+_GROUP_MULTICAST = re.compile(r"(?i)ff[0-9a-f]{2}::(?!1:ff)(?:[0-9a-f]{1,4}:)?[0-9a-f]{1,4}\Z")
+
+
 def _v6_plausible(addr: str, text: str, start: int) -> bool:
     """Reject `1::2` slices and `d::add` C++ scopes; accept GIDs, link-local and mapped v4."""
     core = addr.split("%", 1)[0]
     if core in _KEEP_V6 or core.lower().startswith("::ffff:127.") or not core.strip(":0"):
         return False
+    if _GROUP_MULTICAST.match(core):
+        return False  # ff02::1, ff02::2, ff05::1:3: a group every node of a link joins
     if "." in core:
         return True
     groups = [g for g in core.split(":") if g]
@@ -179,10 +187,32 @@ def _v6_edit(text: str, start: int, end: int, edits: list[Edit]) -> None:
 IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}"
 
 
+# perftest (`ib_write_bw`, `ib_send_lat`) prints each side's GID as sixteen decimal bytes:
+# `GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:08:01:27` (RoCE v2, an IPv4-mapped address:
+# its last four are the IPv4, masked as the dotted form's <IP-n>), `GID: 254:128:00:...` (a
+# link-local prefix, kept, and the interface id).
+_PERFTEST_GID = re.compile(r"GID: (?P<p>(?:\d{2,3}:){8})(?P<i>(?:\d{2,3}:){7}\d{2,3})(?![\d:])")
+_MAPPED_DECIMAL = "00:00:255:255:"
+
+
+def _find_perftest_gids(text: str, edits: list[Edit]) -> None:
+    for m in _PERFTEST_GID.finditer(text):
+        interface = m.group("i")
+        if not interface.replace(":", "").strip("0"):
+            continue
+        if m.group("p") == "00:" * 8 and interface.startswith(_MAPPED_DECIMAL):
+            start = m.start("i") + len(_MAPPED_DECIMAL)
+            edits.append((start, m.end("i"), "ip", ".".join(str(int(b)) for b in interface[len(_MAPPED_DECIMAL) :].split(":"))))
+        else:
+            edits.append((m.start("i"), m.end("i"), "ipv6", m.group()[5:]))
+
+
 def find_ipv6(text: str, edits: list[Edit]) -> None:
     """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
     if ":" not in text:
         return
+    if "GID: " in text:
+        _find_perftest_gids(text, edits)
     # NCCL's `ifname:address<port>` forms end before `<` and a digit: most texts hold none
     # (a c10d retry flood's `[::ffff:127.0.0.1]:29500` lines), and each pattern is a sweep.
     ported = _PORT_AFTER.search(text) is not None
@@ -223,6 +253,9 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
 # GUID is printed in. Each is masked whole as <MAC-n>. `brd`/`broadcast` addresses and the
 # all-ones/all-zeros addresses name nobody and stay (`link/ether <MAC-1> brd ff:ff:ff:ff:ff:ff`).
 _XX = "[0-9A-Fa-f]{2}"
+# RDMA device names as the kernel gives them (mlx5_0, mlx5_bond_0, hfi1_0, irdma0, bnxt_re0,
+# efa_0, rxe0, ionic_0, erdma_0, qedr0, mthca0, qib0).
+_RDMA_DEVICE = r"(?:mlx[45]_|hfi1_|irdma|bnxt_re|efa_|rxe|ionic_|erdma_|qedr|mthca|qib)\w{0,16}"
 _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # `ip link`/`ip a`: `link/infiniband 80:00:00:48:fe:80:...` (20 bytes: QPN + port GID; a
     # copy cut short by a byte or two still holds the port GUID).
@@ -240,6 +273,10 @@ _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # ibnetdiscover: `Ca 1 "H-0c42a10300123456" # "a100-03 mlx5_0"`; `ibstat -p` prints GUIDs alone.
     ("guid-node", regex.compile(r"\"[HS]-\K[0-9a-f]{16}(?=\")")),
     ("guid-alone", regex.compile(r"(?m)^0x\K[0-9a-f]{16}$")),
+    # ibv_devices lists each HCA's node GUID bare, under `node GUID`: `    mlx5_0   0c42a10300123456`.
+    ("guid-devices", regex.compile(r"(?m)^[ \t]*" + _RDMA_DEVICE + r"[ \t]+\K[0-9a-f]{16}(?=[ \t\r]*$)")),
+    # ibnetdiscover's switch rows name the port GUID at the far end: `[17]	"H-..."[1](0c42a10300123456)`.
+    ("guid-peer", regex.compile(r"\[\d{1,3}\]\(\K[0-9a-f]{16}(?=\))")),
     # ibhosts/ibswitches/ibrouters: `Ca	: 0x0c42a103009b6d2c ports 1 "a100-03 mlx5_0"`.
     ("guid-ports", regex.compile(r"(?m)^[ \t]*(?:Ca|Switch|Router)[ \t]*: 0x\K[0-9a-f]{16}(?= ports \d)")),
 ]  # fmt: skip
@@ -252,7 +289,8 @@ MAC_WORDS = ("guid",)
 # 16-digit `0x` GUID (alone or before ` ports `), ibnetdiscover's `"H-` GUID.
 MAC_TRIGGER = (
     r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}"
-    r"|(?i:gu[i?]d)|0x[0-9a-f]{16}|\x22[HS]-[0-9a-f]{16}\x22"
+    r"|(?i:gu[i?]d)|0x[0-9a-f]{16}|\x22[HS]-[0-9a-f]{16}\x22|[0-9]\][(][0-9a-f]{16}[)]"
+    r"|(?:mlx[45]_|hfi1_|irdma|bnxt_re|efa_|rxe|ionic_|erdma_|qedr|mthca|qib)[0-9A-Za-z_]*[ \t]+[0-9a-f]{16}"
 )
 
 
@@ -261,7 +299,7 @@ def find_macs(text: str, edits: list[Edit]) -> None:
     for name, rx in _MAC_SHAPES:
         if (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
             name == "guid-alone" and "\n0x" not in text and not text.startswith("0x")
-        ):
+        ) or (name == "guid-peer" and "](" not in text):
             continue
         for m in rx.finditer(text):
             start, end = m.start(), m.end()

@@ -33,6 +33,9 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("key", "", re.compile(
         r"(?i)(?:account|owner)[\w-]{0,16}[\"']?[ \t]*(?:[:=][ \t]*|[ \t>])[\"']?(?P<id>\d{12})(?![\d\w])"
     )),
+    # `aws sts get-caller-identity --output text` prints the account first, before the ARN:
+    # `123456789012	arn:aws:sts::123456789012:assumed-role/Role/session	AROA...:session`.
+    ("arn-row", "arn:", re.compile(r"(?<![\w.-])(?P<id>\d{12})[ \t]+arn:aws")),
     # 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag
     ("ecr", ".dkr.ecr.", re.compile(r"(?<![\w.-])(?P<id>\d{12})\.dkr\.ecr\.")),
     # SageMaker's default bucket: s3://sagemaker-us-east-1-123456789012/

@@ -13,7 +13,7 @@ from itertools import chain
 import regex
 
 from bot.launchers import LAUNCHER_LABEL
-from bot.literals import LiteralSet, Words, last_text_memo, one_byte
+from bot.literals import DIGITS_AS_ZERO, LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
@@ -85,9 +85,15 @@ _PUBLIC_TLDS = "com|net|org|edu|gov|mil|io|ai|dev|app|co|us|uk|eu|info|biz|tech|
 # (`newstest2014.en-de.de`, `train.tok.de`) and `pt`, `pl`, `in`, `it` as file extensions or
 # words, so those are left out and a name under one needs three labels and a host's look.
 _COUNTRY_TLDS = "de|ch|fr|nl|se|fi|dk|cz|jp|kr|cn|tw|sg|au|ca|il|ru|br|nz|ie|hk|at"
-_TLDS = frozenset((*_PRIVATE_TLDS.split("|"), *_PUBLIC_TLDS.split("|"), *_COUNTRY_TLDS.split("|")))
+# ... and labels that begin words of a traceback too (`.normalize`, `.estimator`): the line gate
+# below wants a non-word character after them.
+_COUNTRY_TLDS_WORDLIKE = "no|es|hu|gr|sk|si|ee|lt|lv|ro|hr|za|mx|cl"
+_TLDS = frozenset(
+    (*_PRIVATE_TLDS.split("|"), *_PUBLIC_TLDS.split("|"), *_COUNTRY_TLDS.split("|"), *_COUNTRY_TLDS_WORDLIKE.split("|"))
+)
 _TLD_RX = re.compile(
-    r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r")|(?P<country>" + _COUNTRY_TLDS + r"))"
+    r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r")|(?P<country>" + _COUNTRY_TLDS + "|"
+    + _COUNTRY_TLDS_WORDLIKE + r"))"
     r"(?![\w-]|\.[A-Za-z0-9])"
 )
 # Second-level labels of academic and company zones: `ac.uk`-like, `edu.au`, `co.jp`.
@@ -106,7 +112,10 @@ def _country_host(head: str) -> bool:
     return any(c.isdigit() or c == "-" for c in labels[0]) or "-" in labels[-1]
 # The line gate of find_fqdns (bot/masking/gate.py): a dot and a top-level label, `_TLD_RX`
 # without its look-ahead (a log's `.config` and `.mean` are few lines).
-FQDN_TRIGGER = r"\.(?:" + _PRIVATE_TLDS + "|" + _PUBLIC_TLDS + "|" + _COUNTRY_TLDS + ")"
+FQDN_TRIGGER = (
+    r"\.(?:" + _PRIVATE_TLDS + "|" + _PUBLIC_TLDS + "|" + _COUNTRY_TLDS + ")"
+    r"|\.(?:" + _COUNTRY_TLDS_WORDLIKE + ")[^A-Za-z0-9_-]"
+)
 _LABEL_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
 # A DNS prefix of a Kubernetes label or annotation key: `prefix/name=value`, `"prefix/name": `.
 _LABEL_KEY_AFTER = re.compile(r"/[A-Za-z0-9][\w.-]{0,62}(?:=|\"?:[ \t])")
@@ -261,6 +270,18 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("permanently added '", re.compile(r"ermanently added '\[?" + _H + r"[',\]]")),
     # ibhosts names each HCA's node after its GUID: `Ca : 0x0c42... ports 1 "a100-03 mlx5_0"`.
     (" ports ", re.compile(r"0x(?:<MAC-\d{1,9}>|[0-9a-f]{16}) ports \d{1,3} \"" + _H + r"[ \"]")),
+    # ... and ibnetdiscover after the GUID's `#`: `Ca	1 "H-0c42a103..."		# "a100-03 mlx5_0"`.
+    (" mlx5_", re.compile(r"# \"" + _H + r" mlx5_\w{1,16}\"")),
+    # nslookup's answer: `Non-authoritative answer:` then `Name:	login01.acme.de`; the name
+    # it was asked for (`$ nslookup gw3.cs.ethz.ch`).
+    ("answer:", re.compile(r"answer:\r?\nName:[ \t]+" + _H)),
+    ("nslookup ", re.compile(r"nslookup (?:-[\w=-]{1,32} )*" + _H + r"(?=[ \t]*$|[ \t]+\d)", re.M)),
+    # perftest's client names the server last: `ib_write_bw -d mlx5_0 -x 3 --report_gbits gn059`.
+    *((tail, re.compile(r"\bib_(?:write|read|send|atomic)" + re.escape(tail) + r"[^\n]{0,400}?[ \t]" + _H + r"[ \t]*\r?$", re.M))
+      for tail in ("_bw ", "_lat ")),
+    # Prometheus names a scrape target `host:port` in its `instance` label (`instance="gn101:9100"`,
+    # Alertmanager's `instance=gn101:9100`).
+    ("instance=", re.compile(r"instance=\"?" + _H + r":\d{1,5}\b")),
     # An Azure ML compute instance mounts its code under its own name:
     # /mnt/batch/tasks/shared/LS_root/mounts/clusters/<compute>/code/Users/<user>/.
     ("/mounts/clusters/", re.compile(r"/mounts/clusters/" + _H + r"/")),
@@ -323,6 +344,11 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("authenticated to ", re.compile(r"Authenticated to " + _H + r" \(\[")),
     # VS Code Remote-SSH names the machine in its authority: `ssh-remote+gpu-box`.
     ("ssh-remote+", re.compile(r"ssh-remote\+" + _H + r"(?![\w.-])")),
+    # ... after the login it connects as (`ssh-remote+<USER-1>@gpu-box`), also URL-encoded in a
+    # `vscode-remote://ssh-remote%2B<USER-1>%40gpu-box/home/...` URI (by `ssh-remote`, the
+    # people pass's anchor: the anchor scan reports no word overlapping another).
+    ("ssh-remote+", re.compile(r"ssh-remote\+(?:<USER-\d{1,9}>|[\w.-]{1,32})@" + _H + r"(?![\w.-])")),
+    ("ssh-remote", re.compile(r"ssh-remote%2[Bb](?:<USER-\d{1,9}>|[\w.-]{1,32})%40" + _H + r"(?![\w.-])")),
     # `code tunnel` names the tunnel after the machine unless told otherwise:
     # `Creating tunnel with the name: gpu-box`, `Open this link in your browser
     # https://vscode.dev/tunnel/gpu-box/home/...`, the spawned `code tunnel ... --name gpu-box`.
@@ -336,10 +362,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # hpc-n0412`, `drain cn-073`, `rebooted nid-68`. There only a numbered name is taken:
     # letters, an optional dash, two to five digits.
     # (One letter takes four or five digits, `c8646`, `g5036`: `a100`, `h100` are GPUs.)
-    # (Cray's `nid001234` has six.)
+    # (Cray's `nid001234` has six.) (Rocks numbers a rack, then the node: `compute-0-12`, `cn-07-134`.)
     # (A word of either case is sought from its lowercase tail, its head checked behind it:
     # `re` skips to a literal in C, but tries a leading `[Nn]` at every `n` of the text.)
-    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,6}|[a-z]\d{4,5})(?![\w.-])"))
+    *((word, re.compile(rx + r"[ \t]+(?P<h>[a-z]{2,10}(?:-[a-z]{1,10})?-?[a-z]?\d{2,6}|[a-z]\d{4,5}|[a-z]{2,10}-\d{1,3}-\d{1,4})(?![\w.-])"))
       for word, rx in (("node ", r"ode(?<=(?<![\w-])[Nn]ode)"), ("ssh into ", "ssh into"), ("ssh to ", "ssh to"),
                        ("drain", r"rain(?<=(?<![\w-])[Dd]rain)(?:ed|ing)?"), ("reboot", r"eboot(?<=(?<![\w-])[Rr]eboot)(?:ed|ing)?"))),
     # LSF's `bjobs -l` / `bhist -l`: `Submitted from host <login01>, CWD <$HOME>;`, `Started 1
@@ -407,7 +433,9 @@ _LINE_POSITIONS: list[LinePattern] = [
     ),
     LinePattern(r"(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252}): (?=\[(?:\d{4}-|rank|INFO|WARNING|ERROR|DEBUG))", behind_prefix=False),
 ]
-HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=")
+# The keys of lists of machines (_find_listed_hosts, below).
+_LIST_WORDS = ("hosts:", 'hosts":', "hostnames:", "nodes:", 'nodes":', "workers:", 'workers":', "machines:")
+HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS)), "world_info=", "show hostname", *_LIST_WORDS)
 
 
 # ~/.ssh/config: `Host gpu-box` above its `HostName`, `User` and `IdentityFile` lines (the
@@ -415,8 +443,56 @@ HOST_WORDS = (*(literal.lower() for literal, _ in (*_POSITIONS, *_LIST_POSITIONS
 _SSH_CONFIG_HOST = LinePattern(r"[ \t]*Host[ \t]+" + _H + r"[ \t]*\r?$", re.M)
 
 
+# A config's list of machines, in YAML's block or flow form (`hosts:` then `  - gn060` lines;
+# `nodes: [gn060, gn061]`): Accelerate, Ansible inventories, Ray and MPI wrappers write them.
+# Found from the key (an anchor word each, so a log without one pays nothing), then the list.
+_HOST_LIST_AT = re.compile(
+    r"[\"']?[ \t]*:[ \t]*(?:\r?\n(?P<block>(?:[ \t]*-[ \t]+[^\n]{1,256}(?:\n|\Z)){1,1024})|\[(?P<flow>[^\]\n]{1,4096})\])"
+)
+_LISTED_HOST = re.compile(r"(?:^[ \t]*-[ \t]+|(?<=\[)|,[ \t]*)[\"']?(?P<h>[A-Za-z][A-Za-z0-9.-]{0,252})(?::\d{1,5})?[\"']?[ \t]*(?=$|,|\]|#)", re.M)
+
+
+def _find_listed_hosts(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    for key in dict.fromkeys(w.rstrip(':"') for w in _LIST_WORDS if w in present):
+        pos = text.find(key)
+        while pos != -1:
+            end = pos + len(key)
+            m = _HOST_LIST_AT.match(text, end)
+            pos = text.find(key, end)
+            if m is None:
+                continue
+            part = "block" if m.group("block") is not None else "flow"
+            base = m.start(part)
+            body = m.group(part)
+            if part == "flow":
+                base, body = base - 1, "[" + body
+            for item in _LISTED_HOST.finditer(body):
+                value = item.group("h").rstrip(".")
+                if host_value_ok(value) and any(c.isdigit() or c in "-." for c in value):
+                    edits.append((base + item.start("h"), base + item.start("h") + len(value), "host", value))
+                    state.learn_host(value)
+
+
+# `scontrol show hostnames <list>` expands a Slurm hostlist one name a line (job scripts run it
+# to build a hostfile or pick the master): the lines under it up to one that is not a name.
+_EXPANDED_HOSTNAMES = re.compile(r"show hostnames?\b[^\n]{0,400}\n(?P<l>(?:[ \t]*[A-Za-z][\w.-]{0,252}[ \t]*\r?\n){1,4096})")
+_NAME_LINE = re.compile(r"[ \t]*(?P<h>[A-Za-z][\w.-]{0,252})[ \t]*\r?\n")
+
+
+def _find_expanded_hostnames(text: str, edits: list[Edit], state: LogState) -> None:
+    for m in _EXPANDED_HOSTNAMES.finditer(text):
+        for line in _NAME_LINE.finditer(text, m.start("l"), m.end("l")):
+            value = line.group("h").rstrip(".")
+            if host_value_ok(value) and any(c.isdigit() for c in value):
+                edits.append((line.start("h"), line.start("h") + len(value), "host", value))
+                state.learn_host(value)
+
+
 def find_host_positions(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
     """Mask bare host names in positions where only a host can stand, and learn them."""
+    if "show hostname" in present:
+        _find_expanded_hostnames(text, edits, state)
+    _find_listed_hosts(text, present, edits, state)
     if holds(text, "IdentityFile") or holds(text, "HostName"):
         for m in _SSH_CONFIG_HOST.finditer(text):
             value = m.group("h").rstrip(".")
@@ -454,6 +530,22 @@ def find_host_positions(text: str, present: set[str], edits: list[Edit], state: 
 LINE_HOSTS_TRIGGER = (
     r"[0-9?]{2}:[0-9?]{2}:[0-9?]{2}[0-9?.Z:+-]* [A-Za-z][A-Za-z0-9.-]* [^ \t\n:]+: "
     r"|^[A-Za-z][A-Za-z0-9.-]*: \[(?:[0-9?]{4}-|rank|INFO|WARNING|ERROR|DEBUG)"
+)
+# pdsh's label before whatever a node printed (`pdsh -w gn[101-104] ibstat`: `gn101: \tPort GUID:
+# ...`), a numbered name that stands first on two lines or more of the text: a dash before its
+# number (`sc-194`, `gpu-node-017`) or three digits or more (`gn101`, `node0123`), so a config
+# printed twice keeps its `beta1: `, `fp16: `, `p99: `. Not a counter or a device a tool
+# numbers the same way (`step100: `, `eth0: `, `sda1: `), nor ssh -v's `debug1: `.
+# Read while the masker learns (Masker.learn), on one line of each digit shape, so a pdsh log's
+# million labels cost nothing; the learned-names pass masks them (and their numbered siblings)
+# on every line. (Led by the newline, so `re` seeks it in C.)
+_PDSH_LABEL_BYTES = re.compile(rb"\n([A-Za-z][A-Za-z0-9.]{0,62}-[A-Za-z0-9.-]{0,62}[0-9][A-Za-z0-9.-]{0,62}|[A-Za-z]{1,12}[0-9]{3,6}): ")
+_NOT_PDSH_HOST = re.compile(
+    r"(?i)(?:step|epoch|iter|iteration|phase|stage|test|layer|block|batch|round|trial|run|job|task|rank|default|local|debug"
+    r"|sha|md|crc|utf|fp|bf|tf|int|uint|float|top|p|gpt|llama|bert|resnet|vit|qwen|mistral|checkpoint|ckpt|model"
+    r"|gpu|cuda|cpu|device|dev|card|nvidia|nvme\d*n?|sd[a-z]|hd[a-z]|vd[a-z]|md|dm-?|loop|tty|pts|core|eth|ib|en[ops]\w*|ens|eno"
+    r"|bond|docker|veth|virbr|br|wlan|wlp\w*|lo|tun|tap|mlx\d|hfi|irq|cell|line|row|part|item|case|example|sample|q|a|v|version)"
+    r"[_-]?[0-9][A-Za-z0-9.-]*"
 )
 
 
@@ -601,6 +693,28 @@ def learn_nccl_hosts_bytes(data: bytes, state: LogState) -> None:
         found = [raw.decode("utf-8", "replace") for raw in set(_NCCL_LINE_BYTES.findall(data))]
         first = _NCCL_PREFIX_BYTES.match(data)
         _learn_prefix_hosts(found, first.group(1).decode("utf-8", "replace") if first else None, state)
+
+
+def learn_pdsh_labels_bytes(data: bytes, state: LogState) -> None:
+    """Learn the hosts of pdsh's labels (_PDSH_LABEL_BYTES) in a piece of the raw log: a label
+    that leads two lines or more, counted with its numbered siblings (the piece holds one line
+    of each digit shape: `gn101: ok` and `gn102: ok` are one)."""
+    labels = _PDSH_LABEL_BYTES.findall(data)
+    first = _PDSH_LABEL_BYTES.match(b"\n" + data[:130])  # the piece's first line has no newline before it
+    if first is not None:
+        labels.append(first.group(1))
+    if not labels:
+        return
+    shapes = Counter(label.translate(DIGITS_AS_ZERO) for label in labels)
+    for raw in set(labels):
+        value = raw.decode("ascii")
+        if value in state.hosts or shapes[raw.translate(DIGITS_AS_ZERO)] < 2:
+            continue
+        if _NOT_PDSH_HOST.fullmatch(value) or not host_value_ok(value):
+            continue
+        if "." in value and value.rsplit(".", 1)[1].lower() not in _TLDS:
+            continue  # `trainer.v2: `: a logger's name
+        state.learn_host(value)
 
 
 def _learn_prefix_hosts(found: list[str], first: str | None, state: LogState) -> None:

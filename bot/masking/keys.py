@@ -59,7 +59,8 @@ _PASSWORD_ABOUT = frozenset(
     )
 )
 # (`employee` is an HR record's login: a payroll export's `employee=hfischer`.)
-_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee"))
+# (`uid` is ODBC's login, `Uid=hfischer`; `id`'s `uid=1000(hfischer)` is a number, kept.)
+_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee", "uid"))
 _USER_EXACT = frozenset(
     (
         # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.

@@ -25,7 +25,7 @@ from bot.masking.containerlog import mask_entries
 from bot.masking.detectors import BY_STAGE, Detector, Scan
 from bot.masking.edits import Edit, apply_edits
 from bot.masking.gate import Gate, gated_text, remap
-from bot.masking.hosts import carry_prefix_hosts, learn_nccl_hosts_bytes
+from bot.masking.hosts import carry_prefix_hosts, learn_nccl_hosts_bytes, learn_pdsh_labels_bytes
 from bot.masking.learned import mask_learned_names, mask_learned_secrets
 from bot.masking.masked import MaskedText, seal
 from bot.masking.names import SHORTLOG_WORDS
@@ -117,6 +117,7 @@ class Masker:
         shapes = dict(zip(map(bytes.translate, cut, repeat(DIGITS_AS_ZERO)), cut, strict=True))
         data = b"\n".join(shapes.values())
         learn_nccl_hosts_bytes(data, self._learning)
+        learn_pdsh_labels_bytes(data, self._learning)
         lines: dict[bytes, None] = {}
         end = -1
         for _, start, _ in _TABLE_TEACHING.find(data):

@@ -339,7 +339,8 @@ _FULL_NAME = (
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )
 _ROLE_KEY_NAME = re.compile(
-    r"(?i:(?<![\w-])[\"']?(?:owner|author|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
+    # (A Python module's dunder: `__author__ = "Hannah Fischer"`, `__maintainer__`.)
+    r"(?i:(?<![\w-])[\"']?(?:owner|author|__author__|__maintainer__|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )

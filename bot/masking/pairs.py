@@ -55,10 +55,13 @@ KEY_WORDS = (
     'node"', "node:", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
     "runner_name", "runner_description", "computername", "employee",
+    # ODBC's login in a connection string (`...;Uid=hfischer;Pwd=...`), by its separator: `uid`
+    # alone is inside every `uuid` and `guid`.
+    "uid=",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
     "owner", "ed_by", "ed-by", "assignee", "submitter", "requester",  # (`submitted-by:` as an annotation)
 )
-_SEPARATED_WORDS = frozenset(('node"', "node:"))
+_SEPARATED_WORDS = frozenset(('node"', "node:", "uid="))
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
 _IN_KEYS = frozenset((*KEY_WORDS, "sshpass"))
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"

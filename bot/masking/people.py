@@ -48,15 +48,22 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             continue
         if text.startswith(_SSH_DENIED, m.end()):
             continue  # ssh's `user@host: Permission denied (...)`: an account at a machine
+        start = m.start()
+        # VS Code's Remote-SSH authority, `ssh-remote+hfischer@login01.acme.io`: a login at a
+        # machine (`+` may stand in an address's local part, so the match holds the prefix).
+        remote = local.lower().startswith(_VSCODE_REMOTE)
+        if remote:
+            start += len(_VSCODE_REMOTE)
+            local = local[len(_VSCODE_REMOTE) :]
         # `git+ssh://git@git.acme.io/team/repo.git`: userinfo. (Guarded: a negative start
         # would read the end of the text.)
         in_url = m.start() >= 3 and text.startswith("://", m.start() - 3)
-        if in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
+        if remote or in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
             # machine, not an address; the machine stays when it is a public service's.
             if local.lower() not in TECHNICAL_USERS:
-                edits.append((m.start(), m.start() + len(local), "user", local))
+                edits.append((start, start + len(local), "user", local))
                 if state is not None:
                     state.learn_user(local)
             if not is_public_host(domain):
@@ -80,6 +87,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
                 state.learn_name(" ".join(part.capitalize() for part in first_last.groups()))
 
 
+_VSCODE_REMOTE = "ssh-remote+"
 # git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
 _SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
 _SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")
@@ -104,7 +112,7 @@ _FIRST_LAST_LOCAL = re.compile(r"([^\W\d_]{2,30})\.([^\W\d_]{2,30})\Z")
 # OpenSSH (sshconnect2.c): fatal("%s@%s: Permission denied (%s).", server_user, host, authlist).
 _SSH_DENIED = ": Permission denied ("
 _EMAIL_ENCODED_RX = regex.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
+    r"(?:(?<![\w.%+-])|(?<=%(?:2[Ff]|3[AaDd]|20|26|3[Ff])))[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
     r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
 )
 
@@ -115,7 +123,8 @@ _USER_AT_HOST_RX = regex.compile(
     r"(?<![\w.@/+%-])(?P<user>[a-z_][a-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252})"
     r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
 )
-_ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}[ \t]+[%#$](?:[ \t]|$)", re.M)
+# (A git branch may stand before the `%`, as vcs_info or a theme writes it: `~/llm (main) %`.)
+_ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}(?:[ \t]+(?:git:)?\([^\s()]{1,100}\))?[ \t]+[%#$](?:[ \t]|$)", re.M)
 _MSYS_SYSTEMS = (" MINGW64 ", " MINGW32 ", " MSYS ", " UCRT64 ", " CLANG64 ", " CLANGARM64 ")
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK)\)")
