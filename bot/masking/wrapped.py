@@ -34,14 +34,14 @@ _TOKEN = "A-Za-z0-9+/=_.~%\\\\-"
 # A line of token letters alone, after a newline; or the run's last line, where the key's
 # rest is followed by what the line held after the key: a closing quote, the next flag, the
 # next field (`...Xb3l9O', seed=42)`, `...7b55b803 --output_dir /ckpt`, `...==;EndpointSuffix=`).
-# (The rest's key letters must mix a digit and a letter: nearly every line of a log opens with
-# a word and a blank, and each would cost a turn of the loop; a timestamp's `2026-12-05T10:`
-# and a pdsh host's `node-3:` go on with a colon, which closes no value here.)
+# (Possessive, and no `=` but base64's padding at the end: `KEY=value` lines, which a run
+# never holds, fail at their `=` without a turn of the loop below, and nothing backtracks.
+# A timestamp's `2026-12-05T10:` and a pdsh host's `node-3:` go on with a colon, which closes
+# no value here; a rest must mix a digit and a letter, checked in the loop.)
 _CONTINUATION = re.compile(
-    r"\n(?:(?P<tok>[" + _TOKEN + r"]+)"
-    r"|(?P<tail>(?=[" + _TOKEN + r"]*?[0-9])(?=[" + _TOKEN + r"]*?[A-Za-z])[" + _TOKEN + r"]++)"
-    r"(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*))(?=\r?\n|\Z)"
+    r"\n(?P<tok>[" + _TOKEN.replace("=", "") + r"]++={0,2})(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*+)?(?=\r?\n|\Z)"
 )
+_LETTER = re.compile(r"[A-Za-z]")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
 _DIGIT = re.compile(r"[0-9]")
@@ -95,8 +95,10 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
     for m in _CONTINUATION.finditer(text):
         start, end = m.start() + 1, m.end()
         width = end - start
+        line = "\n" + m.group("tok")
         last = m.group("rest") is not None  # more than the key's rest: the run ends here
-        line = "\n" + (m.group("tail") if last else m.group("tok"))
+        if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
+            continue
         if "=" in line.rstrip("=") or (
             _DIGIT.search(line) is None and (len(line) - 1 < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
         ):
