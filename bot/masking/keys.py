@@ -159,6 +159,8 @@ _CONCAT_TOKEN = ("access", "auth", "refresh", "api", "hf", "bearer", "identity",
 _CONCAT_KEY = ("api", "access", "secret", "private", "account", "master", "auth", "app", "client", "license", "subscription", "encryption", "signing", "session", "storage", "shared", "hmac")
 # `PWD=/tmp` and `OLDPWD=` are the shell's working directories, not passwords.
 # (`Pwd=` in an ODBC or ADO.NET connection string is the password: pairs.py keeps a path.)
+# A last word that names how the value is encoded, not what it is.
+_ENCODING_WORDS = frozenset(("b64", "base64", "encoded", "enc"))
 _NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys", "oldpwd"))
 
 
@@ -212,6 +214,10 @@ def classify_key(key: str) -> KeyInfo | None:
     if norm in _NONE_EXACT:
         return None
     env = _ENV_NAME.match(key) is not None and len(words) > 1
+    if len(words) > 1 and words[-1] in _ENCODING_WORDS:
+        # `HF_HUB_CREDS_B64`, `SA_KEY_BASE64`, `HF_TOKEN_ENCODED`: the same secret, encoded once
+        # more; the key's meaning is in the words before the encoding's name.
+        words = words[:-1]
     last, prev = words[-1], set(words[:-1])
 
     if last in _USER_LAST or norm in _USER_EXACT or norm in OWNER_KEYS:

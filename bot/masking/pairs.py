@@ -414,7 +414,8 @@ class _PairScanner:
 
     def _line_value(self, start: int, sep: str, info: KeyInfo) -> bool:
         """A YAML/netrc-style `password: two words` owns the rest of its line."""
-        if info.role is not Role.SECRET or "=" in sep:
+        if info.role is not Role.SECRET or "=" in sep or self.text.startswith("-", start):
+            # A flag's value is one word (`--password x --db-url y`): its line holds more flags.
             return False
         lead_start = line_start(self.text, start, 64)
         if lead_start and self.text[lead_start - 1] != "\n":

@@ -161,12 +161,24 @@ _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 _LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
 
 
+_NOT_AFTER_WORD = re.compile(r"\(\?<!\[\\w-\]([^()]*(?:\([^()]*\)[^()]*)*)\)")
+# A percent-escape before a token (`%22sk-proj-...` in a URL-encoded JSON `state=`, `%20hf_...`
+# after an encoded `Bearer`) ends in a hex digit, which the look-behind reads as the token
+# running on from a word; after `%XX` the token stands alone.
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z")
+
+
+def _after_escape(rest: str) -> str:
+    """A branch's `not after a word` look-behind, also passed after a percent-escape."""
+    return _NOT_AFTER_WORD.sub(lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)}))", rest, count=1)
+
+
 def _compile_by_lead() -> list[re.Pattern[str]]:
     # One pattern per leading literal: a lone literal prefix lets `re` scan with memchr,
     # which is several times faster than one alternation over ten first characters.
     leads: dict[str, list[str]] = {}
     for name, _, _, lead, rest in _BRANCHES:
-        leads.setdefault(lead, []).append(f"(?P<{name}>{rest})")
+        leads.setdefault(lead, []).append(f"(?P<{name}>{_after_escape(rest)})")
     return [
         re.compile(re.escape(lead) + _LEAD_FILTER.get(lead, "") + "(?:" + "|".join(rests) + ")")
         for lead, rests in leads.items()
@@ -337,7 +349,7 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         edits.append((path_start, m.end(), "slack-webhook", text[path_start : m.end()]))
         return
     start = m.start(name) - _OFFSET[name]
-    if name in _EDGE_CHECKED and start > 0 and text[start - 1] in _ALNUM:
+    if name in _EDGE_CHECKED and start > 0 and text[start - 1] in _ALNUM and not _PERCENT_ESCAPE.search(text, max(0, start - 3), start):
         return
     if name == "twilio":
         if char_classes(text[m.end() - 32 : m.end()]) >= 2:

@@ -11,9 +11,14 @@ keeps the edits that reach across a cut; the cuts' newlines stay after the place
 A run: a line at least _MIN_WIDTH wide that holds a blank or a mark outside a token's letters
 (a key, a prompt), or opens with `NAME=` at column 0, and ends in a token's letter, then lines
 of token letters alone (no `=` but base64's padding, a digit somewhere or letters whose
-cases mix as no word's do, not a number or a version standing alone), each as wide as the first but the last, which may be narrower; two
-cuts or more, or one at a window's usual width. A certificate's or a hex dump's lines are token
-letters alone from their first line on, so they never open a run.
+cases mix as no word's do, not a number or a version standing alone), each as wide as the
+first but the last, which may be narrower, and may go on after the key's rest with what the
+line held after the key (a closing quote, the next flag or field). One cut at a width no
+terminal opens with is a wrap too (a pane, a chat's column), unless the line below is whole as
+it stands (a commit SHA, a digest, a UUID under a key line). A certificate's or a hex dump's
+lines are token letters alone from their first line on, so they never open a run. (Token
+letters include a JSON escape's backslash: a service account's `private_key` wraps as
+`...\\nMIIE...` lines.)
 """
 
 from __future__ import annotations
@@ -25,9 +30,18 @@ from bot.masking.edits import Edit
 from bot.masking.vendor import find_vendor_tokens
 
 # The letters of tokens, keys and their encodings (base64, base64url, JWTs, URL-encoding).
-_TOKEN = "A-Za-z0-9+/=_.~%-"
-# A line of token letters alone, after a newline.
-_CONTINUATION = re.compile(r"\n[" + _TOKEN + r"]+(?=\r?\n|\Z)")
+_TOKEN = "A-Za-z0-9+/=_.~%\\\\-"
+# A line of token letters alone, after a newline; or the run's last line, where the key's
+# rest is followed by what the line held after the key: a closing quote, the next flag, the
+# next field (`...Xb3l9O', seed=42)`, `...7b55b803 --output_dir /ckpt`, `...==;EndpointSuffix=`).
+# (Possessive, and no `=` but base64's padding at the end: `KEY=value` lines, which a run
+# never holds, fail at their `=` without a turn of the loop below, and nothing backtracks.
+# A timestamp's `2026-12-05T10:` and a pdsh host's `node-3:` go on with a colon, which closes
+# no value here; a rest must mix a digit and a letter, checked in the loop.)
+_CONTINUATION = re.compile(
+    r"\n(?P<tok>[" + _TOKEN.replace("=", "") + r"]++={0,2})(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*+)?(?=\r?\n|\Z)"
+)
+_LETTER = re.compile(r"[A-Za-z]")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
 _DIGIT = re.compile(r"[0-9]")
@@ -50,12 +64,13 @@ _HEX = re.compile(r"[0-9a-f]+")
 # A line of token letters alone that still holds a key: `NAME=value` (base64 pads only at
 # its end, so a `=` before other letters is an assignment's).
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=[^=]")
+# What a line holds whole: a commit SHA, an image digest, a UUID.
+_WHOLE_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # Narrower windows than this hold no line worth wrapping a key on.
 _MIN_WIDTH = 40
-# One cut alone is a wrap only at a width terminals open with: a line of any width that a
-# line of token letters follows is also a key printed just before a setting
-# (`MISTRAL_API_KEY=...` above `TOKENIZERS_PARALLELISM=false`). Two cuts at one width are
-# a window's width whatever it is.
+# One cut alone at a width terminals open with is a wrap whatever the line below holds; at
+# another width, not when that line is a whole id (_WHOLE_ID). (A key printed just before a
+# setting, `MISTRAL_API_KEY=...` above `TOKENIZERS_PARALLELISM=false`, is no run: `=`.)
 _WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
 # A key wrapped over more lines than this is a blob (a JWT at 40 columns is 25 lines): a run
 # is read again whole as one line, and a base64 dump under a key must not become one.
@@ -80,9 +95,12 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
     for m in _CONTINUATION.finditer(text):
         start, end = m.start() + 1, m.end()
         width = end - start
-        line = m.group()
+        line = "\n" + m.group("tok")
+        last = m.group("rest") is not None  # more than the key's rest: the run ends here
+        if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
+            continue
         if "=" in line.rstrip("=") or (
-            _DIGIT.search(line) is None and (width < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
+            _DIGIT.search(line) is None and (len(line) - 1 < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
         ):
             # `KEY=value` opens a line of its own (base64 pads only at its end); a line without
             # a digit is words (`torch.distributed...ChildFailedError`, `Killed`), not the rest
@@ -102,7 +120,7 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
             # first line wider, as wide as its second.
             full = run[3] == run[2] or (run[5] >= _MIN_WIDTH and run[3] == run[5])
             if full and width <= run[3] and run[4] < _MAX_RUN_LINES:
-                run[1], run[3] = end, width
+                run[1], run[3] = end, (-1 if last else width)
                 run[4] += 1
                 continue
         prev_start = text.rfind("\n", 0, prev_end) + 1
@@ -117,8 +135,13 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
                 or _bare_token_opens(text, prev_start, prev_end, start, end)
             )
         ):
-            runs.append([prev_start, end, prev_width, width, 2, width])
-    return [(run[0], run[1]) for run in runs if run[4] > 2 or run[2] in _WINDOW_WIDTHS]
+            runs.append([prev_start, end, prev_width, -1 if last else width, 2, width, _WHOLE_ID.fullmatch(line, 1) is not None])
+    # (A run that ends in a key's rest and more text is a wrap at any width: a line of its
+    # own does not open with a key's letters glued to a closing quote or the next flag.)
+    # Cut once at a width no terminal opens with, a run is still a wrap (a pane, a chat's
+    # column), unless its second line is whole as it stands: a commit, a digest or a UUID
+    # printed under a key line is its own value.
+    return [(run[0], run[1]) for run in runs if run[4] > 2 or run[2] in _WINDOW_WIDTHS or not run[6]]
 
 
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
