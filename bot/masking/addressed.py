@@ -20,7 +20,7 @@ import re
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.names import _EVENT_WORDS, _FULL_NAME, _NO_PERSON, _NOBODY, _SYSTEM_WORDS, _take
+from bot.masking.names import FULL_NAME, NOT_A_PERSON, take_name
 from bot.masking.owners import person_login
 from bot.masking.state import LogState, ascii_folded
 from bot.masking.surnames import FAMILY_NAMES
@@ -28,7 +28,7 @@ from bot.masking.surnames import FAMILY_NAMES
 # One to four words of a name, as names.py reads them (`Siobhán Ní Bhriain`, `Ciarán O'Sullivan`).
 _ARTICLE = re.compile(r"\A(?:al|el|ul|ad|ash|as|at|az|an|ar)-")
 # One word is enough here (`ask Minh`, `[10:44] Wei: ...`): the lists decide.
-_NAME = _FULL_NAME.replace("(?P<name>", "(?:", 1).replace(")){1,3}", ")){0,3}", 1)
+_NAME = FULL_NAME.replace("(?P<name>", "(?:", 1).replace(")){1,3}", ")){0,3}", 1)
 # A chat client's copy: the clock in brackets (a date before it in some exports), the speaker, a
 # colon and the message: `[10:42] Aoife Mbeki: ...`, `[2024-03-12 10:42] Wei: ...`.
 _SPEAKER = re.compile(
@@ -56,7 +56,7 @@ def _person(name: str) -> bool:
     thing, a system or an event (`Training Loss`, `Platform Team`)."""
     words = name.split()
     lowered = [w.lower() for w in words]
-    if any(w in _NO_PERSON or w in _EVENT_WORDS or w in _SYSTEM_WORDS or w in _NOBODY for w in lowered):
+    if any(w in NOT_A_PERSON for w in lowered):
         return False
     folded = [ascii_folded(w).replace("'", "").replace("’", "") for w in words]
     if folded[0] in GIVEN_NAMES:
@@ -70,15 +70,15 @@ def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) chat speakers, the people a note says to ask, and TODO owners."""
     for m in _SPEAKER.finditer(text):
         if _person(m.group("name")):
-            _take(text, m.start("name"), m.group("name"), edits, state)
+            take_name(text, m.start("name"), m.group("name"), edits, state)
     for m in _ASKED.finditer(text):
         for group in ("name", "also"):
             name = m.group(group)
             if name and _person(name):
-                _take(text, m.start(group), name, edits, state)
+                take_name(text, m.start(group), name, edits, state)
     for m in _TODO.finditer(text):
         user = m.group("user")
         # A topic or a ticket is written there too (`TODO(perf)`, `TODO(b/123)`): a login only.
-        if user not in TECHNICAL_USERS and user not in _NO_PERSON and (person_login(user) or user in state.users):
+        if user not in TECHNICAL_USERS and user not in NOT_A_PERSON and (person_login(user) or user in state.users):
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)

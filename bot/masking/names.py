@@ -220,7 +220,7 @@ def _plausible(name: str) -> str:
     return full
 
 
-def _take(text: str, start: int, name: str, edits: list[Edit], state: LogState) -> None:
+def take_name(text: str, start: int, name: str, edits: list[Edit], state: LogState) -> None:
     edits.append((start, start + len(name), "name", name))
     state.learn_name(name)
 
@@ -239,7 +239,7 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 open_quote = text.rfind('"', max(0, m.start() - 130), m.start() - 2)
                 quoted = text[open_quote + 1 : m.start() - 2] if open_quote != -1 else ""
                 if quoted.strip() and "\n" not in quoted and _plausible(quoted.replace(",", " ")):
-                    _take(text, open_quote + 1, quoted, edits, state)
+                    take_name(text, open_quote + 1, quoted, edits, state)
                     continue
             back = _NAME_BEFORE.search(text, lo, m.start() - 1)
             if back is None:
@@ -250,7 +250,7 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 raw = raw[: raw.index(" via ")]
             name = _plausible(raw)
             if name:
-                _take(text, back.start("name") + raw.rindex(name), name, edits, state)
+                take_name(text, back.start("name") + raw.rindex(name), name, edits, state)
     found = _LITERALS.present(text)
     for literals, rx in _SHAPES:
         if literals is _CHAT_LITERALS:
@@ -279,7 +279,7 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             if not name or name.lower() in _NOT_PEOPLE:
                 continue
             start = m.start("name") + m.group("name").index(name)
-            _take(text, start, name, edits, state)
+            take_name(text, start, name, edits, state)
             if groups.get("user") and groups["user"].lower() not in TECHNICAL_USERS:
                 edits.append((m.start("user"), m.end("user"), "user", m.group("user")))
                 state.learn_user(m.group("user"))
@@ -331,7 +331,7 @@ ROLE_WORDS = ("owner", "author", "oncall", "on-call", "on_call", "on call", "mai
 # Words in small letters after the capital, accented ones too (`Jürgen`, `Súilleabháin`); a
 # name written in CJK characters (`鈴木翔太`, `王伟`), two to five of them.
 _SMALL = r"(?:[^\W\d_A-Z]|['’-])"
-_FULL_NAME = (
+FULL_NAME = (
     # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
     # (An apostrophe or Mc may capitalise a family name inside: `O'Connor`, `McDonald`.)
     r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
@@ -342,7 +342,7 @@ _ROLE_KEY_NAME = re.compile(
     # (A Python module's dunder: `__author__ = "Hannah Fischer"`, `__maintainer__`.)
     r"(?i:(?<![\w-])[\"']?(?:owner|author|__author__|__maintainer__|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
-    r"(?P<q>[\"'])?" + _FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
+    r"(?P<q>[\"'])?" + FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
 # An on-call rota names the person by the given name alone (`on-call: Dana`, `# oncall this week:
 # Dana`): one capitalised word there is a person, not a team (`on-call: Platform`).
@@ -357,7 +357,7 @@ _ACTED = (
     # (A ticket's field: `Reported by: Hannah Fischer`.)
     r" by:? "
 )
-_ACTED_BY = re.compile(r"\b" + _ACTED + _FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])")
+_ACTED_BY = re.compile(r"\b" + _ACTED + FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])")
 # The line gate of the `<verb> by` names (bot/masking/gate.py): the verb and its `by`, not any
 # `ed by ` (a watchdog's `detected by`, on every line of a NCCL timeout's flood).
 ACTED_BY_TRIGGER = _ACTED
@@ -384,6 +384,9 @@ _ENGLISH_ENDS = ("ed", "ing", "day", "days", "s", "ly", "tion", "sion", "ment", 
 _NOBODY = frozenset(("none", "nobody", "tbd", "tba", "n/a", "unassigned", "vacant", "everyone", "all", "team", "me", "you",
                      "yes", "no", "true", "false", "off", "on", "primary", "secondary", "backup", "weekly", "daily", "pager",
                      "pagerduty", "opsgenie", "slack", "rotation", "schedule"))  # fmt: skip
+# Words that never name a person, for a reader elsewhere (addressed.py): things, systems, events,
+# and the placeholders a rota writes for nobody.
+NOT_A_PERSON = _NO_PERSON | _EVENT_WORDS | _NOBODY
 
 
 def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
@@ -395,7 +398,7 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
                 continue
             if _plausible(raw) != raw:
                 continue
-            _take(text, m.start("name"), raw, edits, state)
+            take_name(text, m.start("name"), raw, edits, state)
     for m in _ON_CALL_NAME.finditer(text):
         raw = m.group("name")
         lowered = raw.lower()
@@ -403,7 +406,7 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if lowered not in GIVEN_NAMES and lowered.endswith(_ENGLISH_ENDS):
             continue  # `on-call: Monday`, `Disabled`, `Rotating`, `Escalation`: a word, not a name
-        _take(text, m.start("name"), raw, edits, state)
+        take_name(text, m.start("name"), raw, edits, state)
 
 
 # A record quoted in a log names its person under a bare `name` key (a data sample a PII
@@ -426,7 +429,7 @@ def find_keyed_names(text: str, edits: list[Edit], state: LogState) -> None:
         family = m.group("name").split()[-1].lower()
         if family in _NO_PERSON:
             continue
-        _take(text, m.start("name"), m.group("name"), edits, state)
+        take_name(text, m.start("name"), m.group("name"), edits, state)
 
 
 # A variable that holds a person's name (`author`, `run_owner`, `full_name`), as loguru shows
@@ -435,7 +438,7 @@ _NAME_VARIABLE = re.compile(
     r"(?i:(?:\A|_)(?:owner|author|maintainer|contact|assignee|reporter|reviewer|requester|submitter|caller|committer)(?:_name)?"
     r"|(?:\A|_)(?:full|display|real)_?name)\Z"
 )
-_WHOLE_NAME = re.compile(_FULL_NAME + r"\Z")
+_WHOLE_NAME = re.compile(FULL_NAME + r"\Z")
 
 
 def find_annotated_names(text: str, edits: list[Edit], state: LogState) -> None:
@@ -446,7 +449,7 @@ def find_annotated_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         if any(w.lower() in _THING_WORDS or w.lower() in _SYSTEM_WORDS for w in raw.split()) or _plausible(raw) != raw:
             continue
-        _take(text, m.start("v"), raw, edits, state)
+        take_name(text, m.start("v"), raw, edits, state)
 
 
 # A thread's greetings and sign-offs name people by their given name: `ping Dana`, `Dear Dana,`, `Thanks
@@ -484,10 +487,10 @@ def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
                 raw = words[0]  # `Thanks Dana For ...`: the given name alone
         elif _plausible(raw) != raw:
             continue
-        _take(text, m.start(group), raw, edits, state)
+        take_name(text, m.start(group), raw, edits, state)
         also = m.group("also")
         if also and also.lower() not in _NOT_GREETED:
-            _take(text, m.start("also"), also, edits, state)
+            take_name(text, m.start("also"), also, edits, state)
 
 
 # A contact line names a person beside the number or the address to reach them by, often by
@@ -550,7 +553,7 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
         if any(w in _NO_PERSON or w in _EVENT_WORDS or w in _NOBODY or w in _LINE_WORDS for w in words):
             continue
         if on_contact_line(m.start()):
-            _take(text, m.start("name"), m.group("name"), edits, state)
+            take_name(text, m.start("name"), m.group("name"), edits, state)
     pos = 0
     while (m := _CONTACT_NAME.search(text, pos)) is not None:
         pos = m.end()
@@ -564,7 +567,7 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
         ):
             # A given name the list leaves out as a word (`Grace`, `Hunter`) before a family
             # name it knows: `Secondary: Grace Okafor, mobile ...`.
-            _take(text, m.start(), m.group(), edits, state)
+            take_name(text, m.start(), m.group(), edits, state)
             continue
         if ascii_folded(m.group("name")) not in GIVEN_NAMES:
             if m.group("family"):
@@ -573,6 +576,6 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
         if not on_contact_line(m.start()):
             continue
         if family and family.lower() not in _NO_PERSON:
-            _take(text, m.start(), m.group(), edits, state)
+            take_name(text, m.start(), m.group(), edits, state)
         else:
-            _take(text, m.start(), m.group("name"), edits, state)
+            take_name(text, m.start(), m.group("name"), edits, state)
