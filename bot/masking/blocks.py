@@ -38,6 +38,9 @@ _ESCAPED_REST = re.compile(r"(?:[^\"\\\n]|\\.){0,16384}")
 _LEAD = re.compile(r"(?:\\[rn]|[ \t])*")
 _TRAIL = re.compile(r"(?:\\[rn]|[ \t])*\Z")
 _MAX_BLOCK_LINES = 400
+# A line of an escaped key's string that a terminal cut: base64 letters and `\\n` escapes only
+# (a cut may split an escape: a line ending in `\\`, the next starting with `n`).
+_ESCAPED_BODY_LINE = re.compile(r"[A-Za-z0-9+/=\\]{0,400}")
 
 
 # A key on one line (escaped JSON, space-separated) is a few KB; never search further.
@@ -92,6 +95,9 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask private key blocks: multi-line, single-line, `\\n`-escaped, and across chunks.
     The markers stay; the letters between them become one placeholder."""
     pos = 0
+    if state.pem_escaped_open:
+        pos, state.pem_escaped_open = _mask_cut_escaped_body(text, -1, edits)
+        pos = max(pos, 0)
     if state.pem_open:
         _, end, _, how = _consume_body(text, 0, 0, state)
         if end > 0:
@@ -116,6 +122,8 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
             end = tail.end() if tail is not None and tail.end() > m.end() else line_end
             _mask_between(text, m.end(), end, edits)
             pos = end
+            if end == line_end:  # the string goes on past the line: a one-line JSON cut at a width
+                pos, state.pem_escaped_open = _mask_cut_escaped_body(text, line_end, edits)
             continue
         state.pem_lines = 0
         first, end, body, how = _consume_body(text, line_end + 1, line_end, state)
@@ -124,6 +132,35 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         if how == "open":
             state.pem_open = True
         pos = end
+
+
+def _mask_cut_escaped_body(text: str, pos: int, edits: list[Edit]) -> tuple[int, bool]:
+    """Blank the lines that go on with an escaped key's string after `pos` (a line's end).
+
+    A service-account JSON dumped on one line and cut at a terminal's width (`print`, a
+    `kubectl logs` pane, a CI log's wrap) carries the key's `\\n`-escaped letters over many
+    lines; each is base64 and escapes alone, up to the one holding the END marker, whose letters
+    before it go too. The first placeholder stands on the BEGIN line; the lines after it stay
+    as empty lines, as a multi-line block's do. Returns where the masked part ends, and
+    whether the text ended still inside the string (the next chunk goes on with it)."""
+    for _ in range(_MAX_BLOCK_LINES):
+        start = pos + 1
+        if start >= len(text):
+            return pos, True
+        end = _line_end(text, start)
+        closing = _END.search(text, start, end)
+        stop = closing.start() if closing is not None else end
+        letters = text[start:stop]
+        trail = _TRAIL.search(letters)
+        letters = letters[: trail.start()] if trail is not None else letters
+        if not _ESCAPED_BODY_LINE.fullmatch(letters):
+            break
+        if letters:
+            edits.append((start, start + len(letters), "", ""))
+        if closing is not None:
+            return closing.end(), False
+        pos = end
+    return pos, False
 
 
 def _mask_between(text: str, start: int, end: int, edits: list[Edit]) -> None:

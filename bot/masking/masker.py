@@ -159,7 +159,8 @@ class Masker:
             text = b"\n".join(new).decode("utf-8", "replace")
             learning = self._learning
             _mask_all(text, learning)
-            learning.pem_open, learning.data_indent, learning.open_table = False, None, None
+            learning.pem_open, learning.pem_escaped_open = False, False
+            learning.data_indent, learning.open_table = None, None
             for value, kind in learning.table.secrets():
                 if len(value) >= _MIN_LEARNED_SECRET:
                     self._state.secrets.setdefault(value, kind)

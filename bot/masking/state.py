@@ -98,6 +98,9 @@ class LogState:
     secrets: dict[str, str] = field(default_factory=dict)
     # A PEM block was still open at the end of the previous chunk.
     pem_open: bool = False
+    # An escaped key's string (a one-line JSON cut at a terminal's width) went on past the
+    # end of the previous chunk.
+    pem_escaped_open: bool = False
     # Lines of the open PEM block seen so far (caps runaway blocks with no END).
     pem_lines: int = 0
     # Indent of a Kubernetes Secret `data:` block still open at the end of the previous chunk.

@@ -11,7 +11,7 @@ import base64
 import json
 import urllib.parse
 
-from bot.masking import mask
+from bot.masking import Masker, mask
 
 _HF = "hf_Q7wErTy2UiOpAs4DfGhJk6LzXcVb8NmQwE"
 _OPENAI = "sk-proj-" + "Ab3dEf5hIj7lMn9pQr1tUv3xYz5bCd7fGh9jKl1n" + "T3BlbkFJ" + "Qr3tUv5xYz7bCd9fGh1jKl3nMp5rSt7vWx9zAb1d"
@@ -102,3 +102,45 @@ def test_a_commit_printed_under_a_key_line_stays() -> None:
     text = f"WANDB_API_KEY={_WANDB}\n{sha}\nHF_TOKEN={_HF}\n{run}\n"
     out = mask(text).text
     assert out == f"WANDB_API_KEY=<SECRET:wandb-key-1>\n{sha}\nHF_TOKEN=<SECRET:hf-token-1>\n{run}\n", out
+
+
+def _service_account_line() -> tuple[str, str]:
+    """A GCP service-account JSON as `json.dumps` prints it on one line, and its key's letters."""
+    letters = base64.b64encode(bytes(range(256)) * 3).decode()
+    pem = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(letters[i : i + 64] for i in range(0, len(letters), 64))
+    pem += "\n-----END PRIVATE KEY-----\n"
+    blob = {"type": "service_account", "project_id": "ml-train", "private_key": pem, "client_id": "1048576001234"}
+    return "creds loaded: " + json.dumps(blob), letters
+
+
+def _leaked_pieces(out: str, letters: str) -> list[str]:
+    return [letters[i : i + 12] for i in range(0, len(letters) - 12, 6) if letters[i : i + 12] in out]
+
+
+def test_a_one_line_service_account_json_cut_at_a_width_loses_its_whole_key() -> None:
+    # The escaped key runs over many cut lines; each goes, the END marker's line keeps its
+    # marker and what follows it, and the log keeps its line count.
+    line, letters = _service_account_line()
+    for width in (80, 120):  # (a cut through the BEGIN marker itself is not read yet)
+        text = "[rank0]: start\n" + _wrap(line, width) + "\n[rank0]: done\n"
+        out = mask(text).text
+        assert not _leaked_pieces(out, letters), (width, out)
+        assert out.count("\n") == text.count("\n")
+        assert "-----BEGIN PRIVATE KEY-----" in out and "<SECRET:private-key-1>" in out
+        assert out.endswith("[rank0]: done\n")
+
+
+def test_a_cut_service_account_key_is_masked_when_the_lines_come_one_by_one() -> None:
+    # `denpex mask` and the bot hand the masker whole lines in pieces: the string that goes on
+    # past one piece goes on in the next.
+    line, letters = _service_account_line()
+    masker = Masker()
+    pieces = [p + "\n" for p in _wrap(line, 120).split("\n")] + ["Epoch 1 done\n"]
+    out = "".join(masker.mask(p) for p in pieces)
+    assert not _leaked_pieces(out, letters), out
+    assert out.endswith("Epoch 1 done\n")
+
+
+def test_a_line_after_a_closed_escaped_key_is_left_alone() -> None:
+    text = '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n"}\nEpoch1\n'
+    assert mask(text).text.endswith("}\nEpoch1\n")
