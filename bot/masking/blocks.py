@@ -41,6 +41,9 @@ _MAX_BLOCK_LINES = 400
 # A line of an escaped key's string that a terminal cut: base64 letters and `\\n` escapes only
 # (a cut may split an escape: a line ending in `\\`, the next starting with `n`).
 _ESCAPED_BODY_LINE = re.compile(r"[A-Za-z0-9+/=\\]{0,400}")
+# A line that ends in the first part of an escaped END marker (`\n-----END PRIVATE`): the
+# width may cut it in the escape, the dashes or the label.
+_CUT_END = re.compile(r"(?:\\(?:n(?:-{1,5}(?:E(?:N(?:D(?: [A-Z ]{0,30}-{0,4})?)?)?)?)?)?|-{1,5}(?:E(?:N(?:D(?: [A-Z ]{0,30}-{0,4})?)?)?)?)\Z")
 
 
 # A key on one line (escaped JSON, space-separated) is a few KB; never search further.
@@ -120,10 +123,17 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         if rest:  # a `\\n`-escaped block whose END was cut off: mask to the end of the string
             tail = _ESCAPED_REST.match(text, m.end())
             end = tail.end() if tail is not None and tail.end() > m.end() else line_end
+            before = len(edits)
             _mask_between(text, m.end(), end, edits)
             pos = end
-            if end == line_end:  # the string goes on past the line: a one-line JSON cut at a width
-                pos, state.pem_escaped_open = _mask_cut_escaped_body(text, line_end, edits)
+            # The string goes on past the line (a one-line JSON cut at a width; the cut may
+            # leave an escape's backslash at the line's end).
+            if text[end:line_end] in ("", "\\"):
+                typed = len(edits) == before  # no letters on the BEGIN line: the first cut line's
+                pos, state.pem_escaped_open = _mask_cut_escaped_body(text, line_end, edits, typed=typed)
+            continue
+        if text.startswith("\\n", line_end + 1):  # the width cut right after the marker
+            pos, state.pem_escaped_open = _mask_cut_escaped_body(text, line_end, edits, typed=True)
             continue
         state.pem_lines = 0
         first, end, body, how = _consume_body(text, line_end + 1, line_end, state)
@@ -134,14 +144,15 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         pos = end
 
 
-def _mask_cut_escaped_body(text: str, pos: int, edits: list[Edit]) -> tuple[int, bool]:
+def _mask_cut_escaped_body(text: str, pos: int, edits: list[Edit], typed: bool = False) -> tuple[int, bool]:
     """Blank the lines that go on with an escaped key's string after `pos` (a line's end).
 
     A service-account JSON dumped on one line and cut at a terminal's width (`print`, a
     `kubectl logs` pane, a CI log's wrap) carries the key's `\\n`-escaped letters over many
     lines; each is base64 and escapes alone, up to the one holding the END marker, whose letters
     before it go too. The first placeholder stands on the BEGIN line; the lines after it stay
-    as empty lines, as a multi-line block's do. Returns where the masked part ends, and
+    as empty lines, as a multi-line block's do (with `typed`, when the BEGIN line held no
+    letters, the placeholder stands on the first line of letters). Returns where the masked part ends, and
     whether the text ended still inside the string (the next chunk goes on with it)."""
     for _ in range(_MAX_BLOCK_LINES):
         start = pos + 1
@@ -154,9 +165,21 @@ def _mask_cut_escaped_body(text: str, pos: int, edits: list[Edit]) -> tuple[int,
         trail = _TRAIL.search(letters)
         letters = letters[: trail.start()] if trail is not None else letters
         if not _ESCAPED_BODY_LINE.fullmatch(letters):
+            # The END marker cut by the width too (`...Jk\n-----END PRIV`): the letters before it go.
+            cut_end = _CUT_END.search(text, start, end)
+            if closing is None and cut_end is not None and _ESCAPED_BODY_LINE.fullmatch(text, start, cut_end.start()):
+                if cut_end.start() > start:
+                    edits.append((start, cut_end.start(), "", ""))
+                return end, False
             break
         if letters:
-            edits.append((start, start + len(letters), "", ""))
+            lead = _LEAD.match(letters)
+            skip = lead.end() if typed and lead is not None else 0
+            if typed and len(letters) > skip:
+                edits.append((start + skip, start + len(letters), "private-key", letters[skip:]))
+                typed = False
+            else:
+                edits.append((start, start + len(letters), "", ""))
         if closing is not None:
             return closing.end(), False
         pos = end
