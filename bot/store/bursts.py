@@ -17,7 +17,7 @@ from bot.store import keys
 from bot.store.client import RedisClient, guarded
 
 # Adds one part to a place's burst.
-# KEYS[1]  the burst's parts (list of JSON [ts, thread_ts, masked text])
+# KEYS[1]  the burst's parts (list of JSON [ts, thread_ts, masked text, strong])
 # KEYS[2]  the burst's sequence number (string: the number of the last part to join)
 # ARGV[1]  the part as JSON  ARGV[2] lifetime of the burst, ms
 # Returns the part's sequence number.
@@ -53,6 +53,9 @@ class Part:
     ts: str
     thread_ts: str
     text: MaskedText
+    # Does the part look like a log by itself? A burst of weak parts only (a sentence naming
+    # an error) is chatter: answered only if an entry matches, like a weak message alone.
+    strong: bool = True
 
 
 class Bursts:
@@ -72,7 +75,7 @@ class Bursts:
     def join(self, team_id: str, place: str, part: Part, lifetime_s: float) -> int:
         """Add a part (its text masked); return its sequence number in the burst."""
         require_masked(part.text, "burst part")
-        payload = json.dumps([part.ts, part.thread_ts, part.text])
+        payload = json.dumps([part.ts, part.thread_ts, part.text, part.strong])
         return int(self._join(keys=self._keys(team_id, place), args=[payload, max(1, int(lifetime_s * 1000))]))
 
     @guarded
@@ -93,6 +96,7 @@ class Bursts:
             return None
         parts = []
         for item in raw:
-            ts, thread_ts, text = json.loads(item)
-            parts.append(Part(ts, thread_ts, MaskedText.restored(text)))
+            # A part joined by a replica of the version before `strong` has three fields.
+            ts, thread_ts, text, *strong = json.loads(item)
+            parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
         return sorted(parts, key=lambda p: float(p.ts))

@@ -104,6 +104,45 @@ def test_a_log_pasted_as_three_messages_is_one_diagnosis_and_one_charge(bot, lon
     assert used(bot) == 1
 
 
+def test_a_closing_part_read_before_the_first_parts_still_joins_the_log(bot, fake_slack):
+    """The torchrun failure summary that closes a paste holds no stack trace (a weak part, by
+    itself a diagnosis of SIGABRT). Slack delivers the parts at once, so its listener may look
+    for an open burst before the first parts have joined: it must join, not answer alone."""
+    parts = _parts(SAMPLE, 3)
+    stamps = ["1700002150.000100", "1700002150.900100", "1700002151.800100"]
+    for i in (2, 0, 1):  # the closing part is read first
+        bot.event(message(parts[i], stamps[i]))
+    wait_handled(bot, *stamps)
+    posts = fake_slack.of("chat.postMessage")
+    assert [p.params["thread_ts"] for p in posts] == [stamps[0]]
+    assert "cuda-oom" in all_text(posts[0]) and "Initiating rank:* 3" in all_text(posts[0])
+    assert used(bot) == 1
+
+
+def test_a_sentence_naming_the_error_before_the_log_is_one_answer(bot, fake_slack):
+    """"rank 3 died with CUDA out of memory again" and, a second later, the log: one answer, in
+    the sentence's thread, one charge."""
+    stamps = ["1700002160.000100", "1700002161.000100"]
+    bot.event(message("rank 3 died with CUDA out of memory again, log below", stamps[0]))
+    bot.event(message(SAMPLE, stamps[1]))
+    wait_handled(bot, *stamps)
+    posts = fake_slack.of("chat.postMessage")
+    assert [p.params["thread_ts"] for p in posts] == [stamps[0]]
+    assert "cuda-oom" in all_text(posts[0])
+    assert used(bot) == 1
+
+
+def test_a_sentence_naming_an_error_alone_is_still_quiet_chatter(bot, fake_slack):
+    """A weak message alone waits out the paste window and stays chatter: answered only if an
+    entry matches (here none does), with no reaction and no charge."""
+    stamp = "1700002170.000100"
+    bot.event(message("anyone else seeing segmentation fault lately?", stamp))
+    wait_handled(bot, stamp)
+    assert fake_slack.of("chat.postMessage") == []
+    assert [c for c in fake_slack.of("reactions.add") if c.params.get("timestamp") == stamp] == []
+    assert used(bot) == 0
+
+
 def test_two_people_pasting_at_once_get_two_diagnoses(bot, fake_slack):
     """Parts by different people are different logs: each gets its own answer."""
     bot.event(message(SAMPLE, "1700002200.000100", user="U0ALICE"))
