@@ -94,6 +94,8 @@ class FakeSlack:
         self.messages: list[dict[str, Any]] = []  # posted messages, as conversations.replies shows them
         self.history: list[dict[str, Any]] = []  # people's messages, as conversations.history shows them
         self.socket_url: str | None = None  # what apps.connections.open hands out (Socket Mode)
+        # Channels whose posting settings turn threads off: a post with thread_ts is refused there.
+        self.no_threads: set[str] = set()
         self.lock = threading.Lock()
         self.stop_dribbles = threading.Event()
         self._ts = 1_700_000_000.000100
@@ -128,6 +130,7 @@ class FakeSlack:
             self.files.clear()
             self.messages.clear()
             self.history.clear()
+            self.no_threads.clear()
 
     def fail(self, method: str, status: int, times: int = 1, retry_after: int | None = None,
              body: dict[str, Any] | None = None, delay_s: float = 0.0, posted: bool = False,
@@ -308,6 +311,8 @@ class FakeSlack:
                     return self._json(200, {"ok": True, "url": fake.socket_url})
                 if method not in ("oauth.v2.access",) and token not in fake.tokens:
                     return self._json(200, {"ok": False, "error": "invalid_auth"})
+                if method == "chat.postMessage" and params.get("thread_ts") and params.get("channel") in fake.no_threads:
+                    return self._json(200, {"ok": False, "error": "restricted_action_non_threadable_channel"})
                 return self._json(200, fake.answer(method, params, token))
 
         return Handler
