@@ -17,11 +17,13 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltRequest
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
-from bot.store import Store
+from bot.slack.blocks import NOT_INSTALLED_TEXT
+from bot.slack.response_url import respond
+from bot.store import Store, StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
 
@@ -225,6 +227,42 @@ _MATCHED_FIELD = {
 }
 
 
+def not_installed(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, str] | None:
+    """Multi-workspace mode: the answer to a slash command or a click from a workspace with no
+    installation (uninstalled, or an install that never finished), or None to leave the
+    request to Bolt.
+
+    Bolt's authorization would post its word to the request's response_url from inside the
+    request, with slack_sdk's retrying webhook client: a reset posts it twice, an unreachable
+    or slow response_url turns the ack into a 500 and a traceback, or holds it past Slack's
+    3 s. A slash command is answered in its ack instead (Slack shows the body, ephemeral); a
+    click, whose answer Slack does not show, through its response_url once, then a 200."""
+    installations = app.installation_store
+    if installations is None:  # one workspace, one token: always installed
+        return None
+    try:
+        request = BoltRequest(body=raw.decode("utf-8"), headers={"content-type": [ctype or ""]})
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None  # Bolt reads the same body next, and answers for it
+    context = request.context
+    if not context.response_url or not (context.team_id or context.enterprise_id):
+        return None  # events, and requests with no way to answer: Bolt's own 200
+    try:
+        found = installations.find_installation(enterprise_id=context.enterprise_id, team_id=context.team_id,
+                                                is_enterprise_install=context.is_enterprise_install)
+    except (StoreUnavailable, ValueError):
+        return None  # Bolt's authorize meets the same store and answers for it
+    if found is not None and found.bot_token:
+        return None
+    log.info("a request from team=%s, which has no installation: told Denpex is not installed",
+             context.enterprise_id if context.is_enterprise_install else context.team_id)
+    if request.body.get("command"):
+        body = json.dumps({"response_type": "ephemeral", "text": NOT_INSTALLED_TEXT}).encode()
+        return "200 OK", body, "application/json"
+    respond(context.response_url, {"response_type": "ephemeral", "replace_original": False, "text": NOT_INSTALLED_TEXT})
+    return "200 OK", b"", "text/plain"
+
+
 def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
              ingest: Callable[..., Iterable[bytes]] | None = None) -> Callable[..., Iterable[bytes]]:
     """The WSGI callable: Slack's endpoints through Bolt, `/healthz` for load balancers.
@@ -244,6 +282,9 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
                 log.info("refused a request to %s: %s %s", EVENTS_PATH, status, reason.decode())
                 final = () if status.startswith("401") else tuple(NO_RETRY.items())
                 return _answer(start_response, status, reason, extra=final)
+            answered = not_installed(app, screened, environ.get("CONTENT_TYPE"))
+            if answered is not None:
+                return _answer(start_response, *answered)
             environ["wsgi.input"] = io.BytesIO(screened)
             environ["CONTENT_LENGTH"] = str(len(screened))
         if environ.get("PATH_INFO") == "/healthz":

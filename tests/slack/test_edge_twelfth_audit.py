@@ -7,9 +7,15 @@ channel": a channel whose posting settings turn threads off)."""
 
 from __future__ import annotations
 
+import json
+import time
+import urllib.parse
+from pathlib import Path
+
 import pytest
 
-from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack import test_oauth as oa
+from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, wait_handled
 from tests.slack.events import OOM_PASTE, message, used
 from tests.slack.fake_slack import FakeSlack
 
@@ -68,3 +74,63 @@ def test_an_entry_clicked_under_a_diagnosis_in_a_channel_without_threads_is_post
     entries = [m for m in landed(fake_slack) if m["ts"] != answer["ts"]]
     assert len(entries) == 1 and entries[0]["thread_ts"] == entries[0]["ts"], entries
     assert "cuda" in (entries[0]["text"] or "").lower()
+
+
+# --- a workspace with no installation (multi-workspace mode) --------------------------------------
+
+multi_process, multi = oa.multi_process, oa.multi
+NOT_INSTALLED = "Denpex is not installed in this workspace"
+
+
+@pytest.mark.parametrize("kind", ["expired", "reset", "5xx", "unreachable"])
+def test_a_slash_command_from_a_workspace_with_no_installation_is_told_in_its_ack(multi: Bot, fake_slack, kind):
+    """`/denpex` from a workspace with no installation, whatever its response_url does (expired,
+    reset after Slack showed the post, a 503, nothing listening): a 200 whose ephemeral body
+    says Denpex is not installed there, nothing posted to the response_url, no traceback.
+    Bolt's authorization posted its word to the response_url from inside the request with a
+    retrying client: a reset showed it twice and answered 500 (Slack shows "dispatch_failed"),
+    an unreachable URL answered 500 after a second, an expired one left the person nothing."""
+    url = "http://127.0.0.1:9/unreachable" if kind == "unreachable" else f"{fake_slack.base}/response/{kind}/T0NOBODY9"
+    log_start = Path(multi.log_path).stat().st_size  # type: ignore[attr-defined]
+    reply = multi.command("CUDA error: out of memory", team="T0NOBODY9", response_url=url)
+    assert reply.status == 200, (reply.status, reply.body)
+    said = reply.json()
+    assert said["response_type"] == "ephemeral" and NOT_INSTALLED in said["text"], said
+    assert not fake_slack.responses
+    assert_no_crash_since(Path(multi.log_path), log_start)  # type: ignore[attr-defined]
+
+
+def _click_from(team: str, response_url: str) -> dict:
+    return {"type": "block_actions", "team": {"id": team, "domain": "gone"}, "user": {"id": "U0ALICE", "team_id": team},
+            "api_app_id": "A0DENPEX", "trigger_id": f"{time.time_ns()}.1.2", "response_url": response_url,
+            "container": {"type": "message", "message_ts": "1701200100.000200", "channel_id": "C0GONE", "is_ephemeral": False},
+            "channel": {"id": "C0GONE", "name": "training"},
+            "message": {"type": "message", "ts": "1701200100.000200", "text": "x"},
+            "actions": [{"action_id": "denpex_full_entry", "block_id": "b", "type": "button", "value": "cuda-oom",
+                         "action_ts": f"{time.time():.6f}"}]}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["ok", "reset", "unreachable"])
+def test_a_click_from_a_workspace_with_no_installation_is_told_once(multi: Bot, fake_slack, kind):
+    """A button clicked on an old message of a workspace that has since removed Denpex: the
+    word through the click's response_url at most once (a reset after Slack showed it is not
+    posted again), a 200, no traceback, no Web API call (was: a reset posted it twice and
+    answered 500)."""
+    url = "http://127.0.0.1:9/unreachable" if kind == "unreachable" else f"{fake_slack.base}/response/{'reset/' if kind == 'reset' else ''}T0NOBODY9/click"
+    log_start = Path(multi.log_path).stat().st_size  # type: ignore[attr-defined]
+    body = urllib.parse.urlencode({"payload": json.dumps(_click_from("T0NOBODY9", url))}).encode()
+    reply = multi.post(body, "application/x-www-form-urlencoded")
+    assert reply.status == 200, (reply.status, reply.body)
+    expected = 0 if kind == "unreachable" else 1
+    assert len(fake_slack.responses) == expected and all(NOT_INSTALLED in r["text"] for r in fake_slack.responses)
+    assert not [c for c in fake_slack.calls if c.method.startswith(("chat.", "views."))]
+    assert_no_crash_since(Path(multi.log_path), log_start)  # type: ignore[attr-defined]
+
+
+def test_an_installed_workspace_is_answered_as_before(multi: Bot, fake_slack):
+    """The check stands aside for a workspace that is installed: its `/denpex help` is answered
+    by the bot, with the help."""
+    oa.install(multi, fake_slack, "T0ALPHA01", "xoxb-alpha-secret-token")
+    reply = multi.command("help", team="T0ALPHA01")
+    assert reply.status == 200 and NOT_INSTALLED not in reply.body.decode()
+    assert "/denpex" in reply.body.decode()
