@@ -13,7 +13,9 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+import redis
 
+from bot.store import keys
 from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, wait_handled
 from tests.slack.events import OOM_PASTE, message, used
@@ -134,3 +136,59 @@ def test_an_installed_workspace_is_answered_as_before(multi: Bot, fake_slack):
     reply = multi.command("help", team="T0ALPHA01")
     assert reply.status == 200 and NOT_INSTALLED not in reply.body.decode()
     assert "/denpex" in reply.body.decode()
+
+
+def _org_wide_install(bot: Bot, fake: FakeSlack, org: str, token: str) -> None:
+    state = oa.open_install_page(bot)
+    g = oa.grant("T0UNUSED1", token)
+    g.update(team=None, enterprise={"id": org, "name": "Acme Org"}, is_enterprise_install=True)
+    fake.oauth_codes[f"code-{org}"] = g
+    page = oa.get(bot, f"/slack/oauth_redirect?code=code-{org}&state={state}", cookie=state)
+    assert page.status == 200 and "Thank you!" in page.text, page.text
+
+
+def _org_command(bot: Bot, org: str, text: str, response_url: str) -> dict:
+    form = {"token": "legacy", "team_id": "T0ORGWS01", "team_domain": "ws1", "enterprise_id": org,
+            "enterprise_name": "Acme Org", "is_enterprise_install": "true", "channel_id": "C0ORG",
+            "channel_name": "training", "user_id": "W0ALICE01", "user_name": "alice", "command": "/denpex",
+            "text": text, "api_app_id": "A0DENPEX", "response_url": response_url,
+            "trigger_id": f"{time.time_ns()}.1.2"}  # fmt: skip
+    reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+    assert reply.status == 200, (reply.status, reply.body)
+    return reply.json()
+
+
+def test_an_org_wide_install_answers_commands_and_clicks_until_it_is_uninstalled(multi: Bot, fake_slack):
+    """Enterprise Grid, an org-wide install: `/denpex quota` from one of the org's workspaces
+    (`is_enterprise_install=true`, the org's `enterprise_id`, a `W` user id) is answered, and a
+    click whose `team` is null (as Slack sends it for org-wide apps) posts its entry with the
+    org's token; after the org's `app_uninstalled` (its `authorizations` name only the org),
+    the same command is told Denpex is not installed, in its ack."""
+    org, token = "E0ORGWIDE2", "xoxb-org-wide-two"
+    _org_wide_install(multi, fake_slack, org, token)
+    url = fake_slack.base + "/response/E0ORGWIDE2/cmd"
+    said = _org_command(multi, org, "quota", url)
+    assert NOT_INSTALLED not in said["text"] and "free" in json.dumps(said).lower(), said
+
+    click = _click_from("T0ORGWS01", url)
+    click.update(team=None, enterprise={"id": org, "name": "Acme Org"}, is_enterprise_install=True,
+                 user={"id": "W0ALICE01", "team_id": "T0ORGWS01"})
+    click["container"].update(channel_id="C0ORG", thread_ts="1701200200.000100")
+    click["channel"]["id"] = "C0ORG"
+    body = urllib.parse.urlencode({"payload": json.dumps(click)}).encode()
+    assert multi.post(body, "application/x-www-form-urlencoded").status == 200
+    (entry,) = fake_slack.wait_for("chat.postMessage")
+    assert entry.token == token and entry.params["thread_ts"] == "1701200200.000100"
+
+    uninstall = json.dumps({
+        "token": "legacy", "team_id": "T0ORGWS01", "enterprise_id": org, "api_app_id": "A0DENPEX",
+        "type": "event_callback", "event_id": f"Ev{time.time_ns()}", "event_time": int(time.time()),
+        "is_enterprise_install": True, "event": {"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"},
+        "authorizations": [{"enterprise_id": org, "team_id": None, "user_id": "UBOT0001", "is_bot": True,
+                            "is_enterprise_install": True}],
+    }).encode()  # fmt: skip
+    assert multi.post(uninstall, "application/json").status == 200
+    oa.wait_until(lambda: multi.redis_url and redis.Redis.from_url(multi.redis_url).get(keys.installation(org)) is None)
+    said = _org_command(multi, org, "quota", url)
+    assert NOT_INSTALLED in said["text"], said
+    assert not fake_slack.responses
