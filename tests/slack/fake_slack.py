@@ -293,6 +293,11 @@ class FakeSlack:
                             params[key] = json.loads(params[key])
                 auth = self.headers.get("Authorization", "")
                 token = auth.removeprefix("Bearer ") or params.get("token")
+                if method == "chat.postMessage" and params.get("thread_ts") and params.get("channel") in fake.no_threads:
+                    # Refused before anything else (a scripted failure is for a post Slack takes).
+                    with fake.lock:
+                        fake.calls.append(Call(method, params, token, time.time()))
+                    return self._json(200, {"ok": False, "error": "restricted_action_non_threadable_channel"})
                 with fake.lock:
                     failure = fake.failures.get(method, []).pop(0) if fake.failures.get(method) else None
                     fake.calls.append(Call(method, params, token, time.time()))
@@ -311,8 +316,6 @@ class FakeSlack:
                     return self._json(200, {"ok": True, "url": fake.socket_url})
                 if method not in ("oauth.v2.access",) and token not in fake.tokens:
                     return self._json(200, {"ok": False, "error": "invalid_auth"})
-                if method == "chat.postMessage" and params.get("thread_ts") and params.get("channel") in fake.no_threads:
-                    return self._json(200, {"ok": False, "error": "restricted_action_non_threadable_channel"})
                 return self._json(200, fake.answer(method, params, token))
 
         return Handler

@@ -192,3 +192,18 @@ def test_an_org_wide_install_answers_commands_and_clicks_until_it_is_uninstalled
     said = _org_command(multi, org, "quota", url)
     assert NOT_INSTALLED in said["text"], said
     assert not fake_slack.responses
+
+
+@pytest.mark.parametrize("posted", [True, False], ids=["posted", "not-posted"])
+def test_a_channel_post_of_unknown_outcome_where_threads_are_off_lands_once(bot: Bot, fake_slack, posted):
+    """Threads off, and the post in the channel answered 503 (Slack having posted it, or not):
+    looked for among the channel's latest messages, posted again only if absent; one
+    diagnosis in the channel, charged once."""
+    fake_slack.no_threads.add("C0LOGS")
+    fake_slack.fail("chat.postMessage", 503, posted=posted)
+    ts = "1701200030.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    (answer,) = landed(fake_slack)
+    assert answer["thread_ts"] == answer["ts"] and used(bot) == 1
+    assert fake_slack.of("conversations.history")
