@@ -69,9 +69,8 @@ def parse_body(text: str, ctype: str | None) -> Any:
     if ctype == "application/json" or text.startswith("{"):
         return json.loads(text)
     params = dict(urllib.parse.parse_qsl(text, keep_blank_values=True))
-    if "payload" in text:
-        payload = params.get("payload")
-        return json.loads(payload) if payload is not None else {}
+    if "payload" in params:
+        return json.loads(params["payload"])
     return params
 
 
@@ -125,7 +124,31 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
     problem = misshapen(body)
     if problem:
         return "400 Bad Request", problem
-    return raw
+    return as_bolt_reads_it(raw, text, environ, secret)
+
+
+# Bolt takes a form body for an interaction (`payload=<JSON>`) whenever the letters "payload"
+# appear anywhere in its raw text, not only as that field: a slash command whose text, channel
+# or user name holds them ("413 payload too large", #payload-infra) was read as an empty
+# request, refused with "invalid team" (Slack shows the person a failed command).
+_PAYLOAD_WORD = "payload"
+
+
+def as_bolt_reads_it(raw: bytes, text: str, environ: dict[str, Any], secret: str | None) -> bytes:
+    """The accepted body as Bolt is to read it: unchanged, but for a form with the letters
+    "payload" outside a `payload` field. There each is written `p%61yload`, which every form
+    parser decodes to the same text, so Bolt reads the form's own fields; and the request is
+    signed again over the new body with the same secret and timestamp, for Bolt's own check
+    (the original signature was checked above)."""
+    if _PAYLOAD_WORD not in text or text.startswith("{"):
+        return raw
+    if any(key == _PAYLOAD_WORD for key, _ in urllib.parse.parse_qsl(text, keep_blank_values=True)):
+        return raw
+    body = text.replace(_PAYLOAD_WORD, "p%61yload").encode("utf-8")
+    if secret:
+        ts = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
+        environ["HTTP_X_SLACK_SIGNATURE"] = _verifier(secret).generate_signature(timestamp=ts, body=body) or ""
+    return body
 
 
 def misshapen(body: Any) -> bytes | None:

@@ -17,7 +17,7 @@ import redis
 
 from bot.store import keys
 from tests.slack import test_oauth as oa
-from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, wait_handled
+from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, sign, wait_handled
 from tests.slack.events import OOM_PASTE, message, used
 from tests.slack.fake_slack import FakeSlack
 
@@ -207,3 +207,40 @@ def test_a_channel_post_of_unknown_outcome_where_threads_are_off_lands_once(bot:
     (answer,) = landed(fake_slack)
     assert answer["thread_ts"] == answer["ts"] and used(bot) == 1
     assert fake_slack.of("conversations.history")
+
+
+# --- a slash command whose form holds the word "payload" ---------------------------------------------
+
+@pytest.mark.parametrize("text", ["HTTPError: 413 Client Error: Payload Too Large; payload size 2.1 GB exceeds limit",
+                                  "show payload", "payload"], ids=["lookup", "show", "one-word"])
+def test_a_slash_command_whose_text_holds_the_word_payload_is_answered(bot: Bot, fake_slack, text):
+    """`/denpex` with "payload" in its text (an error line about a request payload, a word
+    typed): answered like any other (was a 400 "invalid team", which Slack shows the person as
+    a failed command). Bolt reads any form body in which the letters "payload" appear as an
+    interaction's `payload=<JSON>` field, and a slash command's form has no such field: the
+    request read as empty. Nothing is posted to the channel; the answer is the ack's, ephemeral."""
+    reply = bot.command(text)
+    assert reply.status == 200, (reply.status, reply.body)
+    said = reply.json()
+    assert said["response_type"] == "ephemeral" and said["text"], said
+    assert not posts(fake_slack)
+
+
+def test_a_slash_command_from_a_channel_or_person_named_payload_is_answered(bot: Bot, fake_slack):
+    """The same word elsewhere in the form: a channel named `#payload-infra`, a person whose
+    handle is `payload.bot`: `/denpex help` answered with the help."""
+    form = urllib.parse.parse_qs(Bot.command_body("help").decode())
+    form = {k: v[0] for k, v in form.items()}
+    form.update(channel_name="payload-infra", user_name="payload.bot")
+    reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+    assert reply.status == 200, (reply.status, reply.body)
+    assert "Denpex help" in reply.json()["text"]
+
+
+def test_a_forged_slash_command_holding_the_word_payload_is_still_refused(bot: Bot, fake_slack):
+    """Reading such a form right does not loosen the signature check: signed with another
+    secret, or stale, it is a 401."""
+    body = Bot.command_body("payload too large")
+    assert bot.post(body, "application/x-www-form-urlencoded", headers=sign(body, secret="not-the-secret")).status == 401
+    assert bot.post(body, "application/x-www-form-urlencoded", ts=int(time.time()) - 600).status == 401
+    assert bot.post(body, "application/x-www-form-urlencoded").status == 200
