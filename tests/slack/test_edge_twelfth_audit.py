@@ -19,7 +19,7 @@ from bot.store import keys
 from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, sign, wait_handled
 from tests.slack.events import OOM_PASTE, message, used
-from tests.slack.fake_slack import FakeSlack
+from tests.slack.fake_slack import FakeFile, FakeSlack
 
 
 def posts(fake: FakeSlack) -> list:
@@ -244,3 +244,42 @@ def test_a_forged_slash_command_holding_the_word_payload_is_still_refused(bot: B
     assert bot.post(body, "application/x-www-form-urlencoded", headers=sign(body, secret="not-the-secret")).status == 401
     assert bot.post(body, "application/x-www-form-urlencoded", ts=int(time.time()) - 600).status == 401
     assert bot.post(body, "application/x-www-form-urlencoded").status == 200
+
+
+# --- file events other than file_shared ----------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["file_created", "file_public", "file_change", "file_unshared",
+                                  "file_comment_added"])
+def test_file_events_other_than_file_shared_are_acknowledged_and_read_nothing(bot: Bot, fake_slack, kind):
+    """Slack's other file events (a file made, made public, changed: a snippet edited, unshared,
+    commented on), about a log file the bot could read: a 200, and nothing looked up,
+    downloaded, posted or charged (only a share, `file_shared` or the message carrying the
+    file, is a request to the bot)."""
+    fake_slack.add_file(FakeFile(id="F0EVENTS1", name="train.log", content=OOM_PASTE.encode()))
+    event = {"type": kind, "file_id": "F0EVENTS1", "file": {"id": "F0EVENTS1"}, "user_id": "U0ALICE",
+             "channel_id": "C0LOGS", "event_ts": f"{time.time():.6f}"}
+    if kind == "file_comment_added":
+        event["comment"] = {"id": "Fc0001", "comment": OOM_PASTE, "user": "U0ALICE"}
+    reply = bot.event(event)
+    assert reply.status == 200 and not reply.body
+    quiesce(bot, fake_slack, quiet_s=1.0)
+    assert not fake_slack.calls, [c.method for c in fake_slack.calls]
+    assert used(bot) == 0
+
+
+# --- an event's content type, as proxies and clients vary it --------------------------------------
+
+@pytest.mark.parametrize("ctype", ["text/plain", "", "application/x-www-form-urlencoded", "Application/JSON",
+                                   "application/json;charset=UTF-8"])
+def test_an_event_whose_content_type_varies_is_read_as_json(bot: Bot, fake_slack, ctype):
+    """Slack sends events as `application/json`; a proxy can drop or rewrite the header. A
+    signed JSON event sent as text/plain, with no type, as a form, in capitals or with a
+    charset: read as the event it is, the log diagnosed once."""
+    ts = "1701200900.000100"
+    body = {"token": "legacy", "team_id": "T0TEST001", "api_app_id": "A0DENPEX", "event": message(OOM_PASTE, ts),
+            "type": "event_callback", "event_id": f"Ev{time.time_ns()}", "event_time": int(time.time()),
+            "authorizations": [{"team_id": "T0TEST001", "user_id": "UBOT0001", "is_bot": True}]}
+    reply = bot.post(json.dumps(body).encode(), ctype)
+    assert reply.status == 200, (reply.status, reply.body)
+    wait_handled(bot, ts)
+    assert len(posts(fake_slack)) == 1 and used(bot) == 1
