@@ -33,12 +33,17 @@ def landed(fake: FakeSlack, channel: str = "C0LOGS") -> list[dict]:
 
 # --- a channel whose threads are turned off ---------------------------------------------------------
 
-def test_a_log_in_a_channel_without_threads_is_answered_in_the_channel(bot: Bot, fake_slack):
+@pytest.mark.parametrize("refusal", ["threads-off", "cannot-reply"])
+def test_a_log_in_a_channel_without_threads_is_answered_in_the_channel(bot: Bot, fake_slack, refusal):
     """A channel whose posting settings turn threads off refuses every threaded reply with
-    `restricted_action_non_threadable_channel`. A log pasted there: the diagnosis posted in the
+    `restricted_action_non_threadable_channel`; a message Slack lets have no replies is
+    refused `cannot_reply_to_message`. A log pasted there: the diagnosis posted in the
     channel itself, once, charged once, :white_check_mark: on the log (was: nothing posted,
     the charge refunded, :x:, the person left with no answer)."""
-    fake_slack.no_threads.add("C0LOGS")
+    if refusal == "threads-off":
+        fake_slack.no_threads.add("C0LOGS")
+    else:
+        fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": "cannot_reply_to_message"})
     ts = "1701200000.000100"
     bot.event(message(OOM_PASTE, ts))
     wait_handled(bot, ts)
