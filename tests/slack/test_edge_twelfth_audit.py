@@ -18,7 +18,7 @@ import redis
 from bot.store import keys
 from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, sign, wait_handled
-from tests.slack.events import OOM_PASTE, message, used
+from tests.slack.events import OOM_PASTE, ephemeral_show_click, message, used
 from tests.slack.fake_slack import FakeFile, FakeSlack
 
 
@@ -288,3 +288,44 @@ def test_an_event_whose_content_type_varies_is_read_as_json(bot: Bot, fake_slack
     assert reply.status == 200, (reply.status, reply.body)
     wait_handled(bot, ts)
     assert len(posts(fake_slack)) == 1 and used(bot) == 1
+
+
+# --- an ephemeral answer whose blocks Slack refuses -------------------------------------------------
+
+@pytest.mark.parametrize("error", ["invalid_blocks", "invalid_blocks_format"])
+def test_an_ephemeral_entry_whose_blocks_slack_refuses_is_shown_as_text(bot: Bot, fake_slack, error):
+    """"Show" under an old private lookup (its response_url expired, so the entry goes by
+    chat.postEphemeral) when Slack refuses the message's blocks: shown again as its plain-text
+    fallback, once (was: nothing; a thread post already falls back so, 100). Slack shows an
+    ephemeral message it refused to nobody, so the second one cannot double it."""
+    fake_slack.fail("chat.postEphemeral", 200, body={"ok": False, "error": error})
+    payload = ephemeral_show_click(fake_slack.base + "/response/expired/T0TEST001", "1701201000.000100", "1.12.blocks")
+    assert bot.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                    "application/x-www-form-urlencoded").status == 200
+    first, second = fake_slack.wait_for("chat.postEphemeral", count=2, user="U0ALICE")
+    assert first.params.get("blocks") and not second.params.get("blocks")
+    assert "CUDA Out of Memory" in second.params["text"], second.params["text"]
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert len(fake_slack.of("chat.postEphemeral")) == 2 and not posts(fake_slack)
+
+
+def test_an_expired_topic_words_blocks_refused_are_shown_as_text(bot: Bot, fake_slack):
+    """The "expired, paste the log again" word for a topic button, its blocks refused: shown
+    as text, once, to who clicked."""
+    ts = "1701201100.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    q = "1701201101.000100"
+    bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", q, thread_ts=ts))
+    wait_handled(bot, q)
+    buttons = [e for b in posts(fake_slack)[-1].params["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert buttons and buttons[0]["action_id"].startswith("denpex_followup_")
+    with redis.Redis.from_url(bot.redis_url) as r:
+        assert r.delete(keys.thread("T0TEST001", "C0LOGS", ts)) == 1
+    fake_slack.fail("chat.postEphemeral", 200, body={"ok": False, "error": "invalid_blocks"})
+    assert bot.action(buttons[0]["action_id"], buttons[0]["value"], thread_ts=ts).status == 200
+    first, second = fake_slack.wait_for("chat.postEphemeral", count=2, user="U0ALICE")
+    assert first.params.get("blocks") and not second.params.get("blocks")
+    assert "paste the log again" in second.params["text"].lower(), second.params["text"]
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert len(fake_slack.of("chat.postEphemeral")) == 2
