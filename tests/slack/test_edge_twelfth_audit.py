@@ -16,6 +16,7 @@ import pytest
 import redis
 
 from bot.store import keys
+from tests.slack import test_edge_fifth_audit as e5
 from tests.slack import test_oauth as oa
 from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, sign, wait_handled
 from tests.slack.events import OOM_PASTE, ephemeral_show_click, message, used
@@ -313,17 +314,9 @@ def test_an_expired_topic_words_blocks_refused_are_shown_as_text(bot: Bot, fake_
     """The "expired, paste the log again" word for a topic button, its blocks refused: shown
     as text, once, to who clicked."""
     ts = "1701201100.000100"
-    bot.event(message(OOM_PASTE, ts))
-    wait_handled(bot, ts)
-    q = "1701201101.000100"
-    bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", q, thread_ts=ts))
-    wait_handled(bot, q)
-    buttons = [e for b in posts(fake_slack)[-1].params["blocks"] if b["type"] == "actions" for e in b["elements"]]
-    assert buttons and buttons[0]["action_id"].startswith("denpex_followup_")
-    with redis.Redis.from_url(bot.redis_url) as r:
-        assert r.delete(keys.thread("T0TEST001", "C0LOGS", ts)) == 1
+    button = e5.topic_button_of_an_expired_thread(bot, fake_slack, OOM_PASTE, ts)
     fake_slack.fail("chat.postEphemeral", 200, body={"ok": False, "error": "invalid_blocks"})
-    assert bot.action(buttons[0]["action_id"], buttons[0]["value"], thread_ts=ts).status == 200
+    assert bot.action(button["action_id"], button["value"], thread_ts=ts).status == 200
     first, second = fake_slack.wait_for("chat.postEphemeral", count=2, user="U0ALICE")
     assert first.params.get("blocks") and not second.params.get("blocks")
     assert "paste the log again" in second.params["text"].lower(), second.params["text"]
