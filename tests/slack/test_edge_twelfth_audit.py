@@ -322,3 +322,52 @@ def test_an_expired_topic_words_blocks_refused_are_shown_as_text(bot: Bot, fake_
     assert "paste the log again" in second.params["text"].lower(), second.params["text"]
     quiesce(bot, fake_slack, quiet_s=0.5)
     assert len(fake_slack.of("chat.postEphemeral")) == 2
+
+
+# --- a forwarded message that holds a log file -------------------------------------------------------
+
+def _forwarded(*files: dict, text: str = "") -> dict:
+    """A message forwarded (shared) from elsewhere, as Slack attaches it: `is_share`,
+    `is_msg_unfurl`, the original's text, and the original's files nested in `files`, not in
+    the new message's own `files`."""
+    return {"is_share": True, "is_msg_unfurl": True, "channel_id": "C0CI", "author_id": "U0BOB",
+            "ts": "1701100000.000100", "fallback": "[10:00] bob: the job died", "text": text,
+            "files": list(files)}
+
+
+@pytest.mark.parametrize("where", ["channel", "dm"])
+def test_a_forwarded_message_holding_a_log_file_is_diagnosed(bot: Bot, fake_slack, where):
+    """A message that holds a log file, forwarded into the channel (with words for colleagues)
+    or to the bot's DM: the file nested in the shared attachment is read like an upload's,
+    downloaded once, the diagnosis in the new message's thread, charged once (was: nothing in
+    the channel, help in the DM: only the new message's own `files` were read)."""
+    f = fake_slack.add_file(FakeFile(id="F0FWD0001", name="rank3.log", content=OOM_PASTE.encode()))
+    ts = "1701201200.000100"
+    channel, extra = ("C0LOGS", {}) if where == "channel" else ("D0ALICE", {"channel_type": "im"})
+    bot.event(message("can someone look at this one?" if where == "channel" else "", ts, channel=channel,
+                      attachments=[_forwarded(f)], **extra))
+    wait_handled(bot, ts, channel=channel)
+    (post,) = posts(fake_slack)
+    assert post.params["thread_ts"] == ts and "CUDA Out of Memory" in post.params["text"], post.params["text"]
+    assert len(fake_slack.of("files.download")) == 1 and used(bot) == 1
+
+
+def test_a_forwarded_screenshot_beside_talk_gets_nothing_and_its_file_shared_gives_way(bot: Bot, fake_slack):
+    """A forwarded message holding only a screenshot, beside words for colleagues: nothing, as
+    a screenshot shared beside talk (203); a `file_shared` for a forwarded log file in the same
+    channel leaves it to the message: one diagnosis, one download."""
+    img = fake_slack.add_file(FakeFile(id="F0FWDIMG1", name="loss.png", content=b"\x89PNG\r\n\x1a\n" + b"0" * 64,
+                                       filetype="png", mimetype="image/png"))
+    ts = "1701201300.000100"
+    bot.event(message("look at this spike", ts, attachments=[_forwarded(img)]))
+    wait_handled(bot, ts)
+    assert not posts(fake_slack) and not fake_slack.of("files.download")
+    f = fake_slack.add_file(FakeFile(id="F0FWD0002", name="rank3.log", content=OOM_PASTE.encode()))
+    ts2 = "1701201301.000100"
+    bot.event(message("and the log", ts2, attachments=[_forwarded(f)]))
+    bot.event({"type": "file_shared", "channel_id": "C0LOGS", "file_id": f["id"], "user_id": "U0ALICE",
+               "file": {"id": f["id"]}, "event_ts": ts2})
+    wait_handled(bot, ts2)
+    quiesce(bot, fake_slack, quiet_s=1.0)
+    (post,) = posts(fake_slack)
+    assert post.params["thread_ts"] == ts2 and len(fake_slack.of("files.download")) == 1 and used(bot) == 1
