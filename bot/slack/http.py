@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 import urllib.parse
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -259,7 +260,8 @@ def not_installed(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, 
     request, with slack_sdk's retrying webhook client: a reset posts it twice, an unreachable
     or slow response_url turns the ack into a 500 and a traceback, or holds it past Slack's
     3 s. A slash command is answered in its ack instead (Slack shows the body, ephemeral); a
-    click, whose answer Slack does not show, through its response_url once, then a 200."""
+    click, whose ack's body Slack does not show, with a 200 and then through its response_url,
+    once."""
     installations = app.installation_store
     if installations is None:  # one workspace, one token: always installed
         return None
@@ -282,7 +284,9 @@ def not_installed(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, 
     if request.body.get("command"):
         body = json.dumps({"response_type": "ephemeral", "text": NOT_INSTALLED_TEXT}).encode()
         return "200 OK", body, "application/json"
-    respond(context.response_url, {"response_type": "ephemeral", "replace_original": False, "text": NOT_INSTALLED_TEXT})
+    # After the ack, not before it: a response_url that stalls must not hold the click past 3 s.
+    word = {"response_type": "ephemeral", "replace_original": False, "text": NOT_INSTALLED_TEXT}
+    threading.Thread(target=respond, args=(context.response_url, word), name="denpex-not-installed", daemon=True).start()
     return "200 OK", b"", "text/plain"
 
 
