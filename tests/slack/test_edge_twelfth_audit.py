@@ -375,3 +375,43 @@ def test_a_forwarded_screenshot_beside_talk_gets_nothing_and_its_file_shared_giv
     quiesce(bot, fake_slack, quiet_s=1.0)
     (post,) = posts(fake_slack)
     assert post.params["thread_ts"] == ts2 and len(fake_slack.of("files.download")) == 1 and used(bot) == 1
+
+
+# --- events of kinds the bot does not act on ------------------------------------------------------
+
+OTHER_EVENTS = [
+    {"type": "member_left_channel", "user": "UBOT0001", "channel": "C0LOGS", "channel_type": "C", "team": "T0TEST001"},
+    {"type": "channel_archive", "channel": "C0LOGS", "user": "U0ALICE"},
+    {"type": "channel_rename", "channel": {"id": "C0LOGS", "name": "renamed", "created": 1}},
+    {"type": "group_left", "channel": "G0GONE"},
+    {"type": "link_shared", "channel": "C0LOGS", "user": "U0ALICE", "message_ts": "1701201400.000100",
+     "links": [{"domain": "wandb.ai", "url": "https://wandb.ai/run/42"}], "unfurl_id": "u1", "source": "conversations_history"},
+    {"type": "grid_migration_started", "enterprise_id": "E0ORG0001"},
+    {"type": "team_access_granted", "team_ids": ["T0ORGWS01", "T0ORGWS02"]},
+    {"type": "team_access_revoked", "team_ids": ["T0ORGWS01"]},
+    {"type": "function_executed", "function": {"id": "Fn0001", "callback_id": "diagnose_log", "title": "Diagnose"},
+     "inputs": {"log": OOM_PASTE}, "function_execution_id": "Fx0001", "workflow_execution_id": "Wx0001",
+     "bot_access_token": "xwfp-not-a-real-token"},
+    {"type": "workflow_step_execute", "callback_id": "diagnose", "workflow_step": {
+        "workflow_step_execute_id": "1", "workflow_id": "1", "workflow_instance_id": "1", "step_id": "1",
+        "inputs": {"log": {"value": OOM_PASTE}}, "outputs": []}},
+    {"type": "message_metadata_posted", "app_id": "A0DENPEX", "bot_id": "BBOT0001", "user_id": "UBOT0001",
+     "team_id": "T0TEST001", "channel_id": "C0LOGS", "message_ts": "1701201400.000200",
+     "metadata": {"event_type": "denpex_diagnosis", "event_payload": {"diagnosis_id": "d1"}}},
+    {"type": "assistant_thread_context_changed", "assistant_thread": {
+        "user_id": "U0ALICE", "context": {}, "channel_id": "D0ALICE", "thread_ts": "1701201400.000300"}},
+]
+
+
+@pytest.mark.parametrize("event", OTHER_EVENTS, ids=[e["type"] for e in OTHER_EVENTS])
+def test_an_event_of_a_kind_the_bot_does_not_act_on_is_acknowledged(bot: Bot, fake_slack, event):
+    """Events Slack may send an app beyond the manifest's (the bot removed from a channel, a
+    channel archived or renamed, a link shared, Enterprise Grid's migration and team-access
+    events, a workflow function or step run, the bot's own message metadata, an assistant
+    thread's context), some quoting a log: a 200 at once, nothing called, posted or charged,
+    no traceback (a 404 would have Slack re-send each three times)."""
+    reply = bot.event({**event, "event_ts": f"{time.time():.6f}"})
+    assert reply.status == 200 and not reply.body
+    quiesce(bot, fake_slack, quiet_s=0.3)
+    assert not fake_slack.calls, [c.method for c in fake_slack.calls]
+    assert used(bot) == 0
