@@ -22,7 +22,7 @@ from slack_bolt import App, BoltRequest
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
-from bot.slack.blocks import NOT_INSTALLED_TEXT
+from bot.slack.blocks import NOT_INSTALLED_TEXT, unavailable_message
 from bot.slack.response_url import respond
 from bot.store import Store, StoreUnavailable
 
@@ -251,17 +251,17 @@ _MATCHED_FIELD = {
 }
 
 
-def not_installed(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, str] | None:
+def installation_answer(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, str] | None:
     """Multi-workspace mode: the answer to a slash command or a click from a workspace with no
-    installation (uninstalled, or an install that never finished), or None to leave the
-    request to Bolt.
+    installation (uninstalled, or an install that never finished), or while the store of
+    installations does not answer; None to leave the request to Bolt.
 
     Bolt's authorization would post its word to the request's response_url from inside the
     request, with slack_sdk's retrying webhook client: a reset posts it twice, an unreachable
     or slow response_url turns the ack into a 500 and a traceback, or holds it past Slack's
-    3 s. A slash command is answered in its ack instead (Slack shows the body, ephemeral); a
-    click, whose ack's body Slack does not show, with a 200 and then through its response_url,
-    once."""
+    3 s; a store that does not answer is a 500 (Slack shows "dispatch_failed"). A slash
+    command is answered in its ack instead (Slack shows the body, ephemeral); a click, whose
+    ack's body Slack does not show, with a 200 and then through its response_url, once."""
     installations = app.installation_store
     if installations is None:  # one workspace, one token: always installed
         return None
@@ -271,22 +271,29 @@ def not_installed(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, 
         return None  # Bolt reads the same body next, and answers for it
     context = request.context
     if not context.response_url or not (context.team_id or context.enterprise_id):
-        return None  # events, and requests with no way to answer: Bolt's own 200
+        return None  # events, and requests with no way to answer: Bolt's own answer
+    team = context.enterprise_id if context.is_enterprise_install else context.team_id
     try:
         found = installations.find_installation(enterprise_id=context.enterprise_id, team_id=context.team_id,
                                                 is_enterprise_install=context.is_enterprise_install)
-    except (StoreUnavailable, ValueError):
-        return None  # Bolt's authorize meets the same store and answers for it
+    except ValueError:
+        return None  # ids no key can hold: Bolt's authorize meets the same and answers for it
+    except StoreUnavailable:
+        log.warning("store unavailable: a request from team=%s told so before Bolt", team)
+        return _early_answer(request.body, context.response_url, unavailable_message()[0])
     if found is not None and found.bot_token:
         return None
-    log.info("a request from team=%s, which has no installation: told Denpex is not installed",
-             context.enterprise_id if context.is_enterprise_install else context.team_id)
-    if request.body.get("command"):
-        body = json.dumps({"response_type": "ephemeral", "text": NOT_INSTALLED_TEXT}).encode()
-        return "200 OK", body, "application/json"
-    # After the ack, not before it: a response_url that stalls must not hold the click past 3 s.
-    word = {"response_type": "ephemeral", "replace_original": False, "text": NOT_INSTALLED_TEXT}
-    threading.Thread(target=respond, args=(context.response_url, word), name="denpex-not-installed", daemon=True).start()
+    log.info("a request from team=%s, which has no installation: told Denpex is not installed", team)
+    return _early_answer(request.body, context.response_url, NOT_INSTALLED_TEXT)
+
+
+def _early_answer(body: dict[str, Any], response_url: str, text: str) -> tuple[str, bytes, str]:
+    """`text` to whoever sent a command (in its ack) or a click (after its ack, through its
+    response_url, where a stalling URL cannot hold the ack past 3 s)."""
+    if body.get("command"):
+        return "200 OK", json.dumps({"response_type": "ephemeral", "text": text}).encode(), "application/json"
+    word = {"response_type": "ephemeral", "replace_original": False, "text": text}
+    threading.Thread(target=respond, args=(response_url, word), name="denpex-early-answer", daemon=True).start()
     return "200 OK", b"", "text/plain"
 
 
@@ -309,7 +316,7 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
                 log.info("refused a request to %s: %s %s", EVENTS_PATH, status, reason.decode())
                 final = () if status.startswith("401") else tuple(NO_RETRY.items())
                 return _answer(start_response, status, reason, extra=final)
-            answered = not_installed(app, screened, environ.get("CONTENT_TYPE"))
+            answered = installation_answer(app, screened, environ.get("CONTENT_TYPE"))
             if answered is not None:
                 return _answer(start_response, *answered)
             environ["wsgi.input"] = io.BytesIO(screened)

@@ -16,9 +16,18 @@ import pytest
 import redis
 
 from bot.store import keys
+from tests.ports import free_port
 from tests.slack import test_edge_fifth_audit as e5
 from tests.slack import test_oauth as oa
-from tests.slack.conftest import Bot, assert_no_crash_since, quiesce, sign, wait_handled
+from tests.slack.conftest import (
+    Bot,
+    assert_no_crash_since,
+    quiesce,
+    sign,
+    start_bot,
+    stop_bot,
+    wait_handled,
+)
 from tests.slack.events import OOM_PASTE, ephemeral_show_click, message, used
 from tests.slack.fake_slack import FakeFile, FakeSlack
 
@@ -415,3 +424,31 @@ def test_an_event_of_a_kind_the_bot_does_not_act_on_is_acknowledged(bot: Bot, fa
     quiesce(bot, fake_slack, quiet_s=0.3)
     assert not fake_slack.calls, [c.method for c in fake_slack.calls]
     assert used(bot) == 0
+
+
+def test_with_redis_down_a_multi_workspace_command_and_click_are_told_so(fake_slack):
+    """Multi-workspace mode with Redis down (no installation can be read): `/denpex help` gets
+    a 200 whose ephemeral body says Denpex is temporarily unavailable, and a click a 200 and the
+    same word through its response_url (was: Bolt's authorize raised, a 500 and a traceback;
+    Slack shows the person "dispatch_failed")."""
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    bot = start_bot(fake_slack, dead, {
+        "SLACK_BOT_TOKEN": "", "SLACK_CLIENT_ID": oa.CLIENT_ID, "SLACK_CLIENT_SECRET": oa.CLIENT_SECRET,
+        "DENPEX_TOKEN_KEY": oa.TOKEN_KEY, "DENPEX_REDIS_TIMEOUT_S": "0.3",
+    })  # fmt: skip
+    fake_slack.reset()
+    try:
+        reply = bot.command("help", team="T0ALPHA01")
+        assert reply.status == 200, (reply.status, reply.body)
+        said = reply.json()
+        assert said["response_type"] == "ephemeral" and "temporarily unavailable" in said["text"], said
+        url = f"{fake_slack.base}/response/T0ALPHA01/click"
+        body = urllib.parse.urlencode({"payload": json.dumps(_click_from("T0ALPHA01", url))}).encode()
+        assert bot.post(body, "application/x-www-form-urlencoded").status == 200
+        oa.wait_until(lambda: fake_slack.responses)
+        (word,) = fake_slack.responses
+        assert "temporarily unavailable" in word["text"]
+        assert_no_crash_since(Path(bot.log_path), 0)  # type: ignore[attr-defined]
+    finally:
+        stop_bot(bot)
+        fake_slack.reset()
