@@ -87,6 +87,7 @@ def test_an_entry_clicked_under_a_diagnosis_in_a_channel_without_threads_is_post
     (answer,) = landed(fake_slack)
     reply = bot.action("denpex_full_entry", "cuda-oom", thread_ts="")
     assert reply.status == 200
+    oa.wait_until(lambda: len(landed(fake_slack)) > 1)
     quiesce(bot, fake_slack, quiet_s=0.5)
     entries = [m for m in landed(fake_slack) if m["ts"] != answer["ts"]]
     assert len(entries) == 1 and entries[0]["thread_ts"] == entries[0]["ts"], entries
