@@ -112,14 +112,15 @@ def named_as_log(file: dict[str, Any]) -> bool:
 
 def message_files(event: dict[str, Any]) -> list[dict[str, Any]]:
     """The files a message event carries: its own (`files`), then those of each message it
-    forwards. Slack nests a forwarded message's files in its shared attachment (`is_share` or
-    `is_msg_unfurl`, the attachment whose text bot.slack.listeners.messages reads too), not in
-    the new message's `files`. Only objects with an id; each file once."""
+    forwards. Slack nests a forwarded message's files in its shared attachment (`is_share`),
+    not in the new message's `files`. A link's preview of another message (`is_msg_unfurl`
+    alone: a permalink someone pasted, maybe to a channel the bot cannot read) is no request
+    to read its files. Only objects with an id; each file once."""
     found: list[dict[str, Any]] = []
     groups = [event.get("files")]
     attachments = event.get("attachments")
     for att in attachments if isinstance(attachments, list) else []:
-        if isinstance(att, dict) and (att.get("is_share") or att.get("is_msg_unfurl")):
+        if isinstance(att, dict) and att.get("is_share"):
             groups.append(att.get("files"))
     seen: set[str] = set()
     for group in groups:

@@ -453,3 +453,16 @@ def test_with_redis_down_a_multi_workspace_command_and_click_are_told_so(fake_sl
     finally:
         stop_bot(bot)
         fake_slack.reset()
+
+
+def test_a_pasted_links_preview_of_a_message_with_a_log_file_reads_no_file(bot: Bot, fake_slack):
+    """A permalink to another message pasted with words for colleagues, previewed by Slack
+    (`is_msg_unfurl` without `is_share`) with that message's log file: no file looked up or
+    read, nothing posted (the link is no request to the bot; its file may sit in a channel the
+    bot cannot read)."""
+    f = fake_slack.add_file(FakeFile(id="F0UNFURL1", name="rank3.log", content=OOM_PASTE.encode()))
+    preview = {**_forwarded(f, text="the job died"), "is_share": False}
+    ts = "1701201400.000100"
+    bot.event(message("same as https://test.slack.com/archives/C0CI/p1701100000000100 ?", ts, attachments=[preview]))
+    wait_handled(bot, ts)
+    assert not fake_slack.calls, [c.method for c in fake_slack.calls]
