@@ -466,3 +466,17 @@ def test_a_pasted_links_preview_of_a_message_with_a_log_file_reads_no_file(bot: 
     bot.event(message("same as https://test.slack.com/archives/C0CI/p1701100000000100 ?", ts, attachments=[preview]))
     wait_handled(bot, ts)
     assert not fake_slack.calls, [c.method for c in fake_slack.calls]
+
+
+def test_a_votes_thanks_refused_in_its_thread_is_shown_outside_it(bot: Bot, fake_slack):
+    """A vote's ephemeral thanks, sent into the diagnosis thread, refused with
+    `cannot_reply_to_message` (chat.postEphemeral: "This message type cannot have thread
+    replies"; a diagnosis posted in a channel without threads has none): shown again outside
+    the thread, once; the vote counted (was: no thanks)."""
+    fake_slack.fail("chat.postEphemeral", 200, body={"ok": False, "error": "cannot_reply_to_message"})
+    assert bot.action("denpex_feedback_right", "cuda-oom", thread_ts="1701201500.000100").status == 200
+    first, second = fake_slack.wait_for("chat.postEphemeral", count=2, user="U0ALICE")
+    assert first.params.get("thread_ts") == "1701201500.000100" and not second.params.get("thread_ts")
+    assert "Thanks" in second.params["text"]
+    quiesce(bot, fake_slack, quiet_s=0.5)
+    assert len(fake_slack.of("chat.postEphemeral")) == 2
