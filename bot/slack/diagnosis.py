@@ -18,7 +18,7 @@ import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from slack_sdk import WebClient
@@ -41,6 +41,11 @@ POST_ATTEMPTS = 3
 # Refusals that blame the blocks alone (a limit Slack enforces that fit() did not foresee):
 # the answer is posted again as its plain-text fallback.
 BLOCKS_REFUSED = ("invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long")
+# Refusals of a reply in a thread, the message posted nowhere: a channel whose posting settings
+# turn threads off ("Cannot post thread replies into a non_threadable channel"), a message
+# Slack lets have no replies ("This message type cannot have thread replies"). The answer goes
+# in the channel itself, the only place left to tell the person.
+THREAD_REFUSED = ("restricted_action_non_threadable_channel", "cannot_reply_to_message")
 # The fallback text of an answer Slack calls too long (`msg_too_long`), posted again.
 SHORT_TEXT_CHARS = 1_000
 # Where to look for an answer of unknown outcome, seconds after the failure: a 5xx has been
@@ -157,6 +162,13 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                 log.warning("Slack refused the blocks of %s in team=%s (%s): posting the text alone",
                             diagnosis_id, where.team_id, error)
                 blocks = None
+                continue
+            if error in THREAD_REFUSED and where.thread_ts:
+                # Posted nothing: no reply in this thread. A message of its own in the channel,
+                # looked for among the channel's latest before any repeat.
+                log.info("no thread reply in channel %s of team=%s (%s): posting %s in the channel",
+                         where.channel, where.team_id, error, diagnosis_id)
+                where = replace(where, thread_ts="")
                 continue
             if error == "msg_too_long" and (len(text) > SHORT_TEXT_CHARS or blocks):
                 # Posted nothing, the message too long for Slack: a shorter fallback text (the

@@ -110,6 +110,27 @@ def named_as_log(file: dict[str, Any]) -> bool:
             or mimetype.startswith("text/") or mimetype in ("application/gzip", "application/x-gzip"))
 
 
+def message_files(event: dict[str, Any]) -> list[dict[str, Any]]:
+    """The files a message event carries: its own (`files`), then those of each message it
+    forwards. Slack nests a forwarded message's files in its shared attachment (`is_share`),
+    not in the new message's `files`. A link's preview of another message (`is_msg_unfurl`
+    alone: a permalink someone pasted, maybe to a channel the bot cannot read) is no request
+    to read its files. Only objects with an id; each file once."""
+    found: list[dict[str, Any]] = []
+    groups = [event.get("files")]
+    attachments = event.get("attachments")
+    for att in attachments if isinstance(attachments, list) else []:
+        if isinstance(att, dict) and att.get("is_share"):
+            groups.append(att.get("files"))
+    seen: set[str] = set()
+    for group in groups:
+        for f in group if isinstance(group, list) else []:
+            if isinstance(f, dict) and isinstance(f.get("id"), str) and f["id"] and f["id"] not in seen:
+                seen.add(f["id"])
+                found.append(f)
+    return found
+
+
 def closed_to_app(file: dict[str, Any]) -> bool:
     """A message's file Slack does not let the app open (`file_access: access_denied`: in a
     shared channel, a file of another organization): it comes with no name or URL, and

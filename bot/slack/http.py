@@ -12,16 +12,19 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 import urllib.parse
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltRequest
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
-from bot.store import Store
+from bot.slack.blocks import NOT_INSTALLED_TEXT, unavailable_message
+from bot.slack.response_url import respond
+from bot.store import Store, StoreUnavailable
 
 log = logging.getLogger("denpex.slack")
 
@@ -67,9 +70,8 @@ def parse_body(text: str, ctype: str | None) -> Any:
     if ctype == "application/json" or text.startswith("{"):
         return json.loads(text)
     params = dict(urllib.parse.parse_qsl(text, keep_blank_values=True))
-    if "payload" in text:
-        payload = params.get("payload")
-        return json.loads(payload) if payload is not None else {}
+    if "payload" in params:
+        return json.loads(params["payload"])
     return params
 
 
@@ -123,7 +125,31 @@ def screen(environ: dict[str, Any], secret: str | None) -> tuple[str, bytes] | b
     problem = misshapen(body)
     if problem:
         return "400 Bad Request", problem
-    return raw
+    return as_bolt_reads_it(raw, text, environ, secret)
+
+
+# Bolt takes a form body for an interaction (`payload=<JSON>`) whenever the letters "payload"
+# appear anywhere in its raw text, not only as that field: a slash command whose text, channel
+# or user name holds them ("413 payload too large", #payload-infra) was read as an empty
+# request, refused with "invalid team" (Slack shows the person a failed command).
+_PAYLOAD_WORD = "payload"
+
+
+def as_bolt_reads_it(raw: bytes, text: str, environ: dict[str, Any], secret: str | None) -> bytes:
+    """The accepted body as Bolt is to read it: unchanged, but for a form with the letters
+    "payload" outside a `payload` field. There each is written `p%61yload`, which every form
+    parser decodes to the same text, so Bolt reads the form's own fields; and the request is
+    signed again over the new body with the same secret and timestamp, for Bolt's own check
+    (the original signature was checked above)."""
+    if _PAYLOAD_WORD not in text or text.startswith("{"):
+        return raw
+    if any(key == _PAYLOAD_WORD for key, _ in urllib.parse.parse_qsl(text, keep_blank_values=True)):
+        return raw
+    body = text.replace(_PAYLOAD_WORD, "p%61yload").encode("utf-8")
+    if secret:
+        ts = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
+        environ["HTTP_X_SLACK_SIGNATURE"] = _verifier(secret).generate_signature(timestamp=ts, body=body) or ""
+    return body
 
 
 def misshapen(body: Any) -> bytes | None:
@@ -225,6 +251,52 @@ _MATCHED_FIELD = {
 }
 
 
+def installation_answer(app: App, raw: bytes, ctype: str | None) -> tuple[str, bytes, str] | None:
+    """Multi-workspace mode: the answer to a slash command or a click from a workspace with no
+    installation (uninstalled, or an install that never finished), or while the store of
+    installations does not answer; None to leave the request to Bolt.
+
+    Bolt's authorization would post its word to the request's response_url from inside the
+    request, with slack_sdk's retrying webhook client: a reset posts it twice, an unreachable
+    or slow response_url turns the ack into a 500 and a traceback, or holds it past Slack's
+    3 s; a store that does not answer is a 500 (Slack shows "dispatch_failed"). A slash
+    command is answered in its ack instead (Slack shows the body, ephemeral); a click, whose
+    ack's body Slack does not show, with a 200 and then through its response_url, once."""
+    installations = app.installation_store
+    if installations is None:  # one workspace, one token: always installed
+        return None
+    try:
+        request = BoltRequest(body=raw.decode("utf-8"), headers={"content-type": [ctype or ""]})
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None  # Bolt reads the same body next, and answers for it
+    context = request.context
+    if not context.response_url or not (context.team_id or context.enterprise_id):
+        return None  # events, and requests with no way to answer: Bolt's own answer
+    team = context.enterprise_id if context.is_enterprise_install else context.team_id
+    try:
+        found = installations.find_installation(enterprise_id=context.enterprise_id, team_id=context.team_id,
+                                                is_enterprise_install=context.is_enterprise_install)
+    except ValueError:
+        return None  # ids no key can hold: Bolt's authorize meets the same and answers for it
+    except StoreUnavailable:
+        log.warning("store unavailable: a request from team=%s told so before Bolt", team)
+        return _early_answer(request.body, context.response_url, unavailable_message()[0])
+    if found is not None and found.bot_token:
+        return None
+    log.info("a request from team=%s, which has no installation: told Denpex is not installed", team)
+    return _early_answer(request.body, context.response_url, NOT_INSTALLED_TEXT)
+
+
+def _early_answer(body: dict[str, Any], response_url: str, text: str) -> tuple[str, bytes, str]:
+    """`text` to whoever sent a command (in its ack) or a click (after its ack, through its
+    response_url, where a stalling URL cannot hold the ack past 3 s)."""
+    if body.get("command"):
+        return "200 OK", json.dumps({"response_type": "ephemeral", "text": text}).encode(), "application/json"
+    word = {"response_type": "ephemeral", "replace_original": False, "text": text}
+    threading.Thread(target=respond, args=(response_url, word), name="denpex-early-answer", daemon=True).start()
+    return "200 OK", b"", "text/plain"
+
+
 def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
              ingest: Callable[..., Iterable[bytes]] | None = None) -> Callable[..., Iterable[bytes]]:
     """The WSGI callable: Slack's endpoints through Bolt, `/healthz` for load balancers.
@@ -244,6 +316,9 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
                 log.info("refused a request to %s: %s %s", EVENTS_PATH, status, reason.decode())
                 final = () if status.startswith("401") else tuple(NO_RETRY.items())
                 return _answer(start_response, status, reason, extra=final)
+            answered = installation_answer(app, screened, environ.get("CONTENT_TYPE"))
+            if answered is not None:
+                return _answer(start_response, *answered)
             environ["wsgi.input"] = io.BytesIO(screened)
             environ["CONTENT_LENGTH"] = str(len(screened))
         if environ.get("PATH_INFO") == "/healthz":

@@ -94,6 +94,8 @@ class FakeSlack:
         self.messages: list[dict[str, Any]] = []  # posted messages, as conversations.replies shows them
         self.history: list[dict[str, Any]] = []  # people's messages, as conversations.history shows them
         self.socket_url: str | None = None  # what apps.connections.open hands out (Socket Mode)
+        # Channels whose posting settings turn threads off: a post with thread_ts is refused there.
+        self.no_threads: set[str] = set()
         self.lock = threading.Lock()
         self.stop_dribbles = threading.Event()
         self._ts = 1_700_000_000.000100
@@ -128,6 +130,7 @@ class FakeSlack:
             self.files.clear()
             self.messages.clear()
             self.history.clear()
+            self.no_threads.clear()
 
     def fail(self, method: str, status: int, times: int = 1, retry_after: int | None = None,
              body: dict[str, Any] | None = None, delay_s: float = 0.0, posted: bool = False,
@@ -290,6 +293,11 @@ class FakeSlack:
                             params[key] = json.loads(params[key])
                 auth = self.headers.get("Authorization", "")
                 token = auth.removeprefix("Bearer ") or params.get("token")
+                if method == "chat.postMessage" and params.get("thread_ts") and params.get("channel") in fake.no_threads:
+                    # Refused before anything else (a scripted failure is for a post Slack takes).
+                    with fake.lock:
+                        fake.calls.append(Call(method, params, token, time.time()))
+                    return self._json(200, {"ok": False, "error": "restricted_action_non_threadable_channel"})
                 with fake.lock:
                     failure = fake.failures.get(method, []).pop(0) if fake.failures.get(method) else None
                     fake.calls.append(Call(method, params, token, time.time()))

@@ -64,23 +64,30 @@ def test_a_log_pasted_with_narrow_no_break_spaces_is_diagnosed(bot: Bot, fake_sl
 
 # --- a topic button of a thread whose context expired --------------------------------------------
 
+def topic_button_of_an_expired_thread(bot: Bot, fake_slack, log: str, ts: str) -> dict:
+    """A diagnosis of `log` posted at `ts`, a question under it the bot could not place (so
+    topic buttons), then the thread's context gone as Redis drops it after its TTL (7 days):
+    the first topic button."""
+    bot.event(message(log, ts))
+    wait_handled(bot, ts)
+    q = f"{ts.split('.')[0]}.900001"
+    bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", q, thread_ts=ts))
+    wait_handled(bot, q)
+    buttons = [e for b in replies(fake_slack)[-1].params["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert buttons and buttons[0]["action_id"].startswith("denpex_followup_")
+    with redis.Redis.from_url(bot.redis_url) as r:
+        assert r.delete(keys.thread(TEAM_ID, CHANNEL, ts)) == 1
+    return buttons[0]
+
+
 def test_a_topic_button_clicked_after_the_threads_context_expired_says_so(bot: Bot, fake_slack, sample):
     """A topic button (under a question the bot could not place) clicked after the thread's
     context expired (DENPEX_THREAD_TTL_S, 7 days): an ephemeral word to the one who clicked,
     saying what happened and what to do (paste the log again); nothing posted to the thread."""
     ts = "1700500100.000100"
-    bot.event(message(sample, ts))
-    wait_handled(bot, ts)
-    q = "1700500101.000100"
-    bot.event(message("can you rerun it with NCCL_DEBUG=INFO?", q, thread_ts=ts))
-    wait_handled(bot, q)
-    buttons = [e for b in replies(fake_slack)[-1].params["blocks"] if b["type"] == "actions" for e in b["elements"]]
-    assert buttons and buttons[0]["action_id"].startswith("denpex_followup_")
-    # The context's TTL runs out (what Redis does after 7 days).
-    with redis.Redis.from_url(bot.redis_url) as r:
-        assert r.delete(keys.thread(TEAM_ID, CHANNEL, ts)) == 1
+    button = topic_button_of_an_expired_thread(bot, fake_slack, sample, ts)
     posts_before = len(replies(fake_slack))
-    assert bot.action(buttons[0]["action_id"], buttons[0]["value"], thread_ts=ts).status == 200
+    assert bot.action(button["action_id"], button["value"], thread_ts=ts).status == 200
     (said,) = fake_slack.wait_for("chat.postEphemeral", user="U0ALICE")
     assert said.params["channel"] == CHANNEL and said.params.get("thread_ts") == ts
     words = all_text(said).lower()

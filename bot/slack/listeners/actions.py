@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
-from bot.slack.diagnosis import Where, tell
+from bot.slack.diagnosis import BLOCKS_REFUSED, THREAD_REFUSED, Where, tell
 from bot.slack.response_url import Shown, respond
 from bot.slack.user_limits import ENTRY, limited
 from bot.slack.webapi import CALL_FAILED, reply_client
@@ -102,10 +102,28 @@ def _ephemeral(client: WebClient, channel: str, user: str, text: str, blocks: li
     """An answer to a click seen only by who clicked. Slack keeps no ephemeral message that an
     API could read back, so one whose post has an unknown outcome (a 5xx, a reset, a timeout:
     Slack may have shown it) cannot be looked for as a post in a thread is: it is not sent
-    again (the person saw it twice). A 429 is (Slack showed nothing)."""
+    again (the person saw it twice). A 429 is (Slack showed nothing), and one whose blocks or
+    thread Slack refused goes again as its plain text, or outside the thread."""
     once = reply_client(client)
-    _quietly(lambda: once.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks,
-                                             thread_ts=thread_ts), channel)
+
+    def send() -> None:
+        body_blocks, in_thread = blocks, thread_ts
+        for _attempt in range(3):
+            try:
+                once.chat_postEphemeral(channel=channel, user=user, text=text, blocks=body_blocks, thread_ts=in_thread)
+                return
+            except SlackApiError as exc:
+                error = exc.response.get("error")
+                if body_blocks and error in BLOCKS_REFUSED:
+                    body_blocks = None  # Slack showed nothing and blames the blocks: the plain text says it
+                elif in_thread and error in THREAD_REFUSED:
+                    in_thread = None  # no reply in that thread (a diagnosis in a channel without threads)
+                else:
+                    raise
+                log.warning("Slack refused an answer to a click in %s (%s): sending it again without what it refused",
+                            channel, error)
+
+    _quietly(send, channel)
 
 
 def _quietly(call: Any, channel: str) -> None:

@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 from bot.delivery import diagnose
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.slack import blocks as ui
-from bot.slack import logdetect, recovery, timers
+from bot.slack import files, logdetect, recovery, timers
 from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import SlackReplier, Where, classify, read_message, tell
@@ -316,7 +316,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     thread_ts = event.get("thread_ts")
     text = message_text(event)
     strength = logdetect.strength(text, deps.keywords)
-    shared = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
+    shared = files.message_files(event)
     if shared:
         logs, notes, unread = classify(deps, client, shared)
         pasted = logdetect.clean(text) if strength else None

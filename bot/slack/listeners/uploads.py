@@ -26,7 +26,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack import timers
 from bot.slack.deps import BotDeps
-from bot.slack.files import read_file_info
+from bot.slack.files import message_files, read_file_info
 from bot.slack.webapi import CALL_FAILED
 from bot.store import StoreUnavailable
 
@@ -49,13 +49,12 @@ def mark_files(deps: BotDeps, team: str, event: dict[str, Any]) -> None:
     """Note that the message event of an upload came: its `file_shared` then leaves the upload
     to it, answered or not (another bot's upload is not). Without Redis nothing is noted, and
     `file_shared`, which cannot look either, does nothing."""
-    channel, files = event.get("channel"), event.get("files")
-    if not isinstance(channel, str) or not channel or not isinstance(files, list):
+    channel = event.get("channel")
+    if not isinstance(channel, str) or not channel:
         return
     try:
-        for f in files:
-            if isinstance(f, dict) and isinstance(f.get("id"), str):
-                deps.store.dedupe.first_time(team, _mark(f["id"], channel))
+        for f in message_files(event):
+            deps.store.dedupe.first_time(team, _mark(f["id"], channel))
     except (StoreUnavailable, ValueError):  # ValueError: ids no key can hold
         pass
 
