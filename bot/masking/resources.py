@@ -21,7 +21,7 @@ import re
 
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
-from bot.masking.keys import team_like
+from bot.masking.keys import team_like, username_ok
 from bot.masking.owners import family_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
@@ -60,8 +60,12 @@ _KAGGLE_RX = re.compile(
 # Owners on Kaggle that are organisations, not people.
 _KAGGLE_ORGS = frozenset(("kaggle", "google", "nvidia", "microsoft", "meta", "openai", "deepmind", "tensorflow", "keras",
                           "huggingface", "competitions", "code", "datasets", "models"))  # fmt: skip
+# SkyPilot names a cluster launched without `-c` after its user: `sky-` and four hex digits of
+# a UUID, then the login lowercased with its dots and underscores dropped (`sky-9f3c-hfischer`,
+# `sky-1c08-hannahfischer`; on Kubernetes its pods add `-<hash>-head`). Masked up to the next hyphen.
+_SKY_CLUSTER_RX = re.compile(r"(?<![\w.-])sky-[0-9a-f]{4}-(?P<user>[a-z][a-z0-9]{1,31})(?![\w.])")
 RESOURCE_WORDS = ("project", "gcr.io/", ".pkg.dev/", "experiment", "syncing run ", "view run ", "wandb: synced ", "wandb_name", "wandb_run_name", "mlflow_run_name",
-                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/", "wandb.init(")  # fmt: skip
+                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/", "wandb.init(", "sky-")  # fmt: skip
 # Words a run or a project is named with besides its owner's name (`priya-baseline-sweep`): a
 # family name follows a given name only when it is none of these (nor a model's or a tool's).
 _RUN_WORDS = frozenset(
@@ -137,6 +141,12 @@ def find_resource_owners(text: str, edits: list[Edit], state: LogState) -> None:
             if "-" in login:
                 state.learn_user(login.replace("-", "."))  # and so its DNS form and given name
             state.learn_user(login)
+    if "sky-" in text:
+        for m in _SKY_CLUSTER_RX.finditer(text):
+            user = m.group("user")
+            if username_ok(user):
+                edits.append((m.start("user"), m.end("user"), "user", user))
+                state.learn_user(user)
     if "kaggle" in text:
         for m in _KAGGLE_RX.finditer(text):
             user = m.group("user")

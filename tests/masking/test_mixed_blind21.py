@@ -1,0 +1,90 @@
+"""Leaks and an over-mask a twenty-first blind round (a third corpus from a new seed, sixteen
+log families) found.
+
+- scp and rsync write an IPv6 target bracketed (`scp f alice@[2a05:...]:/data/`): the login
+  before it was kept, since the account-at-host pattern took only names and dotted quads.
+- Ray's images run as `ray` (`/home/ray/ray_results/...`): learned as a login, it took
+  `ray.exceptions.OutOfMemoryError` with it.
+- A sweep or a run a thread says died on a numbered machine (`the sweep on gn310 died again`)
+  named the machine with no `job` word before `on`.
+- SkyPilot names an unnamed cluster `sky-<4 hex>-<login>`; the login stayed.
+- A cluster login of a given name, the family name's initial and a number (`yasmino2`) was not
+  read as a person's in an MLflow experiment or a GCP project id.
+All values are synthetic, in the real formats.
+"""
+
+from __future__ import annotations
+
+from tests.masking.test_round12 import _mask_log as _mask  # learned whole first, then masked
+
+
+def test_scp_login_before_a_bracketed_ipv6_target_is_masked() -> None:
+    log = (
+        "$ scp -P 2222 model.safetensors kkowalczyk@[2a05:d014:9c1:3e::7a1:f3]:/data/incoming/\n"
+        "model.safetensors                             100%   13GB 112.4MB/s   01:58\n"
+        "$ rsync -av ckpt/ zoe.lindqvist@[fe80::1c2:3ff:fe4d:5e6f%eth0]:/scratch/\n"
+    )
+    out = _mask(log)
+    assert "kkowalczyk" not in out and "lindqvist" not in out
+    assert "2a05:d014" not in out and "fe4d:5e6f" not in out
+    assert "<USER-1>@[<IPV6-1>]:/data/incoming/" in out
+    assert "100%   13GB 112.4MB/s" in out
+
+
+def test_a_bracketed_address_after_a_word_is_no_login_at_a_machine_by_itself() -> None:
+    # Without an scp/rsync command or a path after it, `x@[addr]` alone is not a target; the
+    # address is still the IPv6 pass's.
+    out = _mask("decorator @[2001:db8:85a3::8a2e:370:7334] kept\n")
+    assert "decorator @" in out and "8a2e:370:7334" not in out
+
+
+def test_rays_own_user_is_no_person() -> None:
+    log = (
+        "(TorchTrainer pid=4379, ip=10.14.2.31) Trial logs: /home/ray/ray_results/TorchTrainer_2026-12-04_10-11-12\n"
+        "(raylet, ip=10.14.2.31) node_manager.cc:3007: 1 Workers (tasks / actors) killed due to memory pressure (OOM)\n"
+        "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
+        "ray@ray-head-7f9c:~$ ray status\n"
+    )
+    out = _mask(log)
+    assert "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory." in out
+    assert "/home/ray/ray_results/" in out
+    assert "$ ray status" in out
+
+
+def test_a_numbered_machine_a_sweep_died_on_is_masked() -> None:
+    log = "Hi Dana, the sweep on gn310 died again with NCCL timeouts, can you look?\nruns on kraken-ml7 are slow\n"
+    out = _mask(log)
+    assert "gn310" not in out and "kraken-ml7" not in out
+    assert "the sweep on <HOST-1> died again with NCCL timeouts" in out
+
+
+def test_a_run_on_a_data_set_or_a_setting_is_kept() -> None:
+    log = "the run on cifar100 died\nthe sweep on lr-3e4 hung\nthe run on seed-42 failed\nthe run on llama-70b died\n"
+    assert _mask(log) == log
+
+
+def test_skypilot_default_cluster_name_loses_its_login() -> None:
+    log = (
+        "I 12-04 10:16:57 cloud_vm_ray_backend.py:4397] Creating a new cluster: 'sky-ff6c-mateogalloway' [1x AWS(p4d.24xlarge, {'A100': 8})].\n"
+        "I 12-04 10:19:12 provisioner.py:450] Successfully provisioned cluster: sky-ff6c-mateogalloway\n"
+        "pod/sky-9f3c-hfischer-2ea4-head   1/1   Running\n"
+        "I 12-04 10:20:01 controller_utils.py:88] Launching jobs controller sky-jobs-controller-2ea485ef\n"
+    )
+    out = _mask(log)
+    assert "mateogalloway" not in out and "hfischer" not in out
+    assert "Creating a new cluster: 'sky-ff6c-<USER-1>' [1x AWS(p4d.24xlarge, {'A100': 8})]." in out
+    assert "sky-9f3c-<USER-2>-2ea4-head" in out
+    assert "sky-jobs-controller-2ea485ef" in out
+
+
+def test_a_given_name_initial_and_number_login_is_read_as_a_person() -> None:
+    log = (
+        "2026/12/04 10:11:12 INFO mlflow.tracking.fluent: Experiment with name 'yasmino2-bert-ablation' does not exist. Creating a new experiment.\n"
+        "$ gcloud config set project mateoh8-sandbox-258\n"
+        "Experiment with name 'llama2-sft' does not exist.\n"
+        "Experiment with name 'bert3-base' does not exist.\n"
+    )
+    out = _mask(log)
+    assert "yasmino2" not in out and "mateoh8" not in out
+    assert "'<USER-1>-bert-ablation'" in out and "<USER-2>-sandbox-258" in out
+    assert "'llama2-sft'" in out and "'bert3-base'" in out
