@@ -88,3 +88,50 @@ def test_a_given_name_initial_and_number_login_is_read_as_a_person() -> None:
     assert "yasmino2" not in out and "mateoh8" not in out
     assert "'<USER-1>-bert-ablation'" in out and "<USER-2>-sandbox-258" in out
     assert "'llama2-sft'" in out and "'bert3-base'" in out
+
+
+def test_a_host_with_a_departments_two_letters_under_a_country_domain_is_masked() -> None:
+    log = (
+        "2026-12-04 10:31:00,001\tINFO worker.py:1642 -- Connecting to existing Ray cluster at address: ray-head.cs.brightmoor.nl:6379...\n"
+        "debug1: Connecting to login01.ml.uni-kassel.de [141.51.204.17] port 22.\n"
+    )
+    out = _mask(log)
+    assert "brightmoor" not in out and "uni-kassel" not in out
+    assert "Connecting to existing Ray cluster at address: <HOST-1>:6379..." in out
+
+
+def test_corpus_files_named_by_language_pair_are_still_kept() -> None:
+    log = "reading wmt14.en.de, train.tok.clean.de, europarl-v7.de-en.de and data.en.tok.de\n"
+    assert _mask(log) == log
+
+
+def test_a_bucket_word_pair_is_masked_whole_when_the_log_names_the_person() -> None:
+    # `galloway` is on no list; the chat header says Mateo Galloway is a person.
+    log = "Mateo Galloway  10:41 AM\nthe ckpts are in s3://norvane-ml-mateo-galloway/ckpt/\n"
+    out = _mask(log)
+    assert "galloway" not in out.lower()
+    assert "s3://norvane-ml-<USER-" in out and "/ckpt/" in out
+
+
+def test_a_dotted_login_is_also_masked_run_together() -> None:
+    log = (
+        "wandb: Currently logged in as: bartholomew.ferrante (acme-ml). Use `wandb login --relogin` to force relogin\n"
+        "Uploading the following files to bartholomewferrante/llama3-sft-v2: model.safetensors,config.json\n"
+        "I 12-04 10:16:57 cloud_vm_ray_backend.py:4397] Creating a new cluster: 'sky-3b1e-bartholomewferrante' [1x AWS(p4d.24xlarge, {'A100': 8})].\n"
+    )
+    out = _mask(log)
+    assert "ferrante" not in out.lower()
+    assert "/llama3-sft-v2: model.safetensors,config.json" in out
+
+
+def test_a_personal_url_user_is_learned_and_a_service_one_is_not() -> None:
+    log = (
+        "$ export MLFLOW_TRACKING_URI=https://delacroix93:DrWx4g*qn5J9YH@mlflow.research.hexavia.io\n"
+        "2026/12/04 10:11:12 INFO mlflow.tracking.fluent: Experiment with name 'delacroix93-bert-ablation' does not exist. Creating a new experiment.\n"
+        "mlflow server --backend-store-uri postgresql://mlflow:Xq81mZpw0a@10.4.2.9:5432/mlflow --host 0.0.0.0\n"
+        "mlflow.exceptions.MlflowException: API request failed\n"
+    )
+    out = _mask(log)
+    assert "delacroix93" not in out
+    assert "Experiment with name '<USER-1>-bert-ablation'" in out
+    assert "mlflow.exceptions.MlflowException: API request failed" in out and ":5432/mlflow --host" in out
