@@ -112,6 +112,9 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
             after = words[i + 1][2]
             if (
                 (word in GIVEN_NAMES and (after in FAMILY_NAMES or _surname_like(after)))
+                # A `given.family` login leading the name (`bastian.whitlock-bert-ablation`):
+                # a project or a model is not named so.
+                or (i == 0 and name[end] == "." and _surname_like(word) and _surname_like(after))
                 or (word in FAMILY_NAMES and after in GIVEN_NAMES)
                 or (after in FAMILY_NAMES and _surname_like(word) and not _GENERATED_RUN.match(name))
             ):

@@ -36,12 +36,15 @@ def _looks_like_token(value: str) -> bool:
 
 # A login with a number after four letters or more (`delacroix93`): how clusters number people.
 _NUMBERED_LOGIN = re.compile(r"[a-z]{4,20}\d{1,3}")
+_DOTTED_LOGIN = re.compile(r"[a-z]{3,20}\.[a-z]{3,30}")
 
 
 def _personal_url_user(user: str) -> bool:
     """Whether a URL's user (lowercase) reads as a person's login, not a service's."""
     if names_a_tool(user.rstrip("0123456789")):
         return False
+    if _DOTTED_LOGIN.fullmatch(user):
+        return not any(names_a_tool(part) for part in user.split("."))  # `bastian.whitlock`
     return person_login(user) or (_NUMBERED_LOGIN.fullmatch(user) is not None and login_like(user))
 
 

@@ -135,3 +135,24 @@ def test_a_personal_url_user_is_learned_and_a_service_one_is_not() -> None:
     assert "delacroix93" not in out
     assert "Experiment with name '<USER-1>-bert-ablation'" in out
     assert "mlflow.exceptions.MlflowException: API request failed" in out and ":5432/mlflow --host" in out
+
+
+def test_a_dotted_login_leading_an_experiment_name_is_masked_and_tools_are_kept() -> None:
+    log = (
+        "2026/12/04 10:11:12 INFO mlflow.tracking.fluent: Experiment with name 'rosalind.hollister-bert-ablation' does not exist. Creating a new experiment.\n"
+        "Experiment with name 'llama.cpp-bench' does not exist.\n"
+        "Experiment with name 'roberta.large-mnli' does not exist.\n"
+    )
+    out = _mask(log)
+    assert "hollister" not in out and "rosalind" not in out
+    assert "'<USER-1>-bert-ablation'" in out
+    assert "'llama.cpp-bench'" in out and "'roberta.large-mnli'" in out
+
+
+def test_a_bucket_word_pair_is_masked_whole_after_an_underscored_login() -> None:
+    log = (
+        "wandb: Currently logged in as: mateo_lundgren (acme-ml). Use `wandb login --relogin` to force relogin\n"
+        "[INFO|trainer.py:3503] 2026-12-04 10:14:00,912 >> Saving model checkpoint to gs://tamborine-mateo-lundgren-ckpt/run1\n"
+    )
+    out = _mask(log)
+    assert "lundgren" not in out and "-ckpt/run1" in out
