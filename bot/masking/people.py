@@ -927,20 +927,23 @@ def find_phones(text: str, edits: list[Edit]) -> None:
 # form of a national number (eleven digits or more, `+14155550132`). After a blank alone (an
 # on-call rota's `Primary:   Aoife Mbeki  +353 87 555 0142`) the number must be written as people
 # write one: the country code, then two groups or more (`+44 7700 900123`, `+1-646-555-0142`).
+# In parentheses after whose it is: `on-call this week: Dana (+44 20 7946 0958)`.
 _VALUE_PHONE_RX = re.compile(
-    r"(?:(?<=[:=\[,\x22'])|(?<=- )|(?<=[ \t]))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
-    r"(?=[\x22',\]\\]|\s|$)",
+    r"(?:(?<=[:=\[,\x22'(])|(?<=- )|(?<=[ \t]))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
+    r"(?=[\x22',\]\\)]|\s|$)",
 )
 # A number after a blank: the country code, then groups of digits, each after one separator.
 _SPACED_PHONE = re.compile(r"\+[1-9]\d{0,2}(?:[ -]\(?\d{1,8}\)?){2,5}\Z")
 # Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening or a blank.
-VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22' \t]|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
+VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22' \t(]|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
 
 
 def find_value_phones(text: str, edits: list[Edit]) -> None:
     """Mask international-format phone numbers that stand as values, as <PHONE-n>."""
     for m in _VALUE_PHONE_RX.finditer(text):
         number = m.group("p").rstrip(" .-")
+        if number.endswith(")") and number.count(")") > number.count("("):
+            number = number[:-1]  # the parenthesis the number was written in, `(+44 20 7946 0958)`
         digits = sum(c.isdigit() for c in number)
         if text[m.start() - 1] in " \t" and text[m.start() - 2 : m.start()] != "- " and not _SPACED_PHONE.match(number):
             continue

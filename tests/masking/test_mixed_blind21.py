@@ -156,3 +156,22 @@ def test_a_bucket_word_pair_is_masked_whole_after_an_underscored_login() -> None
     )
     out = _mask(log)
     assert "lundgren" not in out and "-ckpt/run1" in out
+
+
+def test_an_international_phone_in_parentheses_and_the_on_call_name_before_it_are_masked() -> None:
+    log = (
+        "[ALERT] GPU node gpu-node-17 XID 48 (DBE) - paging on-call\n"
+        "on-call this week: Matthias (+49 89 8204 8112)\n"
+        "on-call: Platform (+44 20 7553 8064)\n"
+        "Matthias will check the node\n"
+    )
+    out = _mask(log)
+    assert "8204 8112" not in out and "7553 8064" not in out and "Matthias" not in out
+    assert "on-call this week: <NAME-1> (<PHONE-1>)" in out
+    assert "on-call: Platform (<PHONE-2>)" in out
+    assert "XID 48 (DBE)" in out
+
+
+def test_signed_numbers_in_parentheses_are_no_phones() -> None:
+    log = "loss improved (+12.5%) at offset (+3600), tz (+05:30), delta (+123456789)\n"
+    assert _mask(log) == log
