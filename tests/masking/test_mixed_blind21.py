@@ -175,3 +175,27 @@ def test_an_international_phone_in_parentheses_and_the_on_call_name_before_it_ar
 def test_signed_numbers_in_parentheses_are_no_phones() -> None:
     log = "loss improved (+12.5%) at offset (+3600), tz (+05:30), delta (+123456789)\n"
     assert _mask(log) == log
+
+
+def test_nvidia_smi_csv_serial_column_is_masked() -> None:
+    log = (
+        "[root@gn101 ~]# nvidia-smi --query-gpu=serial,uuid --format=csv\n"
+        "serial, uuid\n"
+        "5805481896914, GPU-1b2c3d4e-aaaa-bbbb-cccc-0123456789ab\n"
+        "1324020012345, GPU-2b2c3d4e-aaaa-bbbb-cccc-0123456789ab\n"
+        "$ nvidia-smi --query-gpu=index,name,serial,memory.used --format=csv\n"
+        "index, name, serial, memory.used [MiB]\n"
+        "0, NVIDIA H100 80GB HBM3, 1654923000123, 81002 MiB\n"
+        "1, NVIDIA H100 80GB HBM3, [N/A], 12 MiB\n"
+        "step 100, loss 2.31\n"
+    )
+    out = _mask(log)
+    assert "5805481896914" not in out and "1324020012345" not in out and "1654923000123" not in out
+    assert "<SERIAL-1>, GPU-1b2c3d4e-aaaa-bbbb-cccc-0123456789ab" in out
+    assert "0, NVIDIA H100 80GB HBM3, <SERIAL-3>, 81002 MiB" in out
+    assert "1, NVIDIA H100 80GB HBM3, [N/A], 12 MiB" in out and "step 100, loss 2.31" in out
+
+
+def test_a_csv_without_a_serial_column_is_kept() -> None:
+    log = "index, name, memory.used [MiB]\n0, NVIDIA H100 80GB HBM3, 81002 MiB\nserial port ok\n"
+    assert _mask(log) == log
