@@ -95,6 +95,25 @@ def _surname_like(word: str) -> bool:
 _WORD = re.compile(r"[A-Za-z]+[0-9]{0,3}")
 
 
+# What a person calls their own space (`joaquimh7-sandbox-982`), as Kubernetes namespaces say it too.
+_WORKSPACE_AFTER = re.compile(r"-(?:sandbox|scratch|playground|personal|home|workspace)(?![a-z])")
+# A login a cluster numbers (`ferrante53`, `mirelan2`): five letters or more, then one to three digits.
+_NUMBERED_LOGIN = re.compile(r"[a-z]{5,20}[0-9]{1,3}\Z")
+
+
+def _numbered_before_workspace(word: str, name: str, end: int) -> bool:
+    """A numbered login leading a name and followed by a personal space's word, whatever the
+    lists know of it (`ferrante53-sandbox-100`); a model's or a tool's (`llama3-sandbox`) is none."""
+    return (
+        _NUMBERED_LOGIN.match(word) is not None
+        and _WORKSPACE_AFTER.match(name, end) is not None
+        and not names_a_tool(word.rstrip("0123456789"))
+        and not team_like(word.rstrip("0123456789"))
+        and word.rstrip("0123456789") not in _RUN_WORDS
+        and login_like(word)
+    )
+
+
 def _personal_words(name: str) -> list[tuple[int, int]]:
     """The spans of `name` that are a person's: the first word when it reads as a login, a
     given and a family name together, and any word that is a given name or a family login."""
@@ -125,7 +144,11 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
                 continue
         if spans and spans[-1][1] > start:
             continue
-        if (i == 0 and person_login(word)) or word in GIVEN_NAMES or family_login(word):
+        if (
+            (i == 0 and (person_login(word) or _numbered_before_workspace(word, name, end)))
+            or word in GIVEN_NAMES
+            or family_login(word)
+        ):
             spans.append((start, end))
     return spans
 

@@ -199,3 +199,16 @@ def test_nvidia_smi_csv_serial_column_is_masked() -> None:
 def test_a_csv_without_a_serial_column_is_kept() -> None:
     log = "index, name, memory.used [MiB]\n0, NVIDIA H100 80GB HBM3, 81002 MiB\nserial port ok\n"
     assert _mask(log) == log
+
+
+def test_a_numbered_login_before_a_sandbox_word_in_a_project_id_is_masked() -> None:
+    log = (
+        "$ gcloud config set project ferrante53-sandbox-100\n"
+        "Updated property [core/project].\n"
+        "$ gcloud config set project llama3-sandbox-1\n"
+        "$ gcloud config set project team42-sandbox\n"
+        "$ gcloud config set project proj2-sandbox\n"
+    )
+    out = _mask(log)
+    assert "ferrante53" not in out and "<USER-1>-sandbox-100" in out
+    assert "llama3-sandbox-1" in out and "team42-sandbox" in out and "proj2-sandbox" in out
