@@ -334,6 +334,37 @@ _SERIAL_RXS = (
 SERIAL_WORDS = ("serial",)
 
 
+# `nvidia-smi --query-gpu=...,serial,... --format=csv` heads its rows with the fields asked
+# for (`index, name, serial, uuid`; `[units]` after some), then one GPU a row: the serial is
+# the row's cell under `serial` (`3, NVIDIA H100 80GB HBM3, 1654923000123, GPU-...`).
+_CSV_HEADER = re.compile(r"^[ \t]*(?P<h>[a-z][\w.]*(?: \[[^\]\n]{1,20}\])?(?:, [a-z][\w.]*(?: \[[^\]\n]{1,20}\])?){1,30})[ \t]*\r?$", re.M)
+_CSV_SERIAL = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{4,39}")
+CSV_SERIAL_WORDS = ("serial",)
+
+
+def find_csv_serials(text: str, present: set[str], edits: list[Edit]) -> None:
+    """Mask the serial column of nvidia-smi's CSV query output as <SERIAL-n>."""
+    if "serial" not in present:
+        return
+    for m in _CSV_HEADER.finditer(text):
+        fields = [f.split(" [", 1)[0] for f in m.group("h").split(", ")]
+        if "serial" not in fields:
+            continue
+        col, pos = fields.index("serial"), m.end() + 1
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            cells = text[pos:end].rstrip("\r").split(", ")
+            if len(cells) != len(fields):
+                break  # the table ends where a row of another shape begins
+            start = pos + sum(len(c) + 2 for c in cells[:col])
+            value = cells[col].strip()
+            if _CSV_SERIAL.fullmatch(value) and any(c.isdigit() for c in value) and value.strip("0-"):
+                start += len(cells[col]) - len(cells[col].lstrip())
+                edits.append((start, start + len(value), "serial", value))
+            pos = end + 1
+
+
 def find_serials(text: str, edits: list[Edit]) -> None:
     """Mask hardware serial numbers (GPU boards, FRUs, chassis) as <SERIAL-n>."""
     for rx in _SERIAL_RXS:

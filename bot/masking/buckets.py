@@ -110,8 +110,11 @@ def find_bucket_given_names(text: str, edits: list[Edit], state: LogState) -> No
             if name in GIVEN_NAMES:
                 end = word.end()
                 family = _FAMILY_AFTER.match(bucket, end)
-                if family is not None and family.group(1) in FAMILY_NAMES:
-                    # `gs://aisha-iyer-sandbox`, `s3://ckpt-lukas.novak`: her family name goes too.
+                if family is not None and (
+                    family.group(1) in FAMILY_NAMES or f"{name}-{family.group(1)}" in state.users  # (a login's DNS form)
+                ):
+                    # `gs://aisha-iyer-sandbox`, `s3://ckpt-lukas.novak`: her family name goes too,
+                    # also one the list lacks when the log names her (`Mateo Galloway` in a chat).
                     end, name = family.end(), bucket[word.start() : family.end()]
                 edits.append((base + word.start(), base + end, "user", name))
                 state.learn_user(name)

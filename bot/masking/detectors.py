@@ -30,11 +30,13 @@ from dataclasses import dataclass
 
 from bot.masking.addressed import ADDRESSED_TRIGGER, find_addressed_names
 from bot.masking.addresses import (
+    CSV_SERIAL_WORDS,
     IPV4_TRIGGER,
     IPV6_TRIGGER,
     MAC_TRIGGER,
     MAC_WORDS,
     SERIAL_WORDS,
+    find_csv_serials,
     find_ipv4,
     find_ipv6,
     find_macs,
@@ -239,6 +241,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("contact-names", "addresses", lambda s: find_contact_names(s.text, s.edits, s.state), ("name",), line_anchors=CONTACT_WORDS, line_trigger=CONTACT_TRIGGER),
     # A label, then a number: board serials and phone numbers share one line gate (one pass).
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
+    # nvidia-smi's CSV query output: the serial is a cell under its header's `serial`, on its own line.
+    Detector("csv-serials", "addresses", lambda s: find_csv_serials(s.text, s.present, s.edits), ("serial",), CSV_SERIAL_WORDS),
     # International-format phone numbers standing as values (alert configs), no label needed.
     Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
     # North American numbers, no label needed: their 3-3-4 grouping says what they are.

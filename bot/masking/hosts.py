@@ -105,7 +105,17 @@ _CORPUS_LABEL = re.compile(r"[a-z]{2}(?:[-_][a-z]{2})?|tok|bpe|spm|sp|clean|norm
 def _country_host(head: str) -> bool:
     """Whether `head` (the labels before a country label, with the dot) reads as a host."""
     labels = head.rstrip(".").split(".")
-    if len(labels) < 2 or any(_CORPUS_LABEL.fullmatch(label) and label not in _ZONE_LABELS for label in labels[1:]):
+    if len(labels) < 2:
+        return False
+    # A data file names its language pair or stage last (`wmt14.en.de`, `train.tok.clean.de`); a
+    # department's two letters sit between a machine and its organisation's name
+    # (`ray-head.cs.brightmoor.de`, `gpu01.ml.uni-kassel.de`), which no corpus label is.
+    org = labels[-1]
+    inner_pair_ok = len(labels) >= 3 and len(org) >= 4 and not _CORPUS_LABEL.fullmatch(org)
+    if any(
+        _CORPUS_LABEL.fullmatch(label) and label not in _ZONE_LABELS and not (inner_pair_ok and len(label) == 2)
+        for label in labels[1:]
+    ):
         return False
     if len(labels) >= 3 or labels[-1] in _ZONE_LABELS:
         return True

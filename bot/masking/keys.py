@@ -416,6 +416,9 @@ TECHNICAL_USERS = frozenset(
         # Azure Pipelines' hosted agents run as `vsts` (azcopy's `/home/vsts/.azcopy`); a
         # container's service user named for its job (`user: trainer` in a pod's YAML).
         "vsts", "trainer",
+        # The Ray project's images run as `ray` (`/home/ray/ray_results/...` in every Tune
+        # trial's path); learned as a login, it took `ray.exceptions` and `ray start` with it.
+        "ray",
     )
 )
 _USER_SHAPE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")

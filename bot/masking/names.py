@@ -532,6 +532,14 @@ _NAME_BEFORE_NUMBER = re.compile(
 )
 
 
+# An on-call rota's one name with the number in parentheses after it, whether the list knows
+# the name or not (`on-call this week: Matthias (+49 89 8204 8112)`).
+_ONCALL_NAME = re.compile(
+    r"(?i:on-call|oncall|on call)[^:\n]{0,30}:[ \t]*(?P<name>" + _CAP + _LOW + r"{2,20})[ \t]*"
+    r"\((?=\+?[0-9][0-9 ./-]{6,20}[0-9]\))"
+)
+
+
 # What else a number is announced by (`Pager Duty:`, `Support Hotline`, `Office Line`).
 _LINE_WORDS = frozenset(("duty", "hotline", "helpline", "number", "office", "line", "team", "support", "service", "desk",
                          "code", "version", "id", "no", "ticket", "case", "order", "invoice", "account"))  # fmt: skip
@@ -553,6 +561,10 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
         if any(w in _NO_PERSON or w in _EVENT_WORDS or w in _NOBODY or w in _LINE_WORDS for w in words):
             continue
         if on_contact_line(m.start()):
+            take_name(text, m.start("name"), m.group("name"), edits, state)
+    for m in _ONCALL_NAME.finditer(text):
+        word = m.group("name").lower()
+        if not any(word in words for words in (_NO_PERSON, _NOBODY, _EVENT_WORDS, _LINE_WORDS)):
             take_name(text, m.start("name"), m.group("name"), edits, state)
     pos = 0
     while (m := _CONTACT_NAME.search(text, pos)) is not None:

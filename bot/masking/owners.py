@@ -147,6 +147,8 @@ def person_login(value: str) -> bool:
         return True  # a given name and a number, as clusters hand logins out (`leila93`)
     if value[:-1] in GIVEN_NAMES:
         return value.isalpha()  # (one letter: `mariadb` is no Maria's)
+    if len(value) - len(stem) in (1, 2) and stem[:-1] in GIVEN_NAMES and stem.isalpha():
+        return True  # a given name, the family name's initial and a number (`yasmino2`, `mateoh8`)
     return (
         _INITIAL_SURNAME.match(value) is not None
         and value[:2] not in _ONSETS

@@ -100,7 +100,8 @@ def find_reason_rows(text: str, edits: list[Edit], state: LogState) -> None:
 # A hyphenated name (`kraken-ml`), or a numbered one (`r045`, `nid001234`, `kraken-ml7`).
 _NUMBERED_NAME = r"(?P<host>[a-z][a-z0-9]{1,30}(?:-[a-z0-9]{1,30}){1,3}|(?P<head>[a-z]{1,10})\d{2,6})"
 # The words a thread says a job died, hung or ran on a machine with (`job on gn036`).
-_JOB_ON = r"(?:job|jobs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+"
+# A sweep or a run is a job too (`the sweep on gn310 died again`).
+_JOB_ON = r"(?:job|jobs|sweep|sweeps|run|runs|died|crashed|hung|hangs|failed|fails|stuck)[ \t]+(?:again[ \t]+)?on[ \t]+"
 # A machine a sentence moves a job to or logs into, named without a number or a domain:
 # `I moved the job to kraken-ml for now`, `ssh'd into thor-dev`, `rebooted hydra-gpu`.
 _PROSE_HOST = re.compile(
@@ -135,7 +136,11 @@ _MODEL_HEADS = frozenset(
      "flan", "roberta", "deberta", "xlm", "cuda", "cudnn", "nccl", "torch", "python", "py", "ubuntu", "rocm", "gcc", "cu",
      "sm", "llava", "codellama", "starcoder", "internlm", "glm", "chatglm", "baichuan", "stablelm", "vicuna", "alpaca",
      "step", "epoch", "rank", "run", "exp", "job", "v", "rc", "release", "issue", "pr", "ticket", "inc", "jira", "ops",
-     "week", "day", "sprint", "part", "phase", "iter", "batch", "round", "wave", "task", "build", "stage", "zero", "fp")
+     "week", "day", "sprint", "part", "phase", "iter", "batch", "round", "wave", "task", "build", "stage", "zero", "fp",
+     # Data sets a run is said to be on (`the sweep on cifar100`, `a run on wiki103`).
+     "cifar", "mnist", "wiki", "wikitext", "imagenet", "coco", "voc", "ade", "kinetics", "squad", "glue", "xsum",
+     # and the settings it is said to be on (`the run on seed-42`, `the sweep on lr-3e4`).
+     "seed", "lr", "fold", "shard", "split", "config", "cfg", "ckpt", "checkpoint")
 )  # fmt: skip
 PROSE_HOST_TRIGGER = (
     r"(?:ssh|logged|log|mov|migrated|rescheduled|resubmitted|requeued|rebooted|drained|running|ran|restarted|relaunched)"

@@ -120,7 +120,7 @@ _EMAIL_ENCODED_RX = regex.compile(
 # user@host in a shell prompt (`alice@node01:~$`, `[alice@node01 proj]$`), an ssh/scp target
 # or an ssh password prompt. Other `a@b` (decorators, pip `pkg@ref`, docker digests) stay.
 _USER_AT_HOST_RX = regex.compile(
-    r"(?<![\w.@/+%-])(?P<user>[a-z_][a-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252})"
+    r"(?<![\w.@/+%-])(?P<user>[a-z_][a-z0-9_.-]{0,31})@(?P<host>\[[0-9A-Fa-f:.]{2,45}(?:%[\w.-]{1,16})?\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252})"
     r"(?![\w.-]{0,64}@)(?=(?P<after>:[~/]|:?\s|\]|'s |:\s*$|$)|)"
 )
 # (A git branch may stand before the `%`, as vcs_info or a theme writes it: `~/llm (main) %`.)
@@ -149,8 +149,10 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
         return
     for m in _USER_AT_HOST_RX.finditer(text):
         after = m.group("after")
-        # `alice@10.0.0.12:22`: an account at a machine's address, whatever follows it.
-        at_address = _DOTTED_QUAD.fullmatch(m.group("host")) is not None
+        # `alice@10.0.0.12:22`: an account at a machine's address, whatever follows it; an
+        # IPv6 address is bracketed for scp and rsync (`scp f alice@[2a05:d014::7]:/data/`).
+        bracketed = m.group("host").startswith("[")
+        at_address = bracketed or _DOTTED_QUAD.fullmatch(m.group("host")) is not None
         if after is None and not at_address:
             continue
         start = m.start()
@@ -180,7 +182,8 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)
         # Dotted hosts are left to the address and FQDN passes, which know public names.
-        if "." not in host and host_value_ok(host) and host.lower() != "sha256":
+        # (A bracketed address is the IPv6 pass's.)
+        if not bracketed and "." not in host and host_value_ok(host) and host.lower() != "sha256":
             edits.append((m.start("host"), m.end("host"), "host", host))
             state.learn_host(host)
 
@@ -285,7 +288,7 @@ _HOME_SKIP = frozenset(
     (
         "shared", "public", "guest", "default", "all", "admin", "root", "ubuntu", "user", "users",
         "runner", "jovyan", "ec2-user", "coder", "vscode", "node", "app", "worker", "docker",
-        "vsts", "trainer", "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
+        "vsts", "trainer", "ray", "opc", "azureuser", "centos", "debian", "work", "data", "datasets", "tmp", "temp", "local",
         "cache", "slurm", "job", "jobs", "projects", "project", "group", "groups", "scratch",
         "home", "models", "checkpoints", "logs", "bin", "lib", "share", "src", "nobody",
         "localadmin", "proj", "train", "training", "eval", "test", "tests", "exp", "exps",
@@ -924,20 +927,23 @@ def find_phones(text: str, edits: list[Edit]) -> None:
 # form of a national number (eleven digits or more, `+14155550132`). After a blank alone (an
 # on-call rota's `Primary:   Aoife Mbeki  +353 87 555 0142`) the number must be written as people
 # write one: the country code, then two groups or more (`+44 7700 900123`, `+1-646-555-0142`).
+# In parentheses after whose it is: `on-call this week: Dana (+44 20 7946 0958)`.
 _VALUE_PHONE_RX = re.compile(
-    r"(?:(?<=[:=\[,\x22'])|(?<=- )|(?<=[ \t]))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
-    r"(?=[\x22',\]\\]|\s|$)",
+    r"(?:(?<=[:=\[,\x22'(])|(?<=- )|(?<=[ \t]))[ \t]{0,4}[\x22']?(?P<p>\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){1,6})"
+    r"(?=[\x22',\]\\)]|\s|$)",
 )
 # A number after a blank: the country code, then groups of digits, each after one separator.
 _SPACED_PHONE = re.compile(r"\+[1-9]\d{0,2}(?:[ -]\(?\d{1,8}\)?){2,5}\Z")
 # Its line gate (bot/masking/gate.py): a `+` and a digit after a value's opening or a blank.
-VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22' \t]|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
+VALUE_PHONE_TRIGGER = r"(?:[:=\[,\x22' \t(]|- )[ \t]{0,4}[\x22']?\+[1-9][0-9]"
 
 
 def find_value_phones(text: str, edits: list[Edit]) -> None:
     """Mask international-format phone numbers that stand as values, as <PHONE-n>."""
     for m in _VALUE_PHONE_RX.finditer(text):
         number = m.group("p").rstrip(" .-")
+        if number.endswith(")") and number.count(")") > number.count("("):
+            number = number[:-1]  # the parenthesis the number was written in, `(+44 20 7946 0958)`
         digits = sum(c.isdigit() for c in number)
         if text[m.start() - 1] in " \t" and text[m.start() - 2 : m.start()] != "- " and not _SPACED_PHONE.match(number):
             continue

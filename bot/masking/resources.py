@@ -21,7 +21,7 @@ import re
 
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
-from bot.masking.keys import team_like
+from bot.masking.keys import team_like, username_ok
 from bot.masking.owners import family_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
@@ -60,8 +60,12 @@ _KAGGLE_RX = re.compile(
 # Owners on Kaggle that are organisations, not people.
 _KAGGLE_ORGS = frozenset(("kaggle", "google", "nvidia", "microsoft", "meta", "openai", "deepmind", "tensorflow", "keras",
                           "huggingface", "competitions", "code", "datasets", "models"))  # fmt: skip
+# SkyPilot names a cluster launched without `-c` after its user: `sky-` and four hex digits of
+# a UUID, then the login lowercased with its dots and underscores dropped (`sky-9f3c-hfischer`,
+# `sky-1c08-hannahfischer`; on Kubernetes its pods add `-<hash>-head`). Masked up to the next hyphen.
+_SKY_CLUSTER_RX = re.compile(r"(?<![\w.-])sky-[0-9a-f]{4}-(?P<user>[a-z][a-z0-9]{1,31})(?![\w.])")
 RESOURCE_WORDS = ("project", "gcr.io/", ".pkg.dev/", "experiment", "syncing run ", "view run ", "wandb: synced ", "wandb_name", "wandb_run_name", "mlflow_run_name",
-                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/", "wandb.init(")  # fmt: skip
+                  "run_name", "run-name", "kaggle", "wandb.ai/", "comet.com/", "neptune.ai/", "wandb.init(", "sky-")  # fmt: skip
 # Words a run or a project is named with besides its owner's name (`priya-baseline-sweep`): a
 # family name follows a given name only when it is none of these (nor a model's or a tool's).
 _RUN_WORDS = frozenset(
@@ -91,6 +95,25 @@ def _surname_like(word: str) -> bool:
 _WORD = re.compile(r"[A-Za-z]+[0-9]{0,3}")
 
 
+# What a person calls their own space (`joaquimh7-sandbox-982`), as Kubernetes namespaces say it too.
+_WORKSPACE_AFTER = re.compile(r"-(?:sandbox|scratch|playground|personal|home|workspace)(?![a-z])")
+# A login a cluster numbers (`ferrante53`, `mirelan2`): five letters or more, then one to three digits.
+_NUMBERED_LOGIN = re.compile(r"[a-z]{5,20}[0-9]{1,3}\Z")
+
+
+def _numbered_before_workspace(word: str, name: str, end: int) -> bool:
+    """A numbered login leading a name and followed by a personal space's word, whatever the
+    lists know of it (`ferrante53-sandbox-100`); a model's or a tool's (`llama3-sandbox`) is none."""
+    return (
+        _NUMBERED_LOGIN.match(word) is not None
+        and _WORKSPACE_AFTER.match(name, end) is not None
+        and not names_a_tool(word.rstrip("0123456789"))
+        and not team_like(word.rstrip("0123456789"))
+        and word.rstrip("0123456789") not in _RUN_WORDS
+        and login_like(word)
+    )
+
+
 def _personal_words(name: str) -> list[tuple[int, int]]:
     """The spans of `name` that are a person's: the first word when it reads as a login, a
     given and a family name together, and any word that is a given name or a family login."""
@@ -108,6 +131,9 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
             after = words[i + 1][2]
             if (
                 (word in GIVEN_NAMES and (after in FAMILY_NAMES or _surname_like(after)))
+                # A `given.family` login leading the name (`bastian.whitlock-bert-ablation`):
+                # a project or a model is not named so.
+                or (i == 0 and name[end] == "." and _surname_like(word) and _surname_like(after))
                 or (word in FAMILY_NAMES and after in GIVEN_NAMES)
                 or (after in FAMILY_NAMES and _surname_like(word) and not _GENERATED_RUN.match(name))
             ):
@@ -118,7 +144,11 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
                 continue
         if spans and spans[-1][1] > start:
             continue
-        if (i == 0 and person_login(word)) or word in GIVEN_NAMES or family_login(word):
+        if (
+            (i == 0 and (person_login(word) or _numbered_before_workspace(word, name, end)))
+            or word in GIVEN_NAMES
+            or family_login(word)
+        ):
             spans.append((start, end))
     return spans
 
@@ -137,6 +167,12 @@ def find_resource_owners(text: str, edits: list[Edit], state: LogState) -> None:
             if "-" in login:
                 state.learn_user(login.replace("-", "."))  # and so its DNS form and given name
             state.learn_user(login)
+    if "sky-" in text:
+        for m in _SKY_CLUSTER_RX.finditer(text):
+            user = m.group("user")
+            if username_ok(user):
+                edits.append((m.start("user"), m.end("user"), "user", user))
+                state.learn_user(user)
     if "kaggle" in text:
         for m in _KAGGLE_RX.finditer(text):
             user = m.group("user")

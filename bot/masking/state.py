@@ -31,6 +31,10 @@ _STOP_NAMES = frozenset(
 )
 
 _DNS_UNSAFE = re.compile(r"[._]+")
+# A login of two names joined by a dot or an underscore (`mateo.galloway`, `radhika_villanueva`),
+# and what a tool that drops those leaves of it (`mateogalloway`).
+_JOINABLE = re.compile(r"[a-z]{3,20}[._][a-z]{3,30}")
+_JOINED_SEP = re.compile(r"[._]")
 # A login spelled `given.family` or `given_family` (not `svc_train`: the family part must be
 # letters too, and the given name not a common word, `_WORDLIKE_GIVEN`).
 _GIVEN_IN_LOGIN = re.compile(r"([a-z]{3,20})[._][a-z]{2,30}\Z")
@@ -143,6 +147,11 @@ class LogState:
                 self._learn_given(given.group(1))
             # `hannah.fischer` is `hannah-fischer` in a Kubernetes namespace or pod name (DNS
             # labels allow neither dots nor underscores nor capitals): learn that form too.
+            # `mateo.galloway` runs together where a tool drops what a name may not hold:
+            # SkyPilot's cluster names (`sky-ff6c-mateogalloway`), a Hub account's repositories.
+            joined = _JOINED_SEP.sub("", name.lower())
+            if joined != name.lower() and _JOINABLE.fullmatch(name.lower()) and learnable(joined):
+                self.users.setdefault(joined, None)
             dns = _DNS_UNSAFE.sub("-", name.lower())
             if dns != name.lower() and learnable(dns):
                 self.users.setdefault(dns, None)

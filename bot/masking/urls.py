@@ -13,7 +13,7 @@ import re
 from bot.masking.edits import Edit
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
-from bot.masking.owners import login_like
+from bot.masking.owners import login_like, names_a_tool, person_login
 from bot.masking.state import LogState
 from bot.masking.vendor import char_classes, entropy, kind_of_value
 
@@ -32,6 +32,20 @@ URL_CREDENTIALS_TRIGGER = r"://.*@"
 
 def _looks_like_token(value: str) -> bool:
     return len(value) >= 20 and char_classes(value) >= 2 and entropy(value) >= 3.0
+
+
+# A login with a number after four letters or more (`delacroix93`): how clusters number people.
+_NUMBERED_LOGIN = re.compile(r"[a-z]{4,20}\d{1,3}")
+_DOTTED_LOGIN = re.compile(r"[a-z]{3,20}\.[a-z]{3,30}")
+
+
+def _personal_url_user(user: str) -> bool:
+    """Whether a URL's user (lowercase) reads as a person's login, not a service's."""
+    if names_a_tool(user.rstrip("0123456789")):
+        return False
+    if _DOTTED_LOGIN.fullmatch(user):
+        return not any(names_a_tool(part) for part in user.split("."))  # `bastian.whitlock`
+    return person_login(user) or (_NUMBERED_LOGIN.fullmatch(user) is not None and login_like(user))
 
 
 def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
@@ -55,9 +69,13 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
             if kind is not None or (not colon and _looks_like_token(user)):
                 edits.append((base, base + len(user), kind or "token", user))
             elif user.lower() not in TECHNICAL_USERS and not exempt_value(user):
-                # Masked where it stands, not learned: URL users are mostly service accounts
-                # (`trainer`, `mlflow`) whose names are also ordinary words in the log.
+                # Masked where it stands, learned only when it reads as a person's login: URL
+                # users are mostly service accounts (`trainer`, `mlflow`) whose names are also
+                # ordinary words in the log. A person's own (`https://delacroix93:...@mlflow...`)
+                # names their experiments and runs too (`'delacroix93-bert-ablation'`).
                 edits.append((base, base + len(user), "user", user))
+                if _personal_url_user(user.lower()):
+                    state.learn_user(user)
         if colon and password and not exempt_value(password) and password.lower() not in TECHNICAL_USERS:
             pstart = base + len(user) + 1
             edits.append((pstart, pstart + len(password), kind_of_value(password) or "password", password))
