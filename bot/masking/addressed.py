@@ -47,7 +47,12 @@ _LOG_LABEL_WORDS = frozenset(
      "mean", "average", "best", "current", "global", "local", "rank", "worker", "process", "server", "request",
      "response", "result", "results", "output", "input", "message", "note", "warning", "debug", "trace", "exception",
      "reward", "score", "metric", "metrics", "perplexity", "sample", "samples", "prompt", "answer", "question",
-     "user", "assistant", "system", "human", "agent", "tool", "observation", "thought", "action", "final")
+     "user", "assistant", "system", "human", "agent", "tool", "observation", "thought", "action", "final",
+     "git", "commit", "branch", "version", "host", "port", "path", "file", "directory", "dir", "state", "mode",
+     "level", "cache", "seed", "device", "driver", "kernel", "image", "container", "pod", "namespace",
+     "deployment", "region", "zone", "bucket", "split", "shard", "tokenizer", "vocab", "precision", "dtype",
+     "backend", "strategy", "plugin", "callback", "logger", "resume", "restart", "retry", "timeout", "peak",
+     "max", "min", "last", "next", "first", "new", "old", "free", "used", "queue", "task", "stage", "phase")
 )  # fmt: skip
 # Endings of English words, not of the names a chat shows (`Training`, `Validation`, `Fitness`).
 _WORD_ENDS = ("ing", "tion", "sion", "ment", "ness", "ity", "ics")

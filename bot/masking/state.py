@@ -57,6 +57,11 @@ _SERVICE_ACCOUNTS = frozenset(
      "circleci", "travis", "gitpod", "codespace", "conda", "anaconda", "ollama", "triton", "kubernetes", "docker",
      "mambauser", "mamba", "jupyter", "sagemaker", "azureml", "databricks", "colab", "kaggle", "gradle", "maven")
 )  # fmt: skip
+# Accounts a site numbers that name a role, not a person (`student12`, `demo3`, `kube38`).
+_NUMBERED_ACCOUNTS = frozenset(
+    ("student", "intern", "demo", "class", "course", "kube", "tutorial", "workshop", "account", "member", "research",
+     "group", "proj", "team", "guest", "trial", "lab", "hpc", "tenant", "ci", "build", "agent", "bench", "temp")
+)  # fmt: skip
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
 # One word of a name; a hyphen or apostrophe may join two (`Anne-Marie`, `Seo-yeon`, `D'Arcy`).
@@ -163,7 +168,14 @@ class LogState:
             # `kagiso63`: a cluster numbered the name it was given (`kagiso-lr5e-4`, `Kagiso
             # will rerun`); not a short stem, which could be a word's (`dev1`, `ops2`).
             stem = name.rstrip("0123456789")
-            if stem != name and len(stem) >= 4 and stem.isalpha() and len(name) - len(stem) <= 3:
+            if (
+                stem != name
+                and len(stem) >= 4
+                and stem.isalpha()
+                and len(name) - len(stem) <= 3
+                and stem not in _NUMBERED_ACCOUNTS
+                and self._given_like(stem)
+            ):
                 self._learn_given(stem)
             # `hannah.fischer` is `hannah-fischer` in a Kubernetes namespace or pod name (DNS
             # labels allow neither dots nor underscores nor capitals): learn that form too.

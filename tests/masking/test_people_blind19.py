@@ -159,3 +159,21 @@ def test_words_that_are_also_given_names_stay_words() -> None:
     assert "Sandy Bridge CPUs do not support AVX2" in out
     assert "Will retry in 5 seconds" in out
     assert "Grace period of 30s expired" in out
+
+
+def test_a_program_s_two_word_label_before_a_word_and_digits_is_kept() -> None:
+    text = "[14:02] Git Commit: abc1234 on main branch\n[14:03] Peak Memory: went up to 71 GiB\n"
+    assert _masked(text) == text
+
+
+def test_a_namespace_of_a_learned_given_name_and_a_word_is_hers_whole() -> None:
+    out = _masked("USER=sadia38\n$ kubectl -n sadia-tserendorj describe pod train-0\n$ kubectl -n sadia-dev get pods\n")
+    assert "tserendorj" not in out and "sadia" not in out
+    assert "describe pod train-0" in out
+    assert "-n <USER-3>-dev get pods" in out or "-n <USER-2>-dev get pods" in out
+
+
+def test_a_numbered_role_account_teaches_no_word() -> None:
+    out = _masked("USER=kube38\n$ kubectl -n kube-system get pods\nUSER=student12\nthe student cluster is full\n")
+    assert "-n kube-system get pods" in out
+    assert "the student cluster is full" in out
