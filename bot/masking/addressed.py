@@ -52,7 +52,8 @@ _LOG_LABEL_WORDS = frozenset(
      "level", "cache", "seed", "device", "driver", "kernel", "image", "container", "pod", "namespace",
      "deployment", "region", "zone", "bucket", "split", "shard", "tokenizer", "vocab", "precision", "dtype",
      "backend", "strategy", "plugin", "callback", "logger", "resume", "restart", "retry", "timeout", "peak",
-     "max", "min", "last", "next", "first", "new", "old", "free", "used", "queue", "task", "stage", "phase")
+     "max", "min", "last", "next", "first", "new", "old", "free", "used", "queue", "task", "stage", "phase",
+     "warn", "err", "fatal", "panic", "notice", "cuda", "nccl", "gloo", "mpi")
 )  # fmt: skip
 # Endings of English words, not of the names a chat shows (`Training`, `Validation`, `Fitness`).
 _WORD_ENDS = ("ing", "tion", "sion", "ment", "ness", "ity", "ics")

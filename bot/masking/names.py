@@ -18,7 +18,7 @@ import regex
 from bot.literals import LiteralSet
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
-from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, annotated_values
 from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
 from bot.masking.state import LogState, ascii_folded
@@ -443,7 +443,7 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             login = _LOGIN_AFTER_NAME.match(text, m.end())
             if login is not None:
                 user = login.group("login")
-                if user not in _PRONOUNS and user not in NOT_A_PERSON and user not in TECHNICAL_USERS:
+                if user not in _PRONOUNS and user not in NOT_A_PERSON and user not in TECHNICAL_USERS and not team_like(user):
                     edits.append((login.start("login"), login.end("login"), "user", user))
                     state.learn_user(user)
     for m in _ON_CALL_NAME.finditer(text):

@@ -177,3 +177,9 @@ def test_a_numbered_role_account_teaches_no_word() -> None:
     out = _masked("USER=kube38\n$ kubectl -n kube-system get pods\nUSER=student12\nthe student cluster is full\n")
     assert "-n kube-system get pods" in out
     assert "the student cluster is full" in out
+
+
+def test_a_team_in_parentheses_and_a_library_s_warning_label_stay() -> None:
+    out = _masked("  owner: Hannah Fischer (ml-infra)\n[10:46] Nccl Warn: connection closed by peer\n")
+    assert "(ml-infra)" in out and "Fischer" not in out
+    assert "[10:46] Nccl Warn: connection closed by peer" in out
