@@ -231,7 +231,8 @@ def _plausible(name: str) -> str:
 # at 2:14 PM`, `olamide.bakare — 12/04/2026 2:14 PM` (the display name, or the login Discord's
 # usernames are: lowercase letters, digits, `_` and `.`). A bot's name carries its `BOT`/`APP` tag.
 _DISCORD_HEADER = re.compile(
-    r"^[ \t]*(?P<who>[^\s—][^\n—]{0,60}?)[ \t]+—[ \t]+(?:Today at|Yesterday at|\d{1,2}/\d{1,2}/\d{2,4},?)[ \t]+"
+    # (Not our own placeholder: masked text masks to itself.)
+    r"^[ \t]*(?P<who>[^\s—<>][^\n—<>]{0,60}?)[ \t]+—[ \t]+(?:Today at|Yesterday at|\d{1,2}/\d{1,2}/\d{2,4},?)[ \t]+"
     r"\d{1,2}:\d{2}(?:[ \t\u202f]?[AaPp][Mm])?[ \t]*\r?$",
     re.M,
 )

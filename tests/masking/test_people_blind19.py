@@ -183,3 +183,11 @@ def test_a_team_in_parentheses_and_a_library_s_warning_label_stay() -> None:
     out = _masked("  owner: Hannah Fischer (ml-infra)\n[10:46] Nccl Warn: connection closed by peer\n")
     assert "(ml-infra)" in out and "Fischer" not in out
     assert "[10:46] Nccl Warn: connection closed by peer" in out
+
+
+def test_masked_chat_headers_mask_to_themselves() -> None:
+    once = _masked(
+        "Olamide Bakare — Today at 2:14 PM\nok then go\n[10:42] Khue Lac: still OOM on node 3\n"
+        "From: Hope Tuilagi\n  owner: Pania Ngata (pania60)\nFischer, Hannah  9:56 AM\n"
+    )
+    assert _masked(once) == once
