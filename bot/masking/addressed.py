@@ -32,8 +32,45 @@ _NAME = FULL_NAME.replace("(?P<name>", "(?:", 1).replace(")){1,3}", ")){0,3}", 1
 # A chat client's copy: the clock in brackets (a date before it in some exports), the speaker, a
 # colon and the message: `[10:42] Aoife Mbeki: ...`, `[2024-03-12 10:42] Wei: ...`.
 _SPEAKER = re.compile(
-    r"\[(?:\d{4}-\d\d-\d\d[ T])?\d{1,2}:\d\d(?::\d\d)?\][ \t]+(?P<name>" + _NAME + r"):[ \t]+\S"
+    r"\[(?:\d{4}-\d\d-\d\d[ T])?\d{1,2}:\d\d(?::\d\d)?\][ \t]+(?P<name>" + _NAME + r"):[ \t]+(?P<said>\S[^\n]*)"
 )
+# What a person says in a chat: three words or more, the first of letters or a mention
+# (`still OOM on node 3`, `@khue can you restart`), not a value a program prints under a
+# label (`Training Loss: 0.51`, `Eval Accuracy: nan`).
+_SAID = re.compile(r"(?:[^\W\d_][\w'’-]*,?|@\S+)(?:[ \t]+[^\s]+){2}")
+# Capitalised words a program writes before a colon in a bracketed line (`[10:42] Eval Loss:`):
+# metrics and the parts of a run, which no person is named.
+_LOG_LABEL_WORDS = frozenset(
+    ("loss", "losses", "accuracy", "acc", "eval", "evaluation", "validation", "val", "test", "train", "learning", "rate",
+     "epoch", "step", "steps", "memory", "usage", "gpu", "cpu", "disk", "throughput", "tokens", "batch", "speed", "time",
+     "elapsed", "progress", "model", "dataset", "config", "optimizer", "scheduler", "grad", "gradient", "norm", "total",
+     "mean", "average", "best", "current", "global", "local", "rank", "worker", "process", "server", "request",
+     "response", "result", "results", "output", "input", "message", "note", "warning", "debug", "trace", "exception",
+     "reward", "score", "metric", "metrics", "perplexity", "sample", "samples", "prompt", "answer", "question",
+     "user", "assistant", "system", "human", "agent", "tool", "observation", "thought", "action", "final",
+     "git", "commit", "branch", "version", "host", "port", "path", "file", "directory", "dir", "state", "mode",
+     "level", "cache", "seed", "device", "driver", "kernel", "image", "container", "pod", "namespace",
+     "deployment", "region", "zone", "bucket", "split", "shard", "tokenizer", "vocab", "precision", "dtype",
+     "backend", "strategy", "plugin", "callback", "logger", "resume", "restart", "retry", "timeout", "peak",
+     "max", "min", "last", "next", "first", "new", "old", "free", "used", "queue", "task", "stage", "phase",
+     "warn", "err", "fatal", "panic", "notice", "cuda", "nccl", "gloo", "mpi")
+)  # fmt: skip
+# Endings of English words, not of the names a chat shows (`Training`, `Validation`, `Fitness`).
+_WORD_ENDS = ("ing", "tion", "sion", "ment", "ness", "ity", "ics")
+
+
+def _said_by_person(name: str, said: str) -> bool:
+    """A chat line whose speaker is no list's name reads as a person's by its shape: a given
+    and a family name, capitalised words neither a program's label nor English-shaped, then
+    words of prose. (`[10:42] Khue Lac: still OOM on node 3`; not `[10:42] Eval Loss: nan`.)"""
+    words = name.split()
+    if not 2 <= len(words) <= 4 or _SAID.match(said) is None:
+        return False
+    for word in words:
+        lowered = word.lower()
+        if lowered in NOT_A_PERSON or lowered in _LOG_LABEL_WORDS or (len(word) > 5 and lowered.endswith(_WORD_ENDS)):
+            return False
+    return True
 # The verbs a note names whom to turn to with: `ask Minh`, `escalate to Emeka Obi or Fatima Haddad`.
 _ASK = (
     r"(?:[Aa]sk|[Ee]scalate to|[Nn]otify|[Rr]each out to|[Cc]heck with|[Tt]alk to|[Cc]ontact|[Pp]age|[Ll]oop in|[Tt]ell)"
@@ -69,7 +106,7 @@ def _person(name: str) -> bool:
 def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) chat speakers, the people a note says to ask, and TODO owners."""
     for m in _SPEAKER.finditer(text):
-        if _person(m.group("name")):
+        if _person(m.group("name")) or _said_by_person(m.group("name"), m.group("said")):
             take_name(text, m.start("name"), m.group("name"), edits, state)
     for m in _ASKED.finditer(text):
         for group in ("name", "also"):

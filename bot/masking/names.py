@@ -18,7 +18,7 @@ import regex
 from bot.literals import LiteralSet
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
-from bot.masking.keys import TECHNICAL_USERS
+from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, annotated_values
 from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
 from bot.masking.state import LogState, ascii_folded
@@ -135,6 +135,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         r"(?P<name>" + _CAP + _LOW + r"{1,40}(?:,?[ \t]" + _CAP + _LOW + r"{0,40}){1,3}):?[ \t]*\r?$",
         re.M,
     )),
+    # A mail's sender as Outlook and Exchange copy it, the display name alone on its header
+    # line: `From: Hope Tuilagi` (or the directory's `From: Tuilagi, Hope`) above `Sent: ...`.
+    (("From: ",), LinePattern(
+        r"[ \t]*From:[ \t]+(?P<whole>)(?P<mailfrom>)(?P<name>" + _CAP + _LOW + r"{1,40},?(?:[ \t]" + _CAP + _LOW + r"{0,40}){1,3})[ \t]*\r?$",
+        re.M,
+    )),
     # A git trailer naming a person without an address: `Reviewed-by: Omar Haddad`.
     (("-by:",), LinePattern(
         r"[ \t]*(?:Signed-off|Reviewed|Acked|Tested|Reported|Suggested|Co-authored|Co-developed|Helped|Approved|Requested)-by:"
@@ -151,7 +157,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     (_CHAT_LITERALS, LinePattern(
         # Family names in several words ride along: `Ana de la Cruz`, `Rafael Ó Súilleabháin`.
-        r"[ \t]*(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:[ \t](?:" + _CAP + r"[\w'’.-]{0,40}|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,4})"
+        # A directory's `Family, Given` order too (`Fischer, Hannah  10:41 AM`), as Teams copies it.
+        r"[ \t]*(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:,?[ \t](?:" + _CAP + r"[\w'’.-]{0,40}|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,4})"
         # Pronouns and a status emoji may sit between the name and the clock:
         # `Hannah Fischer (she/her)  :palm_tree: 10:41 AM`.
         r"(?:[ \t]+\([^()\n]{1,20}\))?(?:[ \t]+:[a-z0-9_+-]{1,40}:)?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
@@ -220,6 +227,32 @@ def _plausible(name: str) -> str:
     return full
 
 
+# Discord copies a message under its sender and the time it was sent: `Olamide Bakare — Today
+# at 2:14 PM`, `olamide.bakare — 12/04/2026 2:14 PM` (the display name, or the login Discord's
+# usernames are: lowercase letters, digits, `_` and `.`). A bot's name carries its `BOT`/`APP` tag.
+_DISCORD_HEADER = re.compile(
+    # (Not our own placeholder: masked text masks to itself.)
+    r"^[ \t]*(?P<who>[^\s—<>][^\n—<>]{0,60}?)[ \t]+—[ \t]+(?:Today at|Yesterday at|\d{1,2}/\d{1,2}/\d{2,4},?)[ \t]+"
+    r"\d{1,2}:\d{2}(?:[ \t\u202f]?[AaPp][Mm])?[ \t]*\r?$",
+    re.M,
+)
+_DISCORD_LOGIN = re.compile(r"[a-z0-9_][a-z0-9_.]{1,31}\Z")
+
+
+def _find_discord_senders(text: str, edits: list[Edit], state: LogState) -> None:
+    for m in _DISCORD_HEADER.finditer(text):
+        who = m.group("who")
+        words = who.split()
+        if words[-1] in ("BOT", "APP") or any(w.lower() in _EVENT_WORDS or w.lower() in _SYSTEM_WORDS for w in words):
+            continue
+        if _DISCORD_LOGIN.match(who):
+            if who not in TECHNICAL_USERS and who not in _NOT_PEOPLE and not who.isdigit():
+                edits.append((m.start("who"), m.end("who"), "user", who))
+                state.learn_user(who)
+        elif _plausible(who) == who:
+            take_name(text, m.start("who"), who, edits, state)
+
+
 def take_name(text: str, start: int, name: str, edits: list[Edit], state: LogState) -> None:
     edits.append((start, start + len(name), "name", name))
     state.learn_name(name)
@@ -251,6 +284,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             name = _plausible(raw)
             if name:
                 take_name(text, back.start("name") + raw.rindex(name), name, edits, state)
+    if " — " in text:
+        _find_discord_senders(text, edits, state)
     found = _LITERALS.present(text)
     for literals, rx in _SHAPES:
         if literals is _CHAT_LITERALS:
@@ -271,6 +306,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
             raw = m.group("name").strip()
             if "whole" in groups and _plausible(raw) != raw:
                 continue
+            if "mailfrom" in groups and any(w.strip(",").lower() in NOT_A_PERSON for w in raw.split()):
+                continue  # `From: Data Platform`: a team's mailbox
             if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
                 continue  # `@Autowired Trainer t`: an annotation before a type
             if literals in (_TEAMS_LITERALS, _CHAT_LITERALS) and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):
@@ -389,6 +426,11 @@ _NOBODY = frozenset(("none", "nobody", "tbd", "tba", "n/a", "unassigned", "vacan
 NOT_A_PERSON = _NO_PERSON | _EVENT_WORDS | _NOBODY
 
 
+# The login a role line gives in parentheses after the name: `owner: Hannah Fischer (hfischer)`.
+_LOGIN_AFTER_NAME = re.compile(r"[ \t]{1,4}\(@?(?P<login>[a-z][a-z0-9._-]{1,31})\)")
+_PRONOUNS = frozenset(("he", "she", "they", "him", "her", "them", "xe", "ze", "it"))
+
+
 def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the names under role keys and after `<verb> by`, and learn them."""
     for rx in (_ROLE_KEY_NAME, _ACTED_BY):
@@ -399,6 +441,12 @@ def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
             if _plausible(raw) != raw:
                 continue
             take_name(text, m.start("name"), raw, edits, state)
+            login = _LOGIN_AFTER_NAME.match(text, m.end())
+            if login is not None:
+                user = login.group("login")
+                if user not in _PRONOUNS and user not in NOT_A_PERSON and user not in TECHNICAL_USERS and not team_like(user):
+                    edits.append((login.start("login"), login.end("login"), "user", user))
+                    state.learn_user(user)
     for m in _ON_CALL_NAME.finditer(text):
         raw = m.group("name")
         lowered = raw.lower()
@@ -459,7 +507,8 @@ _GREETING = re.compile(
     r"(?<![\w@])" + _GREETS + r"[ \t]+"
     r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?)"
     # Two people greeted at once: `Hi Olivia and Marcus,`.
-    r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}))?(?=[!,.:;?)]|[ \t]|\r?$)"
+    # (The second with a family name too: `cc Aino Havili and Tahmina Tuilagi`.)
+    r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?))?(?=[!,.:;?)]|[ \t]|\r?$)"
     r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
     # A message that opens by addressing someone: `Hannah, can you look at this?` (a given name
     # the list knows: `Note, ...` and `Traceback, ...` open lines too).
@@ -489,7 +538,10 @@ def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
             continue
         take_name(text, m.start(group), raw, edits, state)
         also = m.group("also")
-        if also and also.lower() not in _NOT_GREETED:
+        if also and also.split()[0].lower() not in _NOT_GREETED:
+            also_words = also.split()
+            if len(also_words) > 1 and (also_words[1].lower() in _NOT_GREETED or also_words[1].lower() in _SYSTEM_WORDS):
+                also = also_words[0]  # `cc Dana and Priya For ...`: the given name alone
             take_name(text, m.start("also"), also, edits, state)
 
 

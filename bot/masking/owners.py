@@ -211,6 +211,20 @@ OWNER_LINE_WORDS = (
 )  # fmt: skip
 
 
+def _learned_given_family(value: str, state: LogState) -> bool:
+    """`sadia-tserendorj` when `sadia` is a login or a given name the log has taught: the word
+    after it is her family name (a stage of work after it, `sadia-dev`, is read before)."""
+    given, _, family = value.partition("-")
+    return (
+        given in state.users
+        and family.isalpha()
+        and len(family) >= 3
+        and family not in _NOT_LOGINS
+        and not names_a_tool(family)
+        and not team_like(family)
+    )
+
+
 def take_namespace(namespace: str, start: int, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the login in a personal Kubernetes namespace that starts at `start`; a
     team's or the system's namespace is kept."""
@@ -222,7 +236,7 @@ def take_namespace(namespace: str, start: int, edits: list[Edit], state: LogStat
             return
     group = next(g for g in ("a", "b", "c") if match.group(g) is not None)
     user = match.group(group)
-    if not judge(user):
+    if not judge(user) and not (group == "c" and _learned_given_family(user, state)):
         return
     pair = _GIVEN_FAMILY.match(user)
     if pair is not None and "-" in user:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import regex
 
 from bot.literals import Words
-from bot.masking.keys import KeyInfo, classify_key
+from bot.masking.keys import TECHNICAL_USERS, KeyInfo, classify_key
 from bot.masking.placeholders import PlaceholderTable
 
 # Names we never learn as a user or host to mask everywhere: common words, default accounts,
@@ -44,6 +44,7 @@ _WORDLIKE_GIVEN = frozenset(
      "dean", "art", "ray", "gene", "pat", "sky", "summer", "autumn", "joy", "hope", "faith", "amber", "ruby", "jade",
      "crystal", "don", "bob", "rob", "sue", "ben", "jack", "frank", "earl", "guy", "norm", "sam", "dash", "kit",
      "storm", "river", "reed", "drew", "wade", "cliff", "glen", "penny", "victor", "miles", "ivy", "iris", "dawn",
+     "sandy", "rusty", "buck", "carol", "patience", "fortune", "hunter", "pearl", "summer", "sunny",
      "svc", "sys", "app", "api", "bot", "ci", "cd", "gpu", "cpu", "web", "dev", "ops", "test", "user", "team", "data",
      "admin", "build", "deploy", "service", "train", "model", "batch", "job",
      # names that are also what a training log prints: optimizers, model families, GPU
@@ -51,6 +52,19 @@ _WORDLIKE_GIVEN = frozenset(
      "adam", "ada", "bert", "albert", "roberta", "bart", "ernie", "electra", "marian", "florence", "gemma",
      "grace", "pascal", "lora", "dora", "xavier", "kaiming", "lance", "rich", "sage", "nova", "luna", "stella",
      "flora")
+)  # fmt: skip
+# Accounts that services and CI run as (`/home/jenkins/workspace`, `USER=slurm`): learned as
+# logins, but their capitalised name is the tool's (`Started by Jenkins`), no person's.
+_SERVICE_ACCOUNTS = frozenset(
+    ("jenkins", "gitlab", "github", "slurm", "munge", "hadoop", "hdfs", "yarn", "hive", "spark", "kafka", "zookeeper",
+     "tomcat", "nginx", "apache", "elastic", "vagrant", "ansible", "deploy", "deployer", "builder", "buildkite",
+     "circleci", "travis", "gitpod", "codespace", "conda", "anaconda", "ollama", "triton", "kubernetes", "docker",
+     "mambauser", "mamba", "jupyter", "sagemaker", "azureml", "databricks", "colab", "kaggle", "gradle", "maven")
+)  # fmt: skip
+# Accounts a site numbers that name a role, not a person (`student12`, `demo3`, `kube38`).
+_NUMBERED_ACCOUNTS = frozenset(
+    ("student", "intern", "demo", "class", "course", "kube", "tutorial", "workshop", "account", "member", "research",
+     "group", "proj", "team", "guest", "trial", "lab", "hpc", "tenant", "ci", "build", "agent", "bench", "temp")
 )  # fmt: skip
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
@@ -141,10 +155,32 @@ class LogState:
     def learn_user(self, name: str) -> None:
         if learnable(name):
             self.users.setdefault(name, None)
-            # `lucia.fernandez` is Lucia to her colleagues: her given name goes too.
+            # `lucia.fernandez` is Lucia to her colleagues: her given name goes too, and her
+            # whole name as a chat or a roster writes it (`Lucia Fernandez`), with the other
+            # logins a cluster makes of it (`lfernandez`, `luciafernandez`).
             given = _GIVEN_IN_LOGIN.match(name)
             if given is not None:
                 self._learn_given(given.group(1))
+                first, _, last = name.replace("_", ".").partition(".")
+                if first.isalpha() and last.isalpha() and first.lower() not in _WORDLIKE_GIVEN:
+                    full = f"{first.capitalize()} {last.capitalize()}"
+                    if full not in self.names:
+                        self.learn_name(full)
+            elif name.isalpha() and name.islower() and 4 <= len(name) <= 12 and self._given_like(name):
+                # `dragan` is the given name a cluster made a login of: `Dragan will rerun`.
+                self._learn_given(name)
+            # `kagiso63`: a cluster numbered the name it was given (`kagiso-lr5e-4`, `Kagiso
+            # will rerun`); not a short stem, which could be a word's (`dev1`, `ops2`).
+            stem = name.rstrip("0123456789")
+            if (
+                stem != name
+                and len(stem) >= 4
+                and stem.isalpha()
+                and len(name) - len(stem) <= 3
+                and stem not in _NUMBERED_ACCOUNTS
+                and self._given_like(stem)
+            ):
+                self._learn_given(stem)
             # `hannah.fischer` is `hannah-fischer` in a Kubernetes namespace or pod name (DNS
             # labels allow neither dots nor underscores nor capitals): learn that form too.
             # `mateo.galloway` runs together where a tool drops what a name may not hold:
@@ -169,10 +205,20 @@ class LogState:
         """
         if 4 <= len(name) <= 128 and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
             self.names.setdefault(name, None)
+            family, comma, given = name.partition(", ")
+            if comma and _NAME_PART.match(family) and _NAME_PART.match(given):
+                # A directory's `Fischer, Hannah` (Teams, Outlook) is `Hannah Fischer` in prose
+                # and in her logins.
+                self.learn_name(f"{given} {family}")
+                return
             parts = name.lower().split()
             if len(parts) == 2 and all(_NAME_PART.match(p) for p in parts):
                 first, last = parts
-                for user in (f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"):
+                # Clusters hand out logins of these shapes: `hannah.fischer`, `hannah_fischer`,
+                # `hfischer`, and, longer so that they spell no word, `fischerh`, `hannahfischer`.
+                logins = [f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"]
+                logins += [login for login in (f"{last}{first[0]}", f"{first}{last}") if len(login) >= 6]
+                for user in logins:
                     self.learn_user(user)
                     if not user.isascii():  # `Łukasz Wójcik` logs in as `lwojcik`
                         self.learn_user(ascii_folded(user))
@@ -182,6 +228,19 @@ class LogState:
             elif len(parts) > 2:
                 # `Astrid van der Berg`, `Aarav dos Santos Lima`: the first word is the given name.
                 self._learn_given(name.split()[0])
+
+    @staticmethod
+    def _given_like(login: str) -> bool:
+        """A one-word login that may be a given name: not a tool's or a service's account
+        (`jenkins`, `airflow`, `slurm`), whose capitalised name is the tool's."""
+        from bot.masking.owners import names_a_tool  # (owners.py imports this module)
+
+        return (
+            not names_a_tool(login)
+            and login not in TECHNICAL_USERS
+            and login not in _SERVICE_ACCOUNTS
+            and any(c in "aeiouy" for c in login)
+        )
 
     def _learn_given(self, given: str) -> None:
         """A given name alone (`ping Dana`, `Thanks Lukas!`) and its lowercase in the names
