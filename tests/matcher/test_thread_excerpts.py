@@ -109,3 +109,12 @@ def test_the_ray_autoscaler_tip_alone_names_nothing() -> None:
         "To disable these messages, set RAY_SCHEDULER_EVENTS=0.\n"
     )
     assert d.root is None, [m.id for m in d.matches]
+
+
+def test_the_scalers_bf16_refusal_is_not_also_a_dtype_mismatch() -> None:
+    """trl#4901: one line names the unscale kernel and 'BFloat16'; only the scaler entry reads it."""
+    d = MATCHER.diagnose(
+        '    optimizer_state["found_inf_per_device"] = self._unscale_grads_(\n'
+        "NotImplementedError: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for 'BFloat16'\n"
+    )
+    assert [m.id for m in d.matches] == ["grad-scaler-bf16-gradients"]
