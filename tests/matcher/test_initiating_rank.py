@@ -214,6 +214,49 @@ def test_nccl_init_start_names_the_rank_of_a_communicator_that_never_completed(t
     assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
 
 
+def _xid_matcher(tmp_path) -> Matcher:
+    """A book whose one hardware rule reads the kernel's Xid line, which carries no rank."""
+    docs = [
+        rule_doc("xid", "hardware", {
+            "keywords": ["xid"],
+            "signatures": [sig("x", r"NVRM: Xid \([^)]*\):\s*(?:79|92|94|95)\b", 0.9)],
+        }, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["xid", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["xid", "other"]),
+    ]  # fmt: skip
+    return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def test_the_pid_an_xid_names_maps_back_to_the_rank_of_the_init_lines(tmp_path):
+    """The kernel names the process whose GPU failed; NCCL's init lines tell which rank that pid is.
+
+    Ranks 0 and 2 time out and rank 3 is absent too, so no single silent rank points at the GPU."""
+    m = _xid_matcher(tmp_path)
+    log = (
+        "node-b:48210:48300 [0] NCCL INFO comm 0x7fa94834c010 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+        "node-b:48211:48301 [1] NCCL INFO comm 0x7fa94834c020 rank 1 nranks 4 cudaDev 1 busId 3b000 - Init COMPLETE\n"
+        "node-b:48212:48302 [2] NCCL INFO comm 0x7fa94834c030 rank 2 nranks 4 cudaDev 2 busId 5b000 - Init COMPLETE\n"
+        + _timeout(0) + _timeout(2)
+        + "[Sat Oct 12 08:03:57 2024] NVRM: Xid (PCI:0000:3b:00): 94, pid=48211, name=python, Contained: SM (0x1). "
+        "RST: No, D-RST: No\n"
+    )
+    d = m.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
+
+
+def test_a_pid_two_hosts_share_names_no_rank(tmp_path):
+    """Two nodes may reuse a pid: when the init lines tie it to two ranks, the Xid names neither."""
+    m = _xid_matcher(tmp_path)
+    log = (
+        "node-a:48211:48300 [1] NCCL INFO comm 0x7fa94834c010 rank 1 nranks 16 cudaDev 1 busId 3b000 - Init COMPLETE\n"
+        "node-b:48211:48301 [1] NCCL INFO comm 0x7fa94834c020 rank 9 nranks 16 cudaDev 1 busId 3b000 - Init COMPLETE\n"
+        "[Sat Oct 12 08:03:57 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=48211, name=python, GPU has fallen off the bus.\n"
+    )
+    d = m.diagnose(log)
+    assert d.rank_basis != "nccl_init_pid"
+    assert d.initiating_rank not in (1, 9)
+
+
 def test_first_rank_with_its_own_error_when_nothing_matched(matcher):
     """Out of the knowledge base: the rank is still reported, the unmatched line is its error."""
     log = (
