@@ -173,17 +173,19 @@ def test_oom_device_is_the_rank_when_only_a_peers_timeout_names_a_rank(matcher):
     assert (d.initiating_rank, d.rank_basis) == (1, "gpu_index")
 
 
-def _ibv_warn_matcher(tmp_path) -> Matcher:
-    """A book whose one network rule reads NCCL's unprefixed `... NCCL WARN Call to ibv_create_qp failed`."""
+def _one_rule_matcher(tmp_path, rid: str, category: str, keyword: str, pattern: str) -> Matcher:
+    """A book of one real rule (`rid`, read from `pattern`) and two that never fire."""
     docs = [
-        rule_doc("ibv", "network", {
-            "keywords": ["ibv_create_qp"],
-            "signatures": [sig("qp", r"NCCL WARN Call to ibv_create_qp failed", 0.8)],
-        }, ["other", "third"]),
-        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["ibv", "third"]),
-        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["ibv", "other"]),
+        rule_doc(rid, category, {"keywords": [keyword], "signatures": [sig("s", pattern, 0.8)]}, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, [rid, "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, [rid, "other"]),
     ]  # fmt: skip
     return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def _ibv_warn_matcher(tmp_path) -> Matcher:
+    """A book whose one network rule reads NCCL's unprefixed `... NCCL WARN Call to ibv_create_qp failed`."""
+    return _one_rule_matcher(tmp_path, "ibv", "network", "ibv_create_qp", r"NCCL WARN Call to ibv_create_qp failed")
 
 
 def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
@@ -216,15 +218,7 @@ def test_nccl_init_start_names_the_rank_of_a_communicator_that_never_completed(t
 
 def _xid_matcher(tmp_path) -> Matcher:
     """A book whose one hardware rule reads the kernel's Xid line, which carries no rank."""
-    docs = [
-        rule_doc("xid", "hardware", {
-            "keywords": ["xid"],
-            "signatures": [sig("x", r"NVRM: Xid \([^)]*\):\s*(?:79|92|94|95)\b", 0.9)],
-        }, ["other", "third"]),
-        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["xid", "third"]),
-        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["xid", "other"]),
-    ]  # fmt: skip
-    return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+    return _one_rule_matcher(tmp_path, "xid", "hardware", "xid", r"NVRM: Xid \([^)]*\):\s*(?:79|92|94|95)\b")
 
 
 def test_the_pid_an_xid_names_maps_back_to_the_rank_of_the_init_lines(tmp_path):
