@@ -464,6 +464,14 @@ class LogFacts:
         found = self.nccl_rank_by_proc.get((host, pid))
         return found[1] if found else None
 
+    def nccl_rank_of_pid(self, pid: int) -> int | None:
+        """The rank NCCL's init lines gave the process `pid` on whichever host, when that is one rank.
+
+        The kernel's Xid line names the process (`pid=245122`) but not the host; two hosts may reuse
+        a pid, so a pid the init lines tie to different ranks names none."""
+        ranks = {rank for (_, p), (_, rank) in self.nccl_rank_by_proc.items() if p == pid}
+        return ranks.pop() if len(ranks) == 1 else None
+
 
 _SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7,
             "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12, "SIGPIPE": 13,

@@ -179,6 +179,14 @@ def _indirect_rank(root: RuleHits, facts: LogFacts, timeout_ranks: set[int]) -> 
             rank = facts.nccl_rank(*origin)
             if rank is not None:
                 return rank, "nccl_init_pid"
+    for h in hits:
+        # `NVRM: Xid (PCI:0000:3b:00): 94, pid=48211, name=python, ...`: the kernel names the process
+        # whose GPU context took the fault, and NCCL's init lines tell which rank that pid held.
+        m = _XID_PID.search(h.text)
+        if m:
+            rank = facts.nccl_rank_of_pid(int(m[1]))
+            if rank is not None:
+                return rank, "nccl_init_pid"
     if facts.spawn_ranks:
         return facts.spawn_ranks[0], "spawn_process"
     # Every other rank timed out waiting: the one missing from them is where the cause struck.
@@ -223,6 +231,8 @@ def _only_rank_in_log(facts: LogFacts) -> Ranked:
     return (seen.pop(), "only_rank_in_log") if len(seen) == 1 else _NONE
 
 
+# The process an Xid names: `pid=48211` (`pid='<unknown>'` when the driver could not tell).
+_XID_PID = regex.compile(r"NVRM: Xid \([^)]*\):\s*\d+,\s*pid=(\d+)")
 # PyTorch 2.1 spelled it "total capacty"
 _GPU_IN_OOM = regex.compile(r"\(GPU (\d{1,4});|\bGPU (\d{1,4}) has a total capac(?:i)?ty")
 

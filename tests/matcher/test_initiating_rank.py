@@ -173,17 +173,19 @@ def test_oom_device_is_the_rank_when_only_a_peers_timeout_names_a_rank(matcher):
     assert (d.initiating_rank, d.rank_basis) == (1, "gpu_index")
 
 
-def _ibv_warn_matcher(tmp_path) -> Matcher:
-    """A book whose one network rule reads NCCL's unprefixed `... NCCL WARN Call to ibv_create_qp failed`."""
+def _one_rule_matcher(tmp_path, rid: str, category: str, keyword: str, pattern: str) -> Matcher:
+    """A book of one real rule (`rid`, read from `pattern`) and two that never fire."""
     docs = [
-        rule_doc("ibv", "network", {
-            "keywords": ["ibv_create_qp"],
-            "signatures": [sig("qp", r"NCCL WARN Call to ibv_create_qp failed", 0.8)],
-        }, ["other", "third"]),
-        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["ibv", "third"]),
-        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["ibv", "other"]),
+        rule_doc(rid, category, {"keywords": [keyword], "signatures": [sig("s", pattern, 0.8)]}, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, [rid, "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, [rid, "other"]),
     ]  # fmt: skip
     return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def _ibv_warn_matcher(tmp_path) -> Matcher:
+    """A book whose one network rule reads NCCL's unprefixed `... NCCL WARN Call to ibv_create_qp failed`."""
+    return _one_rule_matcher(tmp_path, "ibv", "network", "ibv_create_qp", r"NCCL WARN Call to ibv_create_qp failed")
 
 
 def test_nccl_host_pid_maps_back_to_the_rank_of_the_init_lines(tmp_path):
@@ -212,6 +214,41 @@ def test_nccl_init_start_names_the_rank_of_a_communicator_that_never_completed(t
     )
     d = m.diagnose(log)
     assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
+
+
+def _xid_matcher(tmp_path) -> Matcher:
+    """A book whose one hardware rule reads the kernel's Xid line, which carries no rank."""
+    return _one_rule_matcher(tmp_path, "xid", "hardware", "xid", r"NVRM: Xid \([^)]*\):\s*(?:79|92|94|95)\b")
+
+
+def test_the_pid_an_xid_names_maps_back_to_the_rank_of_the_init_lines(tmp_path):
+    """The kernel names the process whose GPU failed; NCCL's init lines tell which rank that pid is.
+
+    Ranks 0 and 2 time out and rank 3 is absent too, so no single silent rank points at the GPU."""
+    m = _xid_matcher(tmp_path)
+    log = (
+        "node-b:48210:48300 [0] NCCL INFO comm 0x7fa94834c010 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+        "node-b:48211:48301 [1] NCCL INFO comm 0x7fa94834c020 rank 1 nranks 4 cudaDev 1 busId 3b000 - Init COMPLETE\n"
+        "node-b:48212:48302 [2] NCCL INFO comm 0x7fa94834c030 rank 2 nranks 4 cudaDev 2 busId 5b000 - Init COMPLETE\n"
+        + _timeout(0) + _timeout(2)
+        + "[Sat Oct 12 08:03:57 2024] NVRM: Xid (PCI:0000:3b:00): 94, pid=48211, name=python, Contained: SM (0x1). "
+        "RST: No, D-RST: No\n"
+    )
+    d = m.diagnose(log)
+    assert (d.initiating_rank, d.rank_basis) == (1, "nccl_init_pid")
+
+
+def test_a_pid_two_hosts_share_names_no_rank(tmp_path):
+    """Two nodes may reuse a pid: when the init lines tie it to two ranks, the Xid names neither."""
+    m = _xid_matcher(tmp_path)
+    log = (
+        "node-a:48211:48300 [1] NCCL INFO comm 0x7fa94834c010 rank 1 nranks 16 cudaDev 1 busId 3b000 - Init COMPLETE\n"
+        "node-b:48211:48301 [1] NCCL INFO comm 0x7fa94834c020 rank 9 nranks 16 cudaDev 1 busId 3b000 - Init COMPLETE\n"
+        "[Sat Oct 12 08:03:57 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=48211, name=python, GPU has fallen off the bus.\n"
+    )
+    d = m.diagnose(log)
+    assert d.rank_basis != "nccl_init_pid"
+    assert d.initiating_rank not in (1, 9)
 
 
 def test_first_rank_with_its_own_error_when_nothing_matched(matcher):

@@ -118,3 +118,25 @@ def test_the_scalers_bf16_refusal_is_not_also_a_dtype_mismatch() -> None:
         "NotImplementedError: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for 'BFloat16'\n"
     )
     assert [m.id for m in d.matches] == ["grad-scaler-bf16-gradients"]
+
+
+def test_a_high_single_bit_error_rate_does_not_outrank_the_oom_that_killed_the_job() -> None:
+    """Xid 92 (corrected errors at a high rate) is a lead: the OOM beside it is the cause."""
+    d = MATCHER.diagnose(
+        "[Sat Oct 12 07:58:40 2024] NVRM: Xid (PCI:0000:3b:00): 92, pid=48211, name=python, High single-bit ECC error rate\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB "
+        "of which 1.21 GiB is free. Including non-PyTorch memory, this process has 77.88 GiB memory in use. Of the "
+        "allocated memory 75.02 GiB is allocated by PyTorch, and 137.00 MiB is reserved by PyTorch but unallocated.\n"
+    )
+    assert d.root is not None and d.root.id == "cuda-oom", [m.id for m in d.matches]
+    assert "gpu-ecc-error" in [m.id for m in d.matches]
+
+
+def test_a_stranded_cache_under_ten_gigabytes_and_half_the_request_stays_a_plain_oom() -> None:
+    """9.35 GiB stranded for a 22.78 GiB request (with 12.73 GiB free) is a GPU too small, not fragmentation."""
+    d = MATCHER.diagnose(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 has a total capacity of 31.47 GiB "
+        "of which 12.73 GiB is free. Including non-PyTorch memory, this process has 18.73 GiB memory in use. Of the "
+        "allocated memory 9.08 GiB is allocated by PyTorch, and 9.35 GiB is reserved by PyTorch but unallocated.\n"
+    )
+    assert d.root is not None and d.root.id == "cuda-oom", [m.id for m in d.matches]
