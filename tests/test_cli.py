@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -109,11 +110,34 @@ def test_lookup_and_show():
 
 
 def test_rules_lint_and_test_pass():
-    """The shipped knowledge base lints clean and passes its own examples."""
+    """The shipped knowledge base lints clean, and `rules test` runs the examples of the
+    entries asked for. (Every entry's examples are run in process, with and without the
+    prefilter, by tests/test_knowledge_base.py: the same check_example, not a second time here.)"""
     lint = denpex("rules", "lint")
     assert lint.returncode == 0, lint.stderr.decode()[-2000:]
-    test = denpex("rules", "test")
+    test = denpex("rules", "test", "--only", "cuda-oom", "nccl-watchdog-timeout")
     assert test.returncode == 0, test.stdout.decode()[-3000:]
+    assert re.search(r"^(\d+) passed, 0 failed$", test.stdout.decode(), re.M), test.stdout.decode()[-500:]
+
+
+def test_rules_test_fails_on_an_example_its_entry_does_not_diagnose(tmp_path):
+    """An example the entry does not diagnose fails `rules test` with a non-zero exit and says which."""
+    from tests.matcher.rulefactory import rule_doc, sig, write_rules
+
+    def entry(rule_id: str, phrase: str, others: list[str], wrong: str | None = None) -> dict:
+        match = [{"name": "real", "log": f"OSError: {phrase}\n"}, {"name": "again", "log": f"{phrase}\n"}]
+        if wrong:
+            match.append({"name": "wrong", "log": wrong})
+        return rule_doc(rule_id, "storage", {"keywords": [phrase.lower()], "signatures": [sig("s", phrase, 0.9)]}, others,
+                        examples={"match": match, "near_miss": [{"name": "fine", "log": "all good\n", "why": "fine"}]})
+
+    rules = [entry("quota", "Disk quota exceeded", ["disk-full", "read-only"], wrong="No such file or directory\n"),
+             entry("disk-full", "No space left on device", ["quota", "read-only"]),
+             entry("read-only", "Read-only file system", ["quota", "disk-full"])]
+    out = denpex("rules", "test", "--rules-dir", str(write_rules(tmp_path, rules)))
+    text = out.stdout.decode()
+    assert out.returncode != 0, text
+    assert "1 failed" in text and "wrong" in text, text
 
 
 def test_rules_match_the_raw_log_and_print_it_masked(tmp_path):
