@@ -110,6 +110,8 @@ _PRINTS_AFTER = re.compile(
     r"\}?[\"']?[ \t]*(?=\r?\n)|\}[\"']?[^\n|]{0,128}\|[ \t]*base64[ \t]+(?:-d|--decode|-D)(?![\w-])[^\n|]{0,64}(?=\r?\n)"
 )
 _PRINTED_VALUE = re.compile(NEXT_LINE + r"[ \t]{0,8}(?P<v>[^\s$#>][^\s]{3,4095})[ \t]*(?=\r?\n|\Z)")
+# The options `aws configure get KEY` takes after its key: `--profile prod`, `--region=x`.
+_GET_OPTIONS = re.compile(r"(?:[ \t]+--[\w-]+(?:[ \t=]+(?!-)[^\s]+)?)*")
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
@@ -266,8 +268,9 @@ class _PairScanner:
         if sep is None and _NAME_BEFORE.search(text, max(0, start - 16), start):
             sep = _NAMED_VALUE.match(text, key_end)
         if sep is None and text[max(0, start - 14) : start].endswith("configure get "):
-            # `aws configure get aws_secret_access_key` prints the value alone on the next line.
-            self._next_line_value(key_end, info, core)
+            # `aws configure get aws_secret_access_key` prints the value alone on the next line,
+            # also with its options after the key (`--profile prod`).
+            self._next_line_value(_GET_OPTIONS.match(text, key_end).end(), info, core)
             return
         if sep is None and info.role in (Role.SECRET, Role.GENERIC) and self._printed_value(start, key_end, info, core):
             return
