@@ -167,12 +167,16 @@ _NOT_AFTER_WORD = re.compile(r"\(\?<!\[\\w-\]([^()]*(?:\([^()]*\)[^()]*)*)\)")
 # A percent-escape before a token (`%22sk-proj-...` in a URL-encoded JSON `state=`, `%20hf_...`
 # after an encoded `Bearer`) ends in a hex digit, which the look-behind reads as the token
 # running on from a word; after `%XX` the token stands alone.
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z|\\[nrt]\Z")
 
 
 def _after_escape(rest: str) -> str:
-    """A branch's `not after a word` look-behind, also passed after a percent-escape."""
-    return _NOT_AFTER_WORD.sub(lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)}))", rest, count=1)
+    """A branch's `not after a word` look-behind, also passed after a percent-escape and after
+    a JSON string's escaped line break or tab (`"stdout": "$ gcloud auth print-access-token\\nya29...`,
+    a command's output captured into one JSON record: its `n` is no word the token runs on from)."""
+    return _NOT_AFTER_WORD.sub(
+        lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)})|(?<=\\\\[nrt]{m.group(1)}))", rest, count=1
+    )
 
 
 def _compile_by_lead() -> list[re.Pattern[str]]:

@@ -68,3 +68,60 @@ def test_a_service_account_key_cut_through_its_begin_marker_goes_whole() -> None
 def test_a_line_ending_in_dashes_above_words_is_kept() -> None:
     text = "---------------------------------------------\nBEGIN epoch 3 of 10\nEND epoch 3\n"
     assert mask(text).text == text
+
+
+_CREDENTIALS_FILE = (
+    "[default]\naws_access_key_id = AKIAL36OS5VYTRWKEBI2\n"
+    "aws_secret_access_key = 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\nregion = us-east-1\n"
+)
+
+
+def test_a_credentials_file_through_base64_is_masked_whole() -> None:
+    # `base64 creds.txt` wraps at 76 columns; the last line is shorter.
+    blob = base64.b64encode(_CREDENTIALS_FILE.encode()).decode()
+    lines = [blob[i : i + 76] for i in range(0, len(blob), 76)]
+    text = "$ base64 creds.txt\n" + "\n".join(lines) + "\nStep 1200 | loss 2.3769\n"
+    out = mask(text).text
+    assert out == "$ base64 creds.txt\n<SECRET:encoded-credentials-1>\n" + "\n" * (len(lines) - 1) + "Step 1200 | loss 2.3769\n", out
+    # On one line (`base64 -w 0`), or as a value no key names a secret.
+    assert mask(f"CONFIG={blob}\n").text == "CONFIG=<SECRET:encoded-credentials-1>\n"
+
+
+def test_base64_that_is_not_a_credential_stays() -> None:
+    tensor = base64.b64encode(bytes((i * 53 + 7) % 256 for i in range(96))).decode()
+    notes = base64.b64encode(b"epoch 3: loss 2.31, eval accuracy 0.812, saved to /ckpt/step_1200\n").decode()
+    text = f'  "data": "{tensor}", "dtype": "float32"\n{notes}\ncommit 249548cacf9a88cb0cbd31426fe472bdfc1f8fcc\n'
+    assert mask(text).text == text
+
+
+def test_a_json_pair_url_encoded_into_a_query_masks_its_value() -> None:
+    text = "GET /callback?state=%7B%22wandb_key%22%3A%20%229248ffd894aaa07da9c8a1d4e01c06b4621e9d35%22%2C%20%22seed%22%3A%2042%7D HTTP/1.1\n"
+    out = mask(text).text
+    assert out == "GET /callback?state=%7B%22wandb_key%22%3A%20%22<SECRET:wandb-key-1>%22%2C%20%22seed%22%3A%2042%7D HTTP/1.1\n", out
+    kept = "GET /callback?state=%7B%22token_type%22%3A%20%22bearer%22%2C%20%22seed%22%3A%2042%7D HTTP/1.1\n"
+    assert mask(kept).text == kept
+
+
+def test_basic_auth_cut_right_after_its_scheme_masks_the_credential_below() -> None:
+    # requests' headers in an error, wrapped by the terminal right after `'Basic`.
+    text = "request headers: {'Connection': 'keep-alive', 'Authorization': 'Basic\n bWxvcHM6QjFkNmEhMFhSR3RrME96aTZTdSV1dzU='}\n"
+    out = mask(text).text
+    assert out == "request headers: {'Connection': 'keep-alive', 'Authorization': 'Basic\n <SECRET:basic-auth-1>'}\n", out
+
+
+def test_a_token_right_after_a_json_escaped_line_break_is_masked() -> None:
+    # A command's output captured into one JSON log record: the token opens an escaped line.
+    text = '{"level": "DEBUG", "stdout": "$ gcloud auth print-access-token\\nya29.a0AfB_byDrKaCCdOpvhjptEEAcItxRqAatseVVCSgL"}\n'
+    out = mask(text).text
+    assert out == '{"level": "DEBUG", "stdout": "$ gcloud auth print-access-token\\n<SECRET:google-oauth-token-1>"}\n', out
+    # A token that runs on from a word stays a word's tail.
+    assert mask("see nhf_DrKaCCdOpvhjptEEAcItxRqAatseVVCSgL\n").text == "see nhf_DrKaCCdOpvhjptEEAcItxRqAatseVVCSgL\n"
+
+
+def test_an_env_dump_in_one_json_string_keeps_the_settings_after_a_secret() -> None:
+    text = '{"stdout": "HF_TOKEN=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\\nCUDA_VISIBLE_DEVICES=0,1\\nNCCL_DEBUG=INFO\\nDB_PASSWORD=Zelr8348x\\nPATH=/usr/bin"}\n'
+    out = mask(text).text
+    assert out == (
+        '{"stdout": "HF_TOKEN=<SECRET:hf-token-1>\\nCUDA_VISIBLE_DEVICES=0,1\\nNCCL_DEBUG=INFO'
+        '\\nDB_PASSWORD=<SECRET:password-1>\\nPATH=/usr/bin"}\n'
+    ), out
