@@ -77,6 +77,44 @@ _WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
 _MAX_RUN_LINES = 64
 
 
+# Tokens of one fixed length, and keys whose values have one: a line ending in such a token's
+# head, the line below holding exactly the letters it lacks, is one token cut by the width,
+# even when those few letters hold no digit (a Hugging Face token's are letters alone).
+# (head at the line's end, the letters the rest may hold, the token's whole length)
+_FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
+    (re.compile(r"(?<![\w-])(hf_[A-Za-z]{1,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
+    (re.compile(r"(?<![\w-])((?:gh[pousr]|npm)_[A-Za-z0-9]{1,35})\Z"), re.compile(r"[A-Za-z0-9]+"), 40),
+    (re.compile(r"(?<![\w-])(glpat-[\w-]{1,19})\Z"), re.compile(r"[\w-]+"), 26),
+    (re.compile(r"(?<![\w-])(github_pat_[A-Za-z0-9_]{1,81})\Z"), re.compile(r"[A-Za-z0-9_]+"), 93),
+    # Slack's tokens end in 24 letters after their numbers; Stripe's keys in 24 or 99.
+    (re.compile(r"(?<![\w-])xox[abposr]-[0-9-]{10,60}-([A-Za-z0-9]{1,23})\Z"), re.compile(r"[A-Za-z0-9]+"), 24),
+    (re.compile(r"(?<![\w-])[sr]k_(?:live|test)_([A-Za-z0-9]{1,23})\Z"), re.compile(r"[A-Za-z0-9]+"), 24),
+    (re.compile(r"(?<![\w-])[sr]k_(?:live|test)_([A-Za-z0-9]{1,98})\Z"), re.compile(r"[A-Za-z0-9]+"), 99),
+    # Anthropic's keys (`sk-ant-api03-` and 95 more, ending `AA`), OpenAI's project keys and
+    # legacy user keys (`sk-` and 48 more).
+    (re.compile(r"(?<![\w-])(sk-ant-(?:api|admin)0\d-[\w-]{1,94})\Z"), re.compile(r"[\w-]+"), 108),
+    (re.compile(r"(?<![\w-])(sk-proj-[\w-]{1,155})\Z"), re.compile(r"[\w-]+"), 164),
+    (re.compile(r"(?<![\w-])(sk-[A-Za-z0-9]{1,47})\Z"), re.compile(r"[A-Za-z0-9]+"), 51),
+    (
+        re.compile(r"(?i:aws_secret_access_key|secretaccesskey)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
+        re.compile(r"[A-Za-z0-9+/]+"),
+        40,
+    ),
+    (re.compile(r"(?i:wandb_api_key)[\"']?[ \t]*[:=][ \t]*[\"']?([0-9a-f]{1,39})\Z"), re.compile(r"[0-9a-f]+"), 40),
+)
+_FIXED_REACH = 200
+
+
+def _completes_fixed_token(text: str, prev_end: int, tail: str) -> bool:
+    """The line before ends in the head of a token of fixed length and `tail` is its rest."""
+    before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
+    for head, letters, length in _FIXED_LENGTH:
+        m = head.search(before)
+        if m is not None and len(m.group(1)) + len(tail) == length and letters.fullmatch(tail):
+            return True
+    return False
+
+
 def _bare_token_opens(text: str, prev_start: int, prev_end: int, start: int, end: int) -> bool:
     """A line of token letters alone opens a run when a vendor's token (a JWT, `hf_...`) starts
     it and goes on over the cut: a token `cat` from a file, wrapped from column 0. (A
@@ -97,22 +135,26 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
         width = end - start
         line = "\n" + m.group("tok")
         last = m.group("rest") is not None  # more than the key's rest: the run ends here
+        prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
         if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
-            continue
-        if "=" in line.rstrip("=") or (
+            reject = True
+        elif "=" in line.rstrip("=") or (
             _DIGIT.search(line) is None and (len(line) - 1 < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
         ):
             # `KEY=value` opens a line of its own (base64 pads only at its end); a line without
             # a digit is words (`torch.distributed...ChildFailedError`, `Killed`), not the rest
             # of a key, whose random letters hold a digit in almost any stretch of a dozen, or
             # mix their cases as no word does (the last few letters of one may not: those few
-            # stay).
+            # go on only after the head of a token whose length is fixed, _FIXED_LENGTH).
+            reject = True
+        else:
+            # A number or a step name printed under the key line is no part of the key.
+            reject = _PLAIN_VALUE.fullmatch(line, 1) is not None and not (
+                _HEX.fullmatch(line, 1) and _HEX_TAIL.search(text, max(0, prev_end - 16), prev_end)
+            )
+        fixed = _completes_fixed_token(text, prev_end, m.group("tok"))
+        if reject and not fixed:
             continue
-        prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
-        if _PLAIN_VALUE.fullmatch(line, 1) and not (
-            _HEX.fullmatch(line, 1) and _HEX_TAIL.search(text, max(0, prev_end - 16), prev_end)
-        ):
-            continue  # a number or a step name printed under the key line, no part of the key
         if runs and runs[-1][1] == prev_end:
             run = runs[-1]
             # The run goes on when its last line was full: as wide as its first line, or, for a
@@ -125,7 +167,7 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
                 continue
         prev_start = text.rfind("\n", 0, prev_end) + 1
         prev_width = prev_end - prev_start
-        if (
+        if fixed or (
             prev_width >= _MIN_WIDTH
             and width <= prev_width
             and _TOKEN_CHAR.match(text, prev_end - 1)

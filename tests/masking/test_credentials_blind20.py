@@ -125,3 +125,23 @@ def test_an_env_dump_in_one_json_string_keeps_the_settings_after_a_secret() -> N
         '{"stdout": "HF_TOKEN=<SECRET:hf-token-1>\\nCUDA_VISIBLE_DEVICES=0,1\\nNCCL_DEBUG=INFO'
         '\\nDB_PASSWORD=<SECRET:password-1>\\nPATH=/usr/bin"}\n'
     ), out
+
+
+_HF_LETTERS = "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"  # `hf_` and 34 letters, no digit
+
+
+def test_a_fixed_length_tokens_last_letters_cut_onto_the_next_line_go_too() -> None:
+    # Cut so its last few letters (no digit among them) sit alone below: a Hugging Face token
+    # is always 37 characters, so the letters it lacks on the first line are its own.
+    for cut in range(1, 8):
+        head, tail = _HF_LETTERS[:-cut], _HF_LETTERS[-cut:]
+        out = mask(f"step 10 loss 2.1\nHF_TOKEN={head}\n{tail}\nstep 11 loss 2.0\n").text
+        assert out == "step 10 loss 2.1\nHF_TOKEN=<SECRET:hf-token-1>\n\nstep 11 loss 2.0\n", (cut, out)
+        out = mask(f'  "hf_token": "{head}\n{tail}",\n').text
+        assert out == '  "hf_token": "<SECRET:hf-token-1>\n",\n', (cut, out)
+
+
+def test_a_word_under_a_whole_token_stays() -> None:
+    # The token is whole on its line: the word below is the log's own.
+    text = f"HF_TOKEN={_HF_LETTERS}\nKilled\ndone\n"
+    assert mask(text).text == "HF_TOKEN=<SECRET:hf-token-1>\nKilled\ndone\n"
