@@ -186,6 +186,23 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
     return [(run[0], run[1]) for run in runs if run[4] > 2 or run[2] in _WINDOW_WIDTHS or not run[6]]
 
 
+# A URL's userinfo cut by the width inside the password (`postgresql://svc:Xk29` / `fLq8@db-3:5432/x`):
+# the `@` that says it was userinfo is on the next line, so neither line shows a credential.
+_URL_CUT = re.compile(r"://[^\s/@\"'<>`]{1,256}:[^\s/@\"'<>`]{0,512}\r?\n[^\s/@\"'<>`]{0,512}@")
+
+
+def url_cut_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each pair of lines a URL's userinfo was cut over."""
+    if "://" not in text:
+        return []
+    runs = []
+    for m in _URL_CUT.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        runs.append((start, len(text) if end < 0 else end))
+    return runs
+
+
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
     """Where a position of the joined line stands in the text; on a cut, the end of the line
     before it when it ends a span, the start of the line after when it starts one."""
@@ -199,7 +216,9 @@ def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
     """Edits `find` makes on each wrapped run read as one line, that reach across a cut, moved
     to where they stand in `text`."""
     out: list[Edit] = []
-    for start, end in wrapped_runs(text):
+    runs = [(start, end, False) for start, end in wrapped_runs(text)]
+    runs += [(start, end, True) for start, end in url_cut_runs(text)]
+    for start, end, whole in runs:
         physical = text[start:end]
         pieces = physical.split("\n")
         joined = "".join(piece.removesuffix("\r") for piece in pieces)
@@ -216,6 +235,8 @@ def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
         for a, b, kind, value in find(joined):
             first = _to_text(a, joined_starts, text_starts, at_end=False)
             last = _to_text(b, joined_starts, text_starts, at_end=True)
-            if "\n" in text[first:last]:
+            # (Of a cut URL, every edit: its user stands on the first line whole, but only the
+            # `@` on the next line says it is one.)
+            if whole or "\n" in text[first:last]:
                 out.append((first, last, kind, value))
     return out

@@ -145,3 +145,20 @@ def test_a_word_under_a_whole_token_stays() -> None:
     # The token is whole on its line: the word below is the log's own.
     text = f"HF_TOKEN={_HF_LETTERS}\nKilled\ndone\n"
     assert mask(text).text == "HF_TOKEN=<SECRET:hf-token-1>\nKilled\ndone\n"
+
+
+def test_a_db_url_cut_inside_its_password_is_masked_on_both_lines() -> None:
+    # The width falls inside the password: the `@` that makes it userinfo is on the next line.
+    line = "DATABASE_URL=postgresql://svc_train:131201f60071d3c12bec0dbb01cd9299@db-7.acme.internal:5432/runs"
+    start = line.index("131201")
+    for cut in range(start + 1, start + 32):
+        out = mask(f"step 1\n{line[:cut]}\n{line[cut:]}\nstep 2\n").text
+        password = "131201f60071d3c12bec0dbb01cd9299"
+        assert "svc_train" not in out and not any(password[i : i + 4] in out for i in range(len(password) - 3)), (cut, out)
+        assert out.startswith("step 1\nDATABASE_URL=postgresql://<USER-1>:<SECRET:password-1>\n"), (cut, out)
+        assert out.endswith(":5432/runs\nstep 2\n"), (cut, out)
+
+
+def test_a_line_ending_in_a_url_and_a_colon_stays() -> None:
+    text = "see https://docs.python.org/3/library/urllib.html: and the\nnote@ here\n"
+    assert mask(text).text == text
