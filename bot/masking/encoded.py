@@ -19,6 +19,12 @@ from bot.masking.vendor import kind_of_value
 
 # A token of 40 base64 letters or more that no other word runs into, standing on its own.
 _TOKEN = re.compile(r"(?<![\w+/.%\\-])[A-Za-z0-9+/]{40,}={0,2}(?![\w+/=.%\\-])")
+# Where runs of 40 base64 letters stand, found in C: the text with each such letter read as
+# one mark, then a plain substring search (a regex tried at every position of a big log
+# costs ten times as much, and nearly every log holds no such run but hex digests).
+_AS_MARK = str.maketrans(dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", "\x01"))
+_RUN = "\x01" * 40
+_NOT_MARK = re.compile("[^\x01]")
 # A line below it that goes on with the same run: base64 alone on its line.
 _NEXT_LINE = re.compile(r"\n[ \t]*([A-Za-z0-9+/]{2,}={0,2})[ \t]*(?=\r?\n|\Z)")
 _MIN_TEXT = 16
@@ -52,10 +58,14 @@ def find_encoded_credentials(text: str, edits: list[Edit]) -> None:
     """Append an edit for every base64 run that decodes to text holding a credential."""
     starts = {edit[0] for edit in edits}
     judged: dict[str, bool] = {}  # a log repeats its lines; each run is decoded once per piece
+    marks = text.translate(_AS_MARK)
     pos = 0
-    for m in _TOKEN.finditer(text):
-        if m.start() < pos or m.start() in starts:
-            continue  # inside a run already read, or a value another row owns (`"auth": ...`)
+    while (found := marks.find(_RUN, pos)) >= 0:
+        after = _NOT_MARK.search(marks, found + 40)
+        pos = len(marks) if after is None else after.start()
+        m = _TOKEN.match(text, found)
+        if m is None or m.start() in starts:
+            continue  # not standing alone, or a value another row owns (`"auth": ...`)
         end = m.end()
         letters = [m.group()]
         width = len(m.group())
@@ -70,6 +80,7 @@ def find_encoded_credentials(text: str, edits: list[Edit]) -> None:
                 end = nxt.end(1)
                 if len(nxt.group(1)) < width:
                     break
+        pos = max(pos, end)  # a run is read once, masked or not (a long dump is no quadratic)
         joined = "".join(letters)
         if joined.startswith("LS0tLS1CRUdJTi") or kind_of_value(joined) is not None:
             continue  # a PEM block or a vendor's token in base64: their own rows name them
@@ -79,4 +90,3 @@ def find_encoded_credentials(text: str, edits: list[Edit]) -> None:
         if not judged[joined]:
             continue
         edits.append((m.start(), end, "encoded-credentials", joined))
-        pos = end

@@ -103,11 +103,16 @@ _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
     (re.compile(r"(?i:wandb_api_key)[\"']?[ \t]*[:=][ \t]*[\"']?([0-9a-f]{1,39})\Z"), re.compile(r"[0-9a-f]+"), 40),
 )
 _FIXED_REACH = 200
+# A literal each head of _FIXED_LENGTH holds (lower and upper case for the keys' names).
+_FIXED_HINTS = ("hf_", "gh", "npm_", "glpat-", "sk-", "xox", "k_live_", "k_test_", "ecret", "ECRET", "andb", "ANDB")
 
 
 def _completes_fixed_token(text: str, prev_end: int, tail: str) -> bool:
     """The line before ends in the head of a token of fixed length and `tail` is its rest."""
     before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
+    # Most lines below a line are no key's rest: a literal of a head first (a C-level scan).
+    if not any(hint in before for hint in _FIXED_HINTS):
+        return False
     for head, letters, length in _FIXED_LENGTH:
         m = head.search(before)
         if m is not None and len(m.group(1)) + len(tail) == length and letters.fullmatch(tail):
