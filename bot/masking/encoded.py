@@ -14,17 +14,20 @@ import base64
 import binascii
 import re
 
+from bot.literals import one_byte
 from bot.masking.edits import Edit
 from bot.masking.vendor import kind_of_value
 
 # A token of 40 base64 letters or more that no other word runs into, standing on its own.
 _TOKEN = re.compile(r"(?<![\w+/.%\\-])[A-Za-z0-9+/]{40,}={0,2}(?![\w+/=.%\\-])")
-# Where runs of 40 base64 letters stand, found in C: the text with each such letter read as
-# one mark, then a plain substring search (a regex tried at every position of a big log
-# costs ten times as much, and nearly every log holds no such run but hex digests).
-_AS_MARK = str.maketrans(dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", "\x01"))
-_RUN = "\x01" * 40
-_NOT_MARK = re.compile("[^\x01]")
+# Where runs of 40 base64 letters stand, found in C: the text as one byte a character (the
+# stage's own, bot/literals.py), each such letter read as one mark, then a plain substring
+# search (a regex tried at every position of a big log costs ten times as much, and a str's
+# translate of non-ASCII text, a tqdm bar's, as much again).
+_B64_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_AS_MARK = bytes(1 if byte in _B64_LETTERS else 0 for byte in range(256))
+_RUN = b"\x01" * 40
+_NOT_MARK = re.compile(b"[^\x01]")
 # A line below it that goes on with the same run: base64 alone on its line.
 _NEXT_LINE = re.compile(r"\n[ \t]*([A-Za-z0-9+/]{2,}={0,2})[ \t]*(?=\r?\n|\Z)")
 _MIN_TEXT = 16
@@ -58,7 +61,7 @@ def find_encoded_credentials(text: str, edits: list[Edit]) -> None:
     """Append an edit for every base64 run that decodes to text holding a credential."""
     starts = {edit[0] for edit in edits}
     judged: dict[str, bool] = {}  # a log repeats its lines; each run is decoded once per piece
-    marks = text.translate(_AS_MARK)
+    marks = one_byte(text).translate(_AS_MARK)
     pos = 0
     while (found := marks.find(_RUN, pos)) >= 0:
         after = _NOT_MARK.search(marks, found + 40)
