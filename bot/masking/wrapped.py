@@ -24,6 +24,7 @@ letters include a JSON escape's backslash: a service account's `private_key` wra
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 
 from bot.masking.edits import Edit
@@ -104,15 +105,17 @@ _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
 )
 _FIXED_REACH = 200
 # A literal each head of _FIXED_LENGTH holds (lower and upper case for the keys' names).
-_FIXED_HINTS = ("hf_", "gh", "npm_", "glpat-", "sk-", "xox", "k_live_", "k_test_", "ecret", "ECRET", "andb", "ANDB")
+_FIXED_HINT = re.compile("hf_|gh[pousr]_|github_pat_|npm_|glpat-|sk-|xox|k_live_|k_test_|ecret|ECRET|andb|ANDB")
 
 
-def _completes_fixed_token(text: str, prev_end: int, tail: str) -> bool:
-    """The line before ends in the head of a token of fixed length and `tail` is its rest."""
-    before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
-    # Most lines below a line are no key's rest: a literal of a head first (a C-level scan).
-    if not any(hint in before for hint in _FIXED_HINTS):
+def _completes_fixed_token(text: str, prev_end: int, tail: str, hints: list[int]) -> bool:
+    """The line before ends in the head of a token of fixed length and `tail` is its rest.
+    `hints`: where each literal of a head ends in `text`, in order (most lines below a line
+    are no key's rest, and hold no such literal just above them)."""
+    i = bisect_left(hints, prev_end - _FIXED_REACH)
+    if i == len(hints) or hints[i] > prev_end:
         return False
+    before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
     for head, letters, length in _FIXED_LENGTH:
         m = head.search(before)
         if m is not None and len(m.group(1)) + len(tail) == length and letters.fullmatch(tail):
@@ -135,6 +138,7 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
         return []
     # [start, end, width, last line's width, lines, second line's width]
     runs: list[list[int]] = []
+    hints: list[int] | None = None  # (found at the first line that needs them)
     for m in _CONTINUATION.finditer(text):
         start, end = m.start() + 1, m.end()
         width = end - start
@@ -157,7 +161,13 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
             reject = _PLAIN_VALUE.fullmatch(line, 1) is not None and not (
                 _HEX.fullmatch(line, 1) and _HEX_TAIL.search(text, max(0, prev_end - 16), prev_end)
             )
-        fixed = _completes_fixed_token(text, prev_end, m.group("tok"))
+        # A fixed-length token's rest goes on where the shapes above turn it away, or under a
+        # line too narrow to open a run.
+        fixed = False
+        if reject or prev_end - text.rfind("\n", 0, prev_end) - 1 < _MIN_WIDTH:
+            if hints is None:
+                hints = [hint.end() for hint in _FIXED_HINT.finditer(text)]
+            fixed = _completes_fixed_token(text, prev_end, m.group("tok"), hints)
         if reject and not fixed:
             continue
         if runs and runs[-1][1] == prev_end:
