@@ -22,9 +22,14 @@ from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
-declare("-----BEGIN", "ata:", "ata\"")
+declare("-----BEGIN", "PRIVATE KEY-----", "ata:", "ata\"")
 
 _BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+# A BEGIN marker a terminal's width cut in two: the line ends in its first part (a one-line
+# service-account JSON's `"private_key": "-----BEG`), the next line starts with the rest
+# (`IN PRIVATE KEY-----\nMIIEv...`). Read across the cut, it is the marker it was. (One of its
+# two parts holds `-----BEGIN` or `PRIVATE KEY-----` whole, wherever the cut falls.)
+_CUT_BEGIN = re.compile(r"(?<!-)-{1,5}(?:B(?:E(?:G(?:I(?:N(?: [A-Z0-9 ]{0,40})?)?)?)?)?)?-{0,4}(?=\n)")
 _END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 # A body line of a multi-line block (stripped first): base64, an RFC 1421 header, or empty.
 # (RFC 1421's headers of a legacy encrypted PEM key; RFC 4880's armor headers of a PGP key.)
@@ -108,23 +113,23 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         if how != "open":
             state.pem_open = False
         pos = end
-    if not holds(text, "-----BEGIN"):
+    if not (holds(text, "-----BEGIN") or holds(text, "PRIVATE KEY-----")):
         return
-    for m in _BEGIN.finditer(text, pos):
-        if m.start() < pos:
+    for marker_start, marker_end in _begin_markers(text, pos):
+        if marker_start < pos:
             continue
-        line_end = _line_end(text, m.end())
-        closing = _END.search(text, m.end(), min(line_end, m.end() + _ONE_LINE_REACH))
+        line_end = _line_end(text, marker_end)
+        closing = _END.search(text, marker_end, min(line_end, marker_end + _ONE_LINE_REACH))
         if closing is not None:  # whole block on one line (escaped or space-separated)
-            _mask_between(text, m.end(), closing.start(), edits)
+            _mask_between(text, marker_end, closing.start(), edits)
             pos = closing.end()
             continue
-        rest = text[m.end() : min(line_end, m.end() + 64)].strip(" \t\r")
+        rest = text[marker_end : min(line_end, marker_end + 64)].strip(" \t\r")
         if rest:  # a `\\n`-escaped block whose END was cut off: mask to the end of the string
-            tail = _ESCAPED_REST.match(text, m.end())
-            end = tail.end() if tail is not None and tail.end() > m.end() else line_end
+            tail = _ESCAPED_REST.match(text, marker_end)
+            end = tail.end() if tail is not None and tail.end() > marker_end else line_end
             before = len(edits)
-            _mask_between(text, m.end(), end, edits)
+            _mask_between(text, marker_end, end, edits)
             pos = end
             # The string goes on past the line (a one-line JSON cut at a width; the cut may
             # leave an escape's backslash at the line's end).
@@ -142,6 +147,20 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
         if how == "open":
             state.pem_open = True
         pos = end
+
+
+def _begin_markers(text: str, pos: int) -> list[tuple[int, int]]:
+    """Where each BEGIN marker from `pos` starts and ends, in order: whole ones, and ones a
+    terminal's width cut in two (their end on the next line)."""
+    markers = [(m.start(), m.end()) for m in _BEGIN.finditer(text, pos)]
+    cut = False
+    for m in _CUT_BEGIN.finditer(text, pos):
+        head = m.end() - m.start()
+        whole = _BEGIN.match(text[m.start() : m.end()] + text[m.end() + 1 : m.end() + 49])
+        if whole is not None and whole.end() > head:
+            markers.append((m.start(), m.end() + 1 + whole.end() - head))
+            cut = True
+    return sorted(markers) if cut else markers
 
 
 def _mask_cut_escaped_body(text: str, pos: int, edits: list[Edit], typed: bool = False) -> tuple[int, bool]:

@@ -52,6 +52,7 @@ from bot.masking.cloud import (
 )
 from bot.masking.commands import COMMAND_WORDS, PGPASS_WORDS, find_command_credentials, find_pgpass
 from bot.masking.edits import Edit
+from bot.masking.encoded import find_encoded_credentials
 from bot.masking.hosts import (
     ETC_HOSTS_TRIGGER,
     FQDN_TRIGGER,
@@ -211,6 +212,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("labelled-codes", "secrets", lambda s: find_labelled_codes(s.text, s.edits), ("access-code",), line_anchors=CODE_WORDS),
     Detector("cloud-accounts", "secrets", lambda s: find_accounts(s.text, s.edits, s.state), _ACCOUNT_KINDS, line_anchors=ACCOUNT_LINE_WORDS),
     Detector("queried-accounts", "secrets", lambda s: find_queried_accounts(s.text, s.present, s.edits), ("account",), ACCOUNT_QUERY_WORDS),
+    # Last of its stage: a base64 run no row claimed, decoding to text that holds a credential.
+    Detector("encoded-credentials", "secrets", lambda s: find_encoded_credentials(s.text, s.edits), ("encoded-credentials",)),
     Detector("emails", "people", lambda s: find_emails(s.text, s.edits, s.state), ("email", "user", "host")),  # scp-like targets are a user and a host
     Detector("user-at-host", "people", lambda s: find_user_at_host(s.text, s.edits, s.state), ("user", "host")),
     Detector("home-users", "people", lambda s: find_home_users(s.text, s.present, s.edits, s.state), ("user",), PEOPLE_WORDS),

@@ -110,13 +110,19 @@ _PRINTS_AFTER = re.compile(
     r"\}?[\"']?[ \t]*(?=\r?\n)|\}[\"']?[^\n|]{0,128}\|[ \t]*base64[ \t]+(?:-d|--decode|-D)(?![\w-])[^\n|]{0,64}(?=\r?\n)"
 )
 _PRINTED_VALUE = re.compile(NEXT_LINE + r"[ \t]{0,8}(?P<v>[^\s$#>][^\s]{3,4095})[ \t]*(?=\r?\n|\Z)")
+# A URL-encoded JSON pair's separator and value: `%22%3A%20%22<value>%22` (the key's own `%22`
+# first); the value's own escapes (`%2B`) are part of it, its encoded quote ends it.
+_ENCODED_JSON_VALUE = re.compile(r"%22%3[Aa](?:%20|\+)*%22(?P<v>(?:[^%\s\"'&]|%(?!22)[0-9A-Fa-f]{2}){1,4096})%22")
+# The options `aws configure get KEY` takes after its key: `--profile prod`, `--region=x`.
+_GET_OPTIONS = re.compile(r"(?:[ \t]+--[\w-]+(?:[ \t=]+(?!-)[^\s]+)?)*")
 _YAML_BLOCK = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _EOL_VALUE = re.compile(r"[^\r\n]{1,4096}")
 # A bare value runs to a blank or quote; `&`, `;` and `,` end it only before another pair.
 # An escaped line break ends it too: http.client's debug line `send: b'...\r\nHost: h\r\n
 # X-Api-Key: k\r\n...'` holds a request's headers on one line, and a value that ran on would
-# swallow the next header's key and its secret.
-_BARE_RUN = re.compile(r"(?:[^\s\"'`&;,\\]|\\(?!r\\n|n[A-Za-z][\w-]{0,63}:[ \t]))*")
+# swallow the next header's key and its secret. So does one before an assignment: `env`'s
+# output captured into one JSON string (`"stdout": "HF_TOKEN=hf_...\\nCUDA_VISIBLE_DEVICES=0,1"`).
+_BARE_RUN = re.compile(r"(?:[^\s\"'`&;,\\]|\\(?!r\\n|n[A-Za-z][\w-]{0,63}:[ \t]|n[A-Za-z_]\w{0,63}=))*")
 _PAIR_AHEAD = re.compile(r"(?:&amp;|[&;,])[\w.\-]{1,64}(?:=|%3[Dd])")
 _BARE_MAX = 4096
 _LINE_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:(?:export|set|setenv|declare -x|ENV|\+|-)[ \t]+)?\Z")
@@ -131,6 +137,9 @@ _SCHEMES = re.compile(
     r"(?P<scheme>Bearer|bearer|BEARER|Basic|basic|Token|token|Bot|JWT|SSWS|OAuth|Apikey|ApiKey"
     r"|AWS4-HMAC-SHA256|GOOG4-(?:RSA|HMAC)-SHA256)[ \t]+"
 )
+# The scheme at a line's end, its credential on the next line: a terminal's width cut the
+# header right after `Basic` (`'Authorization': 'Basic` / ` dXNlcjpw...='}`).
+_SCHEME_AT_CUT = re.compile(r"(?P<scheme>Bearer|bearer|BEARER|Basic|basic|Token|token)\r?\n[ \t]*(?=[A-Za-z0-9._~+/=-]{8})")
 _CRED = re.compile(r"""[^\s"'\\,;]{4,8192}""")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z")
 _FULL_NAME_NEXT = re.compile(r"[ \t][A-Z][a-z'’-]")
@@ -265,9 +274,12 @@ class _PairScanner:
         sep = _SEP.match(text, key_end)
         if sep is None and _NAME_BEFORE.search(text, max(0, start - 16), start):
             sep = _NAMED_VALUE.match(text, key_end)
+        if sep is None and text.startswith("%22", key_end) and self._encoded_json_value(key_end, info, core):
+            return
         if sep is None and text[max(0, start - 14) : start].endswith("configure get "):
-            # `aws configure get aws_secret_access_key` prints the value alone on the next line.
-            self._next_line_value(key_end, info, core)
+            # `aws configure get aws_secret_access_key` prints the value alone on the next line,
+            # also with its options after the key (`--profile prod`).
+            self._next_line_value(_GET_OPTIONS.match(text, key_end).end(), info, core)
             return
         if sep is None and info.role in (Role.SECRET, Role.GENERIC) and self._printed_value(start, key_end, info, core):
             return
@@ -345,6 +357,16 @@ class _PairScanner:
         vstart = m.start("v") + (m.group("v")[:1] in "\"'")
         self.parsed_until = vstart + len(value)
         self._value(info, core, value, vstart, vstart + len(value))
+        return True
+
+    def _encoded_json_value(self, pos: int, info: KeyInfo, core: str) -> bool:
+        """A JSON pair URL-encoded into a query (`state=%7B%22wandb_key%22%3A%20%22<value>%22`):
+        the value runs to its encoded closing quote. True when the pair had that shape."""
+        m = _ENCODED_JSON_VALUE.match(self.text, pos)
+        if m is None:
+            return False
+        self.parsed_until = m.end("v")
+        self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
         return True
 
     def _next_line_value(self, pos: int, info: KeyInfo, core: str) -> None:
@@ -541,7 +563,7 @@ class _PairScanner:
         text = self.text
         if pos < len(text) and text[pos] in "\"'\\":
             pos += 2 if text.startswith('\\"', pos) else 1
-        scheme = _SCHEMES.match(text, pos)
+        scheme = _SCHEMES.match(text, pos) or _SCHEME_AT_CUT.match(text, pos)
         if scheme is not None:
             pos = scheme.end()
         m = _CRED.match(text, pos)

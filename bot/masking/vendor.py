@@ -101,7 +101,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # base64 of `{"payload":"...`, which always begins eyJwYXlsb2FkIjoi.
     ("ecr", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)wYXlsb2FkIjoi[A-Za-z0-9+/]{100,20000}={0,2}(?![A-Za-z0-9+/=])"),
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
-    ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)[0-9A-Za-z_-]{20,2048}" + _BW),
+    # Google OAuth access tokens; a service account's (metadata server, `gcloud auth
+    # print-access-token` as one) carry `c.` first: `ya29.c.c0AY...`.
+    ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)(?:c\.)?[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
     # SendGrid: SG. + 22 . + 43.
     ("sendgrid", "sendgrid-key", 3, ".", r"(?<=SG\.)(?<![\w-]SG\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _BW),
@@ -158,19 +160,23 @@ _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
 # `2.345`) before any branch is tried.
-_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5})", "Q": "(?=~)"}
+_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5}|c\.[\w-]{5})", "Q": "(?=~)"}
 
 
 _NOT_AFTER_WORD = re.compile(r"\(\?<!\[\\w-\]([^()]*(?:\([^()]*\)[^()]*)*)\)")
 # A percent-escape before a token (`%22sk-proj-...` in a URL-encoded JSON `state=`, `%20hf_...`
 # after an encoded `Bearer`) ends in a hex digit, which the look-behind reads as the token
 # running on from a word; after `%XX` the token stands alone.
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z|\\[nrt]\Z")
 
 
 def _after_escape(rest: str) -> str:
-    """A branch's `not after a word` look-behind, also passed after a percent-escape."""
-    return _NOT_AFTER_WORD.sub(lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)}))", rest, count=1)
+    """A branch's `not after a word` look-behind, also passed after a percent-escape and after
+    a JSON string's escaped line break or tab (`"stdout": "$ gcloud auth print-access-token\\nya29...`,
+    a command's output captured into one JSON record: its `n` is no word the token runs on from)."""
+    return _NOT_AFTER_WORD.sub(
+        lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)})|(?<=\\\\[nrt]{m.group(1)}))", rest, count=1
+    )
 
 
 def _compile_by_lead() -> list[re.Pattern[str]]:
@@ -379,7 +385,7 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("pypi-token", re.compile(r"pypi-AgE[\w-]{50,400}\Z")),
     ("gitlab-token", re.compile(r"gl(?:pat|ptt|cbt|rt|dt)-[\w-]{20,80}\Z")),
     ("vault-token", re.compile(r"hv[sbr]\.[\w-]{24,1024}\Z")),
-    ("google-oauth-token", re.compile(r"ya29\.[\w-]{20,}\Z")),
+    ("google-oauth-token", re.compile(r"ya29\.(?:c\.)?[\w-]{20,}\Z")),
     ("private-key", re.compile(r"(?:-----BEGIN|LS0tLS1CRUdJTi)")),
     ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}\Z")),
     ("replicate-token", re.compile(r"r8_[A-Za-z0-9]{36,40}\Z")),

@@ -24,6 +24,7 @@ letters include a JSON escape's backslash: a service account's `private_key` wra
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 
 from bot.masking.edits import Edit
@@ -77,6 +78,51 @@ _WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
 _MAX_RUN_LINES = 64
 
 
+# Tokens of one fixed length, and keys whose values have one: a line ending in such a token's
+# head, the line below holding exactly the letters it lacks, is one token cut by the width,
+# even when those few letters hold no digit (a Hugging Face token's are letters alone).
+# (head at the line's end, the letters the rest may hold, the token's whole length)
+_FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
+    (re.compile(r"(?<![\w-])(hf_[A-Za-z]{1,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
+    (re.compile(r"(?<![\w-])((?:gh[pousr]|npm)_[A-Za-z0-9]{1,35})\Z"), re.compile(r"[A-Za-z0-9]+"), 40),
+    (re.compile(r"(?<![\w-])(glpat-[\w-]{1,19})\Z"), re.compile(r"[\w-]+"), 26),
+    (re.compile(r"(?<![\w-])(github_pat_[A-Za-z0-9_]{1,81})\Z"), re.compile(r"[A-Za-z0-9_]+"), 93),
+    # Slack's tokens end in 24 letters after their numbers; Stripe's keys in 24 or 99.
+    (re.compile(r"(?<![\w-])xox[abposr]-[0-9-]{10,60}-([A-Za-z0-9]{1,23})\Z"), re.compile(r"[A-Za-z0-9]+"), 24),
+    (re.compile(r"(?<![\w-])[sr]k_(?:live|test)_([A-Za-z0-9]{1,23})\Z"), re.compile(r"[A-Za-z0-9]+"), 24),
+    (re.compile(r"(?<![\w-])[sr]k_(?:live|test)_([A-Za-z0-9]{1,98})\Z"), re.compile(r"[A-Za-z0-9]+"), 99),
+    # Anthropic's keys (`sk-ant-api03-` and 95 more, ending `AA`), OpenAI's project keys and
+    # legacy user keys (`sk-` and 48 more).
+    (re.compile(r"(?<![\w-])(sk-ant-(?:api|admin)0\d-[\w-]{1,94})\Z"), re.compile(r"[\w-]+"), 108),
+    (re.compile(r"(?<![\w-])(sk-proj-[\w-]{1,155})\Z"), re.compile(r"[\w-]+"), 164),
+    (re.compile(r"(?<![\w-])(sk-[A-Za-z0-9]{1,47})\Z"), re.compile(r"[A-Za-z0-9]+"), 51),
+    (
+        re.compile(r"(?i:aws_secret_access_key|secretaccesskey)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
+        re.compile(r"[A-Za-z0-9+/]+"),
+        40,
+    ),
+    (re.compile(r"(?i:wandb_api_key)[\"']?[ \t]*[:=][ \t]*[\"']?([0-9a-f]{1,39})\Z"), re.compile(r"[0-9a-f]+"), 40),
+)
+_FIXED_REACH = 200
+# A literal each head of _FIXED_LENGTH holds (lower and upper case for the keys' names).
+_FIXED_HINT = re.compile("hf_|gh[pousr]_|github_pat_|npm_|glpat-|sk-|xox|k_live_|k_test_|ecret|ECRET|andb|ANDB")
+
+
+def _completes_fixed_token(text: str, prev_end: int, tail: str, hints: list[int]) -> bool:
+    """The line before ends in the head of a token of fixed length and `tail` is its rest.
+    `hints`: where each literal of a head ends in `text`, in order (most lines below a line
+    are no key's rest, and hold no such literal just above them)."""
+    i = bisect_left(hints, prev_end - _FIXED_REACH)
+    if i == len(hints) or hints[i] > prev_end:
+        return False
+    before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
+    for head, letters, length in _FIXED_LENGTH:
+        m = head.search(before)
+        if m is not None and len(m.group(1)) + len(tail) == length and letters.fullmatch(tail):
+            return True
+    return False
+
+
 def _bare_token_opens(text: str, prev_start: int, prev_end: int, start: int, end: int) -> bool:
     """A line of token letters alone opens a run when a vendor's token (a JWT, `hf_...`) starts
     it and goes on over the cut: a token `cat` from a file, wrapped from column 0. (A
@@ -92,27 +138,38 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
         return []
     # [start, end, width, last line's width, lines, second line's width]
     runs: list[list[int]] = []
+    hints: list[int] | None = None  # (found at the first line that needs them)
     for m in _CONTINUATION.finditer(text):
         start, end = m.start() + 1, m.end()
         width = end - start
         line = "\n" + m.group("tok")
         last = m.group("rest") is not None  # more than the key's rest: the run ends here
+        prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
         if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
-            continue
-        if "=" in line.rstrip("=") or (
+            reject = True
+        elif "=" in line.rstrip("=") or (
             _DIGIT.search(line) is None and (len(line) - 1 < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
         ):
             # `KEY=value` opens a line of its own (base64 pads only at its end); a line without
             # a digit is words (`torch.distributed...ChildFailedError`, `Killed`), not the rest
             # of a key, whose random letters hold a digit in almost any stretch of a dozen, or
             # mix their cases as no word does (the last few letters of one may not: those few
-            # stay).
+            # go on only after the head of a token whose length is fixed, _FIXED_LENGTH).
+            reject = True
+        else:
+            # A number or a step name printed under the key line is no part of the key.
+            reject = _PLAIN_VALUE.fullmatch(line, 1) is not None and not (
+                _HEX.fullmatch(line, 1) and _HEX_TAIL.search(text, max(0, prev_end - 16), prev_end)
+            )
+        # A fixed-length token's rest goes on where the shapes above turn it away, or under a
+        # line too narrow to open a run.
+        fixed = False
+        if reject or prev_end - text.rfind("\n", 0, prev_end) - 1 < _MIN_WIDTH:
+            if hints is None:
+                hints = [hint.end() for hint in _FIXED_HINT.finditer(text)]
+            fixed = _completes_fixed_token(text, prev_end, m.group("tok"), hints)
+        if reject and not fixed:
             continue
-        prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
-        if _PLAIN_VALUE.fullmatch(line, 1) and not (
-            _HEX.fullmatch(line, 1) and _HEX_TAIL.search(text, max(0, prev_end - 16), prev_end)
-        ):
-            continue  # a number or a step name printed under the key line, no part of the key
         if runs and runs[-1][1] == prev_end:
             run = runs[-1]
             # The run goes on when its last line was full: as wide as its first line, or, for a
@@ -125,7 +182,7 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
                 continue
         prev_start = text.rfind("\n", 0, prev_end) + 1
         prev_width = prev_end - prev_start
-        if (
+        if fixed or (
             prev_width >= _MIN_WIDTH
             and width <= prev_width
             and _TOKEN_CHAR.match(text, prev_end - 1)
@@ -144,6 +201,23 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
     return [(run[0], run[1]) for run in runs if run[4] > 2 or run[2] in _WINDOW_WIDTHS or not run[6]]
 
 
+# A URL's userinfo cut by the width inside the password (`postgresql://svc:Xk29` / `fLq8@db-3:5432/x`):
+# the `@` that says it was userinfo is on the next line, so neither line shows a credential.
+_URL_CUT = re.compile(r"://[^\s/@\"'<>`]{1,256}:[^\s/@\"'<>`]{0,512}\r?\n[^\s/@\"'<>`]{0,512}@")
+
+
+def url_cut_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each pair of lines a URL's userinfo was cut over."""
+    if "://" not in text:
+        return []
+    runs = []
+    for m in _URL_CUT.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        runs.append((start, len(text) if end < 0 else end))
+    return runs
+
+
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
     """Where a position of the joined line stands in the text; on a cut, the end of the line
     before it when it ends a span, the start of the line after when it starts one."""
@@ -157,7 +231,9 @@ def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
     """Edits `find` makes on each wrapped run read as one line, that reach across a cut, moved
     to where they stand in `text`."""
     out: list[Edit] = []
-    for start, end in wrapped_runs(text):
+    runs = [(start, end, False) for start, end in wrapped_runs(text)]
+    runs += [(start, end, True) for start, end in url_cut_runs(text)]
+    for start, end, whole in runs:
         physical = text[start:end]
         pieces = physical.split("\n")
         joined = "".join(piece.removesuffix("\r") for piece in pieces)
@@ -174,6 +250,8 @@ def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
         for a, b, kind, value in find(joined):
             first = _to_text(a, joined_starts, text_starts, at_end=False)
             last = _to_text(b, joined_starts, text_starts, at_end=True)
-            if "\n" in text[first:last]:
+            # (Of a cut URL, every edit: its user stands on the first line whole, but only the
+            # `@` on the next line says it is one.)
+            if whole or "\n" in text[first:last]:
                 out.append((first, last, kind, value))
     return out

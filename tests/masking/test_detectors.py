@@ -38,6 +38,11 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "gitlab-token": ("git clone https://oauth2:glpat-xY7kP2mQ9rT4vW8zB3nC@gitlab.acme.io/ml/llm.git", "glpat-xY7kP2mQ9rT4vW8zB3nC"),
     "google-client-secret": ('"client_secret": "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"', "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"),
     "groq-key": ("GROQ_API_KEY=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", "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"),
+    # A credentials file put through `base64 -w 0`, written back by a CI step (`set -x` echoes it).
+    "encoded-credentials": (
+        "+ echo W2RlZmF1bHRdCmF3c19zZWNyZXRfYWNjZXNzX2tleSA9IDNLeGUzY3V0NUpsRFd5QXQ4dFljWWZYMTBPTlRDV2ZDbVJWWDZ5VVUK | base64 -d > ~/.aws/credentials",
+        "W2RlZmF1bHRdCmF3c19zZWNyZXRfYWNjZXNzX2tleSA9IDNLeGUzY3V0NUpsRFd5QXQ4dFljWWZYMTBPTlRDV2ZDbVJWWDZ5VVUK",
+    ),
     "k8s-secret": ("kind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: UzNjcmV0UGFzczIwMjQh\n", "UzNjcmV0UGFzczIwMjQh"),
     "key": ("DJANGO_SECRET_KEY=q8ZpT3vB7nR1mW4sY6dXk29fLhJ2", "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"),
     # ~/.npmrc
