@@ -129,6 +129,8 @@ def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str,
             part = Part(where.ts, where.thread_ts, deps.denpex.mask_query(text), strong)
             seq = store.bursts.join(where.team_id, place, part, lifetime_s=2 * window + 5)
         except StoreUnavailable:
+            log.warning("store unavailable joining a paste in team=%s channel=%s: this part is answered alone",
+                        where.team_id, where.channel)
             seq = None
         if seq is None:
             parts_text, first = [_take_local(key) or text], where
