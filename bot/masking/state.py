@@ -44,7 +44,7 @@ _WORDLIKE_GIVEN = frozenset(
      "dean", "art", "ray", "gene", "pat", "sky", "summer", "autumn", "joy", "hope", "faith", "amber", "ruby", "jade",
      "crystal", "don", "bob", "rob", "sue", "ben", "jack", "frank", "earl", "guy", "norm", "sam", "dash", "kit",
      "storm", "river", "reed", "drew", "wade", "cliff", "glen", "penny", "victor", "miles", "ivy", "iris", "dawn",
-     "sandy", "rusty", "buck", "carol", "patience", "fortune", "hunter", "pearl", "summer", "sunny",
+     "sandy", "rusty", "buck", "carol", "patience", "fortune", "pearl", "sunny",
      "svc", "sys", "app", "api", "bot", "ci", "cd", "gpu", "cpu", "web", "dev", "ops", "test", "user", "team", "data",
      "admin", "build", "deploy", "service", "train", "model", "batch", "job",
      # names that are also what a training log prints: optimizers, model families, GPU
