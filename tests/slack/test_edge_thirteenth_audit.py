@@ -1,0 +1,241 @@
+"""Thirteenth audit of the Slack edge: scenarios an outside end-to-end check would run that no test
+ran yet, through the real bot over signed HTTP against the recording stand-in and a real Redis.
+
+Most are about a stand-in Web API other than ours: one that names its file host `localhost`
+while SLACK_API_URL says `127.0.0.1`, lacks a method the bot calls, or answers with the
+fewest fields Slack's reference pages promise."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from bot.slack.files import allowed_host
+from bot.store import Store, StoreConfig
+from tests.slack.conftest import Bot, quiesce, wait_handled
+from tests.slack.events import OOM_PASTE, all_text, message, used
+from tests.slack.fake_slack import BOT_TOKEN, TEAM_ID, FakeFile, FakeSlack
+
+
+def replies(fake: FakeSlack) -> list:
+    return fake.of("chat.postMessage")
+
+
+def landed(fake: FakeSlack, channel: str = "C0LOGS") -> list[dict]:
+    with fake.lock:
+        return [dict(m) for m in fake.messages if m["channel"] == channel]
+
+
+# --- a stand-in whose file host is spelled another way --------------------------------------------
+
+def test_a_file_served_by_the_api_host_under_another_loopback_name_is_read(bot: Bot, fake_slack):
+    """SLACK_API_URL names `127.0.0.1:PORT` and the stand-in's files.info gives its download
+    link as `localhost:PORT`: the same server, so the file is read with the token and
+    diagnosed, charged once (was "not hosted by Slack", nothing read)."""
+    port, host = fake_slack.server.server_address[1], "localhost"
+    f = fake_slack.add_file(FakeFile(id="FLOOPBK01", name="rank3.log", content=OOM_PASTE.encode(),
+                                     download_url=f"http://{host}:{port}/files/FLOOPBK01/download/rank3.log"))
+    ts = "1701300000.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert "cuda-oom" in json.dumps(post.params) and "not hosted" not in all_text(post), all_text(post)[:400]
+    assert [c.token for c in fake_slack.of("files.download")] == [BOT_TOKEN]
+    assert used(bot) == 1
+
+
+def test_a_file_on_another_port_of_the_same_host_is_still_not_given_the_token(bot: Bot, fake_slack):
+    """The loopback names are one host, but another port is another server: refused as before."""
+    port = fake_slack.server.server_address[1]
+    f = fake_slack.add_file(FakeFile(id="FOTHPORT1", name="rank3.log", content=OOM_PASTE.encode(),
+                                     download_url=f"http://localhost:{port + 1}/files/FOTHPORT1/download/rank3.log"))
+    ts = "1701300001.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert "not hosted by Slack" in all_text(post)
+    assert not fake_slack.of("files.download") and used(bot) == 0
+
+
+@pytest.mark.parametrize(("url", "api", "allowed"), [
+    ("https://files.slack.com/files-pri/T0-F0/download/a.log", "https://slack.com/api/", True),
+    ("http://files.slack.com/files-pri/T0-F0/download/a.log", "https://slack.com/api/", False),
+    ("https://files.slack.com.evil.example/a.log", "https://slack.com/api/", False),
+    ("http://localhost:8080/files/a.log", "http://127.0.0.1:8080/api/", True),
+    ("http://[::1]:8080/files/a.log", "http://localhost:8080/api/", True),
+    ("http://127.0.0.1/files/a.log", "http://localhost:80/api/", True),
+    ("http://localhost:8081/files/a.log", "http://127.0.0.1:8080/api/", False),
+    ("https://localhost:8080/files/a.log", "http://127.0.0.1:8080/api/", False),
+    ("http://127.0.0.2:8080/files/a.log", "http://127.0.0.1:8080/api/", False),
+    ("http://slack-stub:8080/files/a.log", "http://slack-stub:8080/api/", True),
+    ("http://slack-stub:8080/files/a.log", "http://127.0.0.1:8080/api/", False),
+    ("http://localhost:8080/files/a.log", "https://slack.com/api/", False),
+])
+def test_which_hosts_get_the_token(url, api, allowed):
+    """The token goes to Slack's https hosts, or to SLACK_API_URL's server: its host and port,
+    a loopback one under any loopback name; never another port, scheme or host."""
+    assert allowed_host(url, api) is allowed
+
+
+# --- a stand-in that answers with the fewest fields -----------------------------------------------
+
+def test_a_file_object_with_only_the_fields_slack_always_sends_is_read(bot: Bot, fake_slack):
+    """files.info giving only `id`, `name`, `size` and `url_private` (no download link, mode,
+    filetype, mimetype or title): the log read through `url_private` and diagnosed."""
+    f = FakeFile(id="FMINIMAL1", name="train.log", content=OOM_PASTE.encode())
+    fake_slack.add_file(f)
+    url = f"{fake_slack.base}/files/FMINIMAL1/train.log"
+    fake_slack.fail("files.info", 200, body={"ok": True, "file": {"id": f.id, "name": f.name, "size": len(f.content),
+                                                                    "url_private": url}})
+    ts = "1701300010.000100"
+    bot.event(message("", ts, subtype="file_share", files=[{"id": f.id}]))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert "cuda-oom" in json.dumps(post.params), all_text(post)[:400]
+    assert used(bot) == 1
+
+
+def test_a_post_answered_ok_with_no_ts_is_one_diagnosis_and_no_crash(bot: Bot, fake_slack):
+    """chat.postMessage answered `{"ok": true}` alone (a stand-in that records and says
+    nothing more): the diagnosis counts as posted, charged once, no "Something went wrong"
+    after it, no traceback; the next log answered."""
+    fake_slack.fail("chat.postMessage", 200, body={"ok": True}, posted=True)
+    ts = "1701300020.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    posts = replies(fake_slack)
+    assert len(posts) == 1 and "cuda-oom" in json.dumps(posts[0].params), [all_text(p)[:200] for p in posts]
+    assert used(bot) == 1
+    ts2 = "1701300021.000100"
+    bot.event(message(OOM_PASTE, ts2, channel="C0OTHER"))
+    wait_handled(bot, ts2, channel="C0OTHER")
+    assert replies(fake_slack)[-1].params["thread_ts"] == ts2 and used(bot) == 2
+
+
+@pytest.mark.parametrize("method", ["reactions.add", "reactions.remove"])
+def test_a_reaction_method_the_stand_in_lacks_never_costs_the_reply(bot: Bot, fake_slack, method):
+    """A stand-in without reactions answers them 404 with a text page (or unknown_method):
+    the diagnosis posted once, charged once, no traceback."""
+    fake_slack.fail(method, 404, times=5, raw=b"404 page not found", raw_type="text/plain")
+    ts = "1701300030.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    posts = replies(fake_slack)
+    assert len(posts) == 1 and "cuda-oom" in json.dumps(posts[0].params)
+    assert used(bot) == 1
+
+
+# --- events the manifest does not subscribe to, and envelope fields of Slack Connect / Grid --------
+
+@pytest.mark.parametrize("event", [
+    {"type": "team_join", "user": {"id": "U0NEWBIE", "name": "newbie", "team_id": TEAM_ID}},
+    {"type": "user_change", "user": {"id": "U0ALICE", "name": "alice", "team_id": TEAM_ID}},
+    {"type": "channel_created", "channel": {"id": "C0NEWCHAN", "name": "runs", "creator": "U0ALICE", "created": 1}},
+    {"type": "im_created", "user": "U0ALICE", "channel": {"id": "D0NEWDM"}},
+    {"type": "emoji_changed", "subtype": "add", "name": "oom", "value": "https://emoji.example/oom.png"},
+    {"type": "app_requested", "app_request": {"id": "1234", "app": {"id": "A0DENPEX"}, "user": {"id": "U0ALICE"}}},
+    {"type": "dnd_updated_user", "user": "U0ALICE", "dnd_status": {"dnd_enabled": True}},
+    {"type": "user_huddle_changed", "user": {"id": "U0ALICE", "team_id": TEAM_ID}},
+    {"type": "member_joined_channel", "user": "U0BOB", "channel": "C0LOGS", "channel_type": "C", "team": TEAM_ID},
+], ids=lambda e: e["type"])
+def test_an_event_the_manifest_does_not_subscribe_is_acknowledged(bot: Bot, fake_slack, event):
+    """Events a workspace admin may have added to the app's subscriptions (a user joining the
+    team, a profile change, a new channel, a colleague joining the channel): a 200, nothing
+    called but auth, nothing posted, no traceback."""
+    reply = bot.event({**event, "event_ts": f"{time.time():.6f}"})
+    assert reply.status == 200, (reply.status, reply.body)
+    quiesce(bot, fake_slack, quiet_s=0.3)
+    assert not [c.method for c in fake_slack.calls if c.method != "auth.test"]
+
+
+def test_an_event_with_slack_connect_context_fields_is_answered_for_its_team(bot: Bot, fake_slack):
+    """An envelope as Slack sends it from a shared channel: `is_ext_shared_channel`,
+    `context_team_id`, `context_enterprise_id: null`, `event_context`, the event's
+    `user_team` / `source_team`: the log diagnosed once, charged to the envelope's team."""
+    ts = "1701300040.000100"
+    body = {
+        "token": "legacy", "team_id": TEAM_ID, "context_team_id": TEAM_ID, "context_enterprise_id": None,
+        "api_app_id": "A0DENPEX", "type": "event_callback", "event_id": f"Ev{time.time_ns()}",
+        "event_time": int(time.time()), "is_ext_shared_channel": True,
+        "event_context": "4-eyJldCI6Im1lc3NhZ2UiLCJ0aWQiOiJUMFRFU1QwMDEiLCJhaWQiOiJBMERFTlBFWCIsImNpZCI6IkMwTE9HUyJ9",
+        "authorizations": [{"enterprise_id": None, "team_id": TEAM_ID, "user_id": "UBOT0001", "is_bot": True,
+                            "is_enterprise_install": False}],
+        "event": message(OOM_PASTE, ts, user="U0PARTNER", user_team="T0PARTNER", source_team="T0PARTNER",
+                         event_ts=ts, client_msg_id="5a1f0c52-8f0e-4b8e-9f57-3e7c1d2f6a10"),
+    }  # fmt: skip
+    reply = bot.post(json.dumps(body).encode(), "application/json")
+    assert reply.status == 200
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == ts and "cuda-oom" in json.dumps(post.params)
+    assert used(bot) == 1
+
+
+# --- Web API answers the bot meets less often -------------------------------------------------------
+
+def test_a_429_with_a_retry_after_of_zero_lands_once(bot: Bot, fake_slack):
+    """chat.postMessage answered 429 with `Retry-After: 0`: sent again, lands once, charged once."""
+    fake_slack.fail("chat.postMessage", 429, retry_after=0)
+    ts = "1701300050.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    assert len(landed(fake_slack)) == 1 and len(replies(fake_slack)) == 2
+    assert used(bot) == 1
+
+
+@pytest.mark.parametrize("error", ["invalid_auth", "not_authed", "team_access_not_granted", "missing_scope",
+                                   "no_permission", "ekm_access_denied", "is_archived", "not_in_channel"])
+def test_a_post_refused_for_an_auth_or_channel_reason_charges_nothing(bot: Bot, fake_slack, error):
+    """chat.postMessage refused for good for a reason no retry cures: one attempt, nothing
+    charged, no traceback; the bot answers the next log elsewhere."""
+    fake_slack.fail("chat.postMessage", 200, body={"ok": False, "error": error})
+    ts = "1701300060.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    assert len(replies(fake_slack)) == 1 and used(bot) == 0
+    ts2 = "1701300061.000100"
+    bot.event(message(OOM_PASTE, ts2, channel="C0OTHER"))
+    wait_handled(bot, ts2, channel="C0OTHER")
+    assert replies(fake_slack)[-1].params["thread_ts"] == ts2 and used(bot) == 1
+
+
+def test_a_votes_thanks_refused_user_not_in_channel_still_counts_the_vote(bot: Bot, fake_slack):
+    """A vote from someone of another organization in a shared channel, whose ephemeral thanks
+    Slack refuses `user_not_in_channel`: the vote counted once, no traceback, no message posted
+    to the channel instead."""
+    fake_slack.fail("chat.postEphemeral", 200, body={"ok": False, "error": "user_not_in_channel"}, times=3)
+    reply = bot.action("denpex_feedback_right", "cuda-oom", user="U0PARTNER")
+    assert reply.status == 200
+    fake_slack.wait_for("chat.postEphemeral")
+    quiesce(bot, fake_slack, quiet_s=0.3)
+    rows = {r.rule_id: r for r in Store(StoreConfig(url=bot.redis_url)).feedback.summary()}
+    assert rows["cuda-oom"].right == 1
+    assert not replies(fake_slack)
+
+
+# --- slash commands -----------------------------------------------------------------------------------
+
+def test_a_lookup_holding_form_special_characters_reads_them_as_typed(bot: Bot, fake_slack):
+    """`/denpex` text holding `+`, `&`, `=`, `%` and `#` (percent-encoded in the form as Slack
+    sends it): read as typed, the entry found, echoed with those characters."""
+    text = "CUDA out of memory & retry=2 +50% #rank3"
+    reply = bot.command(text)
+    assert reply.status == 200
+    said = json.dumps(reply.json())
+    assert "cuda-oom" in said, said[:400]
+    assert "retry=2 +50%" in said or "retry=2 +50%" in json.dumps(reply.json(), ensure_ascii=False), said[:600]
+
+
+def test_a_command_with_empty_enterprise_fields_is_answered(bot: Bot, fake_slack):
+    """A form with `enterprise_id=` and `enterprise_name=` empty and `is_enterprise_install=false`
+    (a workspace outside any Grid, as some senders spell it): answered as the workspace's."""
+    import urllib.parse
+
+    form = dict(urllib.parse.parse_qsl(bot.command_body("quota").decode()))
+    form.update({"enterprise_id": "", "enterprise_name": "", "is_enterprise_install": "false"})
+    reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+    assert reply.status == 200, reply.body
+    said = reply.json()
+    assert said.get("response_type") == "ephemeral" and "free" in json.dumps(said).lower(), said
