@@ -239,3 +239,119 @@ def test_a_command_with_empty_enterprise_fields_is_answered(bot: Bot, fake_slack
     assert reply.status == 200, reply.body
     said = reply.json()
     assert said.get("response_type") == "ephemeral" and "free" in json.dumps(said).lower(), said
+
+
+# --- payloads with only the fields Slack's reference pages show ---------------------------------
+
+@pytest.mark.parametrize("text", ["help", "quota", "show cuda-oom", "CUDA out of memory"])
+def test_a_slash_command_with_only_the_documented_core_fields_is_answered(bot: Bot, fake_slack, text):
+    """A form holding only `command`, `text`, `team_id`, `channel_id`, `user_id` and
+    `response_url` (no trigger id, names, api_app_id or legacy token): answered in the ack,
+    ephemeral, as any other command."""
+    import urllib.parse
+
+    form = {"command": "/denpex", "text": text, "team_id": TEAM_ID, "channel_id": "C0LOGS", "user_id": "U0ALICE",
+            "response_url": f"{fake_slack.base}/response/core/{time.time_ns()}"}
+    reply = bot.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded")
+    assert reply.status == 200, reply.body
+    said = reply.json() if reply.body else {}
+    if not said:  # answered through the response_url instead: as good for the person
+        quiesce(bot, fake_slack, quiet_s=0.3)
+        said = fake_slack.responses[-1] if fake_slack.responses else {}
+    assert said.get("response_type", "ephemeral") == "ephemeral" and (said.get("text") or said.get("blocks")), said
+
+
+def test_a_message_event_with_only_the_documented_core_fields_is_diagnosed(bot: Bot, fake_slack):
+    """An envelope of `type`, `team_id`, `event_id`, `event` and a message of `type`,
+    `channel`, `user`, `text`, `ts` (no channel_type, team, event_ts, client_msg_id,
+    api_app_id, event_time, authorizations): diagnosed in its thread, charged once."""
+    ts = "1701300070.000100"
+    body = {"type": "event_callback", "team_id": TEAM_ID, "event_id": f"Ev{time.time_ns()}",
+            "event": {"type": "message", "channel": "C0LOGS", "user": "U0ALICE", "text": OOM_PASTE, "ts": ts}}
+    reply = bot.post(json.dumps(body).encode(), "application/json")
+    assert reply.status == 200
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == ts and "cuda-oom" in json.dumps(post.params)
+    assert used(bot) == 1
+
+
+def test_a_mention_with_only_the_documented_core_fields_is_answered(bot: Bot, fake_slack):
+    """An `app_mention` of `type`, `user`, `text`, `ts`, `channel`, `event_ts` alone, asking
+    for help: the help in its thread, nothing charged."""
+    ts = "1701300080.000100"
+    body = {"type": "event_callback", "team_id": TEAM_ID, "event_id": f"Ev{time.time_ns()}",
+            "event": {"type": "app_mention", "user": "U0ALICE", "text": "<@UBOT0001> help", "ts": ts,
+                      "channel": "C0LOGS", "event_ts": ts}}
+    assert bot.post(json.dumps(body).encode(), "application/json").status == 200
+    wait_handled(bot, ts, timeout=30)
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == ts and "help" in all_text(post).lower()
+    assert used(bot) == 0
+
+
+# --- one workspace, one token: the app uninstalled ------------------------------------------------
+
+@pytest.mark.parametrize("event", [
+    {"type": "app_uninstalled"},
+    {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UBOT0001"]}},
+], ids=["app_uninstalled", "tokens_revoked"])
+def test_an_uninstall_with_a_single_token_forgets_the_workspace_and_calls_nothing(bot: Bot, fake_slack, event):
+    """SLACK_BOT_TOKEN mode: the app uninstalled (or its bot token revoked) after a diagnosis:
+    a 200, the thread's context and the history forgotten, the plan and the day's usage kept,
+    no Web API call (the token is gone), no traceback."""
+    ts = "1701300090.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    store = Store(StoreConfig(url=bot.redis_url))
+    assert store.threads.load(TEAM_ID, "C0LOGS", ts) is not None
+    fake_slack.reset()
+    reply = bot.event({**event, "event_ts": f"{time.time():.6f}"})
+    assert reply.status == 200
+    deadline = time.monotonic() + 10
+    while store.threads.load(TEAM_ID, "C0LOGS", ts) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.threads.load(TEAM_ID, "C0LOGS", ts) is None
+    assert used(bot) == 1  # the day's usage kept
+    quiesce(bot, fake_slack, quiet_s=0.3)
+    assert not fake_slack.calls, [c.method for c in fake_slack.calls]
+
+
+# --- a second failure in a diagnosis thread ----------------------------------------------------
+
+DISK_FULL = ("Traceback (most recent call last):\n"
+             '  File "train.py", line 120, in <module>\n'
+             "    torch.save(state, path)\n"
+             "OSError: [Errno 28] No space left on device\n")
+
+
+def test_a_new_log_pasted_in_a_diagnosis_thread_is_diagnosed_there(bot: Bot, fake_slack):
+    """After the fix, the rerun's new failure pasted as a reply in the diagnosis thread (no
+    mention): diagnosed in that thread, charged again; not taken as a follow-up question."""
+    parent, reply_ts = "1701300100.000100", "1701300100.000300"
+    bot.event(message(OOM_PASTE, parent))
+    wait_handled(bot, parent)
+    bot.event(message(DISK_FULL, reply_ts, thread_ts=parent, parent_user_id="U0ALICE"))
+    wait_handled(bot, reply_ts)
+    posts = replies(fake_slack)
+    assert len(posts) == 2 and all(p.params["thread_ts"] == parent for p in posts)
+    assert "disk-full" in json.dumps(posts[1].params), all_text(posts[1])[:400]
+    assert used(bot) == 2
+
+
+
+def test_a_sentence_naming_the_error_then_the_log_file_is_one_answer(bot: Bot, fake_slack):
+    """"rank 3 died with CUDA out of memory again, log attached" and, at once, the log file
+    (Slack sends an upload typed after its words as a message of its own): one answer, in the
+    sentence's thread as for a pasted log (238), one download, one charge (was: the file
+    diagnosed, then the sentence answered alone after the paste window: two answers)."""
+    stamps = ["1701300110.000100", "1701300110.400100"]
+    f = fake_slack.add_file(FakeFile(id="FSENTLOG1", name="rank3.log", content=OOM_PASTE.encode()))
+    bot.event(message("rank 3 died with CUDA out of memory again, log attached", stamps[0]))
+    bot.event(message("", stamps[1], subtype="file_share", files=[f]))
+    wait_handled(bot, *stamps, timeout=30)
+    posts = replies(fake_slack)
+    assert len(posts) == 1 and "cuda-oom" in json.dumps(posts[0].params), [all_text(p)[:200] for p in posts]
+    assert posts[0].params["thread_ts"] == stamps[0]
+    assert len(fake_slack.of("files.download")) == 1
+    assert used(bot) == 1

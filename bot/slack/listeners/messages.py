@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -319,6 +320,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     text = message_text(event)
     strength = logdetect.strength(text, deps.keywords)
     shared = files.message_files(event)
+    place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
     if shared:
         logs, notes, unread = classify(deps, client, shared)
         pasted = logdetect.clean(text) if strength else None
@@ -326,7 +328,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         if logs or notes or (pasted and documents):
             # A log file, a file that may be one, or a pasted log: diagnosed, with a word on the
             # files not read (screenshots beside a log go unsaid).
-            replier = SlackReplier(client, where)
+            replier = SlackReplier(client, _announced(deps, where, place, mentioned) if logs or notes else where)
             diagnose(store, replier, where.place, read_message(deps, client, replier, pasted, logs, notes + documents))
             return
         if unread and not pasted and (not own_text(event).strip() or mentioned or _direct(event)):
@@ -335,7 +337,6 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
             tell(client, where, ui.not_a_log_message([u.said for u in unread]))
             return None
         # Only images beside a pasted log, or files beside talk: the text decides, as without files.
-    place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
     # A part of a pasted log: a log itself, or any text by the same person while a burst of
     # theirs is open (a mention of the bot is a message to it, not a part).
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
@@ -353,6 +354,20 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         return paste(deps, client, where, place, logdetect.clean(text), strong=False)
     _reply(deps, client, event, where, mentioned, text, strength, ctx)
     return None
+
+
+def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> Where:
+    """Where to answer a log file: in the thread of the sentence its sender wrote just before
+    ("rank 3 died with CUDA OOM again, log attached"), whose burst is still open and holds no
+    log, taking that burst so it is not answered as well; else the file's own message."""
+    if not where.user or mentioned:
+        return where
+    taken = deps.store.bursts.take_weak(where.team_id, place)
+    if not taken:
+        return where
+    log.info("a log file in team=%s channel=%s answers the words before it", where.team_id, where.channel)
+    head = taken[0]
+    return replace(where, ts=head.ts, thread_ts=head.thread_ts)
 
 
 def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
