@@ -340,18 +340,32 @@ def test_a_new_log_pasted_in_a_diagnosis_thread_is_diagnosed_there(bot: Bot, fak
 
 
 
-def test_a_sentence_naming_the_error_then_the_log_file_is_one_answer(bot: Bot, fake_slack):
+@pytest.mark.parametrize("channel", ["C0LOGS", "D0ALICEDM"], ids=["channel", "dm"])
+def test_a_sentence_naming_the_error_then_the_log_file_is_one_answer(bot: Bot, fake_slack, channel):
     """"rank 3 died with CUDA out of memory again, log attached" and, at once, the log file
-    (Slack sends an upload typed after its words as a message of its own): one answer, in the
-    sentence's thread as for a pasted log (238), one download, one charge (was: the file
-    diagnosed, then the sentence answered alone after the paste window: two answers)."""
+    (Slack sends an upload typed after its words as a message of its own), in a channel or in
+    the bot's DM: one answer, in the sentence's thread as for a pasted log (238), one download,
+    one charge (was: in a channel the file diagnosed, then the sentence answered alone after
+    the paste window; in a DM the sentence diagnosed at once, then the file: two answers, two
+    charges)."""
+    kind = {"channel_type": "im"} if channel.startswith("D") else {}
     stamps = ["1701300110.000100", "1701300110.400100"]
     f = fake_slack.add_file(FakeFile(id="FSENTLOG1", name="rank3.log", content=OOM_PASTE.encode()))
-    bot.event(message("rank 3 died with CUDA out of memory again, log attached", stamps[0]))
-    bot.event(message("", stamps[1], subtype="file_share", files=[f]))
-    wait_handled(bot, *stamps, timeout=30)
+    bot.event(message("rank 3 died with CUDA out of memory again, log attached", stamps[0], channel=channel, **kind))
+    bot.event(message("", stamps[1], subtype="file_share", files=[f], channel=channel, **kind))
+    wait_handled(bot, *stamps, channel=channel, timeout=30)
     posts = replies(fake_slack)
     assert len(posts) == 1 and "cuda-oom" in json.dumps(posts[0].params), [all_text(p)[:200] for p in posts]
     assert posts[0].params["thread_ts"] == stamps[0]
     assert len(fake_slack.of("files.download")) == 1
     assert used(bot) == 1
+
+
+def test_a_sentence_naming_an_error_alone_in_a_dm_is_still_answered(bot: Bot, fake_slack):
+    """The same words alone in the bot's DM (nothing follows): answered after the paste window
+    from the words, as a DM is always answered; one answer, in its thread."""
+    ts = "1701300115.000100"
+    bot.event(message("rank 3 died with CUDA out of memory again", ts, channel="D0ALICEDM", channel_type="im"))
+    wait_handled(bot, ts, channel="D0ALICEDM", timeout=30)
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == ts and "cuda" in all_text(post).lower()
