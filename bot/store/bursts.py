@@ -48,24 +48,18 @@ return parts
 """
 
 
-# Takes a burst of weak parts only (a sentence naming an error) for a message that answers for
-# it (the log file the sentence announced): the parts are handed back and the burst's closer
-# finds a later number, so it answers nothing. A burst holding a part that is a log by itself
-# is left alone.
+# Takes a burst for a message that answers for it (the log file its words announced, or the
+# full log after a pasted excerpt): the parts are handed back and the burst's closer finds a
+# later number, so it answers nothing.
 # KEYS[1]  the burst's parts  KEYS[2] its sequence number
-# Returns the parts (JSON strings) when taken, false when there is nothing to take.
-_TAKE_WEAK_LUA = """
+# Returns the parts (JSON strings) when taken, false when no burst is open.
+_TAKE_LUA = """
 if not redis.call('GET', KEYS[2]) then
   return false
 end
 local parts = redis.call('LRANGE', KEYS[1], 0, -1)
 if #parts == 0 then
   return false
-end
-for _, item in ipairs(parts) do
-  if cjson.decode(item)[4] ~= false then
-    return false
-  end
 end
 redis.call('DEL', KEYS[1])
 redis.call('INCR', KEYS[2])
@@ -90,7 +84,7 @@ class Bursts:
         self._client = client
         self._join = client.script(_JOIN_LUA)
         self._close = client.script(_CLOSE_LUA)
-        self._take_weak = client.script(_TAKE_WEAK_LUA)
+        self._take = client.script(_TAKE_LUA)
 
     @staticmethod
     def _keys(team_id: str, place: str) -> list[str]:
@@ -128,11 +122,12 @@ class Bursts:
         return sorted(parts, key=lambda p: float(p.ts))
 
     @guarded
-    def take_weak(self, team_id: str, place: str) -> list[Part]:
-        """The open burst's parts, in the order Slack stamped them, when every one is weak
-        (words naming an error, no log): the caller answers for them, and the burst's closer
-        answers nothing. [] when no such burst is open (none, or one holding a log)."""
-        raw = self._take_weak(keys=self._keys(team_id, place))
-        parts = [Part(ts, thread_ts, MaskedText.restored(text), False)
-                 for ts, thread_ts, text, _strong in (json.loads(item) for item in raw or [])]
+    def take(self, team_id: str, place: str) -> list[Part]:
+        """The open burst's parts, in the order Slack stamped them: the caller answers for
+        them, and the burst's closer answers nothing. [] when no burst is open."""
+        raw = self._take(keys=self._keys(team_id, place))
+        parts = []
+        for item in raw or []:
+            ts, thread_ts, text, *strong = json.loads(item)
+            parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
         return sorted(parts, key=lambda p: float(p.ts))

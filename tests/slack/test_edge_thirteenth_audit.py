@@ -369,3 +369,48 @@ def test_a_sentence_naming_an_error_alone_in_a_dm_is_still_answered(bot: Bot, fa
     wait_handled(bot, ts, channel="D0ALICEDM", timeout=30)
     (post,) = replies(fake_slack)
     assert post.params["thread_ts"] == ts and "cuda" in all_text(post).lower()
+
+
+def test_a_sentence_then_a_pasted_log_in_a_dm_is_one_answer(bot: Bot, fake_slack):
+    """In the bot's DM, the words and then the pasted log: one answer in the words' thread,
+    one charge (was: the words diagnosed at once, then the log: two)."""
+    stamps = ["1701300130.000100", "1701300130.400100"]
+    bot.event(message("rank 3 died with CUDA out of memory again, log below", stamps[0], channel="D0ALICEDM",
+                      channel_type="im"))
+    bot.event(message(OOM_PASTE, stamps[1], channel="D0ALICEDM", channel_type="im"))
+    wait_handled(bot, *stamps, channel="D0ALICEDM", timeout=30)
+    posts = replies(fake_slack)
+    assert [p.params["thread_ts"] for p in posts] == [stamps[0]], [all_text(p)[:200] for p in posts]
+    assert used(bot) == 1
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "shift_jis"])
+def test_a_log_file_in_a_windows_or_legacy_encoding_is_diagnosed(bot: Bot, fake_slack, encoding):
+    """A log written on a Windows or Japanese machine (cp1252, Latin-1, Shift-JIS: a user
+    name with an umlaut, a Japanese folder in the path): diagnosed, charged once, not called
+    a binary file; nothing undecodable posted back."""
+    folder = "ログ" if encoding == "shift_jis" else "Jürgen"
+    text = f'  File "C:\\Users\\{folder}\\train.py", line 88, in <module>\n' + OOM_PASTE
+    f = fake_slack.add_file(FakeFile(id=f"FENC{encoding[:4].upper()}", name="train.log",
+                                     content=text.encode(encoding)))
+    ts = "1701300140.000100"
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts)
+    (post,) = replies(fake_slack)
+    assert "cuda-oom" in json.dumps(post.params), all_text(post)[:400]
+    assert "\ufffd" not in all_text(post) and used(bot) == 1
+
+
+def test_a_pasted_excerpt_then_the_full_log_file_is_one_answer(bot: Bot, fake_slack):
+    """"here's the error:" with the traceback pasted, then the full log file uploaded at once:
+    one answer, in the paste's thread, one download, one charge (was: two diagnoses of the one
+    failure, two charges)."""
+    stamps = ["1701300150.000100", "1701300150.400100"]
+    f = fake_slack.add_file(FakeFile(id="FSTRONG01", name="rank3.log", content=OOM_PASTE.encode()))
+    bot.event(message("here's the error:\n```" + OOM_PASTE + "```", stamps[0]))
+    bot.event(message("", stamps[1], subtype="file_share", files=[f]))
+    wait_handled(bot, *stamps, timeout=30)
+    posts = replies(fake_slack)
+    assert [p.params["thread_ts"] for p in posts] == [stamps[0]], [all_text(p)[:200] for p in posts]
+    assert "cuda-oom" in json.dumps(posts[0].params) and len(fake_slack.of("files.download")) == 1
+    assert used(bot) == 1

@@ -330,7 +330,10 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         if logs or notes or (pasted and documents):
             # A log file, a file that may be one, or a pasted log: diagnosed, with a word on the
             # files not read (screenshots beside a log go unsaid).
-            replier = SlackReplier(client, _announced(deps, where, place, mentioned) if logs or notes else where)
+            answer_at, before = _announced(deps, where, place, mentioned) if logs or notes else (where, None)
+            if before:
+                pasted = f"{before}\n{pasted}" if pasted else before
+            replier = SlackReplier(client, answer_at)
             diagnose(store, replier, where.place, read_message(deps, client, replier, pasted, logs, notes + documents))
             return
         if unread and not pasted and (not own_text(event).strip() or mentioned or _direct(event)):
@@ -360,18 +363,23 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     return None
 
 
-def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> Where:
-    """Where to answer a log file: in the thread of the sentence its sender wrote just before
-    ("rank 3 died with CUDA OOM again, log attached"), whose burst is still open and holds no
-    log, taking that burst so it is not answered as well; else the file's own message."""
+def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tuple[Where, str | None]:
+    """Where to answer a log file, and what its sender pasted just before it, if they did:
+    words announcing it ("rank 3 died with CUDA OOM again, log attached") or an excerpt of the
+    same log, whose burst is still open. The file takes that burst (so it is not answered as
+    well), is read with the pasted log, and answered in the burst's first thread, as a log
+    pasted after such words is; else the file's own message, alone."""
     if not where.user or mentioned:
-        return where
-    taken = deps.store.bursts.take_weak(where.team_id, place)
+        return where, None
+    taken = deps.store.bursts.take(where.team_id, place)
     if not taken:
-        return where
-    log.info("a log file in team=%s channel=%s answers the words before it", where.team_id, where.channel)
+        return where, None
+    log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
+             len(taken))
     head = taken[0]
-    return replace(where, ts=head.ts, thread_ts=head.thread_ts)
+    logs = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1)
+            for i, p in enumerate(taken) if p.strong]
+    return replace(where, ts=head.ts, thread_ts=head.thread_ts), ("\n".join(logs) or None)
 
 
 def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
