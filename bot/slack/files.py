@@ -143,20 +143,33 @@ def describe(file: dict[str, Any]) -> str:
     return Masker().mask(file.get("name") or file.get("title") or file.get("id") or "the file")
 
 
+# The names of this machine's loopback interface a local stand-in may give its file links
+# under while SLACK_API_URL names it another of them: one server on one port.
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def allowed_host(url: str, api_url: str) -> bool:
     """May this URL get the bot token? Only https on Slack's own hosts (files.slack.com and
-    any *.slack.com), or the exact scheme and host:port of SLACK_API_URL (a local stand-in)."""
+    any *.slack.com), or the scheme and host:port of SLACK_API_URL (a local stand-in; on
+    loopback, under any of its names: files.info may say `localhost` where the URL said
+    `127.0.0.1`). Another port is another server, and never gets it."""
     try:
         target = urllib.parse.urlsplit(url)
         api = urllib.parse.urlsplit(api_url)
         host = (target.hostname or "").lower().rstrip(".")
+        api_host = (api.hostname or "").lower().rstrip(".")
+        port = target.port or _DEFAULT_PORTS.get(target.scheme)
+        api_port = api.port or _DEFAULT_PORTS.get(api.scheme)
     except ValueError:
         return False
     if not host:
         return False
     if target.scheme == "https" and (host == "slack.com" or host.endswith(".slack.com")):
         return True
-    return (target.scheme, target.netloc.lower()) == (api.scheme, api.netloc.lower()) and bool(api.netloc)
+    if not api_host or target.scheme != api.scheme or port != api_port:
+        return False
+    return host == api_host or (host in _LOOPBACK and api_host in _LOOPBACK)
 
 
 def host_of(url: str) -> str:

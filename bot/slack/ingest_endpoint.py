@@ -202,8 +202,19 @@ class Ingest:
         related = [r for rid in (rule.related if rule else ()) if (r := self.deps.denpex.entry(rid))]
         text, blocks = alert_message(masked, rule, titles, related)
         if alert.kind == "final" and claim.first_ts:
-            client.chat_update(channel=claim.channel or channel, ts=claim.first_ts, text=text, blocks=blocks)
-            return claim.first_ts, True
+            channel = claim.channel or channel
+            try:
+                client.chat_update(channel=channel, ts=claim.first_ts, text=text, blocks=blocks)
+                return claim.first_ts, True
+            except SlackApiError as exc:
+                error = exc.response.get("error")
+                if error not in UNEDITABLE:
+                    raise
+                # The first alert cannot be edited (someone deleted it, or the workspace
+                # closed editing): the job's end is told in a message of its own, as its
+                # watcher's retries would otherwise meet the same refusal for 15 minutes.
+                log.info("first alert of a job in team=%s channel=%s not editable (%s): posting the final one",
+                         team, channel, error)
         # Posted as a diagnosis is (bot.slack.diagnosis.post_verified): an unknown outcome is
         # looked for in the channel before it is posted again, or the watcher's retry of a 502
         # would post a second alert.
@@ -240,6 +251,10 @@ class Ingest:
         except (StoreUnavailable, ValueError) as exc:
             log.warning("alert context not kept for team=%s: %s", team, type(exc).__name__)
 
+
+# chat.update's refusals of the message itself, not of the channel or the token: the final
+# alert goes out as a new message instead.
+UNEDITABLE = ("message_not_found", "cant_update_message", "edit_window_closed")
 
 # The metadata event an alert message carries, so an unconfirmed post can be looked for.
 ALERT_EVENT = "denpex_alert"

@@ -48,6 +48,25 @@ return parts
 """
 
 
+# Takes a burst for a message that answers for it (the log file its words announced, or the
+# full log after a pasted excerpt): the parts are handed back and the burst's closer finds a
+# later number, so it answers nothing.
+# KEYS[1]  the burst's parts  KEYS[2] its sequence number
+# Returns the parts (JSON strings) when taken, false when no burst is open.
+_TAKE_LUA = """
+if not redis.call('GET', KEYS[2]) then
+  return false
+end
+local parts = redis.call('LRANGE', KEYS[1], 0, -1)
+if #parts == 0 then
+  return false
+end
+redis.call('DEL', KEYS[1])
+redis.call('INCR', KEYS[2])
+return parts
+"""
+
+
 @dataclass(frozen=True)
 class Part:
     ts: str
@@ -65,6 +84,7 @@ class Bursts:
         self._client = client
         self._join = client.script(_JOIN_LUA)
         self._close = client.script(_CLOSE_LUA)
+        self._take = client.script(_TAKE_LUA)
 
     @staticmethod
     def _keys(team_id: str, place: str) -> list[str]:
@@ -97,6 +117,17 @@ class Bursts:
         parts = []
         for item in raw:
             # A part joined by a replica of the version before `strong` has three fields.
+            ts, thread_ts, text, *strong = json.loads(item)
+            parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
+        return sorted(parts, key=lambda p: float(p.ts))
+
+    @guarded
+    def take(self, team_id: str, place: str) -> list[Part]:
+        """The open burst's parts, in the order Slack stamped them: the caller answers for
+        them, and the burst's closer answers nothing. [] when no burst is open."""
+        raw = self._take(keys=self._keys(team_id, place))
+        parts = []
+        for item in raw or []:
             ts, thread_ts, text, *strong = json.loads(item)
             parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
         return sorted(parts, key=lambda p: float(p.ts))

@@ -212,7 +212,10 @@ def test_gzip_of_a_gzip_is_read(bot: Bot, fake_slack):
 
 # --- Slack Web API answers ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("error", ["restricted_action", "account_inactive", "token_revoked", "channel_not_found"])
+@pytest.mark.parametrize("error", ["restricted_action", "account_inactive", "token_revoked", "channel_not_found",
+                                   # thirteenth audit (248): auth and channel refusals
+                                   "invalid_auth", "not_authed", "team_access_not_granted", "missing_scope",
+                                   "no_permission", "ekm_access_denied", "is_archived", "not_in_channel"])
 def test_a_post_refused_for_good_charges_nothing_and_is_not_retried(bot: Bot, fake_slack, error):
     """chat.postMessage answering an error no retry cures (a channel where only admins may post,
     a deactivated bot user, a revoked token, a channel gone): one attempt, nothing charged, no

@@ -78,6 +78,10 @@ def exercise(store: Store, team: str, clock: FakeClock) -> None:
     late = store.bursts.join(team, place, Part("1.4", "1.4", mask("part three").text), 0.05)
     time.sleep(0.2)
     assert store.bursts.close(team, place, late) == []
+    # A log file taking the sentence before it: its closer then finds a later part.
+    weak = store.bursts.join(team, place, Part("1.5", "1.5", mask("rank 3 died").text, False), 5)
+    assert [p.ts for p in store.bursts.take(team, place)] == ["1.5"]
+    assert store.bursts.close(team, place, weak) is None and store.bursts.take(team, place) == []
     claim = store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30)
     assert claim is not None and store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30) is None
     assert store.claims.renew(claim, 30)

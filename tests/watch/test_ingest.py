@@ -337,3 +337,22 @@ def test_only_a_channel_slack_names_is_public(channel: str, name: str, public: b
     from bot.slack.alerts_command import is_public
 
     assert is_public(channel, name) is public
+
+
+@pytest.mark.parametrize("error", ["message_not_found", "cant_update_message", "edit_window_closed"])
+def test_a_final_alert_whose_first_message_cannot_be_edited_is_posted_anew(bot: Bot, fake_slack: FakeSlack, token: str,
+                                                                         store: Store, error: str) -> None:
+    """The job's end, when Slack will not edit its first alert (deleted by someone:
+    `message_not_found`; `cant_update_message`; `edit_window_closed`): the final alert posted
+    as a message of its own, once, charged once for the job; a retry of the same final alert
+    is its duplicate (was a 502 on every retry for 15 minutes: the job's end never told)."""
+    _, first, _ = send(bot, token, body())
+    fake_slack.fail("chat.update", 200, body={"ok": False, "error": error})
+    final = replace(ALERT, kind="final", exit=JobExit(1, None))
+    status, answer, _ = send(bot, token, body(final))
+    assert status == 200 and answer["ok"] and not answer["updated"] and answer["ts"] != first["ts"], answer
+    posts = fake_slack.of("chat.postMessage")
+    assert len(posts) == 2 and "exit code 1" in str(posts[1].params["blocks"])
+    status, again, _ = send(bot, token, body(final))
+    assert status == 200 and again["ts"] == answer["ts"] and len(fake_slack.of("chat.postMessage")) == 2
+    assert store.quotas.status(TEAM_ID).used == 1

@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -114,11 +115,12 @@ def _first_limit_notice(deps: BotDeps, where: Where, resets_at: datetime | None)
 
 
 def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str, *,
-          strong: bool = True) -> Callable[[], None] | None:
+          strong: bool = True, direct: bool = False) -> Callable[[], None] | None:
     """One part of a pasted log: join the place's burst. Returns what to run once the person
     has stopped pasting (answer for every part at once if this one was the last, on any
     replica), or None when it was answered at once (no window, or no store for bursts).
-    `strong`: the part looks like a log by itself; a burst with no strong part is chatter."""
+    `strong`: the part looks like a log by itself; a burst with no strong part is chatter,
+    except in a conversation with the bot (`direct`), where every message is meant for it."""
     store, window = deps.store, paste_window()
     key = (where.team_id, where.channel, where.ts)
     if window <= 0:
@@ -135,12 +137,13 @@ def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str,
         if seq is None:
             parts_text, first = [_take_local(key) or text], where
         else:
-            return lambda: _close_burst(deps, client, where, place, seq, strong)
-    _answer(deps, client, first, parts_text, quiet=not strong)
+            return lambda: _close_burst(deps, client, where, place, seq, strong, direct)
+    _answer(deps, client, first, parts_text, quiet=not strong and not direct)
     return None
 
 
-def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq: int, strong: bool) -> None:
+def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq: int, strong: bool,
+                 direct: bool = False) -> None:
     """The window after a part has passed: if no later part joined, answer for the burst."""
     parts = deps.store.bursts.close(where.team_id, place, seq)
     if parts is None:
@@ -151,14 +154,14 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         log.info("a paste burst in team=%s channel=%s expired before it closed", where.team_id, where.channel)
         own = _take_local((where.team_id, where.channel, where.ts))
         if own is not None:
-            _answer(deps, client, where, [own], quiet=not strong)
+            _answer(deps, client, where, [own], quiet=not strong and not direct)
         return
     parts_text = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1) for i, p in enumerate(parts)]
     head = parts[0]
     first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user, where.public)
     if len(parts) > 1:
         log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
-    _answer(deps, client, first, parts_text, quiet=not any(p.strong for p in parts))
+    _answer(deps, client, first, parts_text, quiet=not any(p.strong for p in parts) and not direct)
 
 
 def _apart(masked: str, part_no: int) -> str:
@@ -319,6 +322,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     text = message_text(event)
     strength = logdetect.strength(text, deps.keywords)
     shared = files.message_files(event)
+    place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
     if shared:
         logs, notes, unread = classify(deps, client, shared)
         pasted = logdetect.clean(text) if strength else None
@@ -326,7 +330,10 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         if logs or notes or (pasted and documents):
             # A log file, a file that may be one, or a pasted log: diagnosed, with a word on the
             # files not read (screenshots beside a log go unsaid).
-            replier = SlackReplier(client, where)
+            answer_at, before = _announced(deps, where, place, mentioned) if logs or notes else (where, None)
+            if before:
+                pasted = f"{before}\n{pasted}" if pasted else before
+            replier = SlackReplier(client, answer_at)
             diagnose(store, replier, where.place, read_message(deps, client, replier, pasted, logs, notes + documents))
             return
         if unread and not pasted and (not own_text(event).strip() or mentioned or _direct(event)):
@@ -335,24 +342,44 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
             tell(client, where, ui.not_a_log_message([u.said for u in unread]))
             return None
         # Only images beside a pasted log, or files beside talk: the text decides, as without files.
-    place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
     # A part of a pasted log: a log itself, or any text by the same person while a burst of
     # theirs is open (a mention of the bot is a message to it, not a part).
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
-        return paste(deps, client, where, place, logdetect.clean(text), strong=strength == "strong")
+        return paste(deps, client, where, place, logdetect.clean(text), strong=strength == "strong",
+                     direct=_direct(event))
     in_thread = bool(thread_ts) and thread_ts != ts
     ctx = store.threads.load(team, channel, thread_ts) if in_thread else None
     if ctx is None and in_thread and store.claims.in_progress(team, f"message:{channel}:{thread_ts}"):
         # Asked in the thread of a log the bot is still answering ("which rank?" typed before
         # the diagnosis is out): answer once it is, from a timer thread, not a listener's.
         return lambda: _after_parent(deps, client, event, where, mentioned, text, strength)
-    if ctx is None and strength == "weak" and user and not mentioned and not _direct(event):
+    if ctx is None and strength == "weak" and user and not mentioned:
         # Chatter that names an error opens a burst too: it may be the last part of a log whose
         # first parts are still being read by other listeners (Slack delivers them at once, and
-        # a closing part often holds no stack trace), or the sentence before a pasted log.
-        return paste(deps, client, where, place, logdetect.clean(text), strong=False)
+        # a closing part often holds no stack trace), or the sentence before a pasted log or a
+        # log file. In a DM too, where it is then answered (not quiet) if nothing follows.
+        return paste(deps, client, where, place, logdetect.clean(text), strong=False, direct=_direct(event))
     _reply(deps, client, event, where, mentioned, text, strength, ctx)
     return None
+
+
+def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tuple[Where, str | None]:
+    """Where to answer a log file, and what its sender pasted just before it, if they did:
+    words announcing it ("rank 3 died with CUDA OOM again, log attached") or an excerpt of the
+    same log, whose burst is still open. The file takes that burst (so it is not answered as
+    well), is read with the pasted log, and answered in the burst's first thread, as a log
+    pasted after such words is; else the file's own message, alone."""
+    if not where.user or mentioned:
+        return where, None
+    taken = deps.store.bursts.take(where.team_id, place)
+    if not taken:
+        return where, None
+    log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
+             len(taken))
+    head = taken[0]
+    logs = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1)
+            for i, p in enumerate(taken) if p.strong]
+    return replace(where, ts=head.ts, thread_ts=head.thread_ts), ("\n".join(logs) or None)
 
 
 def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
