@@ -737,3 +737,44 @@ def test_a_ranks_work_sequence_is_the_first_number_its_line_states():
     facts.observe(3, "WorkNCCL(SeqNum=809, OpType=ALLREDUCE) last completed NCCL work: 700", 5, {"seq"})
     facts.observe(4, "no sequence number on this line", 7, {"seq"})
     assert facts.seq_by_rank == {5: 808, 6: 811}
+
+
+MPIRUN_FIRST = """--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun detected that one or more processes exited with non-zero status, thus causing
+the job to be terminated. The first process to do so was:
+
+  Process name: [[50371,1],{rank}]
+  Exit code:    1
+--------------------------------------------------------------------------
+"""
+
+
+def test_mpirun_names_the_first_failed_process(matcher):
+    """Open MPI's summary names the rank that exited first; the OOM line carries no prefix."""
+    log = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n" + MPIRUN_FIRST.format(rank=2)
+    d = matcher.diagnose(log)
+    assert d.matches[0].id == "oom"
+    assert d.initiating_rank == 2
+
+
+def test_mpirun_noticed_signal_names_the_rank(matcher):
+    """`mpirun noticed that process rank N ... exited on signal 9` names the killed rank."""
+    log = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        "mpirun noticed that process rank 3 with PID 4242 on node gpu-node-7 exited on signal 9 (Killed).\n"
+    )
+    assert matcher.diagnose(log).initiating_rank == 3
+
+
+def test_a_process_name_away_from_the_heading_names_no_rank(matcher):
+    """mpirun's other help texts name processes too: only the one under the heading counts."""
+    log = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        "ORTE has lost communication with a remote daemon.\n"
+        "  Process name: [[50371,1],5]\n"
+    )
+    assert matcher.diagnose(log).initiating_rank is None
