@@ -753,28 +753,26 @@ the job to be terminated. The first process to do so was:
 """
 
 
-def test_mpirun_names_the_first_failed_process(matcher):
-    """Open MPI's summary names the rank that exited first; the OOM line carries no prefix."""
-    log = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n" + MPIRUN_FIRST.format(rank=2)
-    d = matcher.diagnose(log)
+OOM_LINE = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+
+
+@pytest.mark.parametrize(
+    ("tail", "rank"),
+    [
+        # Open MPI's summary names the rank that exited first; the OOM line carries no prefix.
+        pytest.param(MPIRUN_FIRST.format(rank=2), 2, id="first-process-to-do-so"),
+        pytest.param(
+            "mpirun noticed that process rank 3 with PID 4242 on node gpu-node-7 exited on signal 9 (Killed).\n",
+            3,
+            id="noticed-signal",
+        ),
+        # mpirun's other help texts name processes too: only the one under the heading counts.
+        pytest.param(
+            "ORTE has lost communication with a remote daemon.\n  Process name: [[50371,1],5]\n", None, id="no-heading"
+        ),
+    ],
+)
+def test_mpirun_names_the_rank_that_failed_first(matcher, tail, rank):
+    d = matcher.diagnose(OOM_LINE + tail)
     assert d.matches[0].id == "oom"
-    assert d.initiating_rank == 2
-
-
-def test_mpirun_noticed_signal_names_the_rank(matcher):
-    """`mpirun noticed that process rank N ... exited on signal 9` names the killed rank."""
-    log = (
-        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
-        "mpirun noticed that process rank 3 with PID 4242 on node gpu-node-7 exited on signal 9 (Killed).\n"
-    )
-    assert matcher.diagnose(log).initiating_rank == 3
-
-
-def test_a_process_name_away_from_the_heading_names_no_rank(matcher):
-    """mpirun's other help texts name processes too: only the one under the heading counts."""
-    log = (
-        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
-        "ORTE has lost communication with a remote daemon.\n"
-        "  Process name: [[50371,1],5]\n"
-    )
-    assert matcher.diagnose(log).initiating_rank is None
+    assert d.initiating_rank == rank
