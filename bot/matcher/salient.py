@@ -26,6 +26,8 @@ PROBE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "seq": ("seqnum=", "last completed nccl work"),
     # torch.multiprocessing.spawn names the process whose traceback follows, unprefixed.
     "spawn": ("terminated with",),
+    # Open MPI's mpirun names the first process that failed, after the job ended (Horovod, MPI jobs).
+    "mpi": ("the first process to do so was", "process name: [[", "noticed that process rank"),
     # HF example scripts log `Process rank: K, device: cuda:K` once per process.
     "banner": ("process rank:",),
     # NCCL's init line ties a `host:pid` prefix to a rank, once per communicator:
@@ -112,6 +114,11 @@ _DS_RETURN_CODE = regex.compile(r"\] exits with return code = (-?\d{1,4})\s*$")
 # `process 3 terminated with signal SIGKILL`, `process 0 terminated with exit code 1`.
 _SPAWN_BLOCK = regex.compile(r"-- Process (\d{1,6}) terminated with the following error")
 _SPAWN_EXIT = regex.compile(r"\bprocess (\d{1,6}) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
+# Open MPI's mpirun: `The first process to do so was:` then, a blank line on, `  Process name: [[50371,1],0]`
+# (job id, job family, then the rank in MPI_COMM_WORLD); and `mpirun noticed that process rank 1 with
+# PID 4242 on node gpu-7 exited on signal 9 (Killed).`
+_MPI_PROCESS_NAME = regex.compile(r"^\s*Process name: \[\[\d+,\d+\],(\d{1,6})\]")
+_MPI_NOTICED = regex.compile(r"\bnoticed that process rank (\d{1,6}) with PID\b")
 # What the launchers and trainers print when a run ends well (torchelastic's agent, HF Trainer,
 # Lightning); `Local worker group finished (SUCCEEDED)` before torch 2.0, `(WorkerState.SUCCEEDED)` after.
 _DONE = regex.compile(
@@ -172,6 +179,7 @@ class LogFacts:
     local_world_size: int | None = None
     _elastic_after: int | None = None
     _spawn_rank: int | None = None  # inside a `-- Process N terminated` block
+    _mpi_after: int | None = None  # the line of mpirun's `The first process to do so was:`
     # pdsh multi-host runs (DeepSpeed's launcher): the first global rank of each host, from
     # `global_rank_mapping` (exact) or the host's `node_rank` line (node_rank x procs per node).
     host_mapping: dict[str, int] = field(default_factory=dict)
@@ -207,6 +215,8 @@ class LogFacts:
                     self._observe_host_traceback(line_no, message, host, probes)
         if "spawn" in probes:
             self._observe_spawn(message)
+        if "mpi" in probes:
+            self._observe_mpi(line_no, message)
         if rank is None and self._spawn_rank is not None:
             # The spawned process's traceback is printed by the parent, without a prefix.
             rank = self._spawn_rank
@@ -420,6 +430,20 @@ class LogFacts:
                 self.exitcode_by_rank.setdefault(rank, -_SIGNALS.get(m[2], 0) or 0)
             elif m[3]:
                 self.exitcode_by_rank.setdefault(rank, int(m[3]))
+
+    def _observe_mpi(self, line_no: int, message: str) -> None:
+        if "first process to do so was" in message:
+            self._mpi_after = line_no
+            return
+        m = _MPI_PROCESS_NAME.match(message)
+        # Only the name right under that heading: mpirun's other help texts name processes too.
+        if m and self._mpi_after is not None and line_no - self._mpi_after <= 3:
+            self._mpi_after = None
+            self._launcher_failed(int(m[1]))
+            return
+        m = _MPI_NOTICED.search(message)
+        if m:
+            self._launcher_failed(int(m[1]))
 
     def _launcher_failed(self, rank: int) -> None:
         if rank not in self.launcher_ranks:

@@ -737,3 +737,42 @@ def test_a_ranks_work_sequence_is_the_first_number_its_line_states():
     facts.observe(3, "WorkNCCL(SeqNum=809, OpType=ALLREDUCE) last completed NCCL work: 700", 5, {"seq"})
     facts.observe(4, "no sequence number on this line", 7, {"seq"})
     assert facts.seq_by_rank == {5: 808, 6: 811}
+
+
+MPIRUN_FIRST = """--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun detected that one or more processes exited with non-zero status, thus causing
+the job to be terminated. The first process to do so was:
+
+  Process name: [[50371,1],{rank}]
+  Exit code:    1
+--------------------------------------------------------------------------
+"""
+
+
+OOM_LINE = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+
+
+@pytest.mark.parametrize(
+    ("tail", "rank"),
+    [
+        # Open MPI's summary names the rank that exited first; the OOM line carries no prefix.
+        pytest.param(MPIRUN_FIRST.format(rank=2), 2, id="first-process-to-do-so"),
+        pytest.param(
+            "mpirun noticed that process rank 3 with PID 4242 on node gpu-node-7 exited on signal 9 (Killed).\n",
+            3,
+            id="noticed-signal",
+        ),
+        # mpirun's other help texts name processes too: only the one under the heading counts.
+        pytest.param(
+            "ORTE has lost communication with a remote daemon.\n  Process name: [[50371,1],5]\n", None, id="no-heading"
+        ),
+    ],
+)
+def test_mpirun_names_the_rank_that_failed_first(matcher, tail, rank):
+    d = matcher.diagnose(OOM_LINE + tail)
+    assert d.matches[0].id == "oom"
+    assert d.initiating_rank == rank
