@@ -796,13 +796,6 @@ _CLUSTER_WHOLE = re.compile(
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
-# Every match lies on one line holding one of these, case aside (the gate, gate.py): the
-# shapes' literals (`p-`, which the ec2 shape's check reads, and `ec2-`), the cluster words and
-# the accelerator heads (`trn` for trn-, trn1-, trn2-).
-NODE_LINE_WORDS: tuple[str, ...] = (
-    "aks-", "gke-", "p-", "ec2-", *_CLUSTER_WORDS,
-    "gpu-", *(f"gpu{d}" for d in range(10)), "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
-)  # fmt: skip
 # Where the shapes' matches can start, found in one scan: a pattern tried only there costs a
 # third less than `re`'s own search, which tries every `n`, `d`, `g`, `a`, ... of an NCCL line.
 _NODE_HEADS = list(dict.fromkeys(head for _, heads, _ in _NODE_SHAPES for head in heads))
