@@ -59,7 +59,6 @@ from bot.masking.hosts import (
     HOST_WORDS,
     HOSTLIST_TRIGGER,
     LINE_HOSTS_TRIGGER,
-    NODE_LINE_WORDS,
     WORLD_INFO_WORDS,
     find_etc_hosts,
     find_fqdns,
@@ -263,7 +262,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("host-positions", "hosts", lambda s: find_host_positions(s.text, s.present, s.edits, s.state), ("host",), HOST_WORDS),
     Detector("line-hosts", "hosts", lambda s: find_line_hosts(s.text, s.edits, s.state), ("host",), line_trigger=LINE_HOSTS_TRIGGER),
     Detector("hostlists", "hosts", lambda s: find_hostlists(s.text, s.edits, s.state), ("host",), line_trigger=HOSTLIST_TRIGGER),
-    Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",), line_anchors=NODE_LINE_WORDS),
+    # Ungated: it finds its shapes' heads itself, in one literal scan, and an NCCL log names a
+    # node on every line, where a gate of node words cost a callback a line for nothing.
+    Detector("node-names", "hosts", lambda s: find_node_names(s.text, s.edits, s.state), ("host",)),
     Detector("etc-hosts", "hosts", lambda s: find_etc_hosts(s.text, s.edits, s.state), ("host",), line_trigger=ETC_HOSTS_TRIGGER),
     Detector("known-hosts", "hosts", lambda s: find_known_hosts(s.text, s.edits, s.state), ("host",), line_trigger=KNOWN_HOSTS_TRIGGER),
     Detector("prose-hosts", "hosts", lambda s: find_prose_hosts(s.text, s.edits, s.state), ("host",), line_trigger=PROSE_HOST_TRIGGER),

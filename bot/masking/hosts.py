@@ -796,13 +796,6 @@ _CLUSTER_WHOLE = re.compile(
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
-# Every match lies on one line holding one of these, case aside (the gate, gate.py): the
-# shapes' literals (`p-`, which the ec2 shape's check reads, and `ec2-`), the cluster words and
-# the accelerator heads (`trn` for trn-, trn1-, trn2-).
-NODE_LINE_WORDS: tuple[str, ...] = (
-    "aks-", "gke-", "p-", "ec2-", *_CLUSTER_WORDS,
-    "gpu-", *(f"gpu{d}" for d in range(10)), "cpu-", "a100-", "h100-", "h200-", "b200-", "v100-", "a10g-", "l40s-", "trn", "sxm-", "compute-",
-)  # fmt: skip
 # Where the shapes' matches can start, found in one scan: a pattern tried only there costs a
 # third less than `re`'s own search, which tries every `n`, `d`, `g`, `a`, ... of an NCCL line.
 _NODE_HEADS = list(dict.fromkeys(head for _, heads, _ in _NODE_SHAPES for head in heads))
@@ -909,8 +902,10 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
 def find_node_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask host names recognisable by their shape alone (cloud nodes, cluster nodes)."""
     starts = dict(zip(_NODE_HEADS, _NODE_HEAD_WORDS.starts(one_byte(text)), strict=True))
-    if not _heads_only_in_quiet_prefixes(text, sum(map(len, starts.values())), state):
-        _shapes_at_heads(text, starts, edits, state)
+    if any(starts.values()):
+        starts = _outside_quiet_prefix_hosts(text, starts, state)
+        if any(starts.values()):
+            _shapes_at_heads(text, starts, edits, state)
 
 
 def _shapes_at_heads(text: str, starts: dict[str, list[int]], edits: list[Edit], state: LogState) -> None:
@@ -939,39 +934,61 @@ def _shapes_at_heads(text: str, starts: dict[str, list[int]], edits: list[Edit],
             state.learn_host(host)
 
 
-def _heads_only_in_quiet_prefixes(text: str, heads: int, state: LogState) -> bool:
-    """True when each of the `heads` node-shape heads in `text` lies in the host of a
-    line-leading NCCL prefix in which the shapes find nothing: then they find nothing in `text`.
+# What may stand just before a line-leading NCCL prefix's host: a line's start (a newline),
+# a launcher label's blank or colon (`worker-3: `, `[rank5]:`).
+_PREFIX_HOST_BEFORE = frozenset("\n :")
+
+
+def _outside_quiet_prefix_hosts(text: str, starts: dict[str, list[int]], state: LogState) -> dict[str, list[int]]:
+    """`starts` (head -> positions) less the heads that lie in a quiet host: one of the text's
+    line-leading NCCL prefix hosts in which the shapes find nothing when tried on it alone,
+    standing where a prefix's host stands (after the text's start, a newline, a blank or a
+    colon, and before a colon).
 
     An NCCL log names a host on every line (`dgx-h100-017:1234:1299 [3] NCCL ...`), each one
     learned (the learned-names pass masks them), and trying the shapes at its two heads
     (`dgx`, `h100`) cost 15 ms a MB. What the shapes decide at a head reads only the token
-    around it and a character or two on either side; a prefix's host stands after a newline,
-    a blank or a colon and before a colon, whatever the line, so the shapes tried on the host
-    alone before a colon decide what they would on each of its lines: once per distinct host,
-    not per line.
+    around it and a character or two on either side, none of them a newline, blank or colon,
+    so the shapes tried on the host alone before a colon decide what they would at each of
+    its places: once per distinct host, not per line. Heads elsewhere (rank 0's own lines
+    naming `gpu-node-017` or `num_nodes`) are still tried, each where it stands: a match is
+    made of token characters, so none runs into or out of a quiet host, and a head left out
+    moves no other head's match. (Hosts learned later only make the shapes skip more.)
     """
-    if heads == 0:
-        return True
     # The prefix row's count of this text, when it read the very text given here (a piece of
     # an NCCL log, where this pays); not made anew for a row's few lines, nor pushed out.
     prefixes = _line_prefix_hosts.held(text)
     if prefixes is None:
-        return False
-    covered = 0
-    for host, lines in prefixes.items():
+        return starts
+    # head -> (its offset in a quiet host, the host's length with its colon) -> those hosts
+    quiet: dict[str, dict[tuple[int, int], set[str]]] = {}
+    for host in prefixes:
         alone = host + ":"
         # (Encoded as one_byte would, without taking the stage text's place in its memo.)
         at = dict(zip(_NODE_HEADS, _NODE_HEAD_WORDS.starts(alone.encode("ascii", "replace")), strict=True))
-        inside = sum(map(len, at.values()))
-        if inside:
-            # A copy of what is known: a host that does yield an edit alone must not be learned
-            # by this check (the pass over the text learns it there).
-            found: list[Edit] = []
-            _shapes_at_heads(alone, at, found, LogState(hosts=dict(state.hosts)))
-            if not found:
-                covered += lines * inside
-    return covered == heads
+        if not any(at.values()):
+            continue
+        # A copy of what is known: a host that does yield an edit alone must not be learned
+        # by this check (the pass over the text learns it there).
+        found: list[Edit] = []
+        _shapes_at_heads(alone, at, found, LogState(hosts=dict(state.hosts)))
+        if found:
+            continue
+        for head, offsets in at.items():
+            for offset in offsets:
+                quiet.setdefault(head, {}).setdefault((offset, len(alone)), set()).add(alone)
+    if not quiet:
+        return starts
+    kept = dict(starts)
+    before = _PREFIX_HOST_BEFORE
+    for head, places in quiet.items():
+        for (offset, size), alones in places.items():
+            kept[head] = [
+                at for at in kept[head]
+                if at < offset or text[at - offset : at - offset + size] not in alones
+                or (at > offset and text[at - offset - 1] not in before)
+            ]  # fmt: skip
+    return kept
 
 
 def _matches_from(rx: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
