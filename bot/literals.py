@@ -159,6 +159,14 @@ def one_byte(text: str) -> bytes:
     return text.encode("ascii", errors="replace")
 
 
+def lowered_in_place(text: str) -> str:
+    """`text` lower-cased with every character at its offset, for finding ASCII words whose
+    offsets are then used in `text`. `str.lower` turns a few characters into two (`İ` into `i̇`),
+    which would shift every offset after them; there, non-ASCII characters read as `?`."""
+    low = text.lower()
+    return low if len(low) == len(text) else one_byte(text).decode("ascii").lower()
+
+
 class LiteralSet:
     """Which of a fixed set of literals occur in a text, exactly (case counts): one scan, at
     most one report per literal, where `literal in text` for each would sweep the text once

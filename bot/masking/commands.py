@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from bot.literals import lowered_in_place
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
 from bot.masking.lines import LinePattern, line_end, line_start
@@ -141,7 +142,7 @@ def find_pgpass(text: str, present: set[str], edits: list[Edit], state: LogState
     # Ends of the lines a row may follow: those naming the file, then each row taken.
     follows: set[int] = set()
     if ".pgpass" in present or "pgpassfile" in present:
-        lowered = text.lower()
+        lowered = lowered_in_place(text)
         for word in (".pgpass", "pgpassfile"):
             pos = lowered.find(word)
             while pos != -1:

@@ -8,7 +8,7 @@ from itertools import chain
 
 import regex
 
-from bot.literals import Words, one_byte
+from bot.literals import Words, lowered_in_place, one_byte
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
@@ -256,7 +256,7 @@ def _find_personal_numbers(text: str, present: set[str], edits: list[Edit], stat
     words = [w for w in _PERSONAL_NUMBER_WORDS if w in present]
     if not words:
         return
-    lowered = text.lower()
+    lowered = lowered_in_place(text)
     for word in words:
         pos = lowered.find(word)
         while pos != -1:
@@ -903,7 +903,7 @@ def find_phones(text: str, edits: list[Edit]) -> None:
     a case-insensitive alternation tried at every position would cost more than the rest of
     the line gate's rows together, and `ext`, `tel` are inside many words (`context`, `Intel`).
     """
-    lowered = text.lower()
+    lowered = lowered_in_place(text)
     starts = (
         *((w, _PHONE_RX) for w in _PHONE_STARTS), *((w, _PROSE_PHONE_RX) for w in _PROSE_STARTS), ("|", _BAR_PHONE_RX),
         ("office:", _OFFICE_PHONE_RX),

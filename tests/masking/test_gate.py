@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.masking.anchors import find_anchors, present_words
@@ -188,6 +188,8 @@ FRAGMENTS = [
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# `İ` lower-cases to two characters: a row finding its label in `text.lower()` was a place off.
+@example([["guİd: "], [" phone: ", "415-555-0134"]])
 @given(st.lists(st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="abdgx-:.0123456789 A\"", max_size=6), max_size=8), max_size=12))
 def test_gate_finds_what_the_whole_text_pass_finds_on_random_texts(lines: list[list[str]]) -> None:
     """Random lines of detector shapes and near misses: the gate changes no edit."""

@@ -1414,3 +1414,17 @@ def test_a_password_named_for_what_it_opens_is_masked(line: str, secret: str) ->
 @pytest.mark.parametrize("line", ["password_file: /run/secrets/db_pass", "PASSWORD_MIN_LENGTH=12", "password_reset_url: https://id.example.org/reset"])
 def test_a_key_about_a_password_keeps_its_value(line: str) -> None:
     assert "<SECRET" not in mask(line).text
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("İstanbul office\n phone: 415-555-0134", "415-555-0134", "PHONE"),
+        ("İ EMPLOYEE_ID=E345608", "E345608", "USER"),
+    ],
+)
+def test_a_character_that_lower_cases_to_two_moves_no_labelled_value(text: str, value: str, kind: str) -> None:
+    """`İ`.lower() is two characters: rows that find their label in the lowered text and match
+    the pattern in the text itself must not read a place off and miss the value."""
+    out = Masker().mask(text)
+    assert value not in out and f"<{kind}-1>" in out
