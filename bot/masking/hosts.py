@@ -47,9 +47,10 @@ PUBLIC_HOSTS = frozenset(
         "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",
         # Public container registries (Kubernetes' own, ECR Public).
         "k8s.io", "ecr.aws",
-        # Google's service-account domain (`<number>-compute@developer.gserviceaccount.com`,
-        # `x@<project>.iam.gserviceaccount.com`): the account is masked, its domain is Google's.
-        "gserviceaccount.com",
+        # The domain of GCP's default compute service account, `<number>-compute@developer.
+        # gserviceaccount.com`: its number is masked, the domain is Google's. (Not the whole
+        # `gserviceaccount.com`: `trainer@<project>.iam.gserviceaccount.com` is masked whole.)
+        "developer.gserviceaccount.com",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
