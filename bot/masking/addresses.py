@@ -61,7 +61,11 @@ _VERSION_WORD = re.compile(
     r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*-cu\d{2,3}|cu\d{2,3}|[\w.-]*[_-]version)\Z",
     re.IGNORECASE,
 )
-_VERSION_AFTER = re.compile(r"-\d|\+|~|(?:a|b|rc|post|dev)\d")
+# A package's name and version before its release (`ofed_info -s`: `MLNX_OFED_LINUX-23.10-1.1.9.0`):
+# the dotted quad after the second dash is the release.
+_PACKAGE_RELEASE_BEFORE = re.compile(r"(?<![\w.+-])[A-Za-z][\w.+-]*?-\d+(?:\.\d+)*-\Z")
+# (Not a range's second address: `10.9.8.7-10.9.8.9` names two machines.)
+_VERSION_AFTER = re.compile(r"-\d(?!\d{0,2}\.\d{1,3}\.\d{1,3}\.\d)|\+|~|(?:a|b|rc|post|dev)\d")
 # What can follow a dotted quad and start _VERSION_AFTER (a letter would have been part of it):
 # asked before the pattern, as nearly every address is followed by neither.
 _VERSION_AFTER_STARTS = frozenset("-+~")
@@ -80,8 +84,8 @@ def _version_before(before: str) -> bool:
     stripped = before.rstrip(" \t")
     if stripped.endswith(("==", ">=", "<=", "~=", "!=", "@")):
         return True
-    if before.endswith("-") and len(before) > 1 and before[-2].isalpha():
-        return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1
+    if before.endswith("-") and len(before) > 1 and (before[-2].isalpha() or _PACKAGE_RELEASE_BEFORE.search(before)):
+        return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1, MLNX_OFED_LINUX-23.10-1.1.9.0
     word = stripped.rstrip(":=([").rsplit(None, 1)
     # (A quoted env entry opens its word with the quote: docker inspect's `"NV_CUDNN_VERSION=...`.)
     return bool(word) and _VERSION_WORD.match(word[-1].lstrip("\"'")) is not None
@@ -264,6 +268,9 @@ _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("mac", regex.compile(rf":(?<=(?<![\w:.-]){_XX}:)(?:{_XX}:){{4}}{_XX}(?![\w:]|-[0-9A-Fa-f])")),
     # Windows and some switches: `0C-42-A1-9B-6D-2C`; Cisco dotted: `0c42.a19b.6d2c`.
     ("mac-dash", regex.compile(rf"-(?<=(?<![\w:.-]){_XX}-)(?:{_XX}-){{4}}{_XX}(?![\w-])")),
+    # lspci -vvv's `Device Serial Number b8-ce-f6-03-00-4a-1c-2e`: a PCIe device's EUI-64, on
+    # a ConnectX card its node GUID, on a NIC its MAC with `ff-fe` inside.
+    ("dsn", regex.compile(rf"Device Serial Number \K{_XX}(?:-{_XX}){{7}}(?![\w-])")),
     ("mac-dotted", regex.compile(r"\.(?<=(?<![\w:.-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w.])")),
     # ibstat `Port GUID: 0x0c42a10300123456`, `Node GUID:`, `System image GUID:`; ibv_devinfo
     # `node_guid: 0c42:a103:0012:3456`, `sys_image_guid:`; `port_guid 0x...`.
@@ -297,13 +304,13 @@ MAC_TRIGGER = (
 def find_macs(text: str, edits: list[Edit]) -> None:
     """Mask MAC addresses, InfiniBand hardware addresses and port/node GUIDs (as <MAC-n>)."""
     for name, rx in _MAC_SHAPES:
-        if (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
+        if (name == "dsn" and "Serial Number " not in text) or (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
             name == "guid-alone" and "\n0x" not in text and not text.startswith("0x")
         ) or (name == "guid-peer" and "](" not in text):
             continue
         for m in rx.finditer(text):
             start, end = m.start(), m.end()
-            if not name.startswith("guid"):
+            if not name.startswith(("guid", "dsn")):
                 start -= 2 if name != "mac-dotted" else 4
             value = text[start:end]
             low = value.lower()

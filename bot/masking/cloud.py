@@ -109,8 +109,12 @@ def find_accounts(text: str, edits: list[Edit], state: LogState | None = None) -
 
 # `aws sts get-caller-identity --query Account --output text` prints the bare number on the
 # next line (ECR login scripts run it before `docker login`): only the command says what it is.
-_QUERIED_ACCOUNT = re.compile(r"--query[ =][\"']?Account[\"']?[^\n]{0,200}\r?\n[ \t]*(?P<id>\d{12})[ \t]*\r?$", re.M)
-ACCOUNT_QUERY_WORDS = ("--query account", "--query=account", "--query 'account", '--query "account')
+# The same for a GCP project's number asked of the metadata server (`curl -H "Metadata-Flavor:
+# Google" http://metadata.google.internal/computeMetadata/v1/project/numeric-project-id`).
+_QUERIED_ACCOUNT = re.compile(
+    r"(?:--query[ =][\"']?Account[\"']?|/project/numeric-project-id)[^\n]{0,200}\r?\n[ \t]*(?P<id>\d{12})[ \t]*\r?$", re.M
+)
+ACCOUNT_QUERY_WORDS = ("--query account", "--query=account", "--query 'account", '--query "account', "numeric-project-id")
 
 
 def find_queried_accounts(text: str, present: set[str], edits: list[Edit]) -> None:

@@ -47,11 +47,16 @@ PUBLIC_HOSTS = frozenset(
         "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",
         # Public container registries (Kubernetes' own, ECR Public).
         "k8s.io", "ecr.aws",
+        # The domain of GCP's default compute service account, `<number>-compute@developer.
+        # gserviceaccount.com`: its number is masked, the domain is Google's. (Not the whole
+        # `gserviceaccount.com`: `trainer@<project>.iam.gserviceaccount.com` is masked whole.)
+        "developer.gserviceaccount.com",
     )
 )
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
 _ADDRESS_HOST = re.compile(r"(?:ec2|ip)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b")
-_KEEP_HOSTS = frozenset(("localhost", "localhost.localdomain", "ip6-localhost", "host.docker.internal"))
+# (GCP's metadata server, like `169.254.169.254`, is the same name on every VM.)
+_KEEP_HOSTS = frozenset(("localhost", "localhost.localdomain", "ip6-localhost", "host.docker.internal", "metadata.google.internal"))
 
 
 def is_public_host(host: str) -> bool:
@@ -405,6 +410,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `  Hostname: x` from the key/value pass, the anchor scan reporting no overlapping words.)
     *((f"{p} hostname", LinePattern(r"[^\n]{0,64}[$#%>] hostname(?: -[fsAIi])?[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M))
       for p in "$#%>"),
+    # A prompt that shows the host without the user, PS1 `[\h \W]\$`: `[gn101 ~]$ ibstat`,
+    # `(base) [h100-r5n11 work]# nvidia-smi`. A numbered name only: `[root ~]#` is `[\u \W]`.
+    *((f"]{p} ", LinePattern(r"(?:\([\w.-]{1,64}\) )?\[(?=[A-Za-z.-]{0,64}[0-9])" + _H + r" [^\]\n@]{1,128}\]" + re.escape(p) + " "))
+      for p in "$#"),
     ("uname -n", LinePattern(r"[^\n]{0,64}[$#%>] uname -n[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
     ("cat /etc/hostname", LinePattern(r"[^\n]{0,64}[$#%>] cat /etc/hostname[ \t]*" + NEXT_LINE + _H + r"[ \t]*\r?$", re.M)),
     # hostnamectl: `   Static hostname: gpu-node-07`, `Transient hostname: ...`.

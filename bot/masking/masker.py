@@ -161,7 +161,7 @@ class Masker:
             _mask_all(text, learning)
             learning.pem_open, learning.pem_escaped_open = False, False
             learning.data_indent, learning.open_table = None, None
-            for value, kind in learning.table.secrets():
+            for value, kind in learning.table.recurring():
                 if len(value) >= _MIN_LEARNED_SECRET:
                     self._state.secrets.setdefault(value, kind)
 

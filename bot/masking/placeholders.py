@@ -19,6 +19,14 @@ PERSONAL_LABELS = {
     "address": "ADDRESS",  # postal addresses: the street and house number
 }  # fmt: skip
 
+# Personal kinds masked wherever a value recurs once a detector has found it. A cloud account
+# id is an exact number or GUID: the one an ARN or `projects/<n>/` names is the same account
+# bare on a line of its own (the metadata server's `numeric-project-id` answer). Addresses and
+# names are not: a learned `10.0.0.1` would cut into `10.0.0.12`, and names have their own
+# learning (state.py). Ten characters or more: a short number recurs by chance.
+_RECURRING_PERSONAL = frozenset(("account",))
+_MIN_RECURRING_ACCOUNT = 10
+
 # Anything we ever emit. Detectors treat these as opaque so masking is idempotent.
 PLACEHOLDER_RX = re.compile(r"<(?:SECRET:[a-z0-9-]{1,40}|IP|IPV6|HOST|EMAIL|USER|MAC|NAME|ACCOUNT|SERIAL|PHONE|SSN|CARD|IBAN|NINO|ADDRESS)-\d{1,9}>")
 
@@ -74,9 +82,14 @@ class PlaceholderTable:
         """Count `n` masked occurrences that reuse a placeholder already emitted."""
         self._counts[kind] = self._counts.get(kind, 0) + n
 
-    def secrets(self) -> list[tuple[str, str]]:
-        """(value, kind) of every secret (not personal-data) value in the table."""
-        return [(value, kind) for value, (_, kind) in self._seen.items() if kind not in PERSONAL_LABELS]
+    def recurring(self) -> list[tuple[str, str]]:
+        """(value, kind) of every value in the table to mask wherever it recurs: the secrets,
+        and the cloud account ids long enough to be nothing else."""
+        return [
+            (value, kind)
+            for value, (_, kind) in self._seen.items()
+            if kind not in PERSONAL_LABELS or (kind in _RECURRING_PERSONAL and len(value) >= _MIN_RECURRING_ACCOUNT)
+        ]
 
     @property
     def counts(self) -> dict[str, int]:

@@ -111,8 +111,9 @@ class LogState:
     org_size: int = 0
     # W&B team entities seen in a login banner: not a person, kept in wandb.ai URLs.
     teams: dict[str, None] = field(default_factory=dict)
-    # Secret values found while learning (value -> kind): masked wherever they recur, even on
-    # a line that lacks the key that made them recognisable (`value:` under `- name: X_PASSWORD`).
+    # Secret values (and cloud account ids, placeholders.py) found while learning (value ->
+    # kind): masked wherever they recur, even on a line that lacks the key that made them
+    # recognisable (`value:` under `- name: X_PASSWORD`).
     secrets: dict[str, str] = field(default_factory=dict)
     # A PEM block was still open at the end of the previous chunk.
     pem_open: bool = False
