@@ -645,9 +645,10 @@ _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-int
                "none for ", "hostbased for ")  # fmt: skip
 
 
-# `ls -l`: `-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py` (the owner, then the group).
+# `ls -l`: `-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py` (the owner, then the group;
+# a group spelled as the owner is the user's private group, `grant grant`, and goes too).
 _LS_OWNER = LinePattern(
-    r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d",
+    r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}(?P<group>[^\W\d][\w.-]{0,31}) {1,16}\d",
     gate=r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d",
 )
 # The line gate of find_file_owners (bot/masking/gate.py): the mode's permissions and the link
@@ -663,6 +664,8 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
         name = m.group("user")
         if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
             edits.append((m.start("user"), m.end("user"), "user", name))
+            if m.group("group") == name:
+                edits.append((m.start("group"), m.end("group"), "user", name))
             state.learn_user(name)
 
 
