@@ -273,7 +273,7 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
@@ -634,6 +634,15 @@ _HF_OWNER_RXS = (
     ("following files to ", re.compile(r"Uploading the following files to (?P<user>[A-Za-z0-9][\w.-]{1,95})/")),
     # A training script's own upload line names the repository the same way: `Uploading to hfischer/llama-sft`.
     ("uploading to ", re.compile(r"[Uu]ploading to (?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # A repository id where a script loads or names one: `from_pretrained("hfischer/llama-sft")`,
+    # transformers' `OSError: hfischer/llama-sft is not a local folder and is not a valid model
+    # identifier`, `model_name_or_path: hfischer/...`, `--hub_model_id hfischer/...`,
+    # lm-eval's `pretrained=hfischer/...`; an organisation's (`meta-llama/`) is kept the same.
+    ("from_pretrained(", re.compile(r"from_pretrained\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("is not a local folder", re.compile(r"(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96} is not a local folder")),
+    ("name_or_path", re.compile(r"name_or_path[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("hub_model_id", re.compile(r"hub_model_id[\"']?[ \t]*[=: \t][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("pretrained=", re.compile(r"(?<![\w-])pretrained=(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
 )
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
