@@ -9,6 +9,7 @@ from itertools import chain
 import regex
 
 from bot.literals import Words, one_byte
+from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
@@ -678,6 +679,28 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
             state.learn_user(name)
 
 
+# What an organisation's Hub name ends with after a word that is also a given name (`allenai`).
+_ORG_TAILS = ("ai", "ml", "nlp", "lab", "labs", "hq", "org", "inc", "io", "tech", "dev", "bot", "ops", "research")
+
+
+def _hub_owner(name: str) -> bool:
+    """A Hub namespace that is a person's: a login as person_login reads one, or a given name
+    the list knows with the first letters of the family name after it, as the Hub's sign-up
+    suggests (`hannahfis`, `yusufdem`); not an organisation's tail (`allenai`)."""
+    if person_login(name):
+        return True
+    return (
+        name.isalpha()
+        and name.islower()
+        and any(
+            name[:cut] in GIVEN_NAMES and 2 <= len(name) - cut <= 4 and name[cut:] not in _ORG_TAILS
+            for cut in range(4, len(name) - 1)
+        )
+        and not names_a_tool(name)
+        and not team_like(name)
+    )
+
+
 def _personal_entity(name: str) -> bool:
     return person_login(name) and not team_like(name)
 
@@ -746,7 +769,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     # repository's owner).
     for literal, matches, judge in (
         ("users:", _KUBECONFIG_USER_RX.finditer, _kubeconfig_user),
-        *((literal, rx.finditer, person_login) for literal, rx in _HF_OWNER_RXS),
+        *((literal, rx.finditer, _hub_owner) for literal, rx in _HF_OWNER_RXS),
         ("entity", _entity_matches, _personal_entity),
     ):
         if literal in present:

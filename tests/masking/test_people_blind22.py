@@ -124,3 +124,33 @@ def test_the_diagnosis_of_a_listing_with_a_word_login_is_unchanged() -> None:
     before, after = MATCHER.diagnose(log), MATCHER.diagnose(_masked(log))
     assert before.matches
     assert [m.id for m in after.matches][:1] == [m.id for m in before.matches][:1]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("wandb: Syncing run farai-lr5e-4\n", "wandb: Syncing run <USER-1>-lr5e-4\n"),
+        ("wandb: 🚀 View run tenzin-bs64-seed3 at: https://wandb.ai/acme-ml/llm-sft/runs/k6gjnlym\n",
+         "wandb: 🚀 View run <USER-1>-bs64-seed3 at: https://wandb.ai/acme-ml/llm-sft/runs/k6gjnlym\n"),
+    ],
+)
+def test_a_run_named_by_its_owner_and_its_settings_loses_the_owner(line: str, expected: str) -> None:
+    assert _masked(line) == expected
+
+
+@pytest.mark.parametrize(
+    "name", ["baseline-lr5e-4", "resnet-lr1e-3", "lora-lr2e-4", "distilbert-bs32", "ablate-lr5e-4", "stellar-wolf-12"]
+)
+def test_a_run_named_for_a_model_a_method_or_by_wandb_is_kept(name: str) -> None:
+    line = f"wandb: Syncing run {name}\n"
+    assert _masked(line) == line
+
+
+def test_a_hub_namespace_of_a_given_name_and_the_family_name_s_first_letters_is_a_person_s() -> None:
+    out = _masked(
+        "Uploading the following files to yusufdem/qwen-lora-ckpt: adapter_model.safetensors,adapter_config.json\n"
+        "Uploading the following files to allenai/olmo-ckpt: model.safetensors\n"
+    )
+    assert "yusufdem" not in out
+    assert "Uploading the following files to <USER-1>/qwen-lora-ckpt: adapter_model.safetensors" in out
+    assert "allenai/olmo-ckpt" in out
