@@ -125,7 +125,10 @@ _SETTING_WORDS = frozenset(
      "ctx", "longctx", "ddp", "zero", "dense", "sparse", "greedy", "beam", "lowlr", "highlr", "try", "exp", "test",
      "new", "old", "fix", "fixed", "redo", "again", "debug", "tune", "tuning", "grid", "search", "hpo", "optuna")
 )  # fmt: skip
-_MODEL_STEM = re.compile(r"net|bert|llama|gpt|former|vit|mamba|clip|diffusion|yolo|whisper|wav2vec|mistral|qwen|gemma|phi|t5|bart|mae|dino")
+_MODEL_STEM = re.compile(
+    r"net|bert|llama|gpt|former|vit|mamba|clip|diffusion|yolo|whisper|wav2vec|mistral|qwen|gemma|phi|t5|bart|mae|dino"
+    r"|electra|swin|detr|flan|zephyr|vicuna|alpaca|orca|hyena|mixer|glm|baichuan|intern|coder|codegen|lstm|ddpm|dqn"
+)
 
 
 def _owner_before_settings(word: str, name: str, end: int) -> bool:
@@ -136,7 +139,7 @@ def _owner_before_settings(word: str, name: str, end: int) -> bool:
         word.isalpha()
         and 3 <= len(word) <= 12
         and _SETTINGS_AFTER.match(name, end) is not None
-        and _surname_like(word) | (len(word) == 3 and word not in _RUN_WORDS and not names_a_tool(word))
+        and _surname_like(word)
         and _MODEL_STEM.search(word) is None
         and word not in _SETTING_WORDS
         and any(c in "aeiouy" for c in word)

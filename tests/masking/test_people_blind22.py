@@ -139,7 +139,8 @@ def test_a_run_named_by_its_owner_and_its_settings_loses_the_owner(line: str, ex
 
 
 @pytest.mark.parametrize(
-    "name", ["baseline-lr5e-4", "resnet-lr1e-3", "lora-lr2e-4", "distilbert-bs32", "ablate-lr5e-4", "stellar-wolf-12"]
+    "name",
+    ["baseline-lr5e-4", "resnet-lr1e-3", "lora-lr2e-4", "distilbert-bs32", "ablate-lr5e-4", "stellar-wolf-12", "gru-lr1e-3", "swin-bs64"],
 )
 def test_a_run_named_for_a_model_a_method_or_by_wandb_is_kept(name: str) -> None:
     line = f"wandb: Syncing run {name}\n"
