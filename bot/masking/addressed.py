@@ -71,13 +71,25 @@ def _said_by_person(name: str, said: str) -> bool:
         if lowered in NOT_A_PERSON or lowered in _LOG_LABEL_WORDS or (len(word) > 5 and lowered.endswith(_WORD_ENDS)):
             return False
     return True
-# The verbs a note names whom to turn to with: `ask Minh`, `escalate to Emeka Obi or Fatima Haddad`.
+# The verbs a note names whom to turn to with: `ask Minh`, `escalate to Emeka Obi or Fatima Haddad`,
+# `also looping in Sione Taufa from infra`.
 _ASK = (
-    r"(?:[Aa]sk|[Ee]scalate to|[Nn]otify|[Rr]each out to|[Cc]heck with|[Tt]alk to|[Cc]ontact|[Pp]age|[Ll]oop in|[Tt]ell)"
+    r"(?:[Aa]sk|[Ee]scalate to|[Nn]otify|[Rr]each out to|[Cc]heck with|[Tt]alk to|[Cc]ontact|[Pp]age|[Ll]oop(?:ing|ed)? in|[Tt]ell)"
 )
 _ASKED = re.compile(
     r"(?<![\w@])" + _ASK + r"[ \t]+(?P<name>" + _NAME + r")(?:[ \t](?:or|and|&)[ \t](?P<also>" + _NAME + r"))?(?![\w'’-])"
 )
+# Whom a thread quotes: `Sigrun said the IB link flapped`, `as Bayarmaa mentioned, ...`. A
+# capitalised word before a verb of speech is a person's name but for a pronoun or a thing
+# (`It said`, `That said,`, `Nobody said`, `The docs said`: lowercase, no capital).
+_SPEECH = r"(?:said|says|mentioned|suggested|reported|confirmed|noticed|wrote|replied|pointed out)"
+_SAID_BY = re.compile(r"(?<![\w@/.<-])(?P<name>" + _NAME + r")[ \t]+" + _SPEECH + r"(?![\w-])")
+_NOT_SPEAKERS = frozenset(
+    ("he", "she", "they", "it", "we", "i", "you", "who", "which", "what", "nobody", "somebody", "someone", "anyone",
+     "everyone", "everybody", "one", "docs", "doc", "readme", "manual", "log", "logs", "message", "error", "output",
+     "google", "nvidia", "microsoft", "meta", "openai", "anthropic", "amazon", "aws", "azure", "gcp", "slack",
+     "github", "gitlab", "pytorch", "torch", "someone's", "vendor", "support", "also", "as", "just", "then")
+)  # fmt: skip
 # `TODO(hfischer):`, `FIXME(hfischer)`: the login of the one who left it.
 _TODO = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|NOTE)\((?P<user>[a-z][a-z0-9._-]{1,31})\)")
 # The line gate (bot/masking/gate.py): each shape's literal head, ASCII as the gate reads it.
@@ -85,6 +97,7 @@ ADDRESSED_TRIGGER = (
     r"\[(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[ T])?[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\][ \t]+[A-Z?]"
     r"|" + _ASK + r"[ \t]+[A-Z?]"
     r"|(?:TODO|FIXME|XXX|HACK|NOTE)\([a-z]"
+    r"|[A-Z?][a-z?'-]{1,40} " + _SPEECH
 )
 
 
@@ -103,6 +116,23 @@ def _person(name: str) -> bool:
     return len(words) > 1 and family in FAMILY_NAMES
 
 
+def _named_by_shape(name: str) -> bool:
+    """A name no list knows that still reads as one: capitalised words, none a thing's, a
+    program's label, a pronoun or English-shaped (`Bayarmaa`, `Sione Taufa`; not `Training`)."""
+    for word in name.split():
+        lowered = word.lower()
+        if (
+            lowered in NOT_A_PERSON
+            or lowered in _LOG_LABEL_WORDS
+            or lowered in _NOT_SPEAKERS
+            or lowered in TECHNICAL_USERS
+            or (len(word) > 5 and lowered.endswith(_WORD_ENDS))
+            or not word[1:].islower()
+        ):
+            return False
+    return True
+
+
 def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) chat speakers, the people a note says to ask, and TODO owners."""
     for m in _SPEAKER.finditer(text):
@@ -111,8 +141,17 @@ def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
     for m in _ASKED.finditer(text):
         for group in ("name", "also"):
             name = m.group(group)
-            if name and _person(name):
+            # (Two words or more read as a name by their shape too: `loop in Sione Taufa`.)
+            if name and (_person(name) or (" " in name and _named_by_shape(name))):
                 take_name(text, m.start(group), name, edits, state)
+    for m in _SAID_BY.finditer(text):
+        # (A capitalised word opening the sentence is no part of the name: `Then Hannah said`.)
+        words = m.group("name").split()
+        while len(words) > 1 and words[0].lower() in _NOT_SPEAKERS:
+            words.pop(0)
+        name = " ".join(words)
+        if _person(name) or _named_by_shape(name):
+            take_name(text, m.end("name") - len(name), name, edits, state)
     for m in _TODO.finditer(text):
         user = m.group("user")
         # A topic or a ticket is written there too (`TODO(perf)`, `TODO(b/123)`): a login only.

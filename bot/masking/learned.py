@@ -15,13 +15,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from bot.literals import DIGITS_AS_ZERO, Words, one_byte
-from bot.masking.state import LogState
+from bot.masking.state import LogState, wordlike_login
 
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _DASH = ord("-")
 # Not after one of these: a name inside a longer word, or inside one of our placeholders (`<USER-1>`).
 _NOT_BEFORE_NAME = _ALNUM | {ord("<")}
 _NOT_BEFORE_SECRET = frozenset({ord("<")})
+# A login that is also an English word (`grant`, `frank`, `will`): learned from `USER=grant`
+# or a `ps` row, it is masked again only where a word of prose cannot stand, joined to a path,
+# an address, an assignment or a name made of it (`/home/grant/`, `grant@gpu3`, `USER=grant`,
+# `grant-lr5e-4`); `please grant roles/...`, `to be frank`, `xm.mark_step()` keep the word.
+_JOINS_A_LOGIN = frozenset(b"/@=-~")
 
 
 # A numbered machine name (`sc-061`, `nid0051`, `gpu-node-017`, `a100-03`): a host with a
@@ -57,18 +62,34 @@ def _names(state: LogState) -> Words | None:
         state.learned_words = Words(sorted(words), caseless=False, any_digits=shaped)
         state.learned_shaped = frozenset(i for i, word in enumerate(state.learned_words.words) if word in shaped)
         state.learned_bytes = frozenset(name.encode("utf-8", "surrogatepass") for name in (*names, *hosts))
+        state.learned_wordlike = frozenset(user.encode() for user in state.users if wordlike_login(user))
         state.learned_size = size
     return state.learned_words
 
 
 def _accept(
-    data: bytes, before: frozenset[int], shaped: frozenset[int], learned: frozenset[bytes]
+    data: bytes,
+    before: frozenset[int],
+    shaped: frozenset[int],
+    learned: frozenset[bytes],
+    wordlike: frozenset[bytes] = frozenset(),
 ) -> Callable[[int, int], bool]:
     """A match of `data` stands alone: no byte of `before` just before it, no letter or digit
     after; and when words match by digit shape (`shaped`), a sibling of a learned numbered host
     (one of its digit shape, learned or not) is followed by no more of a name: not `sc-064-ib0`.
     (One closure with the tests inline: it runs on every match, on NCCL logs twice a line.)"""
     size = len(data)
+    if wordlike:
+        plain = _accept(data, before, shaped, learned)
+
+        def joined_if_a_word(start: int, end: int) -> bool:
+            if not plain(start, end):
+                return False
+            if data[start:end] not in wordlike:
+                return True
+            return (start > 0 and data[start - 1] in _JOINS_A_LOGIN) or (end < size and data[end] in _JOINS_A_LOGIN)
+
+        return joined_if_a_word
     if not shaped:
 
         def whole_word(start: int, end: int) -> bool:
@@ -88,12 +109,18 @@ def _accept(
 
 
 def _split(
-    text: str, words: Words, before: frozenset[int], shaped: frozenset[int] = frozenset(), learned: frozenset[bytes] = frozenset()
+    text: str,
+    words: Words,
+    before: frozenset[int],
+    shaped: frozenset[int] = frozenset(),
+    learned: frozenset[bytes] = frozenset(),
+    wordlike: frozenset[bytes] = frozenset(),
 ) -> tuple[list[str], list[str]] | None:
     """(the text between matches, the matched words), or None when there is no match.
 
     `shaped`: the indices of words matched by their digit shape, each match the name it
-    matched; `learned`: the names a sibling is not (`_accept`)."""
+    matched; `learned`: the names a sibling is not; `wordlike`: logins that are English words,
+    matched only where joined to a path or a name (`_accept`)."""
     # Words of ASCII alone (the rule) are found alike in the text with each non-ASCII character
     # read as `?` (one_byte), whose offsets are the text's own, so the text itself is cut: one
     # tqdm glyph in a piece used to send it through UTF-8, every gap decoded on its own. The
@@ -102,7 +129,7 @@ def _split(
     # is looked for in the UTF-8.
     one_byte_safe = text.isascii() or all(word.isascii() and "?" not in word for word in words.words)
     data = one_byte(text) if one_byte_safe else text.encode("utf-8", "surrogatepass")
-    found = words.find(data, _accept(data, before, shaped, learned))
+    found = words.find(data, _accept(data, before, shaped, learned, wordlike))
     if not found:
         return None
     # Every match is its own slice: a word matches exactly what it spells (case counts), and
@@ -134,7 +161,7 @@ def mask_learned_names(text: str, state: LogState) -> str:
     words = _names(state)
     if words is None:
         return text
-    split = _split(text, words, _NOT_BEFORE_NAME, state.learned_shaped, state.learned_bytes)
+    split = _split(text, words, _NOT_BEFORE_NAME, state.learned_shaped, state.learned_bytes, state.learned_wordlike)
     if split is None:
         return text
     gaps, names = split

@@ -190,6 +190,11 @@ _SYSTEM_WORDS = frozenset(
 )  # fmt: skip
 
 
+# A system word run into a product's name (`Prometheus Alertmanager <alertmanager@...>`,
+# `Kube Scheduler`, `Node Exporter`): no family name ends so.
+_SYSTEM_ENDS = ("manager", "monitor", "notifier", "exporter", "scheduler", "daemon")
+
+
 # Words that open a sentence before an address and name nobody.
 _PROSE_OPENERS = frozenset(
     ("contact", "email", "e-mail", "mail", "ask", "ping", "cc", "write", "reply", "please", "thanks", "hi", "hello",
@@ -222,7 +227,7 @@ def _plausible(name: str) -> str:
     full = " ".join(words)
     if not words or full.lower() in _NOT_PEOPLE or full.lower() in TECHNICAL_USERS:
         return ""
-    if len(words) > 1 and any(w.lower() in _SYSTEM_WORDS for w in words):
+    if len(words) > 1 and any(w.lower() in _SYSTEM_WORDS or w.lower().endswith(_SYSTEM_ENDS) for w in words):
         return ""
     return full
 

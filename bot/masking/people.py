@@ -9,6 +9,7 @@ from itertools import chain
 import regex
 
 from bot.literals import Words, lowered_in_place, one_byte
+from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
 from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
@@ -273,7 +274,7 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
@@ -634,6 +635,15 @@ _HF_OWNER_RXS = (
     ("following files to ", re.compile(r"Uploading the following files to (?P<user>[A-Za-z0-9][\w.-]{1,95})/")),
     # A training script's own upload line names the repository the same way: `Uploading to hfischer/llama-sft`.
     ("uploading to ", re.compile(r"[Uu]ploading to (?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # A repository id where a script loads or names one: `from_pretrained("hfischer/llama-sft")`,
+    # transformers' `OSError: hfischer/llama-sft is not a local folder and is not a valid model
+    # identifier`, `model_name_or_path: hfischer/...`, `--hub_model_id hfischer/...`,
+    # lm-eval's `pretrained=hfischer/...`; an organisation's (`meta-llama/`) is kept the same.
+    ("from_pretrained(", re.compile(r"from_pretrained\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("is not a local folder", re.compile(r"(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96} is not a local folder")),
+    ("name_or_path", re.compile(r"name_or_path[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("hub_model_id", re.compile(r"hub_model_id[\"']?[ \t]*[=: \t][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("pretrained=", re.compile(r"(?<![\w-])pretrained=(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
 )
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
@@ -645,9 +655,10 @@ _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-int
                "none for ", "hostbased for ")  # fmt: skip
 
 
-# `ls -l`: `-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py` (the owner, then the group).
+# `ls -l`: `-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py` (the owner, then the group;
+# a group spelled as the owner is the user's private group, `grant grant`, and goes too).
 _LS_OWNER = LinePattern(
-    r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}[^\W\d][\w.-]{0,31} {1,16}\d",
+    r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d{1,6} (?P<user>[^\W\d][\w.-]{0,31}) {1,16}(?P<group>[^\W\d][\w.-]{0,31}) {1,16}\d",
     gate=r"[-dlcbps][rwxsStT-]{9}[.+@]? {1,4}\d",
 )
 # The line gate of find_file_owners (bot/masking/gate.py): the mode's permissions and the link
@@ -663,7 +674,31 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
         name = m.group("user")
         if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP:
             edits.append((m.start("user"), m.end("user"), "user", name))
+            if m.group("group") == name:
+                edits.append((m.start("group"), m.end("group"), "user", name))
             state.learn_user(name)
+
+
+# What an organisation's Hub name ends with after a word that is also a given name (`allenai`).
+_ORG_TAILS = ("ai", "ml", "nlp", "lab", "labs", "hq", "org", "inc", "io", "tech", "dev", "bot", "ops", "research")
+
+
+def _hub_owner(name: str) -> bool:
+    """A Hub namespace that is a person's: a login as person_login reads one, or a given name
+    the list knows with the first letters of the family name after it, as the Hub's sign-up
+    suggests (`hannahfis`, `yusufdem`); not an organisation's tail (`allenai`)."""
+    if person_login(name):
+        return True
+    return (
+        name.isalpha()
+        and name.islower()
+        and any(
+            name[:cut] in GIVEN_NAMES and 2 <= len(name) - cut <= 4 and name[cut:] not in _ORG_TAILS
+            for cut in range(4, len(name) - 1)
+        )
+        and not names_a_tool(name)
+        and not team_like(name)
+    )
 
 
 def _personal_entity(name: str) -> bool:
@@ -734,7 +769,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     # repository's owner).
     for literal, matches, judge in (
         ("users:", _KUBECONFIG_USER_RX.finditer, _kubeconfig_user),
-        *((literal, rx.finditer, person_login) for literal, rx in _HF_OWNER_RXS),
+        *((literal, rx.finditer, _hub_owner) for literal, rx in _HF_OWNER_RXS),
         ("entity", _entity_matches, _personal_entity),
     ):
         if literal in present:

@@ -114,6 +114,38 @@ def _numbered_before_workspace(word: str, name: str, end: int) -> bool:
     )
 
 
+# A run named by its owner and its settings alone (`farai-lr5e-4`, `tenzin-bs64-seed3`): what
+# leads the settings is whose run it is, unless it is a model's, a method's or a run's word.
+_SETTINGS_AFTER = re.compile(r"-(?:lr|bs|gbs|mbs|seed|wd|ep|warmup|ga|accum|tp|pp|dp)\d|-\d(?:\.\d+)?e-\d")
+# Stems of models' names a run is named for (`resnet-lr1e-3`, `distilbert-bs32`, `tinyllama-lr2e-5`).
+# Methods and settings a run is named for besides _RUN_WORDS (`ablate-lr5e-4`, `frozen-bs32`).
+_SETTING_WORDS = frozenset(
+    ("ablate", "frozen", "freeze", "unfrozen", "prune", "pruned", "quant", "quantized", "distil", "dropout", "nodrop",
+     "noaug", "aug", "warm", "cold", "adamw", "adam", "sgd", "lion", "muon", "adafactor", "onecycle", "const", "decay",
+     "ctx", "longctx", "ddp", "zero", "dense", "sparse", "greedy", "beam", "lowlr", "highlr", "try", "exp", "test",
+     "new", "old", "fix", "fixed", "redo", "again", "debug", "tune", "tuning", "grid", "search", "hpo", "optuna")
+)  # fmt: skip
+_MODEL_STEM = re.compile(
+    r"net|bert|llama|gpt|former|vit|mamba|clip|diffusion|yolo|whisper|wav2vec|mistral|qwen|gemma|phi|t5|bart|mae|dino"
+    r"|electra|swin|detr|flan|zephyr|vicuna|alpaca|orca|hyena|mixer|glm|baichuan|intern|coder|codegen|lstm|ddpm|dqn"
+)
+
+
+def _owner_before_settings(word: str, name: str, end: int) -> bool:
+    """The first word of a run named by its owner and its settings (`farai-lr5e-4`), whatever
+    the lists know of it; a model's, a method's or a run's word (`resnet-lr1e-3`,
+    `baseline-lr5e-4`, `lora-lr2e-4`) is none."""
+    return (
+        word.isalpha()
+        and 3 <= len(word) <= 12
+        and _SETTINGS_AFTER.match(name, end) is not None
+        and _surname_like(word)
+        and _MODEL_STEM.search(word) is None
+        and word not in _SETTING_WORDS
+        and any(c in "aeiouy" for c in word)
+    )
+
+
 def _personal_words(name: str) -> list[tuple[int, int]]:
     """The spans of `name` that are a person's: the first word when it reads as a login, a
     given and a family name together, and any word that is a given name or a family login."""
@@ -145,7 +177,7 @@ def _personal_words(name: str) -> list[tuple[int, int]]:
         if spans and spans[-1][1] > start:
             continue
         if (
-            (i == 0 and (person_login(word) or _numbered_before_workspace(word, name, end)))
+            (i == 0 and (person_login(word) or _numbered_before_workspace(word, name, end) or _owner_before_settings(word, name, end)))
             or word in GIVEN_NAMES
             or family_login(word)
         ):

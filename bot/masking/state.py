@@ -53,6 +53,14 @@ _WORDLIKE_GIVEN = frozenset(
      "grace", "pascal", "lora", "dora", "xavier", "kaiming", "lance", "rich", "sage", "nova", "luna", "stella",
      "flora")
 )  # fmt: skip
+
+
+def wordlike_login(login: str) -> bool:
+    """A login that is also an English word (`grant`, `frank`, `will`): a person's where a
+    tool prints it as a login, the word in a sentence (bot/masking/learned.py)."""
+    return login in _WORDLIKE_GIVEN
+
+
 # Accounts that services and CI run as (`/home/jenkins/workspace`, `USER=slurm`): learned as
 # logins, but their capitalised name is the tool's (`Started by Jenkins`), no person's.
 _SERVICE_ACCOUNTS = frozenset(
@@ -138,6 +146,8 @@ class LogState:
     # their siblings go too), and every learned name's UTF-8 (a learned name is no sibling).
     learned_shaped: frozenset[int] = frozenset()
     learned_bytes: frozenset[bytes] = frozenset()
+    # The learned logins that are English words (`grant`): matched only joined to a path or a name.
+    learned_wordlike: frozenset[bytes] = frozenset()
     secrets_words: Words | None = None
     secrets_size: int = 0
     # The passes run to learn names (Masker.learn), their text thrown away.
