@@ -21,7 +21,7 @@ from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.names import FULL_NAME, NOT_A_PERSON, take_name
-from bot.masking.owners import person_login
+from bot.masking.owners import names_a_tool, person_login
 from bot.masking.state import LogState, ascii_folded
 from bot.masking.surnames import FAMILY_NAMES
 
@@ -88,7 +88,17 @@ _NOT_SPEAKERS = frozenset(
     ("he", "she", "they", "it", "we", "i", "you", "who", "which", "what", "nobody", "somebody", "someone", "anyone",
      "everyone", "everybody", "one", "docs", "doc", "readme", "manual", "log", "logs", "message", "error", "output",
      "google", "nvidia", "microsoft", "meta", "openai", "anthropic", "amazon", "aws", "azure", "gcp", "slack",
-     "github", "gitlab", "pytorch", "torch", "someone's", "vendor", "support", "also", "as", "just", "then")
+     "github", "gitlab", "pytorch", "torch", "someone's", "vendor", "support", "also", "as", "just", "then",
+     # Programs and services a thread quotes as saying things (`Docker said permission denied`).
+     "docker", "podman", "kubectl", "kubernetes", "kubelet", "k8s", "helm", "pip", "conda", "mamba", "uv", "poetry",
+     "python", "linux", "ubuntu", "debian", "centos", "rhel", "windows", "macos", "systemd", "dmesg", "journalctl",
+     "kernel", "bash", "ssh", "git", "nccl", "cuda", "nvcc", "gcc", "clang", "bazel", "cmake", "ninja", "numpy",
+     "transformers", "accelerate", "deepspeed", "torchrun", "hydra", "horovod", "nemo", "apex", "lightning", "keras",
+     "tensorflow", "jax", "xla", "sentry", "datadog", "pagerduty", "opsgenie", "grafana", "prometheus", "alertmanager",
+     "slurm", "slurmctld", "slurmd", "munge", "lustre", "weka", "karpenter", "volcano", "kueue", "ray", "coreweave",
+     "lambda", "runpod", "modal", "colab", "kaggle", "sagemaker", "vertex", "gemini", "chatgpt", "gpt", "bard",
+     "claude", "copilot", "cursor", "stackoverflow", "reddit", "discord", "jira", "confluence", "ci", "jenkins",
+     "trainer", "wandb", "mlflow", "tensorboard", "the", "this", "that", "and", "but", "so")
 )  # fmt: skip
 # `TODO(hfischer):`, `FIXME(hfischer)`: the login of the one who left it.
 _TODO = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|NOTE)\((?P<user>[a-z][a-z0-9._-]{1,31})\)")
@@ -126,6 +136,7 @@ def _named_by_shape(name: str) -> bool:
             or lowered in _LOG_LABEL_WORDS
             or lowered in _NOT_SPEAKERS
             or lowered in TECHNICAL_USERS
+            or names_a_tool(lowered)
             or (len(word) > 5 and lowered.endswith(_WORD_ENDS))
             or not word[1:].islower()
         ):

@@ -92,6 +92,11 @@ def test_the_person_a_thread_quotes_is_masked_with_no_list_knowing_the_name(line
         "That said, the loss is fine.\n",
         "It said OOM. Nobody said anything. The docs said so.\n",
         "NCCL WARN Training said: retry\n",
+        # Programs and services a thread quotes: a name by its shape, but no person's.
+        "Docker said permission denied, and Kubelet said the pod was evicted.\n",
+        "Conda said the environment is inconsistent; Python said no module named torch.\n",
+        "Gemini suggested NCCL_P2P_DISABLE=1 and Megatron said the checkpoint is missing.\n",
+        "Sentry reported the crash, Jupyter mentioned the kernel died, Qwen wrote the patch.\n",
     ],
 )
 def test_a_pronoun_or_a_thing_before_said_is_kept(line: str) -> None:
