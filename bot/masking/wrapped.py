@@ -45,6 +45,7 @@ _CONTINUATION = re.compile(
     r"\n(?P<tok>[" + _TOKEN.replace("=", "") + r"]++={0,2})(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*+)?(?=\r?\n|\Z)"
 )
 _LETTER = re.compile(r"[A-Za-z]")
+_CLOSING_QUOTE = re.compile(r"[\"'`][,;)\]}]{0,3}")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
 _DIGIT = re.compile(r"[0-9]")
@@ -174,9 +175,14 @@ def wrapped_runs(text: str, resumed: frozenset[int] = frozenset()) -> list[tuple
         last = m.group("rest") is not None  # more than the key's rest: the run ends here
         prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
         if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
-            # A key's last few letters may hold no digit: under full lines of a run that
-            # goes on, they close it (`...tuYEap'` in a box's fold); alone, they are words.
-            reject = not (_LETTER.search(line) is not None and _continues_full_run(runs, prev_end))
+            # A key's last few letters may hold no digit: under full lines of a run that goes
+            # on, with the value's closing quote alone after them, they close it (`...tuYEap'`
+            # in a box's fold); alone, or with more after them, they are words.
+            reject = not (
+                _LETTER.search(line) is not None
+                and _CLOSING_QUOTE.fullmatch(m.group("rest")) is not None
+                and _continues_full_run(runs, prev_end)
+            )
         elif "=" in line.rstrip("=") or (
             _DIGIT.search(line) is None and (len(line) - 1 < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
         ):
