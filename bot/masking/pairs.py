@@ -81,8 +81,8 @@ _NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
 _WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
 _VALUE = re.compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n]){1,4096}?)\\"
-      |"(?P<dq>(?:[^"\\\n]|\\.){1,4096})(?:"|(?=[\r\n])|\Z)
-      |'(?P<sq>[^'\n]{1,4096})(?:'|(?=[\r\n])|\Z)
+      |[bB]?"(?P<dq>(?:[^"\\\n│┃║]|\\.){1,4096})(?:"|(?=[\r\n│┃║])|\Z)
+      |[bB]?'(?P<sq>[^'\n│┃║]{1,4096})(?:'|(?=[\r\n│┃║])|\Z)
       |`(?P<bq>[^`\n]{1,4096})`
       |(?P<bare>[^\s"'`])""",
     re.VERBOSE,
@@ -314,6 +314,11 @@ class _PairScanner:
         group = m.lastgroup or "bare"
         vstart, vend = m.start(group), m.end(group)
         value = m.group(group)
+        if group in ("dq", "sq") and text[vend : vend + 1] not in ("'", '"'):
+            # A quote a box's frame or the line's end cut open (rich's `locals` panel folds
+            # a long value): the value ends at its last letter, the padding and bars stay.
+            value = value.rstrip()
+            vend = vstart + len(value)
         if info.role is not Role.USER and info.role is not Role.HOST and self._holds_pairs(vstart):
             # `AZURE_STORAGE_SAS_TOKEN="sv=2022-11-02&...&sig=x"`, `--sas-token "?sv=..."`,
             # `GOOGLE_CREDENTIALS={"type": ...}`: the value is pairs; its secret ones (`sig=`,
@@ -338,9 +343,14 @@ class _PairScanner:
             self._value(info, core, value, vstart, vend)
 
     def _holds_pairs(self, vstart: int) -> bool:
-        """The value starts a JSON object or a query string whose signature is a pair of its own."""
+        """The value starts a JSON object, a query string whose signature is a pair of its own,
+        or a pair whose key says what it holds (botocore's `credentials: aws_access_key_id=...`:
+        the inner key is the diagnostic fact, and it masks its own value)."""
         text = self.text
         if text.startswith(("{\"", "{'", "{ \""), vstart):
+            return True
+        inner = _INNER_KEY.match(text, vstart)
+        if inner is not None and self.state.key_info(inner.group(1)) is not None:
             return True
         m = _SIGNED_QUERY.match(text, vstart)
         return m is not None and _QUERY_SIGNATURE.search(m.group()) is not None
@@ -472,6 +482,8 @@ class _PairScanner:
         lowered_value = value.lower()
         if lowered_value == core.lower() or lowered_value == core.rsplit("_", 1)[-1].lower():
             return  # `token=token`, `password=password` in shown source
+        if info.kind != "password" and _CONSTANT.match(value) and self.state.key_info(value) is not None:
+            return  # `api_key=NGC_KEY` in a traceback's source line: a constant's name, itself a key's
         if info.role is Role.SECRET and self._in_prose(vstart, core):
             info = KeyInfo(Role.GENERIC, info.kind)  # "failed to read secret: permission denied"
         if info.role is Role.GENERIC:
@@ -589,6 +601,10 @@ _SIGNED_QUERY = re.compile(r"\??[\w.%-]{1,64}=[^\s\"'`&]{0,4096}(?:&[\w.%-]{1,64
 _QUERY_SIGNATURE = re.compile(r"(?:\A\??|&)(?:sig|signature|x-amz-signature|x-goog-signature)=[^&]", re.IGNORECASE)
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _REMOTE_MODIFY = re.compile(r"(?<![\w-])remote[ \t]+modify(?:[ \t]+-[-\w]+)*[ \t]+[\w.-]+[ \t]+\Z")
+# A constant's or an environment variable's name (`NGC_API_KEY`), as source code passes one.
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
+# A value that is itself a `key=value` pair.
+_INNER_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,63})=(?![=\s])")
 _LONE_VALUE = re.compile(r"[ \t]+[^\s]+[ \t]*(?=\r?\n|\Z)")
 _ONE_CASE_FLAG = re.compile(r"(?:[a-z][a-z_-]*|[A-Z][A-Z_-]*)\Z")
 _STANDALONE_AUTH = re.compile(r"(?P<scheme>[Bb]earer|BEARER|Basic)[ \t]+(?P<cred>[A-Za-z0-9._~+/=-]{8,8192})")

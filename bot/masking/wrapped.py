@@ -24,11 +24,12 @@ letters include a JSON escape's backslash: a service account's `private_key` wra
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
 from bot.literals import Words, one_byte
 from bot.masking.edits import Edit
+from bot.masking.frames import reading_view
 from bot.masking.vendor import find_vendor_tokens
 
 # The letters of tokens, keys and their encodings (base64, base64url, JWTs, URL-encoding).
@@ -44,6 +45,7 @@ _CONTINUATION = re.compile(
     r"\n(?P<tok>[" + _TOKEN.replace("=", "") + r"]++={0,2})(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*+)?(?=\r?\n|\Z)"
 )
 _LETTER = re.compile(r"[A-Za-z]")
+_CLOSING_QUOTE = re.compile(r"[\"'`][,;)\]}]{0,3}")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
 _DIGIT = re.compile(r"[0-9]")
@@ -82,7 +84,8 @@ _MAX_RUN_LINES = 64
 # Tokens of one fixed length, and keys whose values have one: a line ending in such a token's
 # head, the line below holding exactly the letters it lacks, is one token cut by the width,
 # even when those few letters hold no digit (a Hugging Face token's are letters alone).
-# (head at the line's end, the letters the rest may hold, the token's whole length)
+# (head at the line's end, the letters the rest may hold, the token's whole length; 0 when
+# the rest's own shape says it is whole)
 _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
     (re.compile(r"(?<![\w-])(hf_[A-Za-z]{1,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
     (re.compile(r"(?<![\w-])((?:gh[pousr]|npm)_[A-Za-z0-9]{1,35})\Z"), re.compile(r"[A-Za-z0-9]+"), 40),
@@ -90,12 +93,16 @@ _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
     (re.compile(r"(?<![\w-])(github_pat_[A-Za-z0-9_]{1,81})\Z"), re.compile(r"[A-Za-z0-9_]+"), 93),
     # Slack's tokens end in 24 letters after their numbers; Stripe's keys in 24 or 99.
     (re.compile(r"(?<![\w-])xox[abposr]-[0-9-]{10,60}-([A-Za-z0-9]{1,23})\Z"), re.compile(r"[A-Za-z0-9]+"), 24),
+    # (Cut inside its numbers, a Slack token's rest is the numbers' rest and the 24 letters.)
+    (re.compile(r"(?<![\w-])xox[abposr]-[0-9]{1,14}-?([0-9]{0,14})\Z"), re.compile(r"[0-9]*-?[0-9]+-[A-Za-z0-9]{24}"), 0),
     (re.compile(r"(?<![\w-])[sr]k_(?:live|test)_([A-Za-z0-9]{1,23})\Z"), re.compile(r"[A-Za-z0-9]+"), 24),
     (re.compile(r"(?<![\w-])[sr]k_(?:live|test)_([A-Za-z0-9]{1,98})\Z"), re.compile(r"[A-Za-z0-9]+"), 99),
     # Anthropic's keys (`sk-ant-api03-` and 95 more, ending `AA`), OpenAI's project keys and
     # legacy user keys (`sk-` and 48 more).
     (re.compile(r"(?<![\w-])(sk-ant-(?:api|admin)0\d-[\w-]{1,94})\Z"), re.compile(r"[\w-]+"), 108),
     (re.compile(r"(?<![\w-])(sk-proj-[\w-]{1,155})\Z"), re.compile(r"[\w-]+"), 164),
+    # NVIDIA's API keys: `nvapi-` and 64 more.
+    (re.compile(r"(?<![\w-])(nvapi-[\w-]{1,63})\Z"), re.compile(r"[\w-]+"), 70),
     (re.compile(r"(?<![\w-])(sk-[A-Za-z0-9]{1,47})\Z"), re.compile(r"[A-Za-z0-9]+"), 51),
     (
         re.compile(r"(?i:aws_secret_access_key|secretaccesskey)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
@@ -109,7 +116,7 @@ _FIXED_REACH = 200
 # regex alternation over every piece cost a quarter of what this module added to `denpex
 # mask`). Any case: the heads' own patterns decide.
 _FIXED_HINT = Words(["hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "npm_", "glpat-", "sk-", "xox",
-                     "k_live_", "k_test_", "ecret", "andb"], fixed=True)
+                     "k_live_", "k_test_", "ecret", "andb", "nvapi-"], fixed=True)
 
 
 def _hint_ends(text: str) -> list[int]:
@@ -128,7 +135,7 @@ def _completes_fixed_token(text: str, prev_end: int, tail: str, hints: list[int]
     before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
     for head, letters, length in _FIXED_LENGTH:
         m = head.search(before)
-        if m is not None and len(m.group(1)) + len(tail) == length and letters.fullmatch(tail):
+        if m is not None and (length == 0 or len(m.group(1)) + len(tail) == length) and letters.fullmatch(tail):
             return True
     return False
 
@@ -142,8 +149,20 @@ def _bare_token_opens(text: str, prev_start: int, prev_end: int, start: int, end
     return any(a == 0 and b > prev_end - prev_start for a, b, _, _ in edits)
 
 
-def wrapped_runs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of lines that one wrapped line became (end: the last line's end)."""
+def _continues_full_run(runs: list[list[int]], prev_end: int) -> bool:
+    """The line ending at `prev_end` is a run's last and full: as wide as its first line, or,
+    for a value that broke at its own width (base64 at 64 or 76) after a key that made the
+    first line wider, as wide as its second."""
+    if not runs or runs[-1][1] != prev_end:
+        return False
+    run = runs[-1]
+    return run[3] == run[2] or (run[5] >= _MIN_WIDTH and run[3] == run[5])
+
+
+def wrapped_runs(text: str, resumed: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
+    """(start, end) of each run of lines that one wrapped line became (end: the last line's end).
+    `resumed`: where lines start that a chat message's header stood above (frames.py): a value
+    split over two messages goes on at any length, not at the first line's width."""
     if "\n" not in text:
         return []
     # [start, end, width, last line's width, lines, second line's width]
@@ -156,7 +175,14 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
         last = m.group("rest") is not None  # more than the key's rest: the run ends here
         prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
         if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
-            reject = True
+            # A key's last few letters may hold no digit: under full lines of a run that goes
+            # on, with the value's closing quote alone after them, they close it (`...tuYEap'`
+            # in a box's fold); alone, or with more after them, they are words.
+            reject = not (
+                _LETTER.search(line) is not None
+                and _CLOSING_QUOTE.fullmatch(m.group("rest")) is not None
+                and _continues_full_run(runs, prev_end)
+            )
         elif "=" in line.rstrip("=") or (
             _DIGIT.search(line) is None and (len(line) - 1 < _MIN_LETTERS_REST or _WORDS.fullmatch(line, 1))
         ):
@@ -182,11 +208,7 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
             continue
         if runs and runs[-1][1] == prev_end:
             run = runs[-1]
-            # The run goes on when its last line was full: as wide as its first line, or, for a
-            # value that broke at its own width (base64 at 64 or 76) after a key that made the
-            # first line wider, as wide as its second.
-            full = run[3] == run[2] or (run[5] >= _MIN_WIDTH and run[3] == run[5])
-            if full and width <= run[3] and run[4] < _MAX_RUN_LINES:
+            if _continues_full_run(runs, prev_end) and width <= run[3] and run[4] < _MAX_RUN_LINES:
                 run[1], run[3] = end, (-1 if last else width)
                 run[4] += 1
                 continue
@@ -194,7 +216,7 @@ def wrapped_runs(text: str) -> list[tuple[int, int]]:
         prev_width = prev_end - prev_start
         if fixed or (
             prev_width >= _MIN_WIDTH
-            and width <= prev_width
+            and (width <= prev_width or start in resumed)
             and _TOKEN_CHAR.match(text, prev_end - 1)
             and (
                 not _TOKEN_LINE.match(text, prev_start, prev_end)
@@ -239,9 +261,51 @@ def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_e
 
 def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
     """Edits `find` makes on each wrapped run read as one line, that reach across a cut, moved
-    to where they stand in `text`."""
+    to where they stand in `text`; runs whose lines a box's frame or a chat header breaks
+    (frames.py) too, read without them."""
+    out = _run_edits(text, find)
+    read = reading_view(text)
+    if read is not None:
+        spans, resumed = read
+        view = "\n".join(text[start:end] for start, end in spans)
+        view_starts = _line_starts(spans)
+        out.extend(_view_to_text(_run_edits(view, find, frozenset(view_starts[i] for i in resumed)), spans, view_starts))
+    return out
+
+
+def _line_starts(spans: list[tuple[int, int]]) -> list[int]:
+    """Where each span starts in the spans joined with newlines."""
+    starts: list[int] = []
+    pos = 0
+    for start, end in spans:
+        starts.append(pos)
+        pos += end - start + 1
+    return starts
+
+
+def _view_to_text(edits: list[Edit], spans: list[tuple[int, int]], view_starts: list[int]) -> list[Edit]:
+    """Edits found in the reading view, moved to the text: the placeholder where the value
+    starts, the value's pieces on the lines below blanked (their frames and the headers
+    between them stay)."""
     out: list[Edit] = []
-    runs = [(start, end, False) for start, end in wrapped_runs(text)]
+    for first, last, kind, value in edits:
+        i = bisect_right(view_starts, first) - 1
+        j = bisect_right(view_starts, max(first, last - 1)) - 1
+        for k in range(i, j + 1):
+            line_start, (text_start, text_end) = view_starts[k], spans[k]
+            a = max(first, line_start)
+            b = min(last, line_start + text_end - text_start)
+            if k == i:
+                out.append((text_start + a - line_start, text_start + b - line_start, kind, value))
+            elif b > a:
+                out.append((text_start + a - line_start, text_start + b - line_start, "", ""))
+    return out
+
+
+def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[int] = frozenset()) -> list[Edit]:
+    """wrapped_edits on `text` read as it stands."""
+    out: list[Edit] = []
+    runs = [(start, end, False) for start, end in wrapped_runs(text, resumed)]
     runs += [(start, end, True) for start, end in url_cut_runs(text)]
     for start, end, whole in runs:
         physical = text[start:end]
