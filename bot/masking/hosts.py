@@ -939,6 +939,8 @@ def _shapes_at_heads(text: str, starts: dict[str, list[int]], edits: list[Edit],
                 continue
             if name in ("cluster", "accel") and ((start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host)):
                 continue
+            if text.endswith("GPU ", max(0, start - 4), start):
+                continue  # ROCm's `Memory access fault by GPU node-2`: the agent's node in the topology
             edits.append((start, m.end(), "host", host))
             state.learn_host(host)
 

@@ -1428,3 +1428,11 @@ def test_a_character_that_lower_cases_to_two_moves_no_labelled_value(text: str, 
     the pattern in the text itself must not read a place off and miss the value."""
     out = Masker().mask(text)
     assert value not in out and f"<{kind}-1>" in out
+
+
+def test_rocm_s_gpu_node_is_no_host() -> None:
+    """ROCm's HSA runtime names the faulting GPU by its node in the topology (`by GPU node-2`):
+    the rocm-memory-access-fault entry reads it, and it names no machine."""
+    line = "Memory access fault by GPU node-2 (Agent handle: 0x55d0c7a1e2b0) on address 0x7f1c2a000000. Reason: Page not present or supervisor privilege."
+    assert Masker().mask(line) == line
+    assert "<HOST-1>" in Masker().mask("ssh node-3 failed")
