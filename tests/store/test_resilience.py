@@ -48,6 +48,7 @@ CALLS: dict[str, Any] = {
     "bursts.join": lambda s: s.bursts.join("T1", "C1:top:U1", Part("1.1", "1.1", mask("part").text), 5),
     "bursts.is_open": lambda s: s.bursts.is_open("T1", "C1:top:U1"),
     "bursts.close": lambda s: s.bursts.close("T1", "C1:top:U1", 1),
+    "bursts.take": lambda s: s.bursts.take("T1", "C1:top:U1"),
     "claims.claim": lambda s: s.claims.claim("T1", "event:Ev1", {"channel": "C1"}, 30),
     "claims.renew": lambda s: s.claims.renew(CLAIM, 30),
     "claims.finish": lambda s: s.claims.finish(CLAIM),
