@@ -80,9 +80,10 @@ _ASKED = re.compile(
     r"(?<![\w@])" + _ASK + r"[ \t]+(?P<name>" + _NAME + r")(?:[ \t](?:or|and|&)[ \t](?P<also>" + _NAME + r"))?(?![\w'’-])"
 )
 # A mail's or a ticket's copy list names people one after another: `cc: Radomir Wojciechowski,
-# Svetlana Ibragimova`. Each item is a name of its own (the first is no more a person than the
+# Svetlana Ibragimova`, as a meeting's notes do (`Attendees: Ngozi Eze, Tobias Fairweather`). Each item is a name of its own (the first is no more a person than the
 # rest); an address in angle brackets after one is left to the e-mail row.
-_CC_HEAD = re.compile(r"(?<![\w-])(?:cc|CC|Cc)[ \t]*:[ \t]*(?=[A-Z])")
+_CC_LABELS = r"(?:cc|CC|Cc|[Bb]cc|BCC|Attendees|Participants|Recipients)"
+_CC_HEAD = re.compile(r"(?<![\w-])" + _CC_LABELS + r"[ \t]*:[ \t]*(?=[A-Z])")
 _CC_ITEM = re.compile(r"(?P<name>" + _NAME + r")(?:[ \t]*<{1,2}[^<>\s]{1,80}>{1,2})?[ \t]*(?:[,;]|[ \t](?:and|&)[ \t]|$)[ \t]*", re.M)
 # Whom a thread quotes: `Sigrun said the IB link flapped`, `as Bayarmaa mentioned, ...`. A
 # capitalised word before a verb of speech is a person's name but for a pronoun or a thing
@@ -113,7 +114,7 @@ ADDRESSED_TRIGGER = (
     r"|" + _ASK + r"[ \t]+[A-Z?]"
     r"|(?:TODO|FIXME|XXX|HACK|NOTE)\([a-z]"
     r"|[A-Z?][a-z?'-]{1,40} " + _SPEECH
-    + r"|(?:^|[^a-zA-Z0-9_-])(?:cc|CC|Cc)[ \t]*:[ \t]*[A-Z?]"
+    + r"|(?:^|[^a-zA-Z0-9_-])" + _CC_LABELS + r"[ \t]*:[ \t]*[A-Z?]"
 )
 
 
