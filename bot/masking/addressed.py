@@ -79,6 +79,12 @@ _ASK = (
 _ASKED = re.compile(
     r"(?<![\w@])" + _ASK + r"[ \t]+(?P<name>" + _NAME + r")(?:[ \t](?:or|and|&)[ \t](?P<also>" + _NAME + r"))?(?![\w'’-])"
 )
+# A mail's or a ticket's copy list names people one after another: `cc: Radomir Wojciechowski,
+# Svetlana Ibragimova`, as a meeting's notes do (`Attendees: Ngozi Eze, Tobias Fairweather`). Each item is a name of its own (the first is no more a person than the
+# rest); an address in angle brackets after one is left to the e-mail row.
+_CC_LABELS = r"(?:cc|CC|Cc|[Bb]cc|BCC|Attendees|Participants|Recipients)"
+_CC_HEAD = re.compile(r"(?<![\w-])" + _CC_LABELS + r"[ \t]*:[ \t]*(?=[A-Z])")
+_CC_ITEM = re.compile(r"(?P<name>" + _NAME + r")(?:[ \t]*<{1,2}[^<>\s]{1,80}>{1,2})?[ \t]*(?:[,;]|[ \t](?:and|&)[ \t]|$)[ \t]*", re.M)
 # Whom a thread quotes: `Sigrun said the IB link flapped`, `as Bayarmaa mentioned, ...`. A
 # capitalised word before a verb of speech is a person's name but for a pronoun or a thing
 # (`It said`, `That said,`, `Nobody said`, `The docs said`: lowercase, no capital).
@@ -108,6 +114,7 @@ ADDRESSED_TRIGGER = (
     r"|" + _ASK + r"[ \t]+[A-Z?]"
     r"|(?:TODO|FIXME|XXX|HACK|NOTE)\([a-z]"
     r"|[A-Z?][a-z?'-]{1,40} " + _SPEECH
+    + r"|(?:^|[^a-zA-Z0-9_-])" + _CC_LABELS + r"[ \t]*:[ \t]*[A-Z?]"
 )
 
 
@@ -155,6 +162,13 @@ def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
             # (Two words or more read as a name by their shape too: `loop in Sione Taufa`.)
             if name and (_person(name) or (" " in name and _named_by_shape(name))):
                 take_name(text, m.start(group), name, edits, state)
+    for head in _CC_HEAD.finditer(text):
+        pos = head.end()
+        while pos < len(text) and (item := _CC_ITEM.match(text, pos)) is not None and item.end() > pos:
+            name = item.group("name")
+            if _person(name) or (" " in name and _named_by_shape(name)):
+                take_name(text, item.start("name"), name, edits, state)
+            pos = item.end()  # (the line's end stops it: no name starts with a newline)
     for m in _SAID_BY.finditer(text):
         # (A capitalised word opening the sentence is no part of the name: `Then Hannah said`.)
         words = m.group("name").split()

@@ -83,6 +83,7 @@ from bot.masking.names import (
     KEYED_NAME_TRIGGER,
     NAME_WORDS,
     ROLE_WORDS,
+    TITLED_NAME_TRIGGER,
     find_annotated_names,
     find_contact_names,
     find_greeted_names,
@@ -226,7 +227,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("resource-owners", "people", lambda s: find_resource_owners(s.text, s.edits, s.state), ("user",), line_anchors=RESOURCE_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
-    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=ACTED_BY_TRIGGER),
+    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=f"{ACTED_BY_TRIGGER}|{TITLED_NAME_TRIGGER}"),
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),

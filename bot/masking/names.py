@@ -382,7 +382,8 @@ FULL_NAME = (
 )
 _ROLE_KEY_NAME = re.compile(
     # (A Python module's dunder: `__author__ = "Hannah Fischer"`, `__maintainer__`.)
-    r"(?i:(?<![\w-])[\"']?(?:owner|author|__author__|__maintainer__|on[-_ ]?call|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
+    # (A rota may say when before its colon, as for the given name alone: `on-call this week: Noemi Moretti`.)
+    r"(?i:(?<![\w-])[\"']?(?:owner|author|__author__|__maintainer__|on[-_ ]?call(?:[ \t]+[a-z]{2,10}){0,3}|maintainer|contact|assignee|reporter|reviewer|requester|submitter|assigned[ _]to|caller"
     r"|(?:created|submitted|requested|triggered|launched|started|approved|reviewed|merged|owned)_by)[\"']?[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"'])?" + FULL_NAME + r"(?(q)(?P=q)|(?![\w'’-]|[ \t][A-Z]))"
 )
@@ -399,6 +400,18 @@ _ACTED = (
     # (A ticket's field: `Reported by: Hannah Fischer`.)
     r" by:? "
 )
+# A person addressed by title in a shipping note or a ticket (`ship it to Mrs. Genoveva
+# Throckmorton`, `Dr Amara Okonkwo approved`): the title says a person follows, so a family name
+# alone after it is one too. Titles only, capitalised as written; a street's `Dr` after its name
+# (`Mulberry Dr, Boise`) has no capitalised word after it on the same side of the comma.
+_TITLES = r"(?:Mrs|Mr|Ms|Mx|Dr|Prof)"
+_TITLED_NAME = re.compile(
+    r"(?<![\w.])" + _TITLES + r"\.?[ \t]"
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t]" + _CAP + _SMALL + r"{1,40}(?:-" + _CAP + _SMALL + r"{1,40})?){0,3})"
+    r"(?![\w'’@.-]|[ \t][A-Z])"
+)
+# Its line gate: a title, its dot or a blank, and a capital.
+TITLED_NAME_TRIGGER = r"(?:^|[^\w.])" + _TITLES + r"\.?[ \t][A-Z]"
 _ACTED_BY = re.compile(r"\b" + _ACTED + FULL_NAME + r"(?![\w'’-]|[ \t][A-Z])")
 # The line gate of the `<verb> by` names (bot/masking/gate.py): the verb and its `by`, not any
 # `ed by ` (a watchdog's `detected by`, on every line of a NCCL timeout's flood).
@@ -438,7 +451,7 @@ _PRONOUNS = frozenset(("he", "she", "they", "him", "her", "them", "xe", "ze", "i
 
 def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the names under role keys and after `<verb> by`, and learn them."""
-    for rx in (_ROLE_KEY_NAME, _ACTED_BY):
+    for rx in (_ROLE_KEY_NAME, _ACTED_BY, _TITLED_NAME):
         for m in rx.finditer(text):
             raw = m.group("name")
             if any(w.lower() in _THING_WORDS or w.lower() in _SYSTEM_WORDS for w in raw.split()):

@@ -23,7 +23,7 @@ from bot.masking.edits import Edit
 _CAP = r"(?!(?:In|On|Of|The|To|And|For|At|By|From|With)\b)[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿß'’-]{1,24}\.?"
 _EN_TYPES = (
     r"Street|St\.|Avenue|Ave\.?|Road|Rd\.|Boulevard|Blvd\.?|Lane|Drive|Parkway|Pkwy\.?|Court|Terrace|"
-    r"Square|Highway|Crescent"
+    r"Square|Highway|Crescent|Gardens|Way|Place|Close|Mews|Grove|Row|Circle|Trail"
 )
 # The English form also needs what follows an address and not a metric's or a product's name:
 # a comma, the end of the line, a unit (`Suite 4`). `10 Root Mean Square Error`, `1 Google Drive
@@ -41,7 +41,8 @@ _ADDRESS_RX = re.compile(rf"(?<![\w/.-])(?:(?P<en>{_EN})|(?P<one>{_ONE_WORD})|(?
 # `via P2P/IPC` on every channel line, `dist.` or `st.` inside code must not open the gate,
 # or the row would run on every line of a log). A letter outside ASCII is any byte here.
 POSTAL_TRIGGER = (
-    r" (?:Street|St\.|Avenue|Ave|Road|Rd\.|Boulevard|Blvd|Lane|Drive|Parkway|Pkwy|Court|Terrace|Square|Highway|Crescent)"
+    r" (?:Street|St\.|Avenue|Ave|Road|Rd\.|Boulevard|Blvd|Lane|Drive|Parkway|Pkwy|Court|Terrace|Square|Highway|Crescent"
+    r"|Gardens|Way|Place|Close|Mews|Grove|Row|Circle|Trail)"
     r"|(?:stra.e|strasse|str\.|gasse|allee|platz|gatan|v.gen|gata|gracht|straat|veien|chaussee) [0-9]"
     r"|(?:Rue|Avenue|Boulevard|All.e|Impasse|Quai|Via|Viale|Corso|Piazza|Calle|Avenida|Paseo|Plaza|Rua|Travessa|Carrer) "
 )
