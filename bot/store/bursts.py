@@ -114,20 +114,20 @@ class Bursts:
             return []
         if not raw:
             return None
-        parts = []
-        for item in raw:
-            # A part joined by a replica of the version before `strong` has three fields.
-            ts, thread_ts, text, *strong = json.loads(item)
-            parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
-        return sorted(parts, key=lambda p: float(p.ts))
+        return _parts(raw)
 
     @guarded
     def take(self, team_id: str, place: str) -> list[Part]:
         """The open burst's parts, in the order Slack stamped them: the caller answers for
         them, and the burst's closer answers nothing. [] when no burst is open."""
-        raw = self._take(keys=self._keys(team_id, place))
-        parts = []
-        for item in raw or []:
-            ts, thread_ts, text, *strong = json.loads(item)
-            parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
-        return sorted(parts, key=lambda p: float(p.ts))
+        return _parts(self._take(keys=self._keys(team_id, place)) or [])
+
+
+def _parts(raw: list[bytes]) -> list[Part]:
+    """Stored parts, in the order Slack stamped them."""
+    parts = []
+    for item in raw:
+        # A part joined by a replica of the version before `strong` has three fields.
+        ts, thread_ts, text, *strong = json.loads(item)
+        parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
+    return sorted(parts, key=lambda p: float(p.ts))

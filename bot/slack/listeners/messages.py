@@ -156,7 +156,7 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         if own is not None:
             _answer(deps, client, where, [own], quiet=not strong and not direct)
         return
-    parts_text = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1) for i, p in enumerate(parts)]
+    parts_text = _part_texts(where, parts)
     head = parts[0]
     first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user, where.public)
     if len(parts) > 1:
@@ -377,9 +377,14 @@ def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tupl
     log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
              len(taken))
     head = taken[0]
-    logs = [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1)
-            for i, p in enumerate(taken) if p.strong]
+    logs = _part_texts(where, taken, strong_only=True)
     return replace(where, ts=head.ts, thread_ts=head.thread_ts), ("\n".join(logs) or None)
+
+
+def _part_texts(where: Where, parts: list[Part], *, strong_only: bool = False) -> list[str]:
+    """Each part's text: this process's own copy of it, else its masked copy renumbered (_apart)."""
+    return [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1)
+            for i, p in enumerate(parts) if p.strong or not strong_only]
 
 
 def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
