@@ -133,8 +133,15 @@ def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str,
         except StoreUnavailable:
             log.warning("store unavailable joining a paste in team=%s channel=%s: this part is answered alone",
                         where.team_id, where.channel)
-            seq = None
+            seq = 0
         if seq is None:
+            # Words about (or an excerpt of) the log file sent with them, read after the file
+            # was answered: that answer is theirs too.
+            _take_local(key)
+            log.info("a message in team=%s channel=%s goes with the log file answered before it", where.team_id,
+                     where.channel)
+            return None
+        if not seq:
             parts_text, first = [_take_local(key) or text], where
         else:
             return lambda: _close_burst(deps, client, where, place, seq, strong, direct)
@@ -347,6 +354,10 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
         return paste(deps, client, where, place, logdetect.clean(text), strong=strength == "strong",
                      direct=_direct(event))
+    if strength is None and user and not mentioned and _direct(event) and store.bursts.after_upload(team, place):
+        # "here is the log from last night:" in the bot's DM, read after the log file it
+        # announced was answered: that answer is its answer, not help.
+        return None
     in_thread = bool(thread_ts) and thread_ts != ts
     ctx = store.threads.load(team, channel, thread_ts) if in_thread else None
     if ctx is None and in_thread and store.claims.in_progress(team, f"message:{channel}:{thread_ts}"):
@@ -371,7 +382,7 @@ def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tupl
     pasted after such words is; else the file's own message, alone."""
     if not where.user or mentioned:
         return where, None
-    taken = deps.store.bursts.take(where.team_id, place)
+    taken = deps.store.bursts.take(where.team_id, place, where.ts, noted_s=2 * paste_window() + 5)
     if not taken:
         return where, None
     log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
