@@ -70,6 +70,34 @@ def test_a_log_file_read_before_the_words_announcing_it_is_one_answer(bot: Bot, 
     assert used(bot) == 1
 
 
+@pytest.mark.parametrize("then", ["file", "paste"])
+def test_words_announcing_a_log_in_a_dm_then_the_log_is_one_answer(bot: Bot, fake_slack, then):
+    """In the bot's DM, "here is the log from last night:" (no error named) and then the log
+    file, or the log pasted, read in that order: one answer, in the words' thread, one charge
+    (was: help under the words at once, then the diagnosis)."""
+    stamps = ["1701400005.000100", "1701400005.400100"]
+    dm = {"channel": "D0ALICEDM", "channel_type": "im"}
+    bot.event(message("here is the log from last night:", stamps[0], **dm))
+    if then == "file":
+        f = fake_slack.add_file(FakeFile(id="FDMWORDS1", name="rank3.log", content=OOM_PASTE.encode()))
+        bot.event(message("", stamps[1], subtype="file_share", files=[f], **dm))
+    else:
+        bot.event(message(OOM_PASTE, stamps[1], **dm))
+    wait_handled(bot, *stamps, channel="D0ALICEDM", timeout=30)
+    posts = replies(fake_slack)
+    assert [p.params["thread_ts"] for p in posts] == [stamps[0]], [all_text(p)[:200] for p in posts]
+    assert "cuda-oom" in json.dumps(posts[0].params) and used(bot) == 1
+
+
+def test_words_announcing_a_log_in_a_dm_alone_get_help(bot: Bot, fake_slack):
+    """The same words alone in the DM (the log never comes): the help, once, nothing charged."""
+    ts = "1701400006.000100"
+    bot.event(message("here is the log from last night:", ts, channel="D0ALICEDM", channel_type="im"))
+    wait_handled(bot, ts, channel="D0ALICEDM", timeout=30)
+    (post,) = replies(fake_slack)
+    assert post.params["thread_ts"] == ts and "/denpex" in all_text(post) and used(bot) == 0
+
+
 def test_an_excerpt_read_after_the_full_log_file_is_not_answered_again(bot: Bot, fake_slack):
     """"here's the error:" with the traceback pasted, then the whole log file; the file's
     event read first: one answer (the file's), one charge (was two diagnoses of one failure)."""

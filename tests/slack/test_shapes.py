@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store, StoreConfig
-from tests.slack.conftest import Bot, fresh_state, quiesce, start_bot, stop_bot, wait_handled
+from tests.slack.conftest import Bot, start_bot, stop_bot, wait_handled
 from tests.slack.events import all_text, message, used
 from tests.slack.fake_slack import TEAM_ID, FakeFile
 
