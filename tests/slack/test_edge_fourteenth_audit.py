@@ -244,6 +244,27 @@ def test_a_fresh_processs_first_three_part_paste_is_one_answer(bot_process: Bot,
         fake_slack.reset()
 
 
+def test_a_paste_whose_first_parts_closer_runs_last_is_one_answer(bot: Bot, fake_slack):
+    """Two replicas: the first part reaches one whose timers run late (here a longer paste
+    window: a busy process), the other two parts the other, which closes the burst first and
+    answers for all three. The first part's closer, running after that, must answer nothing
+    (was: it took the closed burst for one that expired and answered its part alone, a second
+    answer; what CI saw on a new process's first three-part paste)."""
+    late = start_bot(fake_slack, bot.redis_url, {"DENPEX_PASTE_WINDOW_S": "3"})
+    try:
+        stamps = ["1701400095.000100", "1701400095.900100", "1701400096.800100"]
+        parts = thirds(SAMPLE)
+        late.event(message(parts[0], stamps[0]))
+        for part, ts in zip(parts[1:], stamps[1:], strict=True):
+            bot.event(message(part, ts))
+        wait_handled(bot, *stamps, timeout=60)
+        posts = replies(fake_slack)
+        assert [p.params["thread_ts"] for p in posts] == [stamps[0]], [all_text(p)[:200] for p in posts]
+        assert "Initiating rank:* 3" in all_text(posts[0]) and used(bot) == 1
+    finally:
+        stop_bot(late)
+
+
 # --- pastes in threads, DMs, and between a colleague's words ---------------------------------------
 
 def test_a_log_pasted_as_three_thread_replies_is_one_answer_in_that_thread(bot: Bot, fake_slack):
