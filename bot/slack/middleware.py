@@ -9,14 +9,17 @@ event reaching two replicas, gets one reply and one charge.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import BoltResponse
 
+from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
 from bot.slack.http import NO_RETRY
+from bot.slack.listeners.commands import changes_something
 from bot.store import StoreUnavailable
 from bot.store.keys import check_team_id
 
@@ -25,6 +28,8 @@ log = logging.getLogger("denpex.slack")
 # A signed request stays acceptable for 5 minutes either side of its timestamp: remember a
 # command or a click for longer than that, so a replay inside the window runs nothing.
 REPLAY_TTL_S = 660
+REPLAYED_TEXT = ("Slack delivered this `/denpex` request twice; it ran once, the first time. "
+                 "Run the command again to do it again.")
 
 
 def _header(request: Any, name: str) -> str:
@@ -92,7 +97,7 @@ def replays(deps: BotDeps) -> Callable[..., Any]:
 
     def once(context: Any, body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
         if body.get("command") or body.get("type") in ("block_actions", "view_submission", "shortcut", "message_action"):
-            return _once(deps, context["workspace_id"], body, request, next)
+            return _once(deps, context, body, request, next)
         return next()
 
     return once
@@ -126,9 +131,11 @@ def dedupe_events(deps: BotDeps) -> Callable[..., Any]:
     return dedupe
 
 
-def _once(deps: BotDeps, team: str, body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
+def _once(deps: BotDeps, context: Any, body: dict[str, Any], request: Any, next: Callable[[], None]) -> Any:
     """Run a command or a click once: a replay of the same signed request (within Slack's
-    5-minute window) is acknowledged and does nothing."""
+    5-minute window) is acknowledged and changes nothing; a command that only reads is
+    answered again, uncounted."""
+    team = context["workspace_id"]
     fingerprint = request_fingerprint(body, request)
     if fingerprint is None:
         return next()
@@ -136,7 +143,22 @@ def _once(deps: BotDeps, team: str, body: dict[str, Any], request: Any, next: Ca
         first = deps.store.dedupe.first_time(team, f"request:{fingerprint}", REPLAY_TTL_S)
     except StoreUnavailable:
         return next()  # the listener says the service is unavailable, as for any request
-    if not first:
-        log.warning("replayed request (%s) for team=%s dropped", body.get("command") or body.get("type"), team)
-        return BoltResponse(status=200, body="")
-    return next()
+    if first:
+        return next()
+    if body.get("command"):
+        # Slack gives every invocation its own trigger_id, so a byte-identical signed command
+        # is one request sent again (a proxy, a client's retry, a replay), never two
+        # invocations. An answer that only reads is given again, or the person sees nothing:
+        # an empty 200 shows no reply; it is not counted again (context["replayed"], read by
+        # bot.slack.user_limits). One that changes something (redeem, alerts connect) is not
+        # run again, and says so: its answer may hold what is shown once (an ingest token).
+        if not changes_something(body):
+            log.info("repeated request (%s) for team=%s answered again, not counted", body.get("command"), team)
+            context["replayed"] = True
+            return next()
+        log.warning("replayed request (%s) for team=%s not run again", body.get("command"), team)
+        text, blocks = ui.error_message(REPLAYED_TEXT)
+        return BoltResponse(status=200, body=json.dumps({"response_type": "ephemeral", "text": text, "blocks": blocks}),
+                            headers={"content-type": "application/json"})
+    log.warning("replayed request (%s) for team=%s dropped", body.get("type"), team)
+    return BoltResponse(status=200, body="")

@@ -60,8 +60,8 @@ def limited(deps: BotDeps, limit: PerUser) -> Callable[..., BoltResponse | None]
                  next: Callable[[], None]) -> BoltResponse | None:
         # Bolt reads who made it (a command's `user_id`, a click's `user.id`) into the context.
         user, team = context.user_id, context["workspace_id"]
-        if not user:
-            return next()
+        if not user or context.get("replayed"):
+            return next()  # a repeated request answered again is counted once (bot.slack.middleware)
         try:
             allowed = limit.allows(deps.store, team, user)
         except StoreUnavailable:

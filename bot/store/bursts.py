@@ -17,11 +17,21 @@ from bot.store import keys
 from bot.store.client import RedisClient, guarded
 
 # Adds one part to a place's burst.
-# KEYS[1]  the burst's parts (list of JSON [ts, thread_ts, masked text, strong])
-# KEYS[2]  the burst's sequence number (string: the number of the last part to join)
-# ARGV[1]  the part as JSON  ARGV[2] lifetime of the burst, ms
-# Returns the part's sequence number.
+# KEYS[1]  the burst's parts (list of JSON [ts, thread_ts, masked text, strong]): present
+#          while the burst is open
+# KEYS[2]  the burst's sequence number (string: the number of the last part to join); kept
+#          after a close, so an earlier part's closer that runs late finds a later number
+# KEYS[3]  the place's last log file answered alone (its message's ts), for a short while
+# ARGV[1]  the part as JSON  ARGV[2] lifetime of the burst, ms  ARGV[3] the part's ts
+# ARGV[4]  "1" when the part looks like a log by itself
+# Returns the part's sequence number, or -1 when the part belongs to the log file its sender
+# sent at once, which was answered already: words about it (any time in the window), or an
+# excerpt of it pasted before it.
 _JOIN_LUA = """
+local upload = redis.call('GET', KEYS[3])
+if upload and (ARGV[4] ~= '1' or tonumber(ARGV[3]) < tonumber(upload)) then
+  return -1
+end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 local seq = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -32,8 +42,10 @@ return seq
 # Closes a burst if the caller's part is still the last one, handing back every part.
 # KEYS[1]  the burst's parts  KEYS[2] its sequence number
 # ARGV[1]  the caller's sequence number
-# Returns the parts (JSON strings) when closed, false when a later part joined, 0 when the
-# burst expired before its closer came (a closer delayed past the burst's lifetime).
+# Returns the parts (JSON strings) when closed; false when a later part joined, or the burst
+# was closed or taken already (the closers' timers of parts joined at once fire in any order:
+# the last part's closer may run first); 0 when the burst expired before its closer came (a
+# closer delayed past the burst's lifetime).
 _CLOSE_LUA = """
 local seq = redis.call('GET', KEYS[2])
 if not seq then
@@ -43,20 +55,24 @@ if seq ~= ARGV[1] then
   return false
 end
 local parts = redis.call('LRANGE', KEYS[1], 0, -1)
-redis.call('DEL', KEYS[1], KEYS[2])
+if #parts == 0 then
+  return false
+end
+redis.call('DEL', KEYS[1])
 return parts
 """
 
 
 # Takes a burst for a message that answers for it (the log file its words announced, or the
 # full log after a pasted excerpt): the parts are handed back and the burst's closer finds a
-# later number, so it answers nothing.
-# KEYS[1]  the burst's parts  KEYS[2] its sequence number
+# later number, so it answers nothing. Whether or not a burst was open, the log file is noted
+# for the place: words or an excerpt its sender sent with it that are read only after it
+# (Slack delivers them at once, in any order) join nothing and are not answered again.
+# KEYS[1]  the burst's parts  KEYS[2] its sequence number  KEYS[3] the place's last log file
+# ARGV[1]  the log file's message ts  ARGV[2] how long it is noted, ms
 # Returns the parts (JSON strings) when taken, false when no burst is open.
 _TAKE_LUA = """
-if not redis.call('GET', KEYS[2]) then
-  return false
-end
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
 local parts = redis.call('LRANGE', KEYS[1], 0, -1)
 if #parts == 0 then
   return false
@@ -89,19 +105,28 @@ class Bursts:
     @staticmethod
     def _keys(team_id: str, place: str) -> list[str]:
         base = keys.dedupe(team_id, f"burst:{place}")
-        return [base + ":parts", base + ":seq"]
+        return [base + ":parts", base + ":seq", base + ":upload"]
 
     @guarded
-    def join(self, team_id: str, place: str, part: Part, lifetime_s: float) -> int:
-        """Add a part (its text masked); return its sequence number in the burst."""
+    def join(self, team_id: str, place: str, part: Part, lifetime_s: float) -> int | None:
+        """Add a part (its text masked); return its sequence number in the burst, or None when
+        the part goes with a log file its sender sent at once that was answered already
+        (`take`): words about it, or an excerpt of it pasted before it."""
         require_masked(part.text, "burst part")
         payload = json.dumps([part.ts, part.thread_ts, part.text, part.strong])
-        return int(self._join(keys=self._keys(team_id, place), args=[payload, max(1, int(lifetime_s * 1000))]))
+        seq = int(self._join(keys=self._keys(team_id, place),
+                             args=[payload, max(1, int(lifetime_s * 1000)), part.ts, "1" if part.strong else "0"]))
+        return None if seq < 0 else seq
 
     @guarded
     def is_open(self, team_id: str, place: str) -> bool:
         """Whether a burst is gathering parts in this place right now."""
-        return bool(self._client.redis.exists(self._keys(team_id, place)[1]))
+        return bool(self._client.redis.exists(self._keys(team_id, place)[0]))
+
+    @guarded
+    def after_upload(self, team_id: str, place: str) -> bool:
+        """Whether a log file its sender sent here was answered a moment ago (`take`)."""
+        return bool(self._client.redis.exists(self._keys(team_id, place)[2]))
 
     @guarded
     def close(self, team_id: str, place: str, seq: int) -> list[Part] | None:
@@ -117,10 +142,13 @@ class Bursts:
         return _parts(raw)
 
     @guarded
-    def take(self, team_id: str, place: str) -> list[Part]:
-        """The open burst's parts, in the order Slack stamped them: the caller answers for
-        them, and the burst's closer answers nothing. [] when no burst is open."""
-        return _parts(self._take(keys=self._keys(team_id, place)) or [])
+    def take(self, team_id: str, place: str, upload_ts: str, noted_s: float) -> list[Part]:
+        """The open burst's parts, in the order Slack stamped them: the caller (the log file
+        sent at `upload_ts`) answers for them, and the burst's closer answers nothing. [] when
+        no burst is open. Either way the file is noted for `noted_s`: the words or excerpt
+        sent with it that are read after it join nothing (`join`)."""
+        raw = self._take(keys=self._keys(team_id, place), args=[upload_ts, max(1, int(noted_s * 1000))])
+        return _parts(raw or [])
 
 
 def _parts(raw: list[bytes]) -> list[Part]:

@@ -80,8 +80,8 @@ def exercise(store: Store, team: str, clock: FakeClock) -> None:
     assert store.bursts.close(team, place, late) == []
     # A log file taking the sentence before it: its closer then finds a later part.
     weak = store.bursts.join(team, place, Part("1.5", "1.5", mask("rank 3 died").text, False), 5)
-    assert [p.ts for p in store.bursts.take(team, place)] == ["1.5"]
-    assert store.bursts.close(team, place, weak) is None and store.bursts.take(team, place) == []
+    assert [p.ts for p in store.bursts.take(team, place, "1.9", 5)] == ["1.5"]
+    assert store.bursts.close(team, place, weak) is None and store.bursts.take(team, place, "1.9", 5) == []
     claim = store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30)
     assert claim is not None and store.claims.claim(team, "message:C1:1.3", {"channel": "C1"}, 30) is None
     assert store.claims.renew(claim, 30)

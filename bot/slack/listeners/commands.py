@@ -129,6 +129,22 @@ def is_subcommand(body: dict[str, Any]) -> bool:
     return not is_lookup(body)
 
 
+# Subcommands that change something (a plan, an ingest token shown once): a replayed request
+# of one is not run again. Every other answer only reads, and a replay gets it again.
+_CHANGES = {"redeem": None, "alerts": ("connect", "revoke")}
+
+
+def changes_something(body: dict[str, Any]) -> bool:
+    """Does this `/denpex` change state (redeem a code, connect or revoke alerts)?"""
+    if is_lookup(body):
+        return False
+    word, rest = _word_and_rest(typed(body))
+    if word.lower() not in _CHANGES:
+        return False
+    words = _CHANGES[word.lower()]
+    return words is None or _word_and_rest(rest)[0].lower() in words
+
+
 def lookup(deps: BotDeps, body: dict[str, Any]) -> Answer:
     """The entries matching the error text, echoing it masked."""
     text = typed(body)

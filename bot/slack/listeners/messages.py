@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+import regex
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -42,6 +43,9 @@ _DIRECT_CHANNEL_TYPES = ("im", "app_home")
 def _direct(event: dict[str, Any]) -> bool:
     return event.get("channel_type") in _DIRECT_CHANNEL_TYPES
 
+
+# Words in the bot's DM that say a log follows: they wait the paste window for it.
+_ANNOUNCES_LOG = regex.compile(r"\b(?:logs?|attached|attaching|below|traceback|stack ?trace|output)\b", regex.IGNORECASE)
 
 # A log pasted as several messages: parts by the same person in the same place, each within
 # this many seconds of the last (DENPEX_PASTE_WINDOW_S), are one log.
@@ -115,12 +119,14 @@ def _first_limit_notice(deps: BotDeps, where: Where, resets_at: datetime | None)
 
 
 def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str, *,
-          strong: bool = True, direct: bool = False) -> Callable[[], None] | None:
+          strong: bool = True, direct: bool = False, announce: bool = False) -> Callable[[], None] | None:
     """One part of a pasted log: join the place's burst. Returns what to run once the person
     has stopped pasting (answer for every part at once if this one was the last, on any
     replica), or None when it was answered at once (no window, or no store for bursts).
     `strong`: the part looks like a log by itself; a burst with no strong part is chatter,
-    except in a conversation with the bot (`direct`), where every message is meant for it."""
+    except in a conversation with the bot (`direct`), where every message is meant for it.
+    `announce`: words there saying a log follows ("here is the log from last night:"), naming
+    no error: if nothing follows, they get the help any message there gets."""
     store, window = deps.store, paste_window()
     key = (where.team_id, where.channel, where.ts)
     if window <= 0:
@@ -133,17 +139,34 @@ def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str,
         except StoreUnavailable:
             log.warning("store unavailable joining a paste in team=%s channel=%s: this part is answered alone",
                         where.team_id, where.channel)
-            seq = None
+            seq = 0
         if seq is None:
+            # Words about (or an excerpt of) the log file sent with them, read after the file
+            # was answered: that answer is theirs too.
+            _take_local(key)
+            log.info("a message in team=%s channel=%s goes with the log file answered before it", where.team_id,
+                     where.channel)
+            return None
+        if not seq:
             parts_text, first = [_take_local(key) or text], where
         else:
-            return lambda: _close_burst(deps, client, where, place, seq, strong, direct)
-    _answer(deps, client, first, parts_text, quiet=not strong and not direct)
+            return lambda: _close_burst(deps, client, where, place, seq, strong, direct, announce)
+    _alone(deps, client, first, parts_text[0], strong=strong, direct=direct, announce=announce)
     return None
 
 
+def _alone(deps: BotDeps, client: WebClient, where: Where, text: str, *, strong: bool, direct: bool,
+           announce: bool) -> None:
+    """A part answered by itself: diagnosed (quietly, if weak and not in a DM), or, words that
+    only announced a log that never came, the help."""
+    if announce:
+        tell(client, where, ui.help_message())
+    else:
+        _answer(deps, client, where, [text], quiet=not strong and not direct)
+
+
 def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq: int, strong: bool,
-                 direct: bool = False) -> None:
+                 direct: bool = False, announce: bool = False) -> None:
     """The window after a part has passed: if no later part joined, answer for the burst."""
     parts = deps.store.bursts.close(where.team_id, place, seq)
     if parts is None:
@@ -154,7 +177,11 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         log.info("a paste burst in team=%s channel=%s expired before it closed", where.team_id, where.channel)
         own = _take_local((where.team_id, where.channel, where.ts))
         if own is not None:
-            _answer(deps, client, where, [own], quiet=not strong and not direct)
+            _alone(deps, client, where, own, strong=strong, direct=direct, announce=announce)
+        return
+    if announce and len(parts) == 1:
+        _take_local((where.team_id, where.channel, where.ts))
+        tell(client, where, ui.help_message())
         return
     parts_text = _part_texts(where, parts)
     head = parts[0]
@@ -347,12 +374,21 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
         return paste(deps, client, where, place, logdetect.clean(text), strong=strength == "strong",
                      direct=_direct(event))
+    if strength is None and user and not mentioned and _direct(event) and store.bursts.after_upload(team, place):
+        # "here is the log from last night:" in the bot's DM, read after the log file it
+        # announced was answered: that answer is its answer, not help.
+        return None
     in_thread = bool(thread_ts) and thread_ts != ts
     ctx = store.threads.load(team, channel, thread_ts) if in_thread else None
     if ctx is None and in_thread and store.claims.in_progress(team, f"message:{channel}:{thread_ts}"):
         # Asked in the thread of a log the bot is still answering ("which rank?" typed before
         # the diagnosis is out): answer once it is, from a timer thread, not a listener's.
         return lambda: _after_parent(deps, client, event, where, mentioned, text, strength)
+    if (ctx is None and strength is None and user and not mentioned and not in_thread and _direct(event)
+            and _ANNOUNCES_LOG.search(text)):
+        # "here is the log from last night:" in the bot's DM: the log (pasted or a file) is
+        # on its way; wait for it as for a part, so the words and the log get one answer.
+        return paste(deps, client, where, place, logdetect.clean(text), strong=False, direct=True, announce=True)
     if ctx is None and strength == "weak" and user and not mentioned:
         # Chatter that names an error opens a burst too: it may be the last part of a log whose
         # first parts are still being read by other listeners (Slack delivers them at once, and
@@ -371,7 +407,7 @@ def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tupl
     pasted after such words is; else the file's own message, alone."""
     if not where.user or mentioned:
         return where, None
-    taken = deps.store.bursts.take(where.team_id, place)
+    taken = deps.store.bursts.take(where.team_id, place, where.ts, noted_s=2 * paste_window() + 5)
     if not taken:
         return where, None
     log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
