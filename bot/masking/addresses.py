@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 import regex
@@ -195,7 +196,7 @@ def _v6_edit(text: str, start: int, end: int, edits: list[Edit]) -> None:
 
 
 # The line gate of find_ipv6 (bot/masking/gate.py): every form holds `::` or eight groups.
-IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}"
+IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}|GID [0-9]{1,3} \([0-9A-F]{1,16}/"
 
 
 # perftest (`ib_write_bw`, `ib_send_lat`) prints each side's GID as sixteen decimal bytes:
@@ -221,8 +222,29 @@ def _find_perftest_gids(text: str, edits: list[Edit]) -> None:
             edits.append((m.start("i"), m.end("i"), "ipv6", m.group()[5:]))
 
 
+# NCCL's IB transport logs the GID it connects with as two 64-bit words printed `%lX`, in the
+# byte order they sit in memory: `qpn 364 mtu 5 GID 3 (0/B9D4E80AFFFF0000)` is ::ffff:10.232.212.185
+# (its IPv4 masked as the dotted form's <IP-n>); `GID 0 (80FE/A2C0AFFFE9B6D2C)` a link-local
+# GID (the prefix kept, the interface id masked). The index is the diagnosis; the words are not.
+_NCCL_GID = re.compile(r"GID \d{1,3} \((?P<p>[0-9A-F]{1,16})/(?P<i>[0-9A-F]{1,16})\)")
+
+
+def _find_nccl_gids(text: str, edits: list[Edit]) -> None:
+    for m in _NCCL_GID.finditer(text):
+        interface = int(m.group("i"), 16).to_bytes(8, "little")
+        if not interface.strip(b"\0"):
+            continue
+        if int(m.group("p"), 16) == 0 and interface[:4] == b"\0\0\xff\xff":
+            edits.append((m.start("i"), m.end("i"), "ip", ".".join(str(b) for b in interface[4:])))
+        else:
+            address = ipaddress.IPv6Address(int(m.group("p"), 16).to_bytes(8, "little") + interface)
+            edits.append((m.start("i"), m.end("i"), "ipv6", address.compressed))
+
+
 def find_ipv6(text: str, edits: list[Edit]) -> None:
     """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
+    if "GID " in text:
+        _find_nccl_gids(text, edits)
     if ":" not in text:
         return
     if "GID: " in text:
