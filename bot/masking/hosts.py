@@ -328,7 +328,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # A TensorBoard event file is named for the machine that wrote it,
     # `events.out.tfevents.<time>.<hostname>.<pid>.<n>` (`.v2` after TF 2's), and the run
     # directory SummaryWriter and HF's Trainer make by default is `runs/<Mon><dd>_<HH-MM-SS>_<hostname>`.
-    ("tfevents.", re.compile(r"tfevents\.\d{9,11}\.(?P<h>[A-Za-z][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{0,62}[A-Za-z][A-Za-z0-9-]{0,62}){0,8})(?![\w-])")),
+    # (A label of digits alone ends the host: the pid. Each label is read once, no splits tried.)
+    ("tfevents.", re.compile(r"tfevents\.\d{9,11}\.(?P<h>[A-Za-z][A-Za-z0-9-]{0,62}(?:\.(?=[0-9-]{0,62}[A-Za-z])[A-Za-z0-9-]{1,63}){0,8})(?![\w-])")),
     ("runs/", re.compile(r"runs/[A-Z][a-z]{2}\d\d_\d\d-\d\d-\d\d_" + _H + r"(?![\w-])")),
     # iputils' ping when the name does not resolve: `ping: hpc-storage01: Name or service not
     # known` (`Temporary failure in name resolution`), older ones `ping: unknown host hpc-storage01`.
