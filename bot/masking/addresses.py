@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 import regex
@@ -51,7 +52,12 @@ _IPV6_SHORT_GROUPS_RX = regex.compile(
 _KEEP_V4 = frozenset(
     ("0.0.0.0", "172.17.0.1", "169.254.169.254", "8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1")
 )
-_KEEP_V6 = frozenset(("::", "::1", "0:0:0:0:0:0:0:1", "0:0:0:0:0:0:0:0"))
+# The private ranges whole (RFC 1918, carrier-grade NAT, link-local), as no-proxy lists and
+# firewall rules write them: no network's own, unlike `10.42.0.0/16`.
+_PRIVATE_RANGES = {"10.0.0.0": "/8", "172.16.0.0": "/12", "192.168.0.0": "/16", "100.64.0.0": "/10", "169.254.0.0": "/16"}
+# (And EC2's link-local services over IPv6, the same on every instance: the metadata service,
+# like 169.254.169.254, its DNS resolver and its time server.)
+_KEEP_V6 = frozenset(("::", "::1", "0:0:0:0:0:0:0:1", "0:0:0:0:0:0:0:0", "fd00:ec2::254", "fd00:ec2::253", "fd00:ec2::123"))
 
 # The word before a dotted quad that makes it a version: `CUDA Version: 12.1.3.1`,
 # `nvidia-cudnn-cu12 8.9.2.26` (pip list), `tensorrt 8.6.1.6`, NGC images' `NV_CUDNN_VERSION=8.9.0.131`.
@@ -116,6 +122,8 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
         addr = text[start:end]
         if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
             continue
+        if addr in _PRIVATE_RANGES and text.startswith(_PRIVATE_RANGES[addr], end):
+            continue  # `NO_PROXY=...,10.0.0.0/8`: RFC 1918's whole range, the same on every network
         if text[end : end + 1] in _VERSION_AFTER_STARTS and _VERSION_AFTER.match(text, end):
             continue  # 10.2.0.1-1, 8.9.2.26+cuda12 (a letter after it would have been part of it)
         lo = start - 48 if start > 48 else 0
@@ -188,7 +196,7 @@ def _v6_edit(text: str, start: int, end: int, edits: list[Edit]) -> None:
 
 
 # The line gate of find_ipv6 (bot/masking/gate.py): every form holds `::` or eight groups.
-IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}"
+IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}|GID [0-9]{1,3} \([0-9A-F]{1,16}/"
 
 
 # perftest (`ib_write_bw`, `ib_send_lat`) prints each side's GID as sixteen decimal bytes:
@@ -197,6 +205,9 @@ IPV6_TRIGGER = r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}"
 # link-local prefix, kept, and the interface id).
 _PERFTEST_GID = re.compile(r"GID: (?P<p>(?:\d{2,3}:){8})(?P<i>(?:\d{2,3}:){7}\d{2,3})(?![\d:])")
 _MAPPED_DECIMAL = "00:00:255:255:"
+
+
+_IPV6_ESCAPED_RX = re.compile(r"%5[Bb](?P<a>[0-9A-Fa-f:.]{2,45})(?:%25[\w.-]{1,16})?%5[Dd]")
 
 
 def _find_perftest_gids(text: str, edits: list[Edit]) -> None:
@@ -211,12 +222,38 @@ def _find_perftest_gids(text: str, edits: list[Edit]) -> None:
             edits.append((m.start("i"), m.end("i"), "ipv6", m.group()[5:]))
 
 
+# NCCL's IB transport logs the GID it connects with as two 64-bit words printed `%lX`, in the
+# byte order they sit in memory: `qpn 364 mtu 5 GID 3 (0/B9D4E80AFFFF0000)` is ::ffff:10.232.212.185
+# (its IPv4 masked as the dotted form's <IP-n>); `GID 0 (80FE/A2C0AFFFE9B6D2C)` a link-local
+# GID (the prefix kept, the interface id masked). The index is the diagnosis; the words are not.
+_NCCL_GID = re.compile(r"GID \d{1,3} \((?P<p>[0-9A-F]{1,16})/(?P<i>[0-9A-F]{1,16})\)")
+
+
+def _find_nccl_gids(text: str, edits: list[Edit]) -> None:
+    for m in _NCCL_GID.finditer(text):
+        interface = int(m.group("i"), 16).to_bytes(8, "little")
+        if not interface.strip(b"\0"):
+            continue
+        if int(m.group("p"), 16) == 0 and interface[:4] == b"\0\0\xff\xff":
+            edits.append((m.start("i"), m.end("i"), "ip", ".".join(str(b) for b in interface[4:])))
+        else:
+            address = ipaddress.IPv6Address(int(m.group("p"), 16).to_bytes(8, "little") + interface)
+            edits.append((m.start("i"), m.end("i"), "ipv6", address.compressed))
+
+
 def find_ipv6(text: str, edits: list[Edit]) -> None:
     """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
+    if "GID " in text:
+        _find_nccl_gids(text, edits)
     if ":" not in text:
         return
     if "GID: " in text:
         _find_perftest_gids(text, edits)
+    # gRPC writes a peer's address as a URI, its brackets escaped: `ipv6:%5B2a05:d018::7%5D:50051`.
+    if "%5B" in text or "%5b" in text:
+        for m in _IPV6_ESCAPED_RX.finditer(text):
+            if _v6_plausible(m.group("a"), text, m.start("a")):
+                _v6_edit(text, m.start("a"), m.end("a"), edits)
     # NCCL's `ifname:address<port>` forms end before `<` and a digit: most texts hold none
     # (a c10d retry flood's `[::ffff:127.0.0.1]:29500` lines), and each pattern is a sweep.
     ported = _PORT_AFTER.search(text) is not None
@@ -284,8 +321,13 @@ _MAC_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("guid-devices", regex.compile(r"(?m)^[ \t]*" + _RDMA_DEVICE + r"[ \t]+\K[0-9a-f]{16}(?=[ \t\r]*$)")),
     # ibnetdiscover's switch rows name the port GUID at the far end: `[17]	"H-..."[1](0c42a10300123456)`.
     ("guid-peer", regex.compile(r"\[\d{1,3}\]\(\K[0-9a-f]{16}(?=\))")),
+    # iblinkinfo's port GUIDs before the port's LID and number, at each end of a link:
+    # `      0xe41d2d0300309251      8    1[  ] ==( 4X ...)==>  0xf45214030067c630  5  16[  ] "..."`
+    # (`--line` puts the node's description between: `0x... "   ib-test-7 mlx4_0"   37    1[  ]`).
+    ("guid-links", regex.compile(r"0x\K[0-9a-f]{16}(?=[ \t]+(?:\"[^\"\n]{0,128}\"[ \t]+)?\d{1,5}[ \t]+\d{1,3}\[)")),
     # ibhosts/ibswitches/ibrouters: `Ca	: 0x0c42a103009b6d2c ports 1 "a100-03 mlx5_0"`.
-    ("guid-ports", regex.compile(r"(?m)^[ \t]*(?:Ca|Switch|Router)[ \t]*: 0x\K[0-9a-f]{16}(?= ports \d)")),
+    # (iblinkinfo heads a switch's ports with its GUID and description: `Switch: 0x506b... MF0;SB7700:MSB7700/U1:`.)
+    ("guid-ports", regex.compile(r"(?m)^[ \t]*(?:Ca|Switch|Router)[ \t]*: 0x\K[0-9a-f]{16}(?= ports \d|[ \t]\S[^\n]{0,126}:\r?$)")),
 ]  # fmt: skip
 _KEEP_MAC = frozenset(("ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00", "ff-ff-ff-ff-ff-ff", "00-00-00-00-00-00"))
 _BROADCAST_BEFORE = regex.compile(r"(?:brd|broadcast|bcast)(?::|[ \t]+)\Z", regex.IGNORECASE)
@@ -304,9 +346,9 @@ MAC_TRIGGER = (
 def find_macs(text: str, edits: list[Edit]) -> None:
     """Mask MAC addresses, InfiniBand hardware addresses and port/node GUIDs (as <MAC-n>)."""
     for name, rx in _MAC_SHAPES:
-        if (name == "dsn" and "Serial Number " not in text) or (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text) or (
+        if (name == "dsn" and "Serial Number " not in text) or (name == "guid-node" and '"H-' not in text and '"S-' not in text) or (name == "guid-ports" and " ports " not in text and "Switch: 0x" not in text) or (
             name == "guid-alone" and "\n0x" not in text and not text.startswith("0x")
-        ) or (name == "guid-peer" and "](" not in text):
+        ) or (name == "guid-peer" and "](" not in text) or (name == "guid-links" and "[" not in text):
             continue
         for m in rx.finditer(text):
             start, end = m.start(), m.end()

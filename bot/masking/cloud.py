@@ -52,6 +52,13 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("gcp-resource", "projects/", re.compile(
         r"(?<![\w-])projects/(?P<id>\d{6,14})/(?=locations/|global/|zones/|regions/|secrets/|topics/|subscriptions/|serviceAccounts/|instances/|buckets/)"
     )),
+    # ... the number a quoted resource name ends with: an ErrorInfo's `"consumer":
+    # "projects/123456789012"` (`value: "projects/..."` in its text form).
+    # (Or a resource name's end: `//cloudresourcemanager.googleapis.com/projects/123456789012`.)
+    ("gcp-consumer", "projects/", re.compile(r"(?<![\w-])projects/(?P<id>\d{6,14}(?=[\"'])|\d{10,14}(?=[ \t\r\n,;)\]}]|\Z))")),
+    # ... and Google's prose about it: `Vertex AI API has not been used in project
+    # 123456789012 before or it is disabled`, `Permission denied on resource project 1234...`.
+    ("gcp-prose", "roject ", re.compile(r"(?<![\w-])[Pp]roject (?P<id>\d{10,14})(?![\w-]|\.\d)")),
     ("gcp-console", "project=", re.compile(r"[?&]project=(?P<id>\d{6,14})(?![\w.-])")),
     ("gcp-number", "projectNumber", re.compile(r"projectNumber[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>\d{6,14})(?!\w)")),
     # Azure: /subscriptions/<guid>/resourceGroups/..., "subscriptionId": "<guid>", "tenantId".
@@ -59,12 +66,14 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     # Azure ML Studio's run links name the tenant in their query:
     # `https://ml.azure.com/runs/<run>?wsid=/subscriptions/<guid>/resourcegroups/...&tid=<guid>`.
     ("azure-tid", "tid=", re.compile(r"[?&]tid=(?P<id>" + _GUID + r")(?![\w-])", re.I)),
+    # Entra ID's endpoints name the tenant in their path: `https://login.microsoftonline.com/<guid>/oauth2/v2.0/token`.
+    ("azure-login", "microsoftonline.", re.compile(r"login\.microsoftonline\.(?:com|us)/(?P<id>" + _GUID + r")(?![\w-])", re.I)),
     # `az account show`: the subscription is the object's bare "id" beside its "tenantId".
     ("az-account", '"tenantId"', re.compile(r'"id": "(?P<id>' + _GUID + r')"')),
     # ... and the az CLI's flags: `az login --service-principal ... --tenant <guid>`,
     # `az account set --subscription <guid>`, `"tenant": "<guid>"` in a credential file.
     ("azure-key", "", re.compile(
-        r"(?i)(?:(?:subscription|tenant)(?:[_-]?id)?[\"']?[ \t]*[:=][ \t]*|--(?:subscription|tenant)[ \t]+)[\"']?"
+        r"(?i)(?:(?:subscription|tenant)(?:[_ -]?id)?[\"']?[ \t]*[:=][ \t]*|--(?:subscription|tenant)[ \t]+)[\"']?"
         r"(?P<id>" + _GUID + r")(?![\w-])"
     )),
 ]  # fmt: skip
@@ -81,6 +90,9 @@ ACCOUNT_LINE_WORDS: tuple[str, ...] = (
     *(f"A{p}" for p in _IAM_PREFIXES),
     '"id": "',
 )
+# The lines that teach an account id to the learning pass (masker.py), so that a bare
+# recurrence of it is masked in every piece: each shape's literal.
+ACCOUNT_TEACHING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(literal.lower() for _, literal, _ in _ACCOUNT_SHAPES if literal))
 # Session names that identify a process or a machine, not a person.
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
 

@@ -30,7 +30,7 @@ PUBLIC_HOSTS = frozenset(
         "bitbucket.org", "pypi.org", "pythonhosted.org", "python.org", "pytorch.org", "amazonaws.com",
         "amazonaws.com.cn", "aws.amazon.com", "cloudfront.net", "googleapis.com", "google.com",
         "gcr.io", "pkg.dev", "googleusercontent.com", "core.windows.net", "windows.net", "azure.com",
-        "azurecr.io", "microsoft.com", "docker.io", "docker.com", "quay.io", "anaconda.org",
+        "azurecr.io", "microsoft.com", "microsoftonline.com", "docker.io", "docker.com", "quay.io", "anaconda.org",
         "anaconda.com", "conda-forge.org", "condaforge.org", "ubuntu.com", "debian.org",
         "readthedocs.io", "readthedocs.org", "stackoverflow.com", "openai.com", "anthropic.com",
         "slack.com", "deepspeed.ai", "lightning.ai", "ray.io", "anyscale.com", "tensorflow.org",
@@ -56,13 +56,19 @@ PUBLIC_HOSTS = frozenset(
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
 _ADDRESS_HOST = re.compile(r"(?:ec2|ip)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b")
 # (GCP's metadata server, like `169.254.169.254`, is the same name on every VM.)
-_KEEP_HOSTS = frozenset(("localhost", "localhost.localdomain", "ip6-localhost", "host.docker.internal", "metadata.google.internal"))
+# (So are the search domains a resolv.conf lists on every pod or instance: the cluster's
+# `svc.cluster.local`, EC2's `ec2.internal` and `us-west-2.compute.internal`: no machine's name.)
+_KEEP_HOSTS = frozenset(
+    ("localhost", "localhost.localdomain", "ip6-localhost", "host.docker.internal", "metadata.google.internal",
+     "svc.cluster.local", "cluster.local", "ec2.internal")
+)  # fmt: skip
+_EC2_REGION_DOMAIN = re.compile(r"[a-z]{2}(?:-gov)?-[a-z]{4,9}-\d\.compute\.internal")
 
 
 def is_public_host(host: str) -> bool:
     """True for hosts of public services (and their subdomains), which stay readable."""
     host = host.lower().rstrip(".")
-    if host in _KEEP_HOSTS:
+    if host in _KEEP_HOSTS or (host.endswith(".compute.internal") and _EC2_REGION_DOMAIN.fullmatch(host)):
         return True
     if _ADDRESS_HOST.match(host):
         return False
@@ -231,12 +237,17 @@ _NODELIST = re.compile(r"[A-Za-z][\w-]{0,62}\[[\d,\-]{1,200}\][\w.-]{0,63}\Z")
 IPV4ISH = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}\Z")
 
 
+_HEX_NUMBER = re.compile(r"0x[0-9a-fA-F]{1,16}")
+
+
 def host_value_ok(value: str) -> bool:
     """A value in a host position that names an organisation's machine."""
     if not value or value.lower() in _KEEP_HOSTS or IPV4ISH.match(value):
         return False
     if value[0] in "$%{<[" or value.isdigit() or ":" in value or value.endswith(SERVICE_DNS):
         return False
+    if value.startswith("0x") and _HEX_NUMBER.fullmatch(value):
+        return False  # /proc/net/arp's `HW type` and `Flags` cells after the address: `0x1  0x2`
     if _NODELIST.match(value):
         return True
     if not _HOST_VALUE.match(value) or not any(c.isalpha() for c in value):
@@ -273,6 +284,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("running on host \"", re.compile(r"running on host \"" + _H + r"\"")),
     # (Under `connection to `: the anchor scan reports no word overlapping another.)
     ("connection to ", re.compile(r"onnection to server at \"" + _H + r"\"")),
+    # ... and when the name does not resolve: `could not translate host name "pg-primary" to address`.
+    ("translate host name \"", re.compile(r"translate host name \"" + _H + r"\" to address")),
     # `uname -a`: `Linux gpu-node-07 5.15.0-91-generic #101-Ubuntu SMP ...`.
     ("linux ", LinePattern(r"[ \t]*Linux " + _H + r" \d{1,2}\.\d{1,3}\.\d{1,4}[\w.+~-]{0,64} #\d")),
     # PBS's `qstat -f` names a job's owner as the account at the host it was submitted from:
@@ -284,9 +297,15 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `Warning: Permanently added 'gpu-07,10.1.2.7' (ED25519) to the list of known hosts.`
     ("permanently added '", re.compile(r"ermanently added '\[?" + _H + r"[',\]]")),
     # ibhosts names each HCA's node after its GUID: `Ca : 0x0c42... ports 1 "a100-03 mlx5_0"`.
-    (" ports ", re.compile(r"0x(?:<MAC-\d{1,9}>|[0-9a-f]{16}) ports \d{1,3} \"" + _H + r"[ \"]")),
+    # (A switch's is the vendor's words unless it was named: `"Quantum Mellanox Technologies"`.)
+    (" ports ", re.compile(r"0x(?:<MAC-\d{1,9}>|[0-9a-f]{16}) ports \d{1,3} \"" + _H + r"(?! Mellanox| Technologies)[ \"]")),
     # ... and ibnetdiscover after the GUID's `#`: `Ca	1 "H-0c42a103..."		# "a100-03 mlx5_0"`.
     (" mlx5_", re.compile(r"# \"" + _H + r" mlx5_\w{1,16}\"")),
+    # ... and iblinkinfo, each HCA's header (`CA: gpu-node-07 mlx5_0:`, `CA: n02 HCA-1:`) and the
+    # far end of a link (`==>  22   1[  ] "centos-data-202 HCA-1" ( )`; `--line`'s local end
+    # padded inside its quotes, `"       ib-test-7 mlx4_0"`). A node that was never named keeps
+    # the vendor's words (`"MT25408 ConnectX Mellanox Technologies"`).
+    *((lead, re.compile(r"(?:^[ \t]*CA: |\"[ \t]*)" + _H + f"(?i:{lead})" + r"\w{1,16}[\":]", re.M)) for lead in (" mlx5_", " mlx4_", " hca-")),
     # nslookup's answer: `Non-authoritative answer:` then `Name:	login01.acme.de`; the name
     # it was asked for (`$ nslookup gw3.cs.ethz.ch`).
     ("answer:", re.compile(r"answer:\r?\nName:[ \t]+" + _H)),
@@ -306,6 +325,19 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # (By curl's error number: c10d's `failed to connect to [host]:port` fills whole logs.)
     ("(7) failed to connect to ", re.compile(r"\(7\) Failed to connect to " + _H + r" port \d")),
     ("getaddrinfo ", re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN) " + _H)),
+    # A TensorBoard event file is named for the machine that wrote it,
+    # `events.out.tfevents.<time>.<hostname>.<pid>.<n>` (`.v2` after TF 2's), and the run
+    # directory SummaryWriter and HF's Trainer make by default is `runs/<Mon><dd>_<HH-MM-SS>_<hostname>`.
+    # (A label of digits alone ends the host: the pid. Each label is read once, no splits tried.)
+    ("tfevents.", re.compile(r"tfevents\.\d{9,11}\.(?P<h>[A-Za-z][A-Za-z0-9-]{0,62}(?:\.(?=[0-9-]{0,62}[A-Za-z])[A-Za-z0-9-]{1,63}){0,8})(?![\w-])")),
+    ("runs/", re.compile(r"runs/[A-Z][a-z]{2}\d\d_\d\d-\d\d-\d\d_" + _H + r"(?![\w-])")),
+    # iputils' ping when the name does not resolve: `ping: hpc-storage01: Name or service not
+    # known` (`Temporary failure in name resolution`), older ones `ping: unknown host hpc-storage01`.
+    ("ping: ", re.compile(r"ping6?: " + _H + r": (?:Name or service|Temporary failure|No address)")),
+    ("ping: unknown host ", re.compile(r"ping6?: unknown host " + _H)),
+    # The NFS server a mount names, `server:/export`: `mount.nfs: access denied by server while
+    # mounting nfs01:/export/home`, `mount -t nfs nfs01.acme.lan:/export /mnt/data`.
+    *((lead, re.compile(re.escape(lead) + r"[^\n]{0,200}?[ \t]" + _H + r":/(?!/)")) for lead in ("mount.nfs", "mount -t nfs")),
     ("pdsh@", re.compile(r"pdsh@" + _H + r":")),
     ("srun: error: ", re.compile(r"srun: error: " + _H + r": task")),
     # scontrol show job: `AllocNode:Sid=login03:44013`, the node the job was submitted from.
@@ -339,7 +371,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `$ cd /var/lib/buildkite-agent/builds/gpu-box-07-1/acme/trainer` (`/buildkite/builds/` in its
     # container images and Kubernetes stack).
     *((word, re.compile(re.escape(word) + _H + r"/[\w.-]{1,100}/")) for word in ("buildkite-agent/builds/", "buildkite/builds/")),
-    ("running on ", re.compile(r"Running on " + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
+    # (Jenkins' controller runs a job itself as its built-in node: `Running on Jenkins in /var/...`.)
+    ("running on ", re.compile(r"Running on (?!(?:Jenkins|master|built-in) in /)" + _H + r"(?= via | in /|\.\.\.|$)", re.M)),
     # Gated on `running on `, not ` via `: NCCL prints ` via P2P/IPC` on line after line.
     ("running on ", re.compile(r"Running on [\w.-]{1,253} via " + _H)),
     ("  on ", LinePattern(r"[ \t]{1,8}on " + _H + r" [0-9a-zA-Z_-]{8,}(?:, system ID|$)", re.M)),
@@ -425,6 +458,8 @@ _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
     # (`-w` may be the first argument: `pdsh -w gpu017 nvidia-smi`.)
     ("pdsh ", re.compile(r"pdsh (?:[^\n]{0,200}? )?-w (?P<l>[\w.,\[\]-]{1,4096})")),
     ("mpirun", re.compile(r"(?:mpirun|mpiexec)[^\n]{0,200}? (?:-H|--host|-host)[ =](?P<l>[\w.,:-]{1,4096})")),
+    # Horovod's launcher takes its hosts the same way: `horovodrun -np 8 -H server1:4,server2:4`.
+    ("horovodrun", re.compile(r"horovodrun[^\n]{0,200}? (?:-H|--hosts)[ =](?P<l>[\w.,:-]{1,4096})")),
     # salloc/srun: `Nodes a100-03,a100-04 are ready for job`.
     ("nodes ", re.compile(r"Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
     # slurmctld: `error: Nodes gpu017,gpu018 not responding` (and `..., setting DOWN`).
@@ -811,8 +846,13 @@ _NODE_HEADS = list(dict.fromkeys(head for _, heads, _ in _NODE_SHAPES for head i
 _NODE_HEAD_WORDS = Words(_NODE_HEADS, caseless=False, fixed=True)
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
-# Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket.
-_HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}(?:-\d{1,6})?){0,255}\](?:[A-Za-z0-9-]{1,32})?(?![\w\[])")
+# Slurm hostlists: gpu-node-[017-018], node[01-04,07]. Found from the bracket. pdsh and
+# python-hostlist also take a range per level, `rack[1-2]-node[01-08]`: one list, masked whole.
+_HOSTLIST_RANGE = r"\d{1,6}(?:-\d{1,6})?(?:,\d{1,6}(?:-\d{1,6})?){0,255}"
+_HOSTLIST_RX = re.compile(
+    rf"\[(?<=[A-Za-z0-9-]\[){_HOSTLIST_RANGE}\](?:[A-Za-z0-9-]{{1,32}}\[{_HOSTLIST_RANGE}\]){{0,3}}(?:[A-Za-z0-9-]{{1,32}})?(?![\w\[])"
+)
+_HOSTLIST_BRACKET = re.compile(r"\[([^\]]*)\]")
 _HOSTLIST_HEAD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 _HOSTLIST_SKIP = ("rank", "default", "local", "cuda", "dev", "device", "step", "epoch", "x", "y")
 _MAX_EXPANDED = 256
@@ -874,13 +914,19 @@ _HEADER_CELL = re.compile(r"[A-Z%()_ -]+\Z")
 _HOSTS_CELL = re.compile(r"[^,\[]+(?:\[[^\]]*\][^,]*)?")
 
 def _expand_hostlist(head: str, body: str, tail: str) -> list[str]:
+    """The names `head[body]tail` stands for; `tail` may hold a range of its own (`n[01-08]`)."""
     names: list[str] = []
+    inner = _HOSTLIST_BRACKET.search(tail)
     for part in body.split(","):
         lo, _, hi = part.partition("-")
         hi = hi or lo
         width = len(lo) if lo.startswith("0") else 0
         for n in range(int(lo), min(int(hi), int(lo) + _MAX_EXPANDED) + 1):
-            names.append(f"{head}{n:0{width}d}{tail}")
+            if inner is None:
+                names.append(f"{head}{n:0{width}d}{tail}")
+            else:
+                prefix = f"{head}{n:0{width}d}{tail[: inner.start()]}"
+                names.extend(_expand_hostlist(prefix, inner.group(1), tail[inner.end() :])[: _MAX_EXPANDED - len(names)])
             if len(names) >= _MAX_EXPANDED:
                 return names
     return names

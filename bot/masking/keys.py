@@ -93,10 +93,11 @@ def team_like(entity: str) -> bool:
 
 _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
 # CI runners and Windows machines name themselves in the environment: GitHub Actions'
-# RUNNER_NAME, GitLab's CI_RUNNER_DESCRIPTION (the runner's name unless someone wrote prose
+# RUNNER_NAME, Buildkite's BUILDKITE_AGENT_NAME, GitLab's CI_RUNNER_DESCRIPTION (the runner's name unless someone wrote prose
 # there, hence judged strictly in pairs.py), Windows' COMPUTERNAME.
 _HOST_EXACT = frozenset(
     ("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip", "runner_name", "ci_runner_description", "computername",
+     "buildkite_agent_name",
      # Slurm's `scontrol show node` (NodeName=, NodeHostName=), a pod spec's `nodeName:`.
      "node_name", "node_host_name", "host_name",
      # A structured log's `"node": "gn334"` (judged strictly in pairs.py: a numbered name only).

@@ -156,6 +156,10 @@ def _join(gaps: list[str], replacements: list[str]) -> str:
     return "".join(parts)
 
 
+# What stands before ROCm's HSA agent node in its fault messages (`by GPU node-2 (Agent handle`).
+_ROCM_AGENT = "by GPU "
+
+
 def mask_learned_names(text: str, state: LogState) -> str:
     """Replace each whole-word occurrence of a learned name with its placeholder."""
     words = _names(state)
@@ -166,6 +170,15 @@ def mask_learned_names(text: str, state: LogState) -> str:
         return text
     gaps, names = split
     users, people, put_many = state.users, state.names, state.table.put_many
+    if _ROCM_AGENT in text:
+        # ROCm's `Memory access fault by GPU node-2`, `HW Exception by GPU node-1`: the agent's
+        # node in the HSA topology, not a machine (hosts.py keeps it too), though `node-2` may
+        # be a learned host or its sibling.
+        kept = [i for i, name in enumerate(names) if gaps[i].endswith(_ROCM_AGENT) and name not in users and name not in people]
+        for i in reversed(kept):
+            gaps[i : i + 2] = [gaps[i] + names.pop(i) + gaps[i + 1]]
+        if not names:
+            return text
     # (A sibling of a learned host, `sc-064` beside `sc-061`, is neither user nor name: a host.)
     # Placeholders per distinct name, in order of first appearance, exactly as a substitution
     # from left to right would number them (Counter keeps that order and counts in C).

@@ -21,6 +21,7 @@ from itertools import repeat
 
 from bot.literals import DIGITS_AS_ZERO, Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
+from bot.masking.cloud import ACCOUNT_TEACHING_WORDS
 from bot.masking.containerlog import mask_entries
 from bot.masking.detectors import BY_STAGE, Detector, Scan
 from bot.masking.edits import Edit, apply_edits
@@ -40,7 +41,11 @@ from bot.terminal import may_hold_codes
 # (`alice@login01`, e-mail addresses). Raw bytes, ASCII case folded, like the words.
 # So do the words of the rows that learn a login from what a person's things are named
 # (branches, namespaces, pods), which gate those rows by line and are no anchor words.
-_TEACHING_WORDS = [w for w in dict.fromkeys((*WORDS, "@", *SHORTLOG_WORDS, *OWNER_LINE_WORDS, *POD_LINE_WORDS)) if w not in GATE_ONLY]
+# So do the literals of cloud account ids' shapes: an id found once is masked where it recurs
+# bare (`--format='value(projectNumber)'` answers, prose), in every piece.
+_TEACHING_WORDS = [
+    w for w in dict.fromkeys((*WORDS, "@", *SHORTLOG_WORDS, *OWNER_LINE_WORDS, *POD_LINE_WORDS, *ACCOUNT_TEACHING_WORDS)) if w not in GATE_ONLY
+]
 # A container log's entries hold their line ends JSON-escaped (`10:42 AM\\n"`): the words
 # that end a line are looked for that way too (bot/masking/containerlog.py).
 _TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]), fixed=True)

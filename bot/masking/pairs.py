@@ -54,7 +54,7 @@ KEY_WORDS = (
     # A bare `node` key, by its separator: `node` alone is in every NCCL init line (`nNodes 2`).
     'node"', "node:", "entity", "author", "committer", "bearer",
     "_pw",  # `ldap_bind_pw`, `SMTP_PW`: `pw` alone is inside too many words to be an anchor
-    "runner_name", "runner_description", "computername", "employee",
+    "runner_name", "runner_description", "computername", "employee", "agent_name",
     # ODBC's login in a connection string (`...;Uid=hfischer;Pwd=...`), by its separator: `uid`
     # alone is inside every `uuid` and `guid`.
     "uid=",
