@@ -163,8 +163,8 @@ def family_login(value: str) -> bool:
     joined (`irene_ueda`). Stricter than person_login, whose shape rule also takes data sets'
     names (`xsum`, `xnli`): the judge for a directory that may be either."""
     stem = value.rstrip("0123456789")
-    if len(value) - len(stem) in (1, 2, 3) and (stem in FAMILY_NAMES or stem[1:] in FAMILY_NAMES):
-        return True  # `carvalho36`, and after an initial `skuznetsova14`
+    if len(value) - len(stem) in (1, 2, 3) and (stem in FAMILY_NAMES or stem[1:] in FAMILY_NAMES or stem[:-1] in FAMILY_NAMES):
+        return True  # `carvalho36`, after an initial `skuznetsova14`, before one `petrovicm8`
     if value[-1] != "s" and value[:-1] in FAMILY_NAMES and value.isalpha():
         return True  # the family name and an initial (`okonkwoc`, `dvorakm`); not a plural (`bakers`)
     pair = _GIVEN_FAMILY.match(value)

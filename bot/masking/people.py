@@ -680,6 +680,8 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 # What an organisation's Hub name ends with after a word that is also a given name (`allenai`).
+# Tails that make a name a group's or a product's on the Hub, whatever its head reads as.
+_ORG_WORD_TAILS = ("nlp", "ware", "labs", "research", "community")
 _ORG_TAILS = ("ai", "ml", "nlp", "lab", "labs", "hq", "org", "inc", "io", "tech", "dev", "bot", "ops", "research")
 
 
@@ -687,8 +689,13 @@ def _hub_owner(name: str) -> bool:
     """A Hub namespace that is a person's: a login as person_login reads one, or a given name
     the list knows with the first letters of the family name after it, as the Hub's sign-up
     suggests (`hannahfis`, `yusufdem`); not an organisation's tail (`allenai`)."""
+    if name.endswith(_ORG_WORD_TAILS):
+        return False  # a group's name (`hkunlp`, `llmware`), whatever its head
     if person_login(name):
         return True
+    stem = name.rstrip("0123456789")
+    if 1 <= len(name) - len(stem) <= 3 and len(stem) >= 6 and stem.isalpha() and person_login(stem):
+        return True  # an initial and a family name no list knows, numbered (`mbrandstetter85`)
     return (
         name.isalpha()
         and name.islower()
