@@ -55,6 +55,8 @@ _NOT_PEOPLE = frozenset(
         "noreply", "no-reply", "mailer-daemon", "cron daemon", "cron", "admin", "bot", "ci",
         "buildkite", "the", "support", "hpc support", "weights & biases", "hugging face",
         "not committed yet", "dependabot[bot]", "github-actions[bot]", "renovate[bot]",
+        # git blame --porcelain's address lines: `author-mail <hannah@acme.io>`.
+        "author-mail", "committer-mail",
     )
 )
 
@@ -72,7 +74,7 @@ _EVENT_WORDS = frozenset(
      "failed", "failure", "error", "errors", "warning", "started", "finished", "completed", "resumed", "stopped",
      "done", "success", "succeeded", "summary", "info", "notice", "critical", "node", "cluster", "checkpoint")
 )  # fmt: skip
-_CLOSING_LITERALS = ("Cheers", "Thanks", "Thank you", "egards")
+_CLOSING_LITERALS = ("Cheers", "Thanks", "Thank you", "egards", "Best", "the best")
 # Capitalised words after a greeting that greet nobody (`Thanks All`, `Hi Team`, `cc Infra`).
 _NOT_GREETED = frozenset(
     ("all", "team", "everyone", "everybody", "folks", "guys", "there", "again", "so", "much", "for", "you", "both",
@@ -124,6 +126,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         # (From the clock's last colon: a gate from ` (` backtracked over every parenthesis.)
         gate=r":\d\d [+-]\d{4} {1,8}\d{1,7}\)",
     )),
+    # git blame --porcelain (and --line-porcelain): `author Hannah Fischer` above `author-mail <...>`,
+    # `committer ...` above `committer-mail`.
+    (("author-mail", "committer-mail"), LinePattern(
+        r"[ \t]*(?P<role>author|committer) (?P<whole>)(?P<name>[^\W\d_][^\n<>]{0,127}?)[ \t]*\r?\n[ \t]*(?P=role)-mail ", re.M,
+        gate=r"(?:author|committer)-mail ",
+    )),
     # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
     (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S", gate=r" \(\d{1,7}\):\r?\n")),
     (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
@@ -132,7 +140,7 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
         r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>" + _CAP + _LOW + r"{1,40}(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r")){1,3}):?[ \t]*\r?$",
+        r"(?P<name>" + _FAMILY_WORD + r"(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r")){1,3}):?[ \t]*\r?$",
         re.M,
     )),
     # A mail's sender as Outlook and Exchange copy it, the display name alone on its header
@@ -149,11 +157,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # A closing word above the sender's name ends a message in a thread: `Cheers,` / `Hannah Fischer`.
     (_CLOSING_LITERALS, LinePattern(
-        r"[ \t]*(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?[ \t]*\r?\n"
+        # (`Best` alone only with its comma: `Best` is a word a log prints on a line.)
+        r"[ \t]*(?:(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?|(?:Best|Best wishes|All the best)[,!])[ \t]*\r?\n"
         # (An Irish family name opens with a one-letter word: `Gráinne Ó Súilleabháin`.)
         r"[ \t]*(?P<whole>)(?P<name>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,3})[ \t]*\r?$",
         re.M,
-        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards)[,!.]?[ \t]*\r?\n[ \t]*" + _CAP + _LOW,
+        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards|Best|wishes|the best)[,!.]?[ \t]*\r?\n[ \t]*" + _CAP + _LOW,
     )),
     (_CHAT_LITERALS, LinePattern(
         # Family names in several words ride along: `Ana de la Cruz`, `Rafael Ó Súilleabháin`.
@@ -398,6 +407,8 @@ _ACTED = (
     r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
     r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
+    # (GitLab's pipeline header says when between: `triggered 2 hours ago by Hannah Fischer`.)
+    r"(?: (?:\d{1,3}|an?) (?:second|minute|hour|day|week|month)s? ago)?"
     # (A ticket's field: `Reported by: Hannah Fischer`.)
     r" by:? "
 )
@@ -564,7 +575,7 @@ _GREETING = re.compile(
     # Two people greeted at once: `Hi Olivia and Marcus,`.
     # (The second with a family name too: `cc Aino Havili and Tahmina Tuilagi`.)
     r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?))?(?=[!,.:;?)]|[ \t]|\r?$)"
-    r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
+    r"|^[ \t]*(?:--|—|–)[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
     # A message that opens by addressing someone: `Hannah, can you look at this?` (a given name
     # the list knows: `Note, ...` and `Traceback, ...` open lines too).
     # (A given name of two words, `Juan Carlos, ...`, `Maria Jose, ...`, both known.)
@@ -575,7 +586,7 @@ _GREETING = re.compile(
 )
 # The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, `--`, or
 # a capitalised word and a comma opening the line (`?`: an accented capital as the gate reads it, `Łukasz`).
-GREETING_TRIGGER = r"\([Oo][Nn][- ]?[Cc][Aa][Ll][Ll]\)|" + _GREETS + r"[ \t]+[A-Z?]|(?:[Tt]hanks|[Cc]heers|[Tt]hank you|[Tt]hx),[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40}(?: [A-Z?][a-z?'-]{2,20})?,[ \t]"
+GREETING_TRIGGER = r"\([Oo][Nn][- ]?[Cc][Aa][Ll][Ll]\)|" + _GREETS + r"[ \t]+[A-Z?]|(?:[Tt]hanks|[Cc]heers|[Tt]hank you|[Tt]hx),[ \t]+[A-Z?]|^[ \t]*(?:--|\?)[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40}(?: [A-Z?][a-z?'-]{2,20})?,[ \t]"
 
 
 # Endings of English words that open a metric's or a chart's name (`cc: Training Loss dashboard`).
