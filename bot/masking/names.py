@@ -115,7 +115,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         re.M,
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
-    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
+    # (Four words for a Spanish name: `@Juan Carlos Pérez Gómez`.)
+    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,3})(?![\w'’-])")),
     # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
     # `-f` the file before the parenthesis; names are padded to the widest author.
     # These rows hold nothing but the name where it stands (`(?P<whole>)`): a name that is not
@@ -581,7 +582,7 @@ _GREETING = re.compile(
     # (A given name of two words, `Juan Carlos, ...`, `Maria Jose, ...`, both known.)
     r"|^[ \t]*(?P<addressed>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{2,20})?),[ \t]"
     # Who is on call, marked after the name: `Hyun-woo (on-call) is looking at it`.
-    r"|(?<![\w@'’-])(?P<oncall>" + _CAP + r"[a-zß-öø-ÿ]{1,20}(?:-[a-z]{2,12})?(?:[ \t]" + _FAMILY_WORD + r")?)[ \t]+\((?i:on[- ]?call)\)",
+    r"|(?<![\w@'’-])(?P<oncall>" + _CAP + r"[a-zß-öø-ÿ]{1,20}(?:-(?:[a-z]{2,12}|" + _CAP + r"[a-zß-öø-ÿ]{1,20}))?(?:[ \t]" + _FAMILY_WORD + r")?)[ \t]+\((?i:on[- ]?call)\)",
     re.M,
 )
 # The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, `--`, or

@@ -190,3 +190,15 @@ def test_personal_hub_owners_are_masked(line):
 )
 def test_organisations_on_the_hub_stay(line):
     assert mask(line).text == line
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("Jean-Luc (on-call) is looking at the NCCL timeouts\n", "Jean-Luc"),
+        ("@Juan Carlos Pérez Gómez the Falcon job OOMs again\n", "Gómez"),
+    ],
+)
+def test_hyphenated_on_call_and_four_word_mentions_are_masked(text, gone):
+    out = mask(text).text
+    assert gone not in out and "<NAME-1>" in out
