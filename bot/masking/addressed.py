@@ -90,6 +90,8 @@ _CC_ITEM = re.compile(r"(?P<name>" + _NAME + r")(?:[ \t]*<{1,2}[^<>\s]{1,80}>{1,
 # (`It said`, `That said,`, `Nobody said`, `The docs said`: lowercase, no capital).
 _SPEECH = r"(?:said|says|mentioned|suggested|reported|confirmed|noticed|wrote|replied|pointed out)"
 _SAID_BY = re.compile(r"(?<![\w@/.<-])(?P<name>" + _NAME + r")[ \t]+" + _SPEECH + r"(?![\w-])")
+# An article or a possessive before a capitalised word makes it a role or a thing (`the Prof`).
+_ARTICLE_BEFORE = re.compile(r"(?<![\w-])(?i:the|a|an|our|my|your|their|his|her|this|that)[ \t]+\Z")
 _NOT_SPEAKERS = frozenset(
     ("he", "she", "they", "it", "we", "i", "you", "who", "which", "what", "nobody", "somebody", "someone", "anyone",
      "everyone", "everybody", "one", "docs", "doc", "readme", "manual", "log", "logs", "message", "error", "output",
@@ -175,6 +177,8 @@ def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
         while len(words) > 1 and words[0].lower() in _NOT_SPEAKERS:
             words.pop(0)
         name = " ".join(words)
+        if _ARTICLE_BEFORE.search(text, max(0, m.start() - 8), m.end("name") - len(name)) is not None:
+            continue  # `the Prof said`, `our PI mentioned`: a role, not a name
         if _person(name) or _named_by_shape(name):
             take_name(text, m.end("name") - len(name), name, edits, state)
     for m in _TODO.finditer(text):

@@ -47,7 +47,7 @@ _GIVEN_NAMES_TEXT = """
     samuel santiago sara sarah saoirse sebastian sergei sergio shreya sienna simon siobhan sofia soren stefan stefano
     sven takeshi tanvir teodora thandiwe thomas tobias tomasz valentina vanessa vikram vivek wojciech ximena
     yasmin yuki yusuf zainab zeynep zoe zofia
-    adebayo aditya agata akash alejandra alessandro alvaro amelie andres anil anja anjali anke antoine arun ashok
+    evander adebayo aditya agata akash alejandra alessandro alvaro amelie andres anil anja anjali anke antoine arun ashok
     ayodele ayse ayumi baptiste barbara bartosz birgit boris brenda brittany bruno burak camille camilo carolyn
     catherine charlotte cheryl chioma christine christopher cian ciara clement cynthia daan daiki danielle davide
     deborah deepak denise dennis dieter divya donna dorothy douglas eitan elisa eoin federica femke florian

@@ -84,8 +84,10 @@ from bot.masking.names import (
     NAME_WORDS,
     ROLE_WORDS,
     TITLED_NAME_TRIGGER,
+    TRACKER_ACTOR_TRIGGER,
     find_annotated_names,
     find_contact_names,
+    find_git_format_names,
     find_greeted_names,
     find_keyed_names,
     find_names,
@@ -227,7 +229,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("resource-owners", "people", lambda s: find_resource_owners(s.text, s.edits, s.state), ("user",), line_anchors=RESOURCE_WORDS),
     # Whose a thing is: logins in branches, namespaces, pods and containers; names under role
     # keys and after `triggered by` (one row, so one line-gate pass for both).
-    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=f"{ACTED_BY_TRIGGER}|{TITLED_NAME_TRIGGER}"),
+    Detector("owners", "people", lambda s: _owners(s), ("user", "name"), line_anchors=(*OWNER_LINE_WORDS, *ROLE_WORDS), line_trigger=f"{ACTED_BY_TRIGGER}|{TITLED_NAME_TRIGGER}|{TRACKER_ACTOR_TRIGGER}"),
     # Logins in pods' names and kubectl's NAMESPACE column (`alice-train-7f9c8d-x2k4q`).
     Detector("pod-owners", "people", lambda s: find_pod_owners(s.text, s.edits, s.state), ("user",), line_anchors=POD_LINE_WORDS, line_trigger=POD_ROW_TRIGGER),
     Detector("greeted-names", "names", lambda s: find_greeted_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=GREETING_TRIGGER),
@@ -236,6 +238,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("annotated-names", "names", lambda s: find_annotated_names(s.text, s.edits, s.state), ("name",)),  # loguru's `└ '...'`
     Detector("keyed-names", "names", lambda s: find_keyed_names(s.text, s.edits, s.state), ("name",), line_trigger=KEYED_NAME_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
+    Detector("git-format-names", "names", lambda s: find_git_format_names(s.text, s.present, s.edits, s.state), ("name",), ("--format", "--pretty")),
     Detector("people-names", "names", lambda s: find_names(s.text, s.present, s.edits, s.state), ("name", "user", "phone"), NAME_WORDS),  # GECOS phones
     Detector("macs", "addresses", lambda s: find_macs(s.text, s.edits), ("mac",), MAC_WORDS, line_trigger=MAC_TRIGGER),
     # Given names beside a phone number or an e-mail word: `on-call: Dana (415-555-0134)`. In this

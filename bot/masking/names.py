@@ -55,6 +55,8 @@ _NOT_PEOPLE = frozenset(
         "noreply", "no-reply", "mailer-daemon", "cron daemon", "cron", "admin", "bot", "ci",
         "buildkite", "the", "support", "hpc support", "weights & biases", "hugging face",
         "not committed yet", "dependabot[bot]", "github-actions[bot]", "renovate[bot]",
+        # git blame --porcelain's address lines: `author-mail <hannah@acme.io>`.
+        "author-mail", "committer-mail",
     )
 )
 
@@ -72,7 +74,7 @@ _EVENT_WORDS = frozenset(
      "failed", "failure", "error", "errors", "warning", "started", "finished", "completed", "resumed", "stopped",
      "done", "success", "succeeded", "summary", "info", "notice", "critical", "node", "cluster", "checkpoint")
 )  # fmt: skip
-_CLOSING_LITERALS = ("Cheers", "Thanks", "Thank you", "egards")
+_CLOSING_LITERALS = ("Cheers", "Thanks", "Thank you", "egards", "Best", "the best")
 # Capitalised words after a greeting that greet nobody (`Thanks All`, `Hi Team`, `cc Infra`).
 _NOT_GREETED = frozenset(
     ("all", "team", "everyone", "everybody", "folks", "guys", "there", "again", "so", "much", "for", "you", "both",
@@ -113,7 +115,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         re.M,
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
-    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,2})(?![\w'’-])")),
+    # (Four words for a Spanish name: `@Juan Carlos Pérez Gómez`.)
+    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,3})(?![\w'’-])")),
     # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
     # `-f` the file before the parenthesis; names are padded to the widest author.
     # These rows hold nothing but the name where it stands (`(?P<whole>)`): a name that is not
@@ -124,6 +127,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         # (From the clock's last colon: a gate from ` (` backtracked over every parenthesis.)
         gate=r":\d\d [+-]\d{4} {1,8}\d{1,7}\)",
     )),
+    # git blame --porcelain (and --line-porcelain): `author Hannah Fischer` above `author-mail <...>`,
+    # `committer ...` above `committer-mail`.
+    (("author-mail", "committer-mail"), LinePattern(
+        r"[ \t]*(?P<role>author|committer) (?P<whole>)(?P<name>[^\W\d_][^\n<>]{0,127}?)[ \t]*\r?\n[ \t]*(?P=role)-mail ", re.M,
+        gate=r"(?:author|committer)-mail ",
+    )),
     # git shortlog: `Hannah Fischer (12):` above its indented subjects; `-s`: `    42\tHannah Fischer`.
     (("):",), LinePattern(r"(?P<whole>)(?P<name>[^\W\d_][^()\n:]{0,127}?) \(\d{1,7}\):\r?\n {6}\S", gate=r" \(\d{1,7}\):\r?\n")),
     (("\t",), LinePattern(r" {0,9}\d{1,9}\t(?P<whole>)(?P<name>[^\W\d_][^\t\n<>]{0,127}?)(?= <|\r?$)", re.M)),
@@ -132,7 +141,7 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
         r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>" + _CAP + _LOW + r"{1,40}(?:,?[ \t]" + _CAP + _LOW + r"{0,40}){1,3}):?[ \t]*\r?$",
+        r"(?P<name>" + _FAMILY_WORD + r"(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r")){1,3}):?[ \t]*\r?$",
         re.M,
     )),
     # A mail's sender as Outlook and Exchange copy it, the display name alone on its header
@@ -149,11 +158,12 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # A closing word above the sender's name ends a message in a thread: `Cheers,` / `Hannah Fischer`.
     (_CLOSING_LITERALS, LinePattern(
-        r"[ \t]*(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?[ \t]*\r?\n"
+        # (`Best` alone only with its comma: `Best` is a word a log prints on a line.)
+        r"[ \t]*(?:(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?|(?:Best|Best wishes|All the best)[,!])[ \t]*\r?\n"
         # (An Irish family name opens with a one-letter word: `Gráinne Ó Súilleabháin`.)
         r"[ \t]*(?P<whole>)(?P<name>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,3})[ \t]*\r?$",
         re.M,
-        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards)[,!.]?[ \t]*\r?\n[ \t]*" + _CAP + _LOW,
+        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards|Best|wishes|the best)[,!.]?[ \t]*\r?\n[ \t]*" + _CAP + _LOW,
     )),
     (_CHAT_LITERALS, LinePattern(
         # Family names in several words ride along: `Ana de la Cruz`, `Rafael Ó Súilleabháin`.
@@ -376,7 +386,8 @@ _SMALL = r"(?:[^\W\d_A-Z]|['’-])"
 FULL_NAME = (
     # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
     # (An apostrophe or Mc may capitalise a family name inside: `O'Connor`, `McDonald`.)
-    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
+    # (A given name of two joined by a hyphen capitalises both: `Jean-Luc`, `Anne-Marie`.)
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
     r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )
@@ -397,6 +408,8 @@ _ACTED = (
     r"(?:[Tt]riggered|[Ss]tarted|[Rr]equested|[Aa]pproved|[Mm]erged|[Rr]eviewed|[Ss]ubmitted|[Cc]reated|[Oo]pened"
     r"|[Cc]losed|[Rr]eported|[Aa]ssigned|[Cc]ancell?ed|[Aa]borted|[Pp]ushed|[Aa]uthored|[Dd]eployed|[Ll]aunched"
     r"|[Rr]estarted|[Ee]dited|[Uu]pdated|[Ss]cheduled|[Mm]aintained|[Oo]wned|[Rr]esolved|[Dd]rained|[Rr]ebooted)"
+    # (GitLab's pipeline header says when between: `triggered 2 hours ago by Hannah Fischer`.)
+    r"(?: (?:\d{1,3}|an?) (?:second|minute|hour|day|week|month)s? ago)?"
     # (A ticket's field: `Reported by: Hannah Fischer`.)
     r" by:? "
 )
@@ -449,13 +462,48 @@ _LOGIN_AFTER_NAME = re.compile(r"[ \t]{1,4}\(@?(?P<login>[a-z][a-z0-9._-]{1,31})
 _PRONOUNS = frozenset(("he", "she", "they", "him", "her", "them", "xe", "ze", "it"))
 
 
+# Microsoft's products, written after `MS`/`Ms` as a title is before a name (`exported to Ms Word`).
+_MS_PRODUCTS = frozenset(("word", "excel", "office", "teams", "outlook", "access", "project", "paint", "edge", "windows",
+                          "sql", "dos", "azure", "visio", "onenote", "powerpoint", "sharepoint", "exchange", "forms",
+                          "planner", "publisher", "store", "defender", "intune", "onedrive", "copilot", "graph"))  # fmt: skip
+
+
+# A tracker's fields copied from its side panel, the label and the value apart by blanks
+# instead of a colon (Linear's and Jira's `Assignee    Hannah Fischer`).
+_PANEL_FIELD = re.compile(
+    r"^[ \t]*(?:Assignee|Reporter|Assigned to|Owner|Reviewer|Requester|Caller)(?:[ \t]{2,}|\t)[ \t]*" + FULL_NAME + r"[ \t]*\r?$", re.M
+)
+# A tracker's history and activity name who did what at the line's start: Jira's `Hannah Fischer
+# changed the Assignee to ...`, `... made changes - 04/Dec/26`, Linear's `... changed status from Todo`.
+_TRACKER_ACTS = r"(?:changed (?:the|status|priority)|made changes|created the|added (?:a|the)|assigned (?:this|the|to)|moved (?:this|from)|closed this|reopened this|self-assigned this|removed the|set (?:the|status)|logged work|commented on)"
+_TRACKER_ACTOR = re.compile(r"^[ \t]*" + FULL_NAME + r"[ \t]+" + _TRACKER_ACTS + r"(?![\w-])", re.M)
+TRACKER_ACTOR_TRIGGER = r"[A-Za-z?] " + _TRACKER_ACTS
+# A CI run's actor given by login with the full name after it: GitLab's `triggered by
+# hfischer (Hannah Fischer)`.
+_ACTED_BY_LOGIN = re.compile(r"\b" + _ACTED + r"(?P<login>[a-z][a-z0-9._-]{1,38})[ \t]+\(" + FULL_NAME + r"\)")
+
+
 def find_role_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask the names under role keys and after `<verb> by`, and learn them."""
+    for m in _ACTED_BY_LOGIN.finditer(text):
+        raw, user = m.group("name"), m.group("login")
+        if _plausible(raw) != raw or any(w.lower() in _NO_PERSON for w in raw.split()) or user in TECHNICAL_USERS:
+            continue
+        take_name(text, m.start("name"), raw, edits, state)
+        edits.append((m.start("login"), m.end("login"), "user", user))
+        state.learn_user(user)
+    for rx in (_PANEL_FIELD, _TRACKER_ACTOR):
+        for m in rx.finditer(text):
+            raw = m.group("name")
+            if _plausible(raw) == raw and not any(w.lower() in _NO_PERSON or w.lower() in _EVENT_WORDS for w in raw.split()):
+                take_name(text, m.start("name"), raw, edits, state)
     for rx in (_ROLE_KEY_NAME, _ACTED_BY, _TITLED_NAME):
         for m in rx.finditer(text):
             raw = m.group("name")
             if any(w.lower() in _THING_WORDS or w.lower() in _SYSTEM_WORDS for w in raw.split()):
                 continue
+            if rx is _TITLED_NAME and raw.lower() in _MS_PRODUCTS:
+                continue  # `Ms Word`: Microsoft's product, no Ms Word
             if _plausible(raw) != raw:
                 continue
             take_name(text, m.start("name"), raw, edits, state)
@@ -522,33 +570,59 @@ def find_annotated_names(text: str, edits: list[Edit], state: LogState) -> None:
 # Lukas!`, `cc Priya`, `-- Dana`. Words that greet nobody (`Thanks All`) are `_NOT_GREETED`.
 _GREETS = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh]ello|[Dd]ear|(?:[Gg]ood )?[Mm]orning|[Gg]ood (?:afternoon|evening))"
 _GREETING = re.compile(
-    r"(?<![\w@])" + _GREETS + r"[ \t]+"
+    # (A sign-off puts a comma after its thanks: `Thanks, Evander`.)
+    r"(?<![\w@])(?:" + _GREETS + r"|[Tt]hanks,|[Cc]heers,|[Tt]hank you,|[Tt]hx,)[ \t]+"
     r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?)"
     # Two people greeted at once: `Hi Olivia and Marcus,`.
     # (The second with a family name too: `cc Aino Havili and Tahmina Tuilagi`.)
     r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?))?(?=[!,.:;?)]|[ \t]|\r?$)"
-    r"|^[ \t]*--[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
+    r"|^[ \t]*(?:--|—|–)[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
     # A message that opens by addressing someone: `Hannah, can you look at this?` (a given name
     # the list knows: `Note, ...` and `Traceback, ...` open lines too).
-    r"|^[ \t]*(?P<addressed>" + _CAP + _LOW + r"{2,20}),[ \t]",
+    # (A given name of two words, `Juan Carlos, ...`, `Maria Jose, ...`, both known.)
+    r"|^[ \t]*(?P<addressed>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _CAP + _LOW + r"{2,20})?),[ \t]"
+    # Who is on call, marked after the name: `Hyun-woo (on-call) is looking at it`.
+    r"|(?<![\w@'’-])(?P<oncall>" + _CAP + r"[a-zß-öø-ÿ]{1,20}(?:-(?:[a-z]{2,12}|" + _CAP + r"[a-zß-öø-ÿ]{1,20}))?(?:[ \t]" + _FAMILY_WORD + r")?)[ \t]+\((?i:on[- ]?call)\)",
     re.M,
 )
 # The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, `--`, or
 # a capitalised word and a comma opening the line (`?`: an accented capital as the gate reads it, `Łukasz`).
-GREETING_TRIGGER = _GREETS + r"[ \t]+[A-Z?]|^[ \t]*--[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40},[ \t]"
+GREETING_TRIGGER = r"\([Oo][Nn][- ]?[Cc][Aa][Ll][Ll]\)|" + _GREETS + r"[ \t]+[A-Z?]|(?:[Tt]hanks|[Cc]heers|[Tt]hank you|[Tt]hx),[ \t]+[A-Z?]|^[ \t]*(?:--|\?)[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40}(?: [A-Z?][a-z?'-]{2,20})?,[ \t]"
+
+
+# Endings of English words that open a metric's or a chart's name (`cc: Training Loss dashboard`).
+_ENGLISH_WORD_ENDS = ("ing", "tion", "sion", "ment", "ness", "ity", "ics")
+
+
+def _thing_words(words: list[str]) -> bool:
+    """Capitalised words a greeting or a copy line puts before a thing, not a person: a word
+    shaped as English (`Training`, `Validation`) no list knows as a given name, or a thing's
+    word after it (`Eval Loss`, `Platform Team`)."""
+    first = ascii_folded(words[0])
+    if first not in GIVEN_NAMES and len(first) > 5 and first.endswith(_ENGLISH_WORD_ENDS):
+        return True
+    return any(w.lower() in _NO_PERSON or w.lower() in _METRIC_WORDS for w in words[1:])
+
+
+# Words that end a metric's name (`Training Loss`, `Eval Accuracy`): no family name.
+_METRIC_WORDS = frozenset(("loss", "accuracy", "acc", "perplexity", "throughput", "latency", "score", "rate", "norm",
+                           "curve", "curves", "chart", "charts", "dashboard", "plot", "plots", "metrics", "metric"))  # fmt: skip
 
 
 def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names a thread greets, pings and signs with."""
     for m in _GREETING.finditer(text):
-        group = "name" if m.group("name") else "signed" if m.group("signed") else "addressed"
+        group = next(g for g in ("name", "signed", "addressed", "oncall") if m.group(g))
         raw = m.group(group)
         words = raw.split()
         if group == "addressed":
-            if raw.lower() not in GIVEN_NAMES:
+            if any(ascii_folded(w) not in GIVEN_NAMES for w in words):
                 continue
+        elif group == "oncall":
+            if any(w.lower() in NOT_A_PERSON or w.lower() in _SYSTEM_WORDS for w in words) or words[0].lower() in NOT_MENTIONS:
+                continue  # `Platform (on-call)`, `Team (on-call)`
         elif group == "name":
-            if words[0].lower() in _NOT_GREETED or words[0].lower() in NOT_MENTIONS:
+            if words[0].lower() in _NOT_GREETED or words[0].lower() in NOT_MENTIONS or _thing_words(words):
                 continue
             if len(words) > 1 and (words[1].lower() in _NOT_GREETED or words[1].lower() in _SYSTEM_WORDS):
                 raw = words[0]  # `Thanks Dana For ...`: the given name alone
@@ -661,3 +735,110 @@ def find_contact_names(text: str, edits: list[Edit], state: LogState) -> None:
             take_name(text, m.start(), m.group(), edits, state)
         else:
             take_name(text, m.start(), m.group("name"), edits, state)
+
+
+# `git log --format='%an <%ae>'` (or `--pretty=format:'%h %an %s'`, `git show -s --format=%an`)
+# prints each commit's author on a line of its own shape: no `Author:` label says where the
+# name is, only the format the command line gave. The command is read back into a pattern of
+# the lines it prints (its placeholders; literal text as written), and the author's and the
+# committer's names are taken from the lines below it that match, up to a line that does not
+# (the next prompt, a blank line, other output).
+_GIT_FORMAT_COMMAND = re.compile(
+    r"\bgit(?:[ \t]+-[Cc][ \t]+\S+)*[ \t]+(?:log|show|rev-list|whatchanged)\b[^\n]*?[ \t]--(?:pretty|format)[= ]"
+    r"(?:t?format:)?(?:'(?P<sq>[^'\n]{1,300})'|\"(?P<dq>[^\"\n]{1,300})\"|(?P<bare>[^\s'\"|;]{1,300}))"
+    r"(?P<rest>[^\n]*)"
+)
+# A placeholder of git's pretty formats: `%an`, `%h`, `%x09`, `%C(auto)`, `%<(20,trunc)`, `%%`.
+_GIT_PLACEHOLDER = re.compile(r"%(?:[<>]{1,2}\|?\(\d{1,3}(?:,\w{1,6})?\)|C\([^)]{0,40}\)|C(?:red|green|blue|reset)|x[0-9a-fA-F]{2}|[acg][a-zA-Z]|[a-zA-Z%+-]|\([^)]{0,80}\))")
+_GIT_NAME_CODES = frozenset(("an", "aN", "cn", "cN"))
+_GIT_HASH_CODES = frozenset(("H", "h", "T", "t", "P", "p"))
+# A name as git prints it: its first word any (`hfischer`, `Hannah`), the rest capitalised or
+# particles, so a subject after it (`%an %s`: `Hannah Fischer fix OOM`) is not taken with it.
+# (A bot's account carries its `[bot]`: `dependabot[bot]`, no one's name.)
+_GIT_NAME = (
+    r"[^\W\d_][\w'’.-]{0,40}(?:\[bot\]|(?:[ \t](?:" + _FAMILY_WORD + r"|(?:" + _PARTICLE_RX + r")(?=[ \t](?:" + _CAP
+    + r"|(?:" + _PARTICLE_RX + r")[ \t])))){0,5})"
+)
+# Words a commit's subject opens with, capitalised (`Hannah Fischer Fix OOM in ...`): where a
+# name read from `%an %s` ends.
+_SUBJECT_VERBS = frozenset(
+    ("fix", "fixes", "fixed", "add", "adds", "added", "bump", "update", "updates", "merge", "revert", "remove", "refactor",
+     "use", "make", "support", "improve", "move", "rename", "set", "handle", "allow", "enable", "disable", "change",
+     "clean", "cleanup", "drop", "implement", "initial", "wip", "docs", "doc", "test", "tests", "release", "prepare",
+     "upgrade", "pin", "switch", "replace", "increase", "reduce", "lower", "raise", "skip", "log", "save", "load",
+     "run", "try", "avoid", "ensure", "port", "sync", "tune", "train", "start", "stop", "retry", "resume", "reset",
+     "restore", "create", "delete", "introduce", "expose", "split", "simplify", "speed", "chore", "feat", "style")
+)  # fmt: skip
+# The most lines read under one command: a log's page.
+_GIT_FORMAT_LINES = 400
+
+
+def _git_format_line(fmt: str) -> re.Pattern[str] | None:
+    """The pattern of one line `fmt` prints, its names in groups `n0`, `n1`, ...; None when it
+    prints no name or spans lines (`%n`)."""
+    parts: list[str] = []
+    names = 0
+    pos = 0
+    for m in _GIT_PLACEHOLDER.finditer(fmt):
+        parts.append(_git_literal(fmt[pos : m.start()]))
+        pos = m.end()
+        code = m.group()[1:]
+        if code == "n":
+            return None
+        if code in _GIT_NAME_CODES:
+            parts.append(rf"[ \t]*(?P<n{names}>{_GIT_NAME})[ \t]*")
+            names += 1
+        elif code in _GIT_HASH_CODES:
+            parts.append(r"[0-9a-f]{4,64}(?: [0-9a-f]{4,64})*")
+        elif code == "%":
+            parts.append("%")
+        elif code.startswith("x"):
+            parts.append(re.escape(chr(int(code[1:], 16))) if code[1:] != "20" else "[ \t]+")
+        elif code.startswith(("C", "<", ">")):
+            parts.append("[ \t]*")  # a colour (not in a pipe's output) or padding
+        else:
+            parts.append(r"[^\n]*?")
+    parts.append(_git_literal(fmt[pos:]))
+    if not names:
+        return None
+    return re.compile(r"[ \t]*(?:[*|\\/][ \t]*)*(?:\d{1,9}[ \t]+)?" + "".join(parts) + r"[ \t]*\Z")
+
+
+def _before_subject(name: str) -> str:
+    """The name without the subject's first words a free-text field after it left on it."""
+    words = name.split()
+    for i, word in enumerate(words[1:], 1):
+        lowered = word.lower()
+        if lowered in _SUBJECT_VERBS or lowered in _NO_PERSON or lowered in _EVENT_WORDS:
+            return " ".join(words[:i])
+    return name
+
+
+def _git_literal(text: str) -> str:
+    return "".join(r"[ \t]+" if c in " \t" else re.escape(c) for c in text).replace(r"[ \t]+[ \t]+", r"[ \t]+")
+
+
+def find_git_format_names(text: str, present: set[str], edits: list[Edit], state: LogState) -> None:
+    """Mask (and learn) the author and committer names under a `git log --format=...` command."""
+    if "--format" not in present and "--pretty" not in present:
+        return
+    for m in _GIT_FORMAT_COMMAND.finditer(text):
+        fmt = m.group("sq") or m.group("dq") or m.group("bare")
+        line_rx = _git_format_line(fmt)
+        if line_rx is None:
+            continue
+        pos = m.end() + 1
+        for _ in range(_GIT_FORMAT_LINES):
+            if pos >= len(text):
+                break
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            line = text[pos:end].rstrip("\r")
+            row = line_rx.match(line) if line.strip() else None
+            if row is None:
+                break
+            for group, raw in row.groupdict().items():
+                name = _before_subject((raw or "").strip())
+                if name and _plausible(name) == name and not name.endswith("[bot]"):
+                    take_name(text, pos + row.start(group) + raw.index(name), name, edits, state)
+            pos = end + 1

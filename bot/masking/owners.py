@@ -149,6 +149,8 @@ def person_login(value: str) -> bool:
         return value.isalpha()  # (one letter: `mariadb` is no Maria's)
     if len(value) - len(stem) in (1, 2) and stem[:-1] in GIVEN_NAMES and stem.isalpha():
         return True  # a given name, the family name's initial and a number (`yasmino2`, `mateoh8`)
+    if _given_and_family_head(value):
+        return True  # a given name and the first letters of a family name (`priyaram`, `yusufdem`)
     return (
         _INITIAL_SURNAME.match(value) is not None
         and value[:2] not in _ONSETS
@@ -157,16 +159,25 @@ def person_login(value: str) -> bool:
     )
 
 
+# Two letters that end an organisation's name or an English word after a family name
+# (`allenai`, `millerco`), not a given name's first two.
+_NOT_INITIALS = frozenset(("ai", "ml", "io", "hq", "co", "ly", "er", "es", "ed", "al", "ia", "ic", "an", "ng"))
+
+
 def family_login(value: str) -> bool:
     """Whether `value` (lowercase) is a login built on a family name the list knows: an initial
     and the name (`ueriksen`), the name and a number (`carvalho36`), or given and family names
     joined (`irene_ueda`). Stricter than person_login, whose shape rule also takes data sets'
     names (`xsum`, `xnli`): the judge for a directory that may be either."""
     stem = value.rstrip("0123456789")
-    if len(value) - len(stem) in (1, 2, 3) and (stem in FAMILY_NAMES or stem[1:] in FAMILY_NAMES):
-        return True  # `carvalho36`, and after an initial `skuznetsova14`
+    if len(value) - len(stem) in (1, 2, 3) and (stem in FAMILY_NAMES or stem[1:] in FAMILY_NAMES or stem[:-1] in FAMILY_NAMES):
+        return True  # `carvalho36`, after an initial `skuznetsova14`, before one `petrovicm8`
     if value[-1] != "s" and value[:-1] in FAMILY_NAMES and value.isalpha():
         return True  # the family name and an initial (`okonkwoc`, `dvorakm`); not a plural (`bakers`)
+    if len(value) >= 7 and value[:-2] in FAMILY_NAMES and value.isalpha() and value[-2:] not in _NOT_INITIALS:
+        return True  # the family name and the given name's first two letters (`schulzha`; not `allenai`)
+    if value.isalpha() and any(len(value) - cut >= 5 and value[cut:] in FAMILY_NAMES for cut in (2, 3)):
+        return True  # two or three letters of the given names, then the family name (`mhfischer`, `jofischer`)
     pair = _GIVEN_FAMILY.match(value)
     return value[1:] in FAMILY_NAMES or (pair is not None and pair.group("family") in FAMILY_NAMES) or _joined_names(value)
 
@@ -179,6 +190,19 @@ def given_login(value: str) -> bool:
     if len(value) - len(stem) in (0, 1, 2, 3) and stem in GIVEN_NAMES:
         return True
     return value.isalpha() and value[:-1] in GIVEN_NAMES
+
+
+# The first three and four letters of the family names the list knows: a login cut from a full
+# name keeps the family name's head (`priyaram` for Priya Ramanathan).
+_FAMILY_HEADS = frozenset(name[:k] for name in FAMILY_NAMES for k in (3, 4))
+
+
+def _given_and_family_head(value: str) -> bool:
+    """A given name the list knows, then the head of a family name it knows (`yusufdem`)."""
+    return value.isalpha() and any(
+        value[:cut] in GIVEN_NAMES and 3 <= len(value) - cut <= 4 and value[cut:] in _FAMILY_HEADS
+        for cut in range(3, len(value) - 2)
+    )
 
 
 def _joined_names(value: str) -> bool:

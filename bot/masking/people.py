@@ -17,6 +17,7 @@ from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.owners import family_login, given_login, login_like, names_a_tool, person_login
 from bot.masking.state import LogState
+from bot.masking.surnames import FAMILY_NAMES
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
 declare("%40", "IdentityFile", "HostName", " Project ")
@@ -271,10 +272,13 @@ def _find_personal_numbers(text: str, present: set[str], edits: list[Edit], stat
 # (Any of the verbs a scheduler's or a tracker's record says a person acted with: `Submitted by
 # hfischer on 2024-03-12`, `requested by hannah.fischer`.)
 _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched by ", "created by ", "approved by ")
+# The anchor words of the model and data set keys of the Hub owners' rows (`_HF_OWNER_RXS`) (one row, any of its words).
+_MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_name", "tokenizer=", "tokenizer:", "tokenizer'",
+                    'tokenizer"', "tokenizer_name", "dataset_name", "dataset_path")  # fmt: skip
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
@@ -627,7 +631,7 @@ _KUBECONFIG_STOCK_USERS = frozenset(
 _HF_OWNER = r"/(?:api/(?:models|datasets|spaces)/|datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
 # (The anchor words stop before the `/`: the engine reports words that do not overlap, and a
 # word holding it hid the `/home/` of `huggingface.co/home/alice/`.)
-_HF_OWNER_RXS = (
+_HF_OWNER_RXS: tuple[tuple[str | tuple[str, ...], re.Pattern[str]], ...] = (
     ("huggingface.co", re.compile(r"huggingface\.co" + _HF_OWNER)),
     ("hf.co", re.compile(r"hf\.co" + _HF_OWNER)),
     # A push names the repository alone (huggingface_hub's `push_to_hub`, diffusers', ...):
@@ -644,6 +648,23 @@ _HF_OWNER_RXS = (
     ("name_or_path", re.compile(r"name_or_path[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     ("hub_model_id", re.compile(r"hub_model_id[\"']?[ \t]*[=: \t][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     ("pretrained=", re.compile(r"(?<![\w-])pretrained=(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # huggingface_hub's and datasets' calls and their errors: `repo_id="hfischer/llama-sft"`,
+    # `load_dataset("hfischer/chats")`, `Dataset 'hfischer/chats' doesn't exist on the Hub`, and
+    # the CLI's `huggingface-cli upload hfischer/llama-sft ./out` (`hf download ...`).
+    ("repo_id", re.compile(r"(?<![\w-])repo_id[\"']?[ \t]*[=:][ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # Where a serving or training tool names its model or data set: vLLM's `vllm serve hfischer/...`
+    # and engine config `model='hfischer/...'`, `--model`, `base_model:` (axolotl), `snapshot_download(`.
+    ("vllm serve ", re.compile(r"vllm serve[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    (_MODEL_KEY_WORDS, re.compile(
+        r"(?<![\w-])(?:model|tokenizer|base_model|model_id|model_name|tokenizer_name|dataset_name|dataset_path)[\"']?[ \t]*[=:][ \t]*[\"']?"
+        r"(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9][\w.-]{0,95}(?:[\"',\s)]|$))"
+    )),
+    ("--model", re.compile(r"--(?:model|tokenizer|model_id|model_name|base_model|dataset_name)[= ][\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("_download(", re.compile(r"(?:snapshot|hf_hub)_download\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("load_dataset(", re.compile(r"load_dataset\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("exist on the hub", re.compile(r"Dataset '(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96}' doesn't exist on the Hub")),
+    ("upload ", re.compile(r"(?<![\w-])(?:huggingface-cli|hf) (?:upload|download)(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("download ", re.compile(r"(?<![\w-])(?:huggingface-cli|hf) download(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
 )
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
@@ -680,6 +701,8 @@ def find_file_owners(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 # What an organisation's Hub name ends with after a word that is also a given name (`allenai`).
+# Tails that make a name a group's or a product's on the Hub, whatever its head reads as.
+_ORG_WORD_TAILS = ("nlp", "ware", "labs", "research", "community")
 _ORG_TAILS = ("ai", "ml", "nlp", "lab", "labs", "hq", "org", "inc", "io", "tech", "dev", "bot", "ops", "research")
 
 
@@ -687,8 +710,18 @@ def _hub_owner(name: str) -> bool:
     """A Hub namespace that is a person's: a login as person_login reads one, or a given name
     the list knows with the first letters of the family name after it, as the Hub's sign-up
     suggests (`hannahfis`, `yusufdem`); not an organisation's tail (`allenai`)."""
+    if name.endswith(_ORG_WORD_TAILS):
+        return False  # a group's name (`hkunlp`, `llmware`), whatever its head
     if person_login(name):
         return True
+    given, underscore, family = name.partition("_")
+    if underscore and given.isalpha() and family.isalpha() and name.islower() and (given in GIVEN_NAMES or family in FAMILY_NAMES):
+        # `leila_ngata`, `seo_yamada`: a given and a family name joined as a login, one of them
+        # known (not a data set's words, `super_glue`, `cnn_dailymail`).
+        return not (names_a_tool(given) or names_a_tool(family) or team_like(name))
+    stem = name.rstrip("0123456789")
+    if 1 <= len(name) - len(stem) <= 3 and len(stem) >= 6 and stem.isalpha() and person_login(stem):
+        return True  # an initial and a family name no list knows, numbered (`mbrandstetter85`)
     return (
         name.isalpha()
         and name.islower()
@@ -772,7 +805,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         *((literal, rx.finditer, _hub_owner) for literal, rx in _HF_OWNER_RXS),
         ("entity", _entity_matches, _personal_entity),
     ):
-        if literal in present:
+        if literal in present if isinstance(literal, str) else not present.isdisjoint(literal):
             for m in matches(text):
                 name = m.group("user")
                 if judge(name.lower()):

@@ -239,6 +239,11 @@ class LogState:
             elif len(parts) > 2:
                 # `Astrid van der Berg`, `Aarav dos Santos Lima`: the first word is the given name.
                 self._learn_given(name.split()[0])
+                words = name.split()
+                if len(words) == 4 and all(w[:1].isupper() for w in words):
+                    # Spanish and Portuguese names give two given names before two family
+                    # names (`Juan Carlos Pérez Gómez`), which a thread writes together.
+                    self.names.setdefault(" ".join(words[:2]), None)
 
     @staticmethod
     def _given_like(login: str) -> bool:
