@@ -36,6 +36,9 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
     # GitHub Actions' workflow command that registers a secret (`echo "::add-mask::$TOKEN"` in
     # a `set -x` trace, or the command itself in a step's debug log): its value is one.
     "::add-mask::": (re.compile(r"::add-mask::(?P<v>[^\s'\"`]{1,512})"), "secret"),
+    # MinIO's client: `mc alias set ALIAS URL ACCESSKEY SECRETKEY` (older: `mc config host add`).
+    "mc alias set": (re.compile(r"mc alias set(?:[ \t]+--?[\w-]+(?:[ \t]+|=)[^\s-]\S*)*[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+" + _ARG), "secret"),
+    "mc config host add": (re.compile(r"mc config host add[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+" + _ARG), "secret"),
     # wandb login <key>
     "wandb login": (
         re.compile(

@@ -95,6 +95,21 @@ _NEXT_LINE_VALUE = re.compile(
     # The object or list may close on the value's line: `{"password":` / `   "x"}`.
     + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',{}\[\]]{7,4095})(?<!:)["']?[ \t]*[}\]]{0,8},?[ \t]*(?=\r?\n|\Z)"""
 )
+# A flag that is one item of an argument list, its value the next item: a quoted item of a
+# JSON or Python list (`"Cmd": [..., "--api-key",` / `"<value>"` in `docker inspect`,
+# `Command '['python', 'train.py', '--hub_token', '<value>']'` in a CalledProcessError), or
+# an unquoted item alone on its line, the value alone on the next (`kubectl describe pod`'s
+# `Args:` column, a pod spec's `- --db-password` / `- <value>`). A next item that is a flag
+# is no value.
+_QUOTED_NEXT_ITEM = re.compile(
+    r"""(?P<q>["'])[ \t]*,[ \t]*(?:""" + NEXT_LINE + r"""[ \t]*)?(?P=q)(?P<v>(?!-)[^"'\s]{1,4096})(?P=q)"""
+)
+_LINE_NEXT_ITEM = re.compile(
+    r"[ \t]*" + NEXT_LINE + r"[ \t]*(?:-[ \t]+)?(?P<v>[^\s\"'#-][^\s]{0,4095})[ \t]*(?=\r?\n|\Z)"
+)
+# openssl's options that take a pass phrase argument (`-passin pass:x`, `-passout pass:x`).
+_OPENSSL_PASS_OPTION = re.compile(r"(?<![\w-])-pass(?:in|out|word)?[ \t]+\Z")
+_ITEM_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:-[ \t]+)?\Z")
 # W&B's run config.yaml: the key's `desc:` line, then its `value:` (a nested mapping's
 # `value:` ends its line and is left to the keys under it).
 _DESCRIBED_VALUE = re.compile(
@@ -290,6 +305,8 @@ class _PairScanner:
                 self.parsed_until = m.end("v")
                 self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
             return
+        if sep is None and key.startswith("-") and self._list_item_value(start, key_end, info, core):
+            return
         if sep is None:
             if not self._whitespace_pair(start, key, core, info):
                 return
@@ -341,6 +358,25 @@ class _PairScanner:
         self.parsed_until = vend
         if value:
             self._value(info, core, value, vstart, vend)
+
+    def _list_item_value(self, start: int, key_end: int, info: KeyInfo, core: str) -> bool:
+        """A flag that is an item of an argument list, its value the next item (_QUOTED_NEXT_ITEM,
+        _LINE_NEXT_ITEM). True when the flag had a value there."""
+        text = self.text
+        if start and text[start - 1] in "\"'":
+            m = _QUOTED_NEXT_ITEM.match(text, key_end)
+            if m is None or m.group("q") != text[start - 1]:
+                return False
+        else:
+            lead = line_start(text, start, 64)
+            if (lead and text[lead - 1] != "\n") or _ITEM_LEAD.match(text, lead, start) is None:
+                return False
+            m = _LINE_NEXT_ITEM.match(text, key_end)
+            if m is None:
+                return False
+        self.parsed_until = m.end("v")
+        self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+        return True
 
     def _holds_pairs(self, vstart: int) -> bool:
         """The value starts a JSON object, a query string whose signature is a pair of its own,
@@ -511,6 +547,8 @@ class _PairScanner:
         key_start = text.rfind(core, max(0, vstart - 64), vstart)
         if key_start <= 0 or text[key_start - 1] != " " or text[key_start + len(core)] != ":":
             return False
+        if _OPENSSL_PASS_OPTION.search(text, max(0, key_start - 16), key_start):
+            return False  # openssl's pass phrase argument: `-passout pass:<value>`
         return not starts_line(text, key_start)
 
     def _wandb_line(self, pos: int) -> bool:

@@ -67,8 +67,12 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Modal token pairs (`modal token set --token-id ak-... --token-secret as-...`, and
     # ~/.modal.toml): ak-/as- + 22 alphanumerics.
     ("modal", "modal-token", 3, "-", r"(?<=a[ks]-)(?<![\w-]a[ks]-)[A-Za-z0-9]{22}" + _B),
-    # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
+    # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public),
+    # and a webhook endpoint's signing secret (`stripe listen` prints `whsec_` + 32 or more).
     ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
+    ("whsec", "stripe-key", 6, "_", r"(?<=whsec_)(?<![\w-]whsec_)[A-Za-z0-9+/]{32,88}={0,2}" + _B),
+    # Buildkite API access tokens (`bk configure --token`, BUILDKITE_API_TOKEN): bkua_ + 40 hex.
+    ("bkua", "buildkite-token", 5, "_", r"(?<=bkua_)(?<![\w-]bkua_)[0-9a-f]{40}" + _B),
     # Anthropic before OpenAI: both start with sk-.
     ("ant", "anthropic-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,250}" + _BW),
     ("oai", "openai-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)[A-Za-z0-9_-]{20,250}" + _BW),
@@ -84,7 +88,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("tvly", "tavily-key", 5, "-", r"(?<=tvly-)(?<![\w-]tvly-)(?:dev-)?[A-Za-z0-9]{30,40}" + _B),
     ("pul", "pulumi-token", 4, "-", r"(?<=pul-)(?<![\w-]pul-)[0-9a-f]{40}" + _B),
     ("agekey", "age-key", 15, "-", r"(?<=AGE-SECRET-KEY-)(?<![\w-]AGE-SECRET-KEY-)1[0-9A-Z]{58}" + _B),
-    ("xox", "slack-token", 5, "-", r"(?<=xox[abposre]-)(?<![\w-]xox[abposre]-)[A-Za-z0-9-]{10,250}" + _B),
+    # (`xoxc-` is a browser session's client token, sent with its `d` cookie.)
+    ("xox", "slack-token", 5, "-", r"(?<=xox[abposrec]-)(?<![\w-]xox[abposrec]-)[A-Za-z0-9-]{10,250}" + _B),
     ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![\w-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
     # GitLab personal, pipeline-trigger and CI job tokens (glpat-, glptt-, glcbt-), runner
     # and deploy tokens (glrt-, gldt-).
@@ -298,7 +303,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
     """Per-vendor checks that keep identifiers and words from passing as keys."""
     if name in ("hf", "hforg"):
         return char_classes(body) >= 2 and not body.islower()
-    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1"):
+    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1", "whsec"):
         return char_classes(body) >= 2
     if name == "oai":
         # `sk-learn-style` words are no key; a long random part is, dashes or not (OpenRouter's
@@ -376,7 +381,7 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github-token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{40,255})\Z")),
     ("anthropic-key", re.compile(r"sk-ant-[\w-]{20,300}\Z")),
     ("openai-key", re.compile(r"sk-[\w-]{20,300}\Z")),
-    ("slack-token", re.compile(r"(?:xox[abposre]|xapp)-[\w-]{10,250}\Z")),
+    ("slack-token", re.compile(r"(?:xox[abposrec]|xapp)-[\w-]{10,250}\Z")),
     ("aws-access-key", re.compile(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\Z")),
     ("google-api-key", re.compile(r"AIza[\w-]{35}\Z")),
     ("ngc-key", re.compile(r"nvapi-[\w-]{30,120}\Z")),
@@ -390,7 +395,8 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}\Z")),
     ("replicate-token", re.compile(r"r8_[A-Za-z0-9]{36,40}\Z")),
     ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,56}\Z")),
-    ("stripe-key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}\Z")),
+    ("stripe-key", re.compile(r"(?:[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}|whsec_[A-Za-z0-9+/]{32,88}={0,2})\Z")),
+    ("buildkite-token", re.compile(r"bkua_[0-9a-f]{40}\Z")),
     ("google-client-secret", re.compile(r"GOCSPX-[\w-]{20,40}\Z")),
     *((kind, re.compile(rx.pattern + r"\Z")) for kind, rx in _PREFIX_TOKENS.values()),
 ]
