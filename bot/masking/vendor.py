@@ -136,6 +136,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # as Twilio's older quickstart wrote it and tracebacks quote it: `client = Client("AC...",
     # "..."))`. The token alone is masked (_take); the SID names the account, not a secret.
     ("twilio", "twilio-token", 1, "A", r"C[0-9a-f]{32}[\"'],[ \t]?[\"'][0-9a-f]{32}(?=[\"'])"),
+    # JFrog Artifactory API keys (`X-JFrog-Art-Api: AKCp...`, a pip index's password): AKCp + 69.
+    ("akcp", "artifactory-key", 1, "A", r"KCp[A-Za-z0-9]{69}" + _B),
     # Atlassian API tokens (ATATT3 + about 186 characters, a checksum at the end).
     ("atatt", "atlassian-token", 1, "A", r"TATT3[A-Za-z0-9_=-]{100,300}" + _BW),
     # STS session tokens are base64 of a protobuf that begins the same way every time.
@@ -213,6 +215,7 @@ _HEADS = {
     "twilio": r"AC[0-9a-f]{32}[\"'],",
     "gapi": r"AIza",
     "atatt": r"ATATT3",
+    "akcp": r"AKCp",
     "awssess": r"FwoGZXIvYXdz",
     "awssess2": r"IQoJb3JpZ2lu",
     "pemb64": r"LS0tLS1CRUdJTi",
@@ -236,7 +239,7 @@ _PREFIXES = (
     "wandb_", "hvs.", "hvb.", "hvr.",
 )  # fmt: skip
 _KEY_NAMED = frozenset(("azure-client-secret", "azure-storage-key"))
-_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt", "twilio"))
+_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt", "twilio", "akcp"))
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _KEBAB_WORDS = re.compile(r"[a-z]+(?:[-_][a-z0-9]+)*\Z")
@@ -316,7 +319,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
         # 22 random characters mix all three classes nearly always; `as-ExpectedByTrainer`
         # words do not, nor do they reach four bits per character.
         return char_classes(body) >= 3 or (char_classes(body) == 2 and entropy(body) > 4.0)
-    if name in ("hrku", "atatt", "tfc", "notionold", "fw"):
+    if name in ("hrku", "atatt", "tfc", "notionold", "fw", "akcp"):
         return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":
         return any(ch.isdigit() for ch in body)
