@@ -125,6 +125,10 @@ def find_pem_blocks(text: str, edits: list[Edit], state: LogState) -> None:
             pos = closing.end()
             continue
         rest = text[marker_end : min(line_end, marker_end + 64)].strip(" \t\r")
+        split = _SPLIT_STRING_TAIL.fullmatch(rest)
+        if split is not None:  # pprint's split string: one quoted, escaped line of the key per line
+            pos = _mask_split_string_body(text, line_end, split.group("q"), edits)
+            continue
         if rest:  # a `\\n`-escaped block whose END was cut off: mask to the end of the string
             tail = _ESCAPED_REST.match(text, marker_end)
             end = tail.end() if tail is not None and tail.end() > marker_end else line_end
@@ -203,6 +207,35 @@ def _mask_cut_escaped_body(text: str, pos: int, edits: list[Edit], typed: bool =
             return closing.end(), False
         pos = end
     return pos, False
+
+
+# pprint (a notebook's `pprint(service_account_info)`, a repr a logger wraps) splits a long
+# string after each `\n` into adjacent literals, one per line, aligned under the first:
+# `'private_key': '-----BEGIN PRIVATE KEY-----\n'`, then `                'MIIEv...\n'`.
+_SPLIT_STRING_TAIL = re.compile(r"(?:\\[rn])+(?P<q>['\"])")
+_SPLIT_STRING_LINE = re.compile(r"[ \t]*(?P<q>['\"])(?P<v>[A-Za-z0-9+/=]{1,400})(?:\\[rn])*(?P=q)[ \t]*\Z")
+
+
+def _mask_split_string_body(text: str, pos: int, quote: str, edits: list[Edit]) -> int:
+    """Mask the key's letters in the split string's lines after `pos` (the BEGIN line's end):
+    one placeholder on the first, the others blanked, up to the END marker's line or a line of
+    another shape. Returns where the masked part ends."""
+    spans: list[tuple[int, int]] = []
+    for _ in range(_MAX_BLOCK_LINES):
+        start = pos + 1
+        if start >= len(text):
+            break
+        end = _line_end(text, start)
+        m = _SPLIT_STRING_LINE.match(text, start, end)
+        if m is None or m.group("q") != quote:
+            break
+        spans.append((m.start("v"), m.end("v")))
+        pos = end
+    if spans:
+        body = "".join(text[a:b] for a, b in spans)
+        edits.append((spans[0][0], spans[0][1], "private-key", body))
+        edits.extend((a, b, "", "") for a, b in spans[1:])
+    return pos
 
 
 def _mask_between(text: str, start: int, end: int, edits: list[Edit]) -> None:

@@ -36,6 +36,28 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
     # GitHub Actions' workflow command that registers a secret (`echo "::add-mask::$TOKEN"` in
     # a `set -x` trace, or the command itself in a step's debug log): its value is one.
     "::add-mask::": (re.compile(r"::add-mask::(?P<v>[^\s'\"`]{1,512})"), "secret"),
+    # Password options of the commands that take one as `-p` (twine's upload; MongoDB's shell
+    # and tools: `mongosh "mongodb://h" -u ml -p <pw>`, `mongodump -u ml -p <pw>`).
+    "twine": (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password"),
+    **{tool: (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password")
+       for tool in ("mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport")},
+    # A password given positionally after its user: `htpasswd -b[c] FILE USER PASSWORD`,
+    # `rabbitmqctl add_user USER PASSWORD` / `change_password USER PASSWORD`.
+    "htpasswd": (re.compile(r"htpasswd[ \t]+-[A-Za-z]{0,5}b[A-Za-z]{0,5}[ \t]+\S+[ \t]+\S+[ \t]+" + _ARG), "password"),
+    "add_user": (re.compile(r"add_user[ \t]+\S+[ \t]+" + _ARG), "password"),
+    "change_password": (re.compile(r"change_password[ \t]+\S+[ \t]+" + _ARG), "password"),
+    # A secret store's value, whatever its name: `gh secret set NAME --body <value>` (`-b`),
+    # `az keyvault secret set ... --value <value>`, an SSM SecureString's
+    # `aws ssm put-parameter ... --value <value> --type SecureString`.
+    "secret set": (re.compile(r"secret set[ \t][^\n]{0,256}?(?<=\s)(?:--body|-b|--value)(?:[ \t]+|=)" + _ARG), "secret"),
+    "put-parameter": (re.compile(r"put-parameter(?=[^\n]{0,512}SecureString)[^\n]{0,256}?--value(?:[ \t]+|=)" + _ARG), "secret"),
+    # Poetry's repository credentials: `poetry config http-basic.<repo> <user> <password>`,
+    # `poetry config pypi-token.<repo> <token>`.
+    "http-basic.": (re.compile(r"http-basic\.[\w.-]{1,64}[ \t]+\S+[ \t]+" + _ARG), "password"),
+    "pypi-token.": (re.compile(r"pypi-token\.[\w.-]{1,64}[ \t]+" + _ARG), "secret"),
+    # MinIO's client: `mc alias set ALIAS URL ACCESSKEY SECRETKEY` (older: `mc config host add`).
+    "mc alias set": (re.compile(r"mc alias set(?:[ \t]+--?[\w-]+(?:[ \t]+|=)[^\s-]\S*)*[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+" + _ARG), "secret"),
+    "mc config host add": (re.compile(r"mc config host add[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+" + _ARG), "secret"),
     # wandb login <key>
     "wandb login": (
         re.compile(

@@ -44,6 +44,9 @@ _PASSWORD_WORDS = frozenset(("pass", "pw", "passcode", "pword", "passwrd"))
 # Redis's password directives (redis.conf, `redis-server --requirepass`, `CONFIG GET`): one word
 # each, that no rule above reads as a password.
 REDIS_PASSWORD_KEYS = frozenset(("requirepass", "masterauth"))
+# Java's keytool and jarsigner name a keystore's and a key's password in one word each
+# (`keytool -importkeystore -deststorepass x -srcstorepass y`, `-keypass`).
+_KEYSTORE_PASSWORD_KEYS = frozenset(("storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"))
 # Last words of a key that names something about a password, not the password itself.
 _PASSWORD_ABOUT = frozenset(
     (
@@ -227,7 +230,7 @@ def classify_key(key: str) -> KeyInfo | None:
         return KeyInfo(Role.HOST, "host")
     if last == "authorization":
         return KeyInfo(Role.AUTHZ, "token")
-    if last.endswith(_PASSWORD_ENDS) or last in _PASSWORD_WORDS or norm in REDIS_PASSWORD_KEYS:
+    if last.endswith(_PASSWORD_ENDS) or last in _PASSWORD_WORDS or norm in REDIS_PASSWORD_KEYS or norm in _KEYSTORE_PASSWORD_KEYS:
         return KeyInfo(Role.SECRET, "password")
     if len(words) > 1 and words[-2].endswith(_PASSWORD_ENDS) and last not in _PASSWORD_ABOUT:
         # `password_mysql`, `PASSWORD_PROD`, `db_password_2`: the password, named for what it

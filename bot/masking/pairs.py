@@ -95,6 +95,28 @@ _NEXT_LINE_VALUE = re.compile(
     # The object or list may close on the value's line: `{"password":` / `   "x"}`.
     + r"""[ \t]{0,64}["']?(?P<v>[^\s"',{}\[\]#-][^\s"',{}\[\]]{7,4095})(?<!:)["']?[ \t]*[}\]]{0,8},?[ \t]*(?=\r?\n|\Z)"""
 )
+# A flag that is one item of an argument list, its value the next item (or a key that is a
+# call's first argument, its value the second: _FIRST_ARGUMENT): a quoted item of a
+# JSON or Python list (`"Cmd": [..., "--api-key",` / `"<value>"` in `docker inspect`,
+# `Command '['python', 'train.py', '--hub_token', '<value>']'` in a CalledProcessError), or
+# an unquoted item alone on its line, the value alone on the next (`kubectl describe pod`'s
+# `Args:` column, a pod spec's `- --db-password` / `- <value>`). A next item that is a flag
+# is no value.
+_QUOTED_NEXT_ITEM = re.compile(
+    r"""(?P<q>["'])[ \t]*,[ \t]*(?:""" + NEXT_LINE + r"""[ \t]*)?(?P=q)(?P<v>(?!-)[^"'\s]{1,4096}|-[^-"'\s][^"'\s]{15,4095})(?P=q)"""
+)
+_LINE_NEXT_ITEM = re.compile(
+    r"[ \t]*" + NEXT_LINE + r"[ \t]*(?:-[ \t]+)?(?P<v>[^\s\"'#-][^\s]{0,4095})[ \t]*(?=\r?\n|\Z)"
+)
+# openssl's options that take a pass phrase argument (`-passin pass:x`, `-passout pass:x`).
+_OPENSSL_PASS_OPTION = re.compile(r"(?<![\w-])-pass(?:in|out|word)?[ \t]+\Z")
+# A package manager's `config set KEY VALUE` (npm, pnpm, yarn): the key may follow a
+# registry's path (`//registry.npmjs.org/:_authToken`).
+_CONFIG_SET = re.compile(r"(?<![\w-])config[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?:[^\s:]{0,200}:)?\Z")
+# A key quoted as a call's first argument, its value the second: Spark's
+# `spark.conf.set("fs.s3a.secret.key", "<value>")` and `.config(...)`, a tuple's `("password", ...)`.
+_FIRST_ARGUMENT = re.compile(r"\([ \t]*[\"']\Z")
+_ITEM_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:-[ \t]+)?\Z")
 # W&B's run config.yaml: the key's `desc:` line, then its `value:` (a nested mapping's
 # `value:` ends its line and is left to the keys under it).
 _DESCRIBED_VALUE = re.compile(
@@ -287,8 +309,13 @@ class _PairScanner:
             # redis-cli's `CONFIG GET requirepass` reply: `1) "requirepass"`, the value below.
             m = _REDIS_REPLY_VALUE.match(text, key_end)
             if m is not None:
-                self.parsed_until = m.end("v")
-                self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+                self._take(m, info, core)
+            return
+        if (
+            sep is None
+            and (key.startswith("-") or _FIRST_ARGUMENT.search(text, max(0, start - 8), start) is not None)
+            and self._list_item_value(start, key_end, info, core)
+        ):
             return
         if sep is None:
             if not self._whitespace_pair(start, key, core, info):
@@ -342,6 +369,31 @@ class _PairScanner:
         if value:
             self._value(info, core, value, vstart, vend)
 
+    def _list_item_value(self, start: int, key_end: int, info: KeyInfo, core: str) -> bool:
+        """A flag that is an item of an argument list, its value the next item (_QUOTED_NEXT_ITEM,
+        _LINE_NEXT_ITEM). True when the flag had a value there."""
+        text = self.text
+        if start and text[start - 1] in "\"'":
+            m = _QUOTED_NEXT_ITEM.match(text, key_end)
+            if m is None or m.group("q") != text[start - 1]:
+                return False
+        else:
+            lead = line_start(text, start, 64)
+            if (lead and text[lead - 1] != "\n") or _ITEM_LEAD.match(text, lead, start) is None:
+                return False
+            m = _LINE_NEXT_ITEM.match(text, key_end)
+            if m is None:
+                return False
+        if m.group("v").startswith("-") and not looks_like_secret(m.group("v")):
+            return False  # the next option (`'-v'`, `'-output-dir'`), not a value: a token may start with `-`
+        self._take(m, info, core)
+        return True
+
+    def _take(self, m: re.Match[str], info: KeyInfo, core: str) -> None:
+        """The value in `m`'s group `v`: parsed up to its end, masked as its key says."""
+        self.parsed_until = m.end("v")
+        self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+
     def _holds_pairs(self, vstart: int) -> bool:
         """The value starts a JSON object, a query string whose signature is a pair of its own,
         or a pair whose key says what it holds (botocore's `credentials: aws_access_key_id=...`:
@@ -375,15 +427,13 @@ class _PairScanner:
         m = _ENCODED_JSON_VALUE.match(self.text, pos)
         if m is None:
             return False
-        self.parsed_until = m.end("v")
-        self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+        self._take(m, info, core)
         return True
 
     def _next_line_value(self, pos: int, info: KeyInfo, core: str) -> None:
         m = _NEXT_LINE_VALUE.match(self.text, pos)
         if m is not None:
-            self.parsed_until = m.end("v")
-            self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+            self._take(m, info, core)
 
     def _printed_value(self, start: int, key_end: int, info: KeyInfo, core: str) -> bool:
         """`echo $KEY`, `printenv KEY`, `kubectl get secret ... {.data.key} | base64 -d`: the
@@ -399,8 +449,7 @@ class _PairScanner:
             info = KeyInfo(Role.SECRET, info.kind)  # a key of a Secret's data: a secret whatever its shape
         m = _PRINTED_VALUE.match(text, rest.end())
         if m is not None:
-            self.parsed_until = m.end("v")
-            self._value(info, core, m.group("v"), m.start("v"), m.end("v"))
+            self._take(m, info, core)
         return True
 
     def _whitespace_pair(self, start: int, key: str, core: str, info: KeyInfo) -> bool:
@@ -442,6 +491,8 @@ class _PairScanner:
             if _NETRC_MACHINE.search(line):
                 return True
             return starts_line(text, start) and _NETRC_MACHINE.search(text, max(0, start - 256), start) is not None
+        if _CONFIG_SET.search(text, max(line_start(text, start, 256), start - 256), start):
+            return True  # `npm config set //registry.npmjs.org/:_authToken <value>`, `yarn config set npmAuthToken <value>`
         return text[max(line_start(text, start, 16), start - 16) : start].endswith("configure set ")
 
     def _line_value(self, start: int, sep: str, info: KeyInfo) -> bool:
@@ -511,6 +562,8 @@ class _PairScanner:
         key_start = text.rfind(core, max(0, vstart - 64), vstart)
         if key_start <= 0 or text[key_start - 1] != " " or text[key_start + len(core)] != ":":
             return False
+        if _OPENSSL_PASS_OPTION.search(text, max(0, key_start - 16), key_start):
+            return False  # openssl's pass phrase argument: `-passout pass:<value>`
         return not starts_line(text, key_start)
 
     def _wandb_line(self, pos: int) -> bool:

@@ -381,6 +381,22 @@ def _deep_user(text: str, pos: int) -> re.Match[str] | None:
     return None
 
 
+# A run of base64 letters with no blank in it, long as a key's, one of its `/`-cut pieces a
+# random mix of cases and digits (a path's pieces are words).
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{60,}={0,2}\Z")
+_RANDOM_PIECE = re.compile(r"(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*\d)[A-Za-z0-9+]{20,}")
+
+
+def _in_base64_run(text: str, pos: int) -> bool:
+    """Whether `pos` lies inside a blank-free run of base64 letters (an ssh public key's body)."""
+    lo, hi = max(0, pos - 400), min(len(text), pos + 400)
+    start = max(text.rfind(" ", lo, pos), text.rfind("\n", lo, pos), text.rfind("\t", lo, pos)) + 1
+    ends = [i for i in (text.find(" ", pos, hi), text.find("\n", pos, hi), text.find("\t", pos, hi)) if i != -1]
+    end = min(ends) if ends else hi
+    run = text[max(start, lo) : end]
+    return _BASE64_RUN.match(run) is not None and _RANDOM_PIECE.search(run) is not None
+
+
 def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: LogState) -> None:
     if seg == "Users" and m.group("spaced"):
         edits.append((m.start("spaced"), m.end("spaced"), "user", m.group("spaced")))
@@ -412,6 +428,8 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         return  # `/scratch/ABC123`: a job or project directory
     if seg == "u" and "://" in text[max(0, m.start() - 200) : m.start()]:
         return  # /u/ in a web URL path is not a home directory
+    if seg == "u" and _in_base64_run(text, m.start()):
+        return  # `...Dt9//u/C8JF...` inside an ssh public key's or a certificate's base64
     if seg in _USER_ROOTS and _LUSTRE_SKIP.match(user.lower()):
         return
     if seg in _STORAGE_ROOTS and not (

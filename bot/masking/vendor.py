@@ -67,8 +67,12 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Modal token pairs (`modal token set --token-id ak-... --token-secret as-...`, and
     # ~/.modal.toml): ak-/as- + 22 alphanumerics.
     ("modal", "modal-token", 3, "-", r"(?<=a[ks]-)(?<![\w-]a[ks]-)[A-Za-z0-9]{22}" + _B),
-    # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public).
+    # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public),
+    # and a webhook endpoint's signing secret (`stripe listen` prints `whsec_` + 32 or more).
     ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
+    ("whsec", "stripe-key", 6, "_", r"(?<=whsec_)(?<![\w-]whsec_)[A-Za-z0-9+/]{32,88}={0,2}" + _B),
+    # Buildkite API access tokens (`bk configure --token`, BUILDKITE_API_TOKEN): bkua_ + 40 hex.
+    ("bkua", "buildkite-token", 5, "_", r"(?<=bkua_)(?<![\w-]bkua_)[0-9a-f]{40}" + _B),
     # Anthropic before OpenAI: both start with sk-.
     ("ant", "anthropic-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,250}" + _BW),
     ("oai", "openai-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)[A-Za-z0-9_-]{20,250}" + _BW),
@@ -84,7 +88,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("tvly", "tavily-key", 5, "-", r"(?<=tvly-)(?<![\w-]tvly-)(?:dev-)?[A-Za-z0-9]{30,40}" + _B),
     ("pul", "pulumi-token", 4, "-", r"(?<=pul-)(?<![\w-]pul-)[0-9a-f]{40}" + _B),
     ("agekey", "age-key", 15, "-", r"(?<=AGE-SECRET-KEY-)(?<![\w-]AGE-SECRET-KEY-)1[0-9A-Z]{58}" + _B),
-    ("xox", "slack-token", 5, "-", r"(?<=xox[abposre]-)(?<![\w-]xox[abposre]-)[A-Za-z0-9-]{10,250}" + _B),
+    # (`xoxc-` is a browser session's client token, sent with its `d` cookie.)
+    ("xox", "slack-token", 5, "-", r"(?<=xox[abposrec]-)(?<![\w-]xox[abposrec]-)[A-Za-z0-9-]{10,250}" + _B),
     ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![\w-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
     # GitLab personal, pipeline-trigger and CI job tokens (glpat-, glptt-, glcbt-), runner
     # and deploy tokens (glrt-, gldt-).
@@ -131,6 +136,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # as Twilio's older quickstart wrote it and tracebacks quote it: `client = Client("AC...",
     # "..."))`. The token alone is masked (_take); the SID names the account, not a secret.
     ("twilio", "twilio-token", 1, "A", r"C[0-9a-f]{32}[\"'],[ \t]?[\"'][0-9a-f]{32}(?=[\"'])"),
+    # JFrog Artifactory API keys (`X-JFrog-Art-Api: AKCp...`, a pip index's password): AKCp + 69.
+    ("akcp", "artifactory-key", 1, "A", r"KCp[A-Za-z0-9]{69}" + _B),
     # Atlassian API tokens (ATATT3 + about 186 characters, a checksum at the end).
     ("atatt", "atlassian-token", 1, "A", r"TATT3[A-Za-z0-9_=-]{100,300}" + _BW),
     # STS session tokens are base64 of a protobuf that begins the same way every time.
@@ -208,6 +215,7 @@ _HEADS = {
     "twilio": r"AC[0-9a-f]{32}[\"'],",
     "gapi": r"AIza",
     "atatt": r"ATATT3",
+    "akcp": r"AKCp",
     "awssess": r"FwoGZXIvYXdz",
     "awssess2": r"IQoJb3JpZ2lu",
     "pemb64": r"LS0tLS1CRUdJTi",
@@ -231,7 +239,7 @@ _PREFIXES = (
     "wandb_", "hvs.", "hvb.", "hvr.",
 )  # fmt: skip
 _KEY_NAMED = frozenset(("azure-client-secret", "azure-storage-key"))
-_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt", "twilio"))
+_EDGE_CHECKED = frozenset(("aws", "gapi", "awssess", "awssess2", "pemb64", "azad", "azkey", "atatt", "twilio", "akcp"))
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _KEBAB_WORDS = re.compile(r"[a-z]+(?:[-_][a-z0-9]+)*\Z")
@@ -298,7 +306,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
     """Per-vendor checks that keep identifiers and words from passing as keys."""
     if name in ("hf", "hforg"):
         return char_classes(body) >= 2 and not body.islower()
-    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1"):
+    if name in ("gh", "npm", "r8", "gsk", "stripe", "ghpat", "wandbv1", "whsec"):
         return char_classes(body) >= 2
     if name == "oai":
         # `sk-learn-style` words are no key; a long random part is, dashes or not (OpenRouter's
@@ -311,7 +319,7 @@ def _plausible(name: str, token: str, body: str) -> bool:
         # 22 random characters mix all three classes nearly always; `as-ExpectedByTrainer`
         # words do not, nor do they reach four bits per character.
         return char_classes(body) >= 3 or (char_classes(body) == 2 and entropy(body) > 4.0)
-    if name in ("hrku", "atatt", "tfc", "notionold", "fw"):
+    if name in ("hrku", "atatt", "tfc", "notionold", "fw", "akcp"):
         return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":
         return any(ch.isdigit() for ch in body)
@@ -376,7 +384,7 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github-token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{40,255})\Z")),
     ("anthropic-key", re.compile(r"sk-ant-[\w-]{20,300}\Z")),
     ("openai-key", re.compile(r"sk-[\w-]{20,300}\Z")),
-    ("slack-token", re.compile(r"(?:xox[abposre]|xapp)-[\w-]{10,250}\Z")),
+    ("slack-token", re.compile(r"(?:xox[abposrec]|xapp)-[\w-]{10,250}\Z")),
     ("aws-access-key", re.compile(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\Z")),
     ("google-api-key", re.compile(r"AIza[\w-]{35}\Z")),
     ("ngc-key", re.compile(r"nvapi-[\w-]{30,120}\Z")),
@@ -390,7 +398,8 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}\Z")),
     ("replicate-token", re.compile(r"r8_[A-Za-z0-9]{36,40}\Z")),
     ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,56}\Z")),
-    ("stripe-key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}\Z")),
+    ("stripe-key", re.compile(r"(?:[sr]k_(?:live|test)_[A-Za-z0-9]{20,250}|whsec_[A-Za-z0-9+/]{32,88}={0,2})\Z")),
+    ("buildkite-token", re.compile(r"bkua_[0-9a-f]{40}\Z")),
     ("google-client-secret", re.compile(r"GOCSPX-[\w-]{20,40}\Z")),
     *((kind, re.compile(rx.pattern + r"\Z")) for kind, rx in _PREFIX_TOKENS.values()),
 ]

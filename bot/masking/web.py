@@ -36,6 +36,9 @@ _PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None
      "password", None),
 ]
 _COOKIE_HEADER = re.compile(r"(?i)(?:\b|(?<=\\n))(?:set-)?cookie:[ \t]*")  # also after an escaped `\r\n`
+# A client's `cookies=` argument as a header's string (Kubeflow's `kfp.Client(host=...,
+# cookies="authservice_session=...")`): the string's closing quote ends it.
+_COOKIE_ARGUMENT = re.compile(r"(?<![\w.])cookies?[ \t]*=[ \t]*[fbr]?(?P<q>[\"'])")
 _COOKIE_ATTRS = re.compile(r"(?i)(?:path|domain|expires|max-age|samesite)\Z")
 # RFC 6265's cookie-octet has no backslash: http.client's `send: b'...\r\nCookie: sid=x\r\n...'`
 # debug line escapes the header's end, and the value stops there.
@@ -43,7 +46,7 @@ _COOKIE = re.compile(r"(?P<name>[^\s=;,\\]{1,64})=(?P<v>[^\s;,\\]{1,4096})")
 # One scan for which literals a text holds, not one sweep of the text per literal.
 _PATH_LITERALS = LiteralSet(literal for literal, _, _, _ in _PATH_TOKENS)
 WEB_KINDS = (*(kind for _, _, kind, _ in _PATH_TOKENS), "cookie")
-WEB_WORDS = ("cookie:",)
+WEB_WORDS = ("cookie:", "cookies=", "cookie=")
 
 
 def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> None:
@@ -55,20 +58,28 @@ def find_web_credentials(text: str, present: set[str], edits: list[Edit]) -> Non
                 if valid is not None and not valid(m.group("v")):
                     continue
                 edits.append((m.start("v"), m.end("v"), kind, m.group("v")))
-    if "cookie:" not in present:
-        return
-    for header in _COOKIE_HEADER.finditer(text):
-        end = text.find("\n", header.end())
-        end = len(text) if end == -1 else end
-        escaped_end = text.find("\\r\\n", header.end(), end)  # the next header of an escaped request
-        end = end if escaped_end == -1 else escaped_end
-        for m in _COOKIE.finditer(text, header.end(), end):
-            if _COOKIE_ATTRS.match(m.group("name")):
-                continue  # `Set-Cookie: sid=x; Path=/; Expires=...`: attributes hold no secret
-            value = m.group("v").strip("\"'")
-            if value and (looks_like_secret(value) or _session_like(value)):
-                start = m.start("v") + m.group("v").index(value)
-                edits.append((start, start + len(value), "cookie", value))
+    if "cookie:" in present:
+        for header in _COOKIE_HEADER.finditer(text):
+            end = text.find("\n", header.end())
+            end = len(text) if end == -1 else end
+            escaped_end = text.find("\\r\\n", header.end(), end)  # the next header of an escaped request
+            _mask_cookies(text, header.end(), end if escaped_end == -1 else escaped_end, edits)
+    if "cookies=" in present or "cookie=" in present:
+        for argument in _COOKIE_ARGUMENT.finditer(text):
+            end = text.find(argument.group("q"), argument.end(), argument.end() + 8192)
+            if end != -1:
+                _mask_cookies(text, argument.end(), end, edits)
+
+
+def _mask_cookies(text: str, start: int, end: int, edits: list[Edit]) -> None:
+    """The session values of the cookies in text[start:end], their names and attributes kept."""
+    for m in _COOKIE.finditer(text, start, end):
+        if _COOKIE_ATTRS.match(m.group("name")):
+            continue  # `Set-Cookie: sid=x; Path=/; Expires=...`: attributes hold no secret
+        value = m.group("v").strip("\"'")
+        if value and (looks_like_secret(value) or _session_like(value)):
+            vstart = m.start("v") + m.group("v").index(value)
+            edits.append((vstart, vstart + len(value), "cookie", value))
 
 
 def _session_like(value: str) -> bool:

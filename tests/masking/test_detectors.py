@@ -77,6 +77,12 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "sentry-token": ("sentry-cli --auth-token sntrys_eyJpYXQiOjE3MDAwMDAwMDAuMCwidXJsIjoiaHR0cHM6Ly9zZW50cnkuaW8ifQ_Hu7qnQTupqziQPtDu7W7eaDNKgeInGqi7w4e4pxskC1 releases new 1.2", "sntrys_eyJpYXQiOjE3MDAwMDAwMDAuMCwidXJsIjoiaHR0cHM6Ly9zZW50cnkuaW8ifQ_Hu7qnQTupqziQPtDu7W7eaDNKgeInGqi7w4e4pxskC1"),
     "modal-token": ("$ modal token set --token-id ak-Qm7vX2pLr9TnB4kZw8JcYd --token-secret as-H3fN8qWzL1xVt6RpK9mBcS", "ak-Qm7vX2pLr9TnB4kZw8JcYd"),
     "twilio-token": ('    client = Client("AC4c1d8e2b7f3a9065d2e8c1b7a4f30e96", "7d2b9e4f1a6c3e8b0d5f2a7c9e1b4d6f")', "7d2b9e4f1a6c3e8b0d5f2a7c9e1b4d6f"),
+    # `bk configure` (Buildkite's CLI) and a pip index behind JFrog Artifactory.
+    "buildkite-token": ("$ bk configure --org acme --token bkua_0f3a8e3d9b4c4a1e8f2d7c6b5a4938270f3a8e3d", "bkua_0f3a8e3d9b4c4a1e8f2d7c6b5a4938270f3a8e3d"),
+    "artifactory-key": (
+        'curl -H "X-JFrog-Art-Api: AKCp8kQ2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA1bC3dE5fg" https://acme.jfrog.io/artifactory/api/pypi/ml/simple/',
+        "AKCp8kQ2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA1bC3dE5fg",
+    ),
     "ngrok-token": ("!ngrok config add-authtoken 2Xq7vLm3TnR8pKw4ZcY9bJd6HsF_5gNtQ2rWx8VkLm4Pz7Cy", "2Xq7vLm3TnR8pKw4ZcY9bJd6HsF_5gNtQ2rWx8VkLm4Pz7Cy"),
     "fireworks-key": ("fireworks.client.api_key = 'fw_5jIc1xLJjBictx57Y3c5wnRp'", "fw_5jIc1xLJjBictx57Y3c5wnRp"),
     "postman-key": ("newman run c.json --env-var apikey=PMAK-3bd4755d05ad7853c1f76eb9-7706ca828bca0385813dbad3c681d06bd2", "PMAK-3bd4755d05ad7853c1f76eb9-7706ca828bca0385813dbad3c681d06bd2"),
