@@ -30,9 +30,12 @@ _EMBEDDED_PREFIX = regex.compile(
 _NCCL_PREFIX = regex.compile(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] NCCL ")
 # Where NCCL printed a line from, whatever follows the `[dev]` (`NCCL WARN`, `misc/ibvwrap.cc:280 NCCL WARN`).
 _NCCL_ORIGIN = regex.compile(r"(?<![^\s\]:>])(?=[^\s:\[\]]*[^\d\s:\[\]])(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] ")
-# Ranks named inside the message text.
+# Ranks named inside the message text. PyTorch's ncclUniqueId refusal opens with the rank that
+# prints it (`[14] is setting up NCCL communicator ... from [0] ...`) and ends naming the rank it
+# waited on (`... possible application crash on rank 0`): the leftmost match, its own, wins.
 _RANK_IN_TEXT = regex.compile(
-    r"\[(?:PG \S+ )?Rank (?P<rank>\d{1,6})\]"
+    r"\[(?P<rank>\d{1,6})\] is setting up NCCL communicator\b"
+    r"|\[(?:PG \S+ )?Rank (?P<rank>\d{1,6})\]"
     r"|\bRank (?P<rank>\d{1,6})\b"
     r"|\b(?:global_)?rank[ =:]\s?(?P<rank>\d{1,6})\b"
 )

@@ -17,6 +17,18 @@ from bot.matcher.lines import parse_line, parse_timestamp, strip_prefixes
         ("worker-2: [rank9]: torch.OutOfMemoryError", 9),
         ("[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout", 6),
         ("[PG 0 Rank 4] Timeout at NCCL work: 12", 4),
+        # LLaVA#930 / LlamaFactory#2470: rank 6 prints it; rank 0 is the one it names as crashed
+        (
+            "RuntimeError: [6] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+            "key-value store by key '0', but store->get('0') got error: Connection reset by peer. This may "
+            "indicate a possible application crash on rank 0 or a network set up issue.",
+            6,
+        ),
+        (
+            "gpu004: RuntimeError: [14] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via "
+            "c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer.",
+            14,
+        ),
         ("RuntimeError: CUDA error: an illegal memory access", None),
     ],
 )

@@ -31,6 +31,39 @@ def test_pasted_excerpt_names_the_thread_cause(path: Path) -> None:
     assert found.id == expected, f"{path.name}: {found.id}"
 
 
+# Multi-rank excerpts and the rank that began the failure (None: every rank shown is a victim
+# of one that left no line here), as the thread settles it.
+INITIATORS = [
+    ("gpu-ecc-error--pytorch-pytorch-113128.log", 12),  # `[default0]:[rank12]:`: the global rank
+    ("nccl-shm-too-small--NVIDIA-DeepLearningExamples-1386.log", 2),  # rank 3's traceback follows
+    ("nccl-efa-peer-unreachable--NVIDIA-nccl-1928.log", 3),
+    ("nccl-watchdog-timeout--aioz-ai-GCD-6.log", 0),  # ranks 1-3 time out, rank 0 never arrived
+    ("nccl-watchdog-timeout--snap-research-discoscene-5.log", None),  # the agent's rank 7 timed out too
+    ("worker-aborted-sigabrt--horovod-horovod-1350.log", 1),  # Open MPI names the rank
+    ("worker-aborted-sigabrt--NVIDIA-nccl-1504.log", 3),
+    ("nccl-uniqueid-store-timeout--hiyouga-LlamaFactory-2470.log", None),  # rank 14 waited on rank 0
+]
+
+
+@pytest.mark.parametrize(("name", "rank"), INITIATORS, ids=[n for n, _ in INITIATORS])
+def test_pasted_excerpt_names_the_rank_that_began_it(name: str, rank: int | None) -> None:
+    d = MATCHER.diagnose((ROOT / "tests" / "data" / "threads" / name).read_text(encoding="utf-8"))
+    assert d.initiating_rank == rank, (d.initiating_rank, d.rank_basis)
+
+
+@pytest.mark.parametrize(
+    ("name", "rank"),
+    [
+        ("nccl-uniqueid-store-timeout--hiyouga-LlamaFactory-2470.log", [14]),
+        ("nccl-uniqueid-store-timeout--haotian-liu-LLaVA-930.log", [1, 6]),
+    ],
+)
+def test_the_ncclUniqueId_refusal_is_the_printing_ranks_not_the_rank_it_names(name: str, rank: list[int]) -> None:
+    """`[14] is setting up NCCL communicator ... possible application crash on rank 0`: rank 14 wrote it."""
+    d = MATCHER.diagnose((ROOT / "tests" / "data" / "threads" / name).read_text(encoding="utf-8"))
+    assert d.root is not None and d.root.ranks == rank
+
+
 def test_named_misuse_outranks_the_bare_invalid_usage() -> None:
     """With the 'Last error' line present, the duplicate GPU is the cause and invalid usage its symptom."""
     d = MATCHER.diagnose(
