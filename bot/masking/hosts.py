@@ -592,8 +592,11 @@ LINE_HOSTS_TRIGGER = (
 # numbers the same way (`step100: `, `eth0: `, `sda1: `), nor ssh -v's `debug1: `.
 # Read while the masker learns (Masker.learn), on one line of each digit shape, so a pdsh log's
 # million labels cost nothing; the learned-names pass masks them (and their numbered siblings)
-# on every line. (Led by the newline, so `re` seeks it in C.)
-_PDSH_LABEL_BYTES = re.compile(rb"\n([A-Za-z][A-Za-z0-9.]{0,62}-[A-Za-z0-9.-]{0,62}[0-9][A-Za-z0-9.-]{0,62}|[A-Za-z]{1,12}[0-9]{3,6}): ")
+# on every line. (Led by the newline, so `re` seeks it in C. A label is all of the line's
+# leading run of its characters, `: ` after it: the lookahead takes the run at once and turns
+# a line that is no label away before the branches back off through it, which cost the NCCL
+# families' `host:pid:tid [dev]` lines several passes each.)
+_PDSH_LABEL_BYTES = re.compile(rb"\n(?=[A-Za-z0-9.-]++: )([A-Za-z][A-Za-z0-9.]{0,62}-[A-Za-z0-9.-]{0,62}[0-9][A-Za-z0-9.-]{0,62}|[A-Za-z]{1,12}[0-9]{3,6}): ")
 _NOT_PDSH_HOST = re.compile(
     r"(?i)(?:step|epoch|iter|iteration|phase|stage|test|layer|block|batch|round|trial|run|job|task|rank|default|local|debug"
     r"|sha|md|crc|utf|fp|bf|tf|int|uint|float|top|p|gpt|llama|bert|resnet|vit|qwen|mistral|checkpoint|ckpt|model"

@@ -127,8 +127,12 @@ _DONE = regex.compile(
     r"|\{'train_runtime': \d"
 )
 _BANNER_RANK = regex.compile(r"\bProcess rank: (\d{1,6})\b")
+# The host starts where a character it cannot hold stands before it, and is taken whole (it
+# is followed by `:`, which it cannot hold, so a shorter one never matches): a search no
+# longer tries each later character of a launcher's label as a host and backs off it one
+# character at a time (`[1,47]<stdout>:gpu-node-5:...`, mpirun's tag), the same matches.
 _NCCL_INIT = regex.compile(
-    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO (?:ncclCommInitRank(?:Config)? )?comm 0x[0-9a-fA-F]+ "
+    r"(?<![^\s:\[\]])(?P<host>[^\s:\[\]]++):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO (?:ncclCommInitRank(?:Config)? )?comm 0x[0-9a-fA-F]+ "
     r"rank (?P<rank>\d{1,6}) n[Rr]anks (?P<n>\d{1,6})\b"
 )
 # Ray prints each actor's output behind `(RayTrainWorker pid=2893, ip=10.0.0.1) `: the probes read
