@@ -20,6 +20,7 @@ _INIT = "NCCL INFO comm 0x55d4c1a3b2f0 rank {rank} nranks 64 cudaDev 3 busId 1b0
         "[1,9]<stdout>:",  # mpirun --tag-output
         "worker-3: [2025-11-30 01:08:34] ",
         "a:b [c] ",  # separators of every kind before the host's own run
+        "[2025-11-30 01:08:34,120][rank9]:",  # a bracket, a space and a colon before it, none after
     ],
 )
 def test_the_rank_of_host_and_pid_is_read_behind_any_launcher_prefix(before: str) -> None:
