@@ -71,7 +71,7 @@ def test_s3_signature_mismatch_body_masks_the_signature_and_keeps_the_string_to_
 def test_s3_canonical_request_bytes_spelling_a_session_token_are_masked() -> None:
     canonical = "GET\n/\nX-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Security-Token=IQoJb3JpZ2luX2VjEFAKEFAKE\nhost:s3.amazonaws.com"
     spelled = canonical.encode().hex(" ")
-    plain = "GET\n/\n\nhost:s3.amazonaws.com\nx-amz-date:20190814T102134Z".encode().hex(" ")
+    plain = b"GET\n/\n\nhost:s3.amazonaws.com\nx-amz-date:20190814T102134Z".hex(" ")
     text = (
         f"<Error><CanonicalRequestBytes>{spelled}</CanonicalRequestBytes></Error>\n"
         f"<Error><CanonicalRequestBytes>{plain}</CanonicalRequestBytes></Error>\n"
