@@ -112,3 +112,37 @@ def test_argo_logs_pod_prefixes_are_kept() -> None:
     masker = Masker()
     masker.learn(text.encode())
     assert str(masker.mask(text)) == text
+
+
+# A Slack bot token: `xoxb-`, two numbers, 24 letters (here cut to 20 by whoever pasted it).
+_XOXB_SHORT = "xoxb-2345678901234-3456789012345-aB3dE5fG7hJ9kL1mN3pQ"
+
+
+def test_a_lower_case_word_under_a_token_line_is_no_wrapped_tail() -> None:
+    # `bkua` would fill the token's last part to 24 letters, but the line above was not cut
+    # at a terminal's width and four random letters are rarely all lower case: a word.
+    text = f"SLACK_BOT_TOKEN={_XOXB_SHORT}\nbkua\nstep 11 loss 2.0\n"
+    out = _masked(text, _XOXB_SHORT)
+    assert out == "SLACK_BOT_TOKEN=<SECRET:slack-token-1>\nbkua\nstep 11 loss 2.0\n", out
+
+
+def test_a_token_cut_at_a_terminals_width_still_takes_its_lower_case_tail() -> None:
+    token = _XOXB_SHORT + "bkua"
+    line = f"export SLACK_BOT_TOKEN={token}"
+    line = " " * (84 - len(line)) + line  # 80 columns with the token's last four letters cut off
+    head = line[:80]
+    out = _masked(f"{head}\nbkua\nstep 11 loss 2.0\n", token[:-4])
+    assert out.endswith("<SECRET:slack-token-1>\n\nstep 11 loss 2.0\n"), out
+
+
+def test_a_key_quoted_in_an_authentication_error_is_masked_without_a_vendor_prefix() -> None:
+    key = "Tq9fZx2LmWv7RpKs8NcB3hYd"
+    text = (
+        f"Could not authenticate with key '{key}'\n"
+        f"ValueError: Invalid API key: '{key}'\n"
+        f"openai.error.AuthenticationError: Incorrect API key provided: {key}. You can find your API key at "
+        "https://platform.openai.com/account/api-keys.\n"
+    )
+    out = _masked(text, key)
+    assert "Could not authenticate with key '<SECRET:" in out and "ValueError: Invalid API key: '<SECRET:" in out, out
+    assert "https://platform.openai.com/account/api-keys." in out, out
