@@ -597,6 +597,10 @@ LINE_HOSTS_TRIGGER = (
 # a line that is no label away before the branches back off through it, which cost the NCCL
 # families' `host:pid:tid [dev]` lines several passes each.)
 _PDSH_LABEL_BYTES = re.compile(rb"\n(?=[A-Za-z0-9.-]++: )([A-Za-z][A-Za-z0-9.]{0,62}-[A-Za-z0-9.-]{0,62}[0-9][A-Za-z0-9.-]{0,62}|[A-Za-z]{1,12}[0-9]{3,6}): ")
+# `argo logs` prefixes each line with its pod's name: the workflow's name, the five characters
+# Kubernetes' generateName appends (its alphabet has no vowels, 0, 1 or 3), the template's
+# name since Argo 3.2, and the node's FNV hash in decimal (`llm-sft-x7k2p-1234567: `).
+_ARGO_POD = re.compile(r"[a-z0-9][a-z0-9.-]{0,200}-[bcdfghjklmnpqrstvwxz2456789]{5}(?:-[a-z][a-z0-9-]{0,62})?-[0-9]{5,10}")
 _NOT_PDSH_HOST = re.compile(
     r"(?i)(?:step|epoch|iter|iteration|phase|stage|test|layer|block|batch|round|trial|run|job|task|rank|default|local|debug"
     r"|sha|md|crc|utf|fp|bf|tf|int|uint|float|top|p|gpt|llama|bert|resnet|vit|qwen|mistral|checkpoint|ckpt|model"
@@ -767,7 +771,7 @@ def learn_pdsh_labels_bytes(data: bytes, state: LogState) -> None:
         value = raw.decode("ascii")
         if value in state.hosts or shapes[raw.translate(DIGITS_AS_ZERO)] < 2:
             continue
-        if _NOT_PDSH_HOST.fullmatch(value) or not host_value_ok(value):
+        if _NOT_PDSH_HOST.fullmatch(value) or _ARGO_POD.fullmatch(value) or not host_value_ok(value):
             continue
         if "." in value and value.rsplit(".", 1)[1].lower() not in _TLDS:
             continue  # `trainer.v2: `: a logger's name

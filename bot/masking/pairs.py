@@ -114,9 +114,18 @@ _OPENSSL_PASS_OPTION = re.compile(r"(?<![\w-])-pass(?:in|out|word)?[ \t]+\Z")
 # registry's path (`//registry.npmjs.org/:_authToken`).
 _CONFIG_SET = re.compile(r"(?<![\w-])config[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?:[^\s:]{0,200}:)?\Z")
 # A key quoted as a call's first argument, its value the second: Spark's
-# `spark.conf.set("fs.s3a.secret.key", "<value>")` and `.config(...)`, a tuple's `("password", ...)`.
-_FIRST_ARGUMENT = re.compile(r"\([ \t]*[\"']\Z")
+# `spark.conf.set("fs.s3a.secret.key", "<value>")` and `.config(...)`, a tuple's `("password", ...)`;
+# or as the second after a section's name, its value the third: configparser's
+# `config.set('wandb', 'api_key', '<value>')`.
+_FIRST_ARGUMENT = re.compile(r"""\([ \t]*(?:(?P<s>["'])[^"'\r\n]{0,128}(?P=s)[ \t]*,[ \t]*)?["']\Z""")
+# A further argument after the value: the "key" was a section's name, the "value" the key
+# (`config.set("credentials", "aws_secret_access_key", ...)`).
+_NEXT_ARGUMENT = re.compile(r"""[ \t]*,[ \t]*[fbr]?["']""")
 _ITEM_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:-[ \t]+)?\Z")
+# An exception's class named for a credential (`InvalidAPIKey`, `ExpiredTokenError`), CamelCase
+# as Python classes are, and its message: words with blanks between them, which no secret has.
+_EXCEPTION_CLASS = re.compile(r"[A-Z][a-z]{1,20}(?:[A-Z]{2,5}|[A-Z][a-z]{1,20}){1,5}\Z")
+_MESSAGE = re.compile(r"[\"']?[A-Z][a-z]{0,20}(?: [A-Za-z][A-Za-z']{0,20}){2}(?![^\s.,:;!?'\"])")
 # W&B's run config.yaml: the key's `desc:` line, then its `value:` (a nested mapping's
 # `value:` ends its line and is left to the keys under it).
 _DESCRIBED_VALUE = re.compile(
@@ -296,6 +305,8 @@ class _PairScanner:
         sep = _SEP.match(text, key_end)
         if sep is None and _NAME_BEFORE.search(text, max(0, start - 16), start):
             sep = _NAMED_VALUE.match(text, key_end)
+        if sep is not None and _EXCEPTION_CLASS.match(key.rpartition(".")[2]) and _MESSAGE.match(text, sep.end()):
+            return  # `InvalidAPIKey: The API key provided is invalid`: a raised class and its message
         if sep is None and text.startswith("%22", key_end) and self._encoded_json_value(key_end, info, core):
             return
         if sep is None and text[max(0, start - 14) : start].endswith("configure get "):
@@ -313,7 +324,7 @@ class _PairScanner:
             return
         if (
             sep is None
-            and (key.startswith("-") or _FIRST_ARGUMENT.search(text, max(0, start - 8), start) is not None)
+            and (key.startswith("-") or _FIRST_ARGUMENT.search(text, max(0, start - 144), start) is not None)
             and self._list_item_value(start, key_end, info, core)
         ):
             return
@@ -386,6 +397,8 @@ class _PairScanner:
                 return False
         if m.group("v").startswith("-") and not looks_like_secret(m.group("v")):
             return False  # the next option (`'-v'`, `'-output-dir'`), not a value: a token may start with `-`
+        if text[start] != "-" and _NEXT_ARGUMENT.match(text, m.end()) is not None:
+            return False  # a section's name, then its key: the value is the argument after
         self._take(m, info, core)
         return True
 

@@ -1,7 +1,8 @@
 """Secrets a person names in a sentence: `I pasted my token <value> earlier`, `the password is <value>`.
 
-A thread says what a value is in words rather than by a key: a possessive or article, an
-optional qualifier, a secret word, then the value (after `is`/`was`, `:` or `=`, or directly).
+A thread says what a value is in words rather than by a key: a possessive or article (or
+`with`: an SDK's `Could not authenticate with key '<value>'`), an optional qualifier,
+a secret word, then the value (after `is`/`was`, `:` or `=`, or directly).
 Only a value with letters and digits mixed, or both cases and a symbol (`fSDkgb.ApaQBmx`), is
 taken: `my token expired` names no secret.
 """
@@ -15,12 +16,12 @@ from bot.masking.state import LogState
 from bot.masking.vendor import PREFIX_TOKEN_HEADS, find_vendor_tokens
 
 _PROSE_SECRET = re.compile(
-    r"(?<![\w-])(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+"
+    r"(?<![\w-])(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew|[Ww]ith)[ \t]+"
     r"(?:[A-Za-z&]{2,12}[ \t]+)?(?P<word>token|password|passwd|key|secret|PAT|pat)[ \t]+"
     r"(?:(?:is|was)[ \t]+|[=:][ \t]*)?[`'\"]?(?P<v>[A-Za-z0-9][A-Za-z0-9+/=_.!#%^*@$&~-]{7,199})"
 )
 # The gate of find_prose_secrets (bot/masking/gate.py): the article, any word, the secret word.
-PROSE_SECRET_TRIGGER = r"(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew)[ \t]+(?:[A-Za-z&]+[ \t]+)?(?:token|passw|key|secret|PAT|pat)"
+PROSE_SECRET_TRIGGER = r"(?:[Mm]y|[Oo]ur|[Tt]he|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Oo]ld|[Nn]ew|[Ww]ith)[ \t]+(?:[A-Za-z&]+[ \t]+)?(?:token|passw|key|secret|PAT|pat)"
 _TRAIL = "`'\".,;:!?)"
 # A lower-case name joined by `_` or `.` is a config key or a parameter, not a secret
 # (`the key fp16_master_weights is missing`, `the new key encoder.layer1.weight`).

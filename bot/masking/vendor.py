@@ -90,6 +90,10 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("agekey", "age-key", 15, "-", r"(?<=AGE-SECRET-KEY-)(?<![\w-]AGE-SECRET-KEY-)1[0-9A-Z]{58}" + _B),
     # (`xoxc-` is a browser session's client token, sent with its `d` cookie.)
     ("xox", "slack-token", 5, "-", r"(?<=xox[abposrec]-)(?<![\w-]xox[abposrec]-)[A-Za-z0-9-]{10,250}" + _B),
+    # A Slack browser session's `d` cookie (xoxd- + base64, sent with an xoxc- token by
+    # slackdump and slack-export tools): URL-encoded as the cookie carries it (`%2B`, `%2F`,
+    # `%3D`) or decoded (`+/=`).
+    ("xoxd", "slack-token", 5, "-", r"(?<=xoxd-)(?<![\w-]xoxd-)(?:[A-Za-z0-9+/_-]|%[0-9A-Fa-f]{2}){20,600}={0,2}(?![A-Za-z0-9+/=%]|<{1,8}[A-Z])"),
     ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![\w-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
     # GitLab personal, pipeline-trigger and CI job tokens (glpat-, glptt-, glcbt-), runner
     # and deploy tokens (glrt-, gldt-).
@@ -108,6 +112,9 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     # Google OAuth access tokens; a service account's (metadata server, `gcloud auth
     # print-access-token` as one) carry `c.` first: `ya29.c.c0AY...`.
+    # Google OAuth refresh tokens (`gcloud`'s credentials db, google-auth's authorized_user
+    # JSON, oauth2l): `1//0` + about a hundred base64url characters.
+    ("grefresh", "google-oauth-token", 3, "/", r"(?<=1//)(?<![\w-]1//)0[A-Za-z0-9_-]{40,512}" + _BW),
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)(?:c\.)?[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
     # SendGrid: SG. + 22 . + 43.
@@ -167,7 +174,7 @@ _OFFSET = {name: offset for name, _, offset, _, _ in _BRANCHES}
 
 # A cheap look-ahead per leading literal rejects the common case (`tokens_per_sec`, `->`,
 # `2.345`) before any branch is tried.
-_LEAD_FILTER = {"/": "(?=services/T|webhook)", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10})", ".": r"(?=[\w-]{5}|c\.[\w-]{5})", "Q": "(?=~)"}
+_LEAD_FILTER = {"/": "(?=services/T|webhook|0[A-Za-z0-9_-]{40})", "_": r"(?=[A-Za-z0-9]{20})", "-": r"(?=[A-Za-z0-9_-]{10}|(?<=xoxd-))", ".": r"(?=[\w-]{5}|c\.[\w-]{5})", "Q": "(?=~)"}
 
 
 _NOT_AFTER_WORD = re.compile(r"\(\?<!\[\\w-\]([^()]*(?:\([^()]*\)[^()]*)*)\)")
@@ -323,6 +330,8 @@ def _plausible(name: str, token: str, body: str) -> bool:
         return char_classes(token) >= 3 and entropy(token) > 3.5
     if name == "xox":
         return any(ch.isdigit() for ch in body)
+    if name == "xoxd":
+        return char_classes(body) >= 2 and entropy(body) > 3.5
     if name == "ngrok":
         return char_classes(token) >= 4 and entropy(token) > 4.0
     if name == "azkey":
@@ -384,7 +393,7 @@ _FULL_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github-token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{40,255})\Z")),
     ("anthropic-key", re.compile(r"sk-ant-[\w-]{20,300}\Z")),
     ("openai-key", re.compile(r"sk-[\w-]{20,300}\Z")),
-    ("slack-token", re.compile(r"(?:xox[abposrec]|xapp)-[\w-]{10,250}\Z")),
+    ("slack-token", re.compile(r"(?:xox[abposrec]|xapp)-[\w-]{10,250}\Z|xoxd-[\w%+/-]{20,600}={0,2}\Z")),
     ("aws-access-key", re.compile(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\Z")),
     ("google-api-key", re.compile(r"AIza[\w-]{35}\Z")),
     ("ngc-key", re.compile(r"nvapi-[\w-]{30,120}\Z")),

@@ -32,6 +32,13 @@ _PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None
     # password; AUTH LOGIN sends the user, then the password after the server's base64
     # `334 UGFzc3dvcmQ6` ("Password:").
     ("AUTH ", re.compile(r"AUTH (?:PLAIN|LOGIN) (?P<v>[A-Za-z0-9+/]{4,1024}={0,2})(?![A-Za-z0-9+/=])"), "password", None),
+    # S3's SignatureDoesNotMatch error body: the signature the client sent (a presigned URL's
+    # X-Amz-Signature: whoever holds it can replay the request until it expires). Its
+    # StringToSign is a date, a scope and a hash, and stays; the CanonicalRequest's hex bytes
+    # spell a session token out when the request carried one.
+    ("<SignatureProvided>", re.compile(r"<SignatureProvided>(?P<v>[A-Za-z0-9+/=]{16,128})</SignatureProvided>"), "aws-signature", None),
+    ("<CanonicalRequestBytes>", re.compile(r"<CanonicalRequestBytes>(?P<v>[0-9a-f]{2}(?:[ \t\r\n]{1,3}[0-9a-f]{2}){0,40000})</CanonicalRequestBytes>"),
+     "aws-session-token", lambda value: _spells_token(value)),
     ("UGFzc3dvcmQ6", re.compile(r"334 UGFzc3dvcmQ6[^\n]{0,64}\n(?:[^\n]{0,200}\n){0,2}?send: [b]?'(?P<v>[A-Za-z0-9+/]{4,1024}={0,2})\\r\\n'"),
      "password", None),
 ]
@@ -96,3 +103,10 @@ def _channel_token(value: str) -> bool:
     if _UUID_TOKEN.fullmatch(value):
         return True
     return value.isalnum() and len(value) >= 20 and any(c.isdigit() for c in value) and _session_like(value)
+
+
+def _spells_token(hex_bytes: str) -> bool:
+    """The hex bytes of a canonical request that holds a session token (a header's or the
+    presigned query's `X-Amz-Security-Token`)."""
+    raw = bytes.fromhex("".join(hex_bytes.split()))
+    return b"security-token" in raw.lower()

@@ -132,6 +132,12 @@ def _completes_fixed_token(text: str, prev_end: int, tail: str, hints: list[int]
     i = bisect_left(hints, prev_end - _FIXED_REACH)
     if i == len(hints) or hints[i] > prev_end:
         return False
+    if len(tail) >= 4 and tail.isalpha() and tail.islower() and prev_end - text.rfind("\n", 0, prev_end) - 1 not in _WINDOW_WIDTHS:
+        # Four random letters or more are all lower case rarely (1 in 16 of a Hugging Face
+        # token's, 1 in 30 of a Slack token's); a lower-case word under a line a terminal did
+        # not cut at its width is a word (`bkua` under a Slack token whose last part it would
+        # fill to 24), not the token's rest. (Fewer letters cut off leave too little to tell.)
+        return False
     before = text[max(0, prev_end - _FIXED_REACH) : prev_end]
     for head, letters, length in _FIXED_LENGTH:
         m = head.search(before)
