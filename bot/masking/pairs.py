@@ -124,7 +124,13 @@ _NEXT_ARGUMENT = re.compile(r"""[ \t]*,[ \t]*[fbr]?["']""")
 _ITEM_LEAD = re.compile(LINE_PREFIX + r"[ \t]*(?:-[ \t]+)?\Z")
 # An exception's class named for a credential (`InvalidAPIKey`, `ExpiredTokenError`), CamelCase
 # as Python classes are, and its message: words with blanks between them, which no secret has.
+# The name must say it is an error (its first or last word): a CamelCase key may hold a
+# passphrase of words (`DbPassword: Correct horse battery staple`).
 _EXCEPTION_CLASS = re.compile(r"[A-Z][a-z]{1,20}(?:[A-Z]{2,5}|[A-Z][a-z]{1,20}){1,5}\Z")
+_EXCEPTION_WORD = re.compile(
+    r"(?:Invalid|Expired|Missing|Bad|Wrong|Incorrect|Unauthori[sz]ed|Revoked|Unknown|NoSuch|Malformed)[A-Z]"
+    r"|[a-zA-Z](?:Error|Exception|Failure|Denied|Expired|Invalid|NotFound|Mismatch)\Z"
+)
 _MESSAGE = re.compile(r"[\"']?[A-Z][a-z]{0,20}(?: [A-Za-z][A-Za-z']{0,20}){2}(?![^\s.,:;!?'\"])")
 # W&B's run config.yaml: the key's `desc:` line, then its `value:` (a nested mapping's
 # `value:` ends its line and is left to the keys under it).
@@ -305,7 +311,8 @@ class _PairScanner:
         sep = _SEP.match(text, key_end)
         if sep is None and _NAME_BEFORE.search(text, max(0, start - 16), start):
             sep = _NAMED_VALUE.match(text, key_end)
-        if sep is not None and _EXCEPTION_CLASS.match(key.rpartition(".")[2]) and _MESSAGE.match(text, sep.end()):
+        if (sep is not None and _EXCEPTION_CLASS.match(name := key.rpartition(".")[2]) and _EXCEPTION_WORD.search(name)
+                and _MESSAGE.match(text, sep.end())):
             return  # `InvalidAPIKey: The API key provided is invalid`: a raised class and its message
         if sep is None and text.startswith("%22", key_end) and self._encoded_json_value(key_end, info, core):
             return

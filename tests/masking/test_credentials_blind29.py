@@ -94,6 +94,12 @@ def test_a_camel_case_key_with_a_value_is_still_masked() -> None:
     _masked(f"ApiKey: {_OPAQUE}\n", _OPAQUE)
 
 
+def test_a_camel_case_key_holding_a_passphrase_of_words_is_still_masked() -> None:
+    # Only a class whose name says it is an error keeps its message: a key may hold words.
+    out = _masked("DbPassword: Correct horse battery staple\nSecretKey: Blue whale jumps high\n", "horse battery", "whale jumps")
+    assert "DbPassword: <SECRET:password-" in out and "SecretKey: <SECRET:" in out, out
+
+
 def test_argo_logs_pod_prefixes_are_kept() -> None:
     text = (
         "llm-sft-x7k2p-1234567: Traceback (most recent call last):\n"
