@@ -38,9 +38,8 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
     "::add-mask::": (re.compile(r"::add-mask::(?P<v>[^\s'\"`]{1,512})"), "secret"),
     # Password options of the commands that take one as `-p` (twine's upload; MongoDB's shell
     # and tools: `mongosh "mongodb://h" -u ml -p <pw>`, `mongodump -u ml -p <pw>`).
-    "twine": (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password"),
-    **{tool: (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password")
-       for tool in ("mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport")},
+    **dict.fromkeys(("twine", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"),
+                    (re.compile(r"(?<=\s)-p[ \t]+" + _ARG), "password")),
     # A password given positionally after its user: `htpasswd -b[c] FILE USER PASSWORD`,
     # `rabbitmqctl add_user USER PASSWORD` / `change_password USER PASSWORD`.
     "htpasswd": (re.compile(r"htpasswd[ \t]+-[A-Za-z]{0,5}b[A-Za-z]{0,5}[ \t]+\S+[ \t]+\S+[ \t]+" + _ARG), "password"),

@@ -681,8 +681,7 @@ _HF_OWNER_RXS: tuple[tuple[str | tuple[str, ...], re.Pattern[str]], ...] = (
     ("_download(", re.compile(r"(?:snapshot|hf_hub)_download\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     ("load_dataset(", re.compile(r"load_dataset\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     ("exist on the hub", re.compile(r"Dataset '(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96}' doesn't exist on the Hub")),
-    ("upload ", re.compile(r"(?<![\w-])(?:huggingface-cli|hf) (?:upload|download)(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
-    ("download ", re.compile(r"(?<![\w-])(?:huggingface-cli|hf) download(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    (("upload ", "download "), re.compile(r"(?<![\w-])(?:huggingface-cli|hf) (?:upload|download)(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
 )
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "

@@ -110,11 +110,11 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # base64 of `{"payload":"...`, which always begins eyJwYXlsb2FkIjoi.
     ("ecr", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)wYXlsb2FkIjoi[A-Za-z0-9+/]{100,20000}={0,2}(?![A-Za-z0-9+/=])"),
     ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
-    # Google OAuth access tokens; a service account's (metadata server, `gcloud auth
-    # print-access-token` as one) carry `c.` first: `ya29.c.c0AY...`.
     # Google OAuth refresh tokens (`gcloud`'s credentials db, google-auth's authorized_user
     # JSON, oauth2l): `1//0` + about a hundred base64url characters.
     ("grefresh", "google-oauth-token", 3, "/", r"(?<=1//)(?<![\w-]1//)0[A-Za-z0-9_-]{40,512}" + _BW),
+    # Google OAuth access tokens; a service account's (metadata server, `gcloud auth
+    # print-access-token` as one) carry `c.` first: `ya29.c.c0AY...`.
     ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)(?:c\.)?[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
     # SendGrid: SG. + 22 . + 43.
