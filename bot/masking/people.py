@@ -676,9 +676,8 @@ _HF_OWNER_RXS: _OwnerRows = (
     (("upload ", "download "), re.compile(r"(?<![\w-])(?:huggingface-cli|hf) (?:upload|download)(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     # The cache names a repository's directory `models--<owner>--<name>` (`datasets--`, `spaces--`):
     # `~/.cache/huggingface/hub/models--hfischer--llama-sft/snapshots/<sha>/` (an owner holds no `--`).
-    (("models--", "datasets--", "spaces--"), re.compile(
-        r"(?<![\w-])(?:models|datasets|spaces)--(?P<user>[A-Za-z0-9](?:[\w.]|-(?!-)){0,94}?)--(?=[A-Za-z0-9])"
-    )),
+    *((kind + "--", re.compile(kind + r"--(?<![\w-]" + kind + r"--)(?P<user>[A-Za-z0-9](?:[\w.]|-(?!-)){0,94}?)--(?=[A-Za-z0-9])"))
+      for kind in ("models", "datasets", "spaces")),
 )
 # Places a repository id shares with a local path (`from_pretrained("outputs/final")`, `model:
 # checkpoints/best`): an owner there is a person's unless a publisher's, a group's or a run
@@ -708,9 +707,9 @@ _HF_PATH_OWNER_RXS: _OwnerRows = (
 # https://github.com/hfischer/llm.git`, `git+https://github.com/hfischer/llm.git@main`,
 # `git@github.com:hfischer/llm.git`, a warning's `github.com/<org>/<repo>/issues/123`), judged as
 # a Hub repository's owner where a model is loaded: projects' organisations are kept.
-_GITHUB_RX = re.compile(
-    r"(?<![\w.-])(?:github\.com[/:]|raw\.githubusercontent\.com/)(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[\w.-])"
-)
+# (Each led by its literal, so `re` skips to it: a lookbehind first would try every position.)
+_GITHUB_RX = re.compile(r"github\.com(?<![\w.-]github\.com)[/:](?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[\w.-])")
+_GITHUB_RAW_RX = re.compile(r"raw\.githubusercontent\.com/(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[\w.-])")
 # A gist is always its author's: `gist.github.com/hfischer/0a1b...`.
 _GIST_RX = re.compile(r"gist\.github\.com/(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[0-9a-f])")
 # GitHub's own pages at the top of its URLs: no account.
@@ -886,7 +885,8 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         ("users:", _KUBECONFIG_USER_RX.finditer, _kubeconfig_user),
         *((literal, rx.finditer, _hub_account) for literal, rx in _HF_OWNER_RXS),
         *((literal, rx.finditer, _hub_path_account) for literal, rx in _HF_PATH_OWNER_RXS),
-        (("github.com", "githubusercontent.com"), _GITHUB_RX.finditer, _github_account),
+        ("github.com", _GITHUB_RX.finditer, _github_account),
+        ("githubusercontent.com", _GITHUB_RAW_RX.finditer, _github_account),
         ("gist.github.com", _GIST_RX.finditer, _gist_author),
         ("entity", _entity_matches, _personal_entity),
     ):
