@@ -81,10 +81,11 @@ _NAMESPACE = re.compile(
     r"(?:(?:kubectl|helm|oc|argo|stern|kubens)\b[^\n]{0,200}?[ \t](?:-n|--namespace)[ =]|kubens[ \t]+|(?:[Nn]amespace|NAMESPACE):[ \t]+"
     r"|\"namespace\":[ \t]*\"|namespaces?/|namespace \"|system:serviceaccounts?:)(?P<ns>[a-z0-9][a-z0-9-]{1,62})(?![\w.-])"
 )
-# A personal namespace: a login after a profile-like prefix or before a workspace-like suffix,
+# A personal namespace: a login after a profile-like prefix (Kubeflow's profiles are often
+# `kubeflow-<login>`; not its shared `kubeflow-anonymous`) or before a workspace-like suffix,
 # or a login with a number (`kowalski39`) alone.
 _PERSONAL_NS = re.compile(
-    r"(?:(?:user|u|ns|home|profile|personal|sandbox|kubeflow-user)-(?P<a>[a-z][a-z0-9-]{1,50}[a-z0-9])"
+    r"(?:(?:user|u|ns|home|profile|personal|sandbox|kubeflow-user|kubeflow)-(?!anonymous\Z)(?P<a>[a-z][a-z0-9-]{1,50}[a-z0-9])"
     r"|(?P<b>[a-z][a-z0-9-]{1,50}[a-z0-9])-(?:ns|home|sandbox|workspace|ws|personal)|(?P<c>[a-z]{3,20}\d{2}))\Z"
 )
 # A namespace for a stage of work (`alice-dev`, `jdoe-prod`, `dev-hfischer`), or one with no

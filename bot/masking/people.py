@@ -16,6 +16,7 @@ from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, lear
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.owners import family_login, given_login, login_like, names_a_tool, person_login
+from bot.masking.publishers import personal_signal, unknown_account
 from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
 
@@ -278,7 +279,7 @@ _MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_n
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
-                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
+                " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
     r"\b(?:[Tt]riggered|[Ss]ubmitted|[Rr]equested|[Ll]aunched|[Cc]reated|[Aa]pproved) by (?:\(@?(?P<quoted>[A-Za-z0-9][\w.-]{0,38})\)"
     r"|(?P<user>[a-z][a-z0-9._-]{1,37}[a-z0-9])(?=[ \t](?:on|via|at|in|for|from)\b|[.,;)](?!\w)|[ \t]*\r?$))",
@@ -649,40 +650,101 @@ _KUBECONFIG_STOCK_USERS = frozenset(
 _HF_OWNER = r"/(?:api/(?:models|datasets|spaces)/|datasets/|spaces/)?(?P<user>[A-Za-z0-9][\w.-]{1,95})/"
 # (The anchor words stop before the `/`: the engine reports words that do not overlap, and a
 # word holding it hid the `/home/` of `huggingface.co/home/alice/`.)
-_HF_OWNER_RXS: tuple[tuple[str | tuple[str, ...], re.Pattern[str]], ...] = (
+_OwnerRows = tuple[tuple[str | tuple[str, ...], re.Pattern[str]], ...]
+# Places only a Hub repository's id can stand: its URL, the API's and the tools' messages about
+# one, the cache's directory, a push. Models everyone loads are a publisher's, and a team pushes
+# under its company's organisation (`acme/llama-ft`): an owner there is a person's when the lists
+# know no publisher of that name and the name itself says so (a login's shape, owners.py's, or
+# publishers.personal_signal: a number, initials and a family name).
+_HF_OWNER_RXS: _OwnerRows = (
     ("huggingface.co", re.compile(r"huggingface\.co" + _HF_OWNER)),
     ("hf.co", re.compile(r"hf\.co" + _HF_OWNER)),
     # A push names the repository alone (huggingface_hub's `push_to_hub`, diffusers', ...):
     # `Uploading the following files to hfischer/llama-sft: model.safetensors,README.md`.
     ("following files to ", re.compile(r"Uploading the following files to (?P<user>[A-Za-z0-9][\w.-]{1,95})/")),
+    ("hub_model_id", re.compile(r"hub_model_id[\"']?[ \t]*[=: \t][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("push_to_hub(", re.compile(r"push_to_hub\([ \t]*(?:repo_id=)?[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # transformers' `OSError: hfischer/llama-sft is not a local folder and is not a valid model
+    # identifier`.
+    ("is not a local folder", re.compile(r"(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96} is not a local folder")),
+    # huggingface_hub's and datasets' calls and their errors: `repo_id="hfischer/llama-sft"`,
+    # `Dataset 'hfischer/chats' doesn't exist on the Hub`, and the CLI's `huggingface-cli upload
+    # hfischer/llama-sft ./out` (`hf download ...`), `snapshot_download(`.
+    ("repo_id", re.compile(r"(?<![\w-])repo_id[\"']?[ \t]*[=:][ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("_download(", re.compile(r"(?:snapshot|hf_hub)_download\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    ("exist on the hub", re.compile(r"Dataset '(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96}' doesn't exist on the Hub")),
+    (("upload ", "download "), re.compile(r"(?<![\w-])(?:huggingface-cli|hf) (?:upload|download)(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # The cache names a repository's directory `models--<owner>--<name>` (`datasets--`, `spaces--`):
+    # `~/.cache/huggingface/hub/models--hfischer--llama-sft/snapshots/<sha>/` (an owner holds no `--`).
+    *((kind + "--", re.compile(kind + r"--(?<![\w-]" + kind + r"--)(?P<user>[A-Za-z0-9](?:[\w.]|-(?!-)){0,94}?)--(?=[A-Za-z0-9])"))
+      for kind in ("models", "datasets", "spaces")),
+)
+# Places a repository id shares with a local path (`from_pretrained("outputs/final")`, `model:
+# checkpoints/best`): an owner there is a person's unless a publisher's, a group's or a run
+# directory's (publishers.LOCAL_DIRS, `exp3`, `run_12`).
+_HF_PATH_OWNER_RXS: _OwnerRows = (
     # A training script's own upload line names the repository the same way: `Uploading to hfischer/llama-sft`.
     ("uploading to ", re.compile(r"[Uu]ploading to (?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     # A repository id where a script loads or names one: `from_pretrained("hfischer/llama-sft")`,
-    # transformers' `OSError: hfischer/llama-sft is not a local folder and is not a valid model
-    # identifier`, `model_name_or_path: hfischer/...`, `--hub_model_id hfischer/...`,
-    # lm-eval's `pretrained=hfischer/...`; an organisation's (`meta-llama/`) is kept the same.
+    # `model_name_or_path: hfischer/...`, lm-eval's `pretrained=hfischer/...`.
     ("from_pretrained(", re.compile(r"from_pretrained\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
-    ("is not a local folder", re.compile(r"(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96} is not a local folder")),
     ("name_or_path", re.compile(r"name_or_path[\"']?[ \t]*[=:][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
-    ("hub_model_id", re.compile(r"hub_model_id[\"']?[ \t]*[=: \t][ \t]*[\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     ("pretrained=", re.compile(r"(?<![\w-])pretrained=(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
-    # huggingface_hub's and datasets' calls and their errors: `repo_id="hfischer/llama-sft"`,
-    # `load_dataset("hfischer/chats")`, `Dataset 'hfischer/chats' doesn't exist on the Hub`, and
-    # the CLI's `huggingface-cli upload hfischer/llama-sft ./out` (`hf download ...`).
-    ("repo_id", re.compile(r"(?<![\w-])repo_id[\"']?[ \t]*[=:][ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     # Where a serving or training tool names its model or data set: vLLM's `vllm serve hfischer/...`
-    # and engine config `model='hfischer/...'`, `--model`, `base_model:` (axolotl), `snapshot_download(`.
+    # and engine config `model='hfischer/...'`, `--model`, `base_model:` (axolotl), `load_dataset(`.
     ("vllm serve ", re.compile(r"vllm serve[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     (_MODEL_KEY_WORDS, re.compile(
         r"(?<![\w-])(?:model|tokenizer|base_model|model_id|model_name|tokenizer_name|dataset_name|dataset_path)[\"']?[ \t]*[=:][ \t]*[\"']?"
         r"(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9][\w.-]{0,95}(?:[\"',\s)]|$))"
     )),
     ("--model", re.compile(r"--(?:model|tokenizer|model_id|model_name|base_model|dataset_name)[= ][\"']?(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
-    ("_download(", re.compile(r"(?:snapshot|hf_hub)_download\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
     ("load_dataset(", re.compile(r"load_dataset\([ \t]*[\"'](?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
-    ("exist on the hub", re.compile(r"Dataset '(?P<user>[A-Za-z0-9][\w.-]{1,95})/[\w.-]{1,96}' doesn't exist on the Hub")),
-    (("upload ", "download "), re.compile(r"(?<![\w-])(?:huggingface-cli|hf) (?:upload|download)(?:[ \t]+--[\w-]{1,30}(?:[ \t]+(?!-)\S{1,40})?)*[ \t]+(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9])")),
+    # transformers' `OSError: Can't load tokenizer for 'hfischer/llama-sft'. If you were trying ...`
+    # (`config`, `the model`, `feature extractor`, `image processor`, `processor` alike).
+    ("can't load ", re.compile(r"Can't load [a-z ]{1,24} for '(?P<user>[A-Za-z0-9][\w.-]{1,95})/(?=[A-Za-z0-9][\w.-]{0,95}')")),
 )
+# GitHub: the owner of a repository a log clones, installs or links (`git clone
+# https://github.com/hfischer/llm.git`, `git+https://github.com/hfischer/llm.git@main`,
+# `git@github.com:hfischer/llm.git`, a warning's `github.com/<org>/<repo>/issues/123`), judged as
+# a Hub repository's owner where a model is loaded: projects' organisations are kept.
+# (Each led by its literal, so `re` skips to it: a lookbehind first would try every position.)
+_GITHUB_RX = re.compile(r"github\.com(?<![\w.-]github\.com)[/:](?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[\w.-])")
+_GITHUB_RAW_RX = re.compile(r"raw\.githubusercontent\.com/(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[\w.-])")
+# A gist is always its author's: `gist.github.com/hfischer/0a1b...`.
+_GIST_RX = re.compile(r"gist\.github\.com/(?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?=[0-9a-f])")
+# GitHub's own pages at the top of its URLs: no account.
+_GITHUB_PAGES = frozenset(
+    ("settings", "orgs", "login", "logout", "join", "apps", "features", "marketplace", "sponsors", "user-attachments",
+     "notifications", "pulls", "issues", "topics", "collections", "enterprises", "site", "about", "pricing", "security",
+     "advisories", "explore", "search", "new", "codespaces", "customer-stories", "readme", "trending", "account",
+     "organizations", "repos", "users", "contact", "support", "team", "home", "git-guides", "assets")
+)  # fmt: skip
+_LOCAL_RUN_DIR = re.compile(r"(?:exp|run|ckpt|checkpoint|output|out|model|step|epoch|trial|seed|version|v|iter|stage|fold)[-_]?\d*\Z", re.I)
+
+
+def _hub_account(name: str) -> bool:
+    """A repository's owner: a person's when no publisher's and its name says so."""
+    return (
+        unknown_account(name)
+        and not team_like(name)
+        and (_hub_owner(name.lower()) or personal_signal(name, GIVEN_NAMES, FAMILY_NAMES))
+    )
+
+
+def _hub_path_account(name: str) -> bool:
+    """An owner where a local path may stand too: not a run's directory either."""
+    return _hub_account(name) and _LOCAL_RUN_DIR.match(name) is None
+
+
+def _gist_author(name: str) -> bool:
+    """A gist's author: a person's account unless a publisher's (a gist has no organisation)."""
+    return unknown_account(name)
+
+
+def _github_account(name: str) -> bool:
+    return name.lower() not in _GITHUB_PAGES and _hub_account(name)
+
+
 _JENKINS_CAUSE_RX = re.compile(
     r"Started by (?:user|(?:GitHub|GitLab|Bitbucket) push by|upstream project \S{1,200} build number \d{1,9} by user) "
     r"(?P<user>[^\W\d][\w.'’ -]{0,62}?)[ \t]*\r?$",
@@ -752,11 +814,13 @@ def _hub_owner(name: str) -> bool:
 
 
 def _personal_entity(name: str) -> bool:
+    name = name.lower()
     return person_login(name) and not team_like(name)
 
 
 def _kubeconfig_user(name: str) -> bool:
     """A kubeconfig's user entry is the login it authenticates as, unless a tool named it."""
+    name = name.lower()
     return person_login(name) or (login_like(name) and name not in _KUBECONFIG_STOCK_USERS)
 
 
@@ -819,13 +883,19 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
     # repository's owner).
     for literal, matches, judge in (
         ("users:", _KUBECONFIG_USER_RX.finditer, _kubeconfig_user),
-        *((literal, rx.finditer, _hub_owner) for literal, rx in _HF_OWNER_RXS),
+        *((literal, rx.finditer, _hub_account) for literal, rx in _HF_OWNER_RXS),
+        *((literal, rx.finditer, _hub_path_account) for literal, rx in _HF_PATH_OWNER_RXS),
+        ("github.com", _GITHUB_RX.finditer, _github_account),
+        ("githubusercontent.com", _GITHUB_RAW_RX.finditer, _github_account),
+        ("gist.github.com", _GIST_RX.finditer, _gist_author),
         ("entity", _entity_matches, _personal_entity),
     ):
         if literal in present if isinstance(literal, str) else not present.isdisjoint(literal):
             for m in matches(text):
                 name = m.group("user")
-                if judge(name.lower()):
+                if name in state.teams:
+                    continue  # (a W&B team the log named: `acme-ml`)
+                if judge(name):
                     edits.append((m.start("user"), m.end("user"), "user", name))
                     state.learn_user(name)
     # (dstack's run plan lists ` Project   main` / ` User   hfischer` in the same layout.)
