@@ -38,6 +38,9 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("arn-row", "arn:", re.compile(r"(?<![\w.-])(?P<id>\d{12})[ \t]+arn:aws")),
     # 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag
     ("ecr", ".dkr.ecr.", re.compile(r"(?<![\w.-])(?P<id>\d{12})\.dkr\.ecr\.")),
+    # CodeArtifact names a domain by its owner's account: pip's index URL
+    # `https://aws:<token>@acme-123456789012.d.codeartifact.us-east-1.amazonaws.com/pypi/ml/simple/`.
+    ("codeartifact", ".codeartifact.", re.compile(r"(?<=-)(?P<id>\d{12})\.d\.codeartifact\.")),
     # SageMaker's default bucket: s3://sagemaker-us-east-1-123456789012/
     ("sagemaker", "sagemaker-", re.compile(r"sagemaker-[a-z]{2}(?:-gov)?-[a-z]{4,9}-\d-(?P<id>\d{12})(?![\d\w])")),
     # IAM unique ids: "UserId": "AIDA...", "AROA...:session" (role id and session name).

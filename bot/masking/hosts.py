@@ -47,14 +47,27 @@ PUBLIC_HOSTS = frozenset(
         "sjtu.edu.cn", "aliyun.com", "download.nvidia.com", "nvidia.cn", "linkedin.com",
         # Public container registries (Kubernetes' own, ECR Public).
         "k8s.io", "ecr.aws",
+        # Notification and infrastructure services a job reports to (a bot's token is in the
+        # path, masked on its own): Telegram's and Discord's APIs, HCP Terraform.
+        "telegram.org", "discord.com", "discordapp.com", "terraform.io",
         # The domain of GCP's default compute service account, `<number>-compute@developer.
         # gserviceaccount.com`: its number is masked, the domain is Google's. (Not the whole
         # `gserviceaccount.com`: `trainer@<project>.iam.gserviceaccount.com` is masked whole.)
         "developer.gserviceaccount.com",
     )
 )
+# Azure storage URLs put the container where a login would stand (`abfss://<container>@<account>
+# .dfs.core.windows.net/`): a container's name, no one's login.
+STORAGE_CONTAINER_SCHEMES = ("wasb", "wasbs", "abfs", "abfss")
 # Public-cloud host names that spell out the instance's address: mask despite the suffix.
 _ADDRESS_HOST = re.compile(r"(?:ec2|ip)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b")
+# A managed database's or cache's endpoint under the cloud's domain is named by its customer
+# (`acme-sql-prod.database.windows.net`, `ml-db.c9akciq32.us-east-1.rds.amazonaws.com`): the
+# organisation's server, masked despite the suffix.
+_CUSTOMER_ENDPOINTS = (
+    ".database.windows.net", ".database.azure.com", ".redis.cache.windows.net", ".rds.amazonaws.com",
+    ".cache.amazonaws.com",
+)
 # (GCP's metadata server, like `169.254.169.254`, is the same name on every VM.)
 # (So are the search domains a resolv.conf lists on every pod or instance: the cluster's
 # `svc.cluster.local`, EC2's `ec2.internal` and `us-west-2.compute.internal`: no machine's name.)
@@ -70,7 +83,7 @@ def is_public_host(host: str) -> bool:
     host = host.lower().rstrip(".")
     if host in _KEEP_HOSTS or (host.endswith(".compute.internal") and _EC2_REGION_DOMAIN.fullmatch(host)):
         return True
-    if _ADDRESS_HOST.match(host):
+    if _ADDRESS_HOST.match(host) or host.endswith(_CUSTOMER_ENDPOINTS):
         return False
     if host in PUBLIC_HOSTS:
         return True
@@ -149,6 +162,12 @@ _HOST_RX = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,16
 SERVICE_DNS = (".svc", ".svc.cluster", ".svc.cluster.local")
 
 
+# A log level and the blank before a logger's name (`%(levelname)s %(name)s: %(message)s`).
+_LOGGER_BEFORE = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)[ \t]+\Z")
+# A logger's name is a module's dotted path: letters alone between the dots (no machine's digit or dash).
+_MODULE_PATH = re.compile(r"[a-z]+(?:\.[a-z]+)+")
+
+
 def find_fqdns(text: str, edits: list[Edit]) -> None:
     """Mask fully qualified names on private or organisation domains.
 
@@ -185,6 +204,8 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
             continue
         if name.endswith(SERVICE_DNS):
             continue  # `redis-master.ml.svc.cluster.local`: a Kubernetes Service in its namespace, no machine
+        if text.startswith(":", m.end()) and _LOGGER_BEFORE.search(text, max(0, start - 12), start) and _MODULE_PATH.fullmatch(name):
+            continue  # `INFO mlflow.projects.backend.local: === Running command`: a logger's name after its level
         # (`//` or `@` on the name's own line: the line gate gives a row its lines alone.)
         if _LABEL_KEY_AFTER.match(text, m.end()) and not text.startswith(("//", "@"), max(text.rfind("\n", 0, start) + 1, start - 2)):
             continue  # `training.kubeflow.org/replica-index=0`: a Kubernetes label key's prefix

@@ -577,6 +577,8 @@ _GREETING = re.compile(
     # (The second with a family name too: `cc Aino Havili and Tahmina Tuilagi`.)
     r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?))?(?=[!,.:;?)]|[ \t]|\r?$)"
     r"|^[ \t]*(?:--|—|–)[ \t]?(?P<signed>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,2})[ \t]*\r?$"
+    # A one-line message signed at its end: `the job on gn036 died again — Priya Volkov`.
+    r"|(?<=\S)[ \t]+(?:--|—|–)[ \t]+(?P<closing>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?)[ \t]*\r?$"
     # A message that opens by addressing someone: `Hannah, can you look at this?` (a given name
     # the list knows: `Note, ...` and `Traceback, ...` open lines too).
     # (A given name of two words, `Juan Carlos, ...`, `Maria Jose, ...`, both known.)
@@ -587,7 +589,7 @@ _GREETING = re.compile(
 )
 # The gate of find_greeted_names (bot/masking/gate.py): the greeting word and a capital, `--`, or
 # a capitalised word and a comma opening the line (`?`: an accented capital as the gate reads it, `Łukasz`).
-GREETING_TRIGGER = r"\([Oo][Nn][- ]?[Cc][Aa][Ll][Ll]\)|" + _GREETS + r"[ \t]+[A-Z?]|(?:[Tt]hanks|[Cc]heers|[Tt]hank you|[Tt]hx),[ \t]+[A-Z?]|^[ \t]*(?:--|\?)[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40}(?: [A-Z?][a-z?'-]{2,20})?,[ \t]"
+GREETING_TRIGGER = r"[ \t](?:--|\?)[ \t]+[A-Z?]|\([Oo][Nn][- ]?[Cc][Aa][Ll][Ll]\)|" + _GREETS + r"[ \t]+[A-Z?]|(?:[Tt]hanks|[Cc]heers|[Tt]hank you|[Tt]hx),[ \t]+[A-Z?]|^[ \t]*(?:--|\?)[ \t]?[A-Z?]|^[ \t]*[A-Z?][a-z?'-]{2,40}(?: [A-Z?][a-z?'-]{2,20})?,[ \t]"
 
 
 # Endings of English words that open a metric's or a chart's name (`cc: Training Loss dashboard`).
@@ -612,10 +614,18 @@ _METRIC_WORDS = frozenset(("loss", "accuracy", "acc", "perplexity", "throughput"
 def find_greeted_names(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the given names a thread greets, pings and signs with."""
     for m in _GREETING.finditer(text):
-        group = next(g for g in ("name", "signed", "addressed", "oncall") if m.group(g))
+        group = next(g for g in ("name", "signed", "closing", "addressed", "oncall") if m.group(g))
         raw = m.group(group)
         words = raw.split()
-        if group == "addressed":
+        if group == "closing":
+            # (A dash also sets off a step's or a metric's label: `Epoch 3 — Validation`; the
+            # signer's given name is one the list knows, or the family name after it is.)
+            known = ascii_folded(words[0]) in GIVEN_NAMES or (len(words) == 2 and ascii_folded(words[1]) in FAMILY_NAMES)
+            if not known or words[0].lower() in _NOT_GREETED or _thing_words(words):
+                continue
+            if _plausible(raw) != raw:
+                continue
+        elif group == "addressed":
             if any(ascii_folded(w) not in GIVEN_NAMES for w in words):
                 continue
         elif group == "oncall":

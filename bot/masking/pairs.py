@@ -342,6 +342,8 @@ class _PairScanner:
             if sep is None:
                 return
         value_start = sep.end()
+        if info.role is not Role.USER and info.role is not Role.HOST and self._login_pair(value_start):
+            return
         if info.role is Role.AUTHZ:
             self._authorization(value_start)
             return
@@ -386,6 +388,21 @@ class _PairScanner:
         self.parsed_until = vend
         if value:
             self._value(info, core, value, vstart, vend)
+
+    def _login_pair(self, pos: int) -> bool:
+        """requests' and jira's `auth=('hfischer', '<password>')`, `basic_auth=(...)`,
+        `auth=HTTPBasicAuth('hfischer', '<password>')`: a login and its password, the login
+        masked as the user (or left to the e-mail pass), the second item as the password.
+        True when the value had that shape."""
+        m = _LOGIN_PAIR.match(self.text, pos)
+        if m is None:
+            return False
+        self._user("user", m.group("user"), m.start("user"))
+        password = m.group("v")
+        self.parsed_until = m.end()
+        if not exempt_value(password) and not looks_like_code(password):
+            self.edits.append((m.start("v"), m.end("v"), kind_of_value(password) or "password", password))
+        return True
 
     def _list_item_value(self, start: int, key_end: int, info: KeyInfo, core: str) -> bool:
         """A flag that is an item of an argument list, its value the next item (_QUOTED_NEXT_ITEM,
@@ -673,6 +690,12 @@ _SHELL_SET = re.compile(r"(?:^|(?<=[\s;+(]))(?:setenv|set[ \t]+-[gUxl]{1,4})[ \t
 _SIGNED_QUERY = re.compile(r"\??[\w.%-]{1,64}=[^\s\"'`&]{0,4096}(?:&[\w.%-]{1,64}=[^\s\"'`&]{0,4096}){1,64}")
 _QUERY_SIGNATURE = re.compile(r"(?:\A\??|&)(?:sig|signature|x-amz-signature|x-goog-signature)=[^&]", re.IGNORECASE)
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+# A (login, password) tuple as Python's HTTP clients take it: `auth=('hfischer', 'pw')`, also
+# wrapped in the auth class that carries it (`HTTPBasicAuth(...)`, aiohttp's `BasicAuth(...)`).
+_LOGIN_PAIR = re.compile(
+    r"""(?:(?:requests\.auth\.|aiohttp\.|httpx\.)?(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|DigestAuth))?"""
+    r"""\([ \t]*(?P<q1>["'])(?P<user>[^"'\s]{1,256})(?P=q1)[ \t]*,[ \t]*(?P<q2>["'])(?P<v>[^"'\r\n]{1,4096})(?P=q2)[ \t]*\)"""
+)
 _REMOTE_MODIFY = re.compile(r"(?<![\w-])remote[ \t]+modify(?:[ \t]+-[-\w]+)*[ \t]+[\w.-]+[ \t]+\Z")
 # A constant's or an environment variable's name (`NGC_API_KEY`), as source code passes one.
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")

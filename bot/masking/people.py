@@ -12,7 +12,13 @@ from bot.literals import Words, lowered_in_place, one_byte
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
-from bot.masking.hosts import _matches_from, host_value_ok, is_public_host, learn_org_domain
+from bot.masking.hosts import (
+    STORAGE_CONTAINER_SCHEMES,
+    _matches_from,
+    host_value_ok,
+    is_public_host,
+    learn_org_domain,
+)
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.owners import family_login, given_login, login_like, names_a_tool, person_login
@@ -65,7 +71,8 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
             # machine, not an address; the machine stays when it is a public service's.
-            if local.lower() not in TECHNICAL_USERS:
+            container = in_url and text.endswith(STORAGE_CONTAINER_SCHEMES, max(0, m.start() - 8), m.start() - 3)
+            if local.lower() not in TECHNICAL_USERS and not container:
                 edits.append((start, start + len(local), "user", local))
                 if state is not None:
                     state.learn_user(local)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from bot.masking.edits import Edit
-from bot.masking.hosts import host_value_ok
+from bot.masking.hosts import STORAGE_CONTAINER_SCHEMES, host_value_ok
 from bot.masking.keys import TECHNICAL_USERS, exempt_value
 from bot.masking.owners import login_like, names_a_tool, person_login
 from bot.masking.state import LogState
@@ -64,6 +64,8 @@ def find_url_credentials(text: str, edits: list[Edit], state: LogState) -> None:
         base = m.start("auth")
         userinfo = auth[:at]
         user, colon, password = userinfo.partition(":")
+        if not colon and text.endswith(STORAGE_CONTAINER_SCHEMES, max(0, m.start() - 6), m.start()):
+            continue  # `abfss://raw@acmelake.dfs.core.windows.net/`: a storage container's name, no login
         if user:
             kind = kind_of_value(user)
             if kind is not None or (not colon and _looks_like_token(user)):
