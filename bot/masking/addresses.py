@@ -12,7 +12,8 @@ from bot.masking.edits import Edit
 # `regex` finds the `.`/`::` literal first and only then checks the look-behind, which keeps
 # these scans in the hundreds of MB/s; `re` would try the look-behind at every position.
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_IPV4_RX = regex.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.[0-9])")
+# (Lustre names its management client for the MGS's NID: `MGC10.0.3.1@tcp`.)
+_IPV4_RX = regex.compile(rf"(?:(?<![\w.])|(?<=(?<![\w.])MGC)){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.[0-9])")
 _H = r"[0-9A-Fa-f]{1,4}"
 _HEX = frozenset("0123456789abcdefABCDEF")
 _V4 = r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}"
@@ -108,6 +109,9 @@ def _is_netmask(addr: str) -> bool:
 IPV4_TRIGGER = r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"
 
 
+_MULTICAST_V4_HEADS = frozenset(f"{octet}." for octet in range(224, 240))
+
+
 def find_ipv4(text: str, edits: list[Edit]) -> None:
     """Mask IPv4 addresses; keep well-known non-personal ones, netmasks and versions."""
     if "." not in text:
@@ -122,6 +126,8 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
         addr = text[start:end]
         if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
             continue
+        if addr[:4] in _MULTICAST_V4_HEADS:
+            continue  # 224.0.0.0/4: a multicast group (SSDP, mDNS, IGMP, SHARP) every member joins, no machine
         if addr in _PRIVATE_RANGES and text.startswith(_PRIVATE_RANGES[addr], end):
             continue  # `NO_PROXY=...,10.0.0.0/8`: RFC 1918's whole range, the same on every network
         if text[end : end + 1] in _VERSION_AFTER_STARTS and _VERSION_AFTER.match(text, end):
@@ -241,6 +247,21 @@ def _find_nccl_gids(text: str, edits: list[Edit]) -> None:
             edits.append((m.start("i"), m.end("i"), "ipv6", address.compressed))
 
 
+# netstat writes an IPv6 socket as the address and `:port` with no brackets (`fe80::2:22`,
+# `2001:db8::7:443`): on its rows the last group is the port, a diagnostic fact that stays.
+_NETSTAT_ROW = re.compile(r"[ \t]*(?:tcp|udp|raw|udpl)6[ \t]+\d+[ \t]+\d+[ \t]")
+_PORT_GROUP = re.compile(r":\d{1,5}\Z")
+
+
+def _before_netstat_port(text: str, start: int, end: int) -> int:
+    """Where the address of a netstat row's `address:port` ends (`end` off such a row)."""
+    lead = text.rfind("\n", 0, start) + 1
+    port = _PORT_GROUP.search(text, start, end)
+    if port is None or text[port.start() - 1] == ":" or not _NETSTAT_ROW.match(text, lead):
+        return end
+    return port.start()
+
+
 def find_ipv6(text: str, edits: list[Edit]) -> None:
     """Mask IPv6 addresses, including RoCE GIDs and NCCL's localGid/remoteGid fields."""
     if "GID " in text:
@@ -259,8 +280,9 @@ def find_ipv6(text: str, edits: list[Edit]) -> None:
     ported = _PORT_AFTER.search(text) is not None
     if "::" in text:
         for m in _IPV6_COMPRESSED_RX.finditer(text):
-            if _v6_plausible(m.group(), text, m.start()):
-                _v6_edit(text, m.start(), m.end(), edits)
+            end = _before_netstat_port(text, m.start(), m.end())
+            if _v6_plausible(text[m.start() : end], text, m.start()):
+                _v6_edit(text, m.start(), end, edits)
         if ported:
             for m in _IPV6_AFTER_IFNAME_RX.finditer(text):
                 _v6_edit(text, m.start(), m.end(), edits)

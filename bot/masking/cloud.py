@@ -75,15 +75,33 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("az-account", '"tenantId"', re.compile(r'"id": "(?P<id>' + _GUID + r')"')),
     # ... and the az CLI's flags: `az login --service-principal ... --tenant <guid>`,
     # `az account set --subscription <guid>`, `"tenant": "<guid>"` in a credential file.
+    # The identity's own ids beside them (`AZURE_CLIENT_ID=`, Terraform's `ARM_CLIENT_ID` and
+    # `client_id = "<guid>"`, `az ad sp create-for-rbac`'s `"appId"`, a managed identity's
+    # `"principalId"`): a GUID under a client, app, principal or object id is Entra ID's name
+    # for an application or a person in the tenant.
     ("azure-key", "", re.compile(
-        r"(?i)(?:(?:subscription|tenant)(?:[_ -]?id)?[\"']?[ \t]*[:=][ \t]*|--(?:subscription|tenant)[ \t]+)[\"']?"
-        r"(?P<id>" + _GUID + r")(?![\w-])"
+        r"(?i)(?:(?:subscription|tenant|client)(?:[_ -]?id)?[\"']?[ \t]*[:=][ \t]*|(?:app(?:lication)?|principal|object)[_ -]?id[\"']?[ \t]*[:=][ \t]*"
+        r"|--(?:subscription|tenant)[ \t]+)[\"']?(?P<id>" + _GUID + r")(?![\w-])"
     )),
+    # Entra ID's refusals name both: `AADSTS700016: Application with identifier '<guid>' was
+    # not found in the directory '<guid>'`.
+    ("aadsts", "AADSTS", re.compile(r"(?:identifier|directory|tenant) '(?P<id>" + _GUID + r")'")),
+    # `az account list -o table`: `Name  CloudName  SubscriptionId  TenantId  State  IsDefault`,
+    # each row's ids after its cloud's name (AzureCloud, AzureUSGovernment, AzureChinaCloud).
+    ("az-table", "Azure", re.compile(r"(?<![\w-])Azure\w{0,16}[ \t]+(?P<id>" + _GUID + r")(?![\w-])")),
+    ("az-table-tenant", "Azure", re.compile(r"(?<![\w-])Azure\w{0,16}[ \t]+" + _GUID + r"[ \t]+(?P<id>" + _GUID + r")(?![\w-])")),
+    # A GCP organisation's or folder's number (`parent: organizations/123456789012`, a policy's
+    # resource name): the account the projects sit in.
+    ("gcp-parent", "s/", re.compile(r"(?<![\w-])(?:organizations|folders)/(?P<id>\d{6,20})(?![\w-])")),
+    # An S3 owner's canonical user id (`<Owner><ID>...</ID>` in s3cmd's and botocore's
+    # `b'<ListAllMyBucketsResult ...'`, a bucket ACL's `<Grantee><ID>`): the AWS account's.
+    ("s3-canonical", "<ID>", re.compile(r"<ID>(?P<id>[0-9a-f]{64})</ID>")),
 ]  # fmt: skip
 # Case variants of the words the key shapes need (`in` runs in C; lowering the text would not).
 _KEY_SHAPES = {
     "key": ("ccount", "CCOUNT", "wner", "WNER"),
-    "azure-key": ("ubscription", "UBSCRIPTION", "enant", "ENANT"),
+    "azure-key": ("ubscription", "UBSCRIPTION", "enant", "ENANT", "lient", "LIENT", "ppId", "pp_id", "PP_ID", "pplication",
+                  "PPLICATION", "rincipal", "RINCIPAL", "bject", "BJECT"),
 }
 # Every match lies on one line holding one of these, case aside (the gate, gate.py): each
 # shape's literal, the words of the key shapes, the IAM prefixes, and az-account's `"id": "`.
@@ -95,7 +113,13 @@ ACCOUNT_LINE_WORDS: tuple[str, ...] = (
 )
 # The lines that teach an account id to the learning pass (masker.py), so that a bare
 # recurrence of it is masked in every piece: each shape's literal.
-ACCOUNT_TEACHING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(literal.lower() for _, literal, _ in _ACCOUNT_SHAPES if literal))
+# Azure's ids are found by their keys and flags (no literal of their shape's own): those words
+# teach too, so `az account set --subscription <guid>` masks the id printed bare lines before.
+ACCOUNT_TEACHING_WORDS: tuple[str, ...] = tuple(dict.fromkeys((
+    *(literal.lower() for _, literal, _ in _ACCOUNT_SHAPES if literal),
+    "subscription", "tenant", "client_id", "clientid", "appid", "app_id", "principalid", "principal_id", "objectid",
+    "object_id", "azurecloud",
+)))  # fmt: skip
 # Session names that identify a process or a machine, not a person.
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
 
@@ -129,11 +153,19 @@ def find_accounts(text: str, edits: list[Edit], state: LogState | None = None) -
 _QUERIED_ACCOUNT = re.compile(
     r"(?:--query[ =][\"']?Account[\"']?|/project/numeric-project-id)[^\n]{0,200}\r?\n[ \t]*(?P<id>\d{12})[ \t]*\r?$", re.M
 )
-ACCOUNT_QUERY_WORDS = ("--query account", "--query=account", "--query 'account", '--query "account', "numeric-project-id")
+# `gcloud projects describe` names the organisation (or folder) a project sits in by its
+# number, the type on the line below: `parent:` / `  id: '123456789012'` / `  type: organization`.
+_PARENT_ACCOUNT = re.compile(r"^[ \t]*id: '?(?P<id>\d{6,20})'?[ \t]*\r?\n[ \t]*type: (?:organization|folder)\b", re.M)
+_PARENT_WORDS = ("type: organization", "type: folder")
+ACCOUNT_QUERY_WORDS = ("--query account", "--query=account", "--query 'account", '--query "account', "numeric-project-id", *_PARENT_WORDS)
 
 
 def find_queried_accounts(text: str, present: set[str], edits: list[Edit]) -> None:
-    """Mask the account number `--query Account --output text` printed under the command."""
-    if any(w in present for w in ACCOUNT_QUERY_WORDS):
+    """Mask the account number `--query Account --output text` printed under the command, and
+    the organisation's number above its `type:`."""
+    if any(w in present for w in ACCOUNT_QUERY_WORDS[:5]):
         for m in _QUERIED_ACCOUNT.finditer(text):
+            edits.append((m.start("id"), m.end("id"), "account", m.group("id")))
+    if any(w in present for w in _PARENT_WORDS):
+        for m in _PARENT_ACCOUNT.finditer(text):
             edits.append((m.start("id"), m.end("id"), "account", m.group("id")))

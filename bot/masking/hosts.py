@@ -312,6 +312,10 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # PBS's `qstat -f` names a job's owner as the account at the host it was submitted from:
     # `Job_Owner = hfischer@login07` (the account is masked as a key's value by then).
     ("job_owner = ", re.compile(r"Job_Owner = (?:<USER-\d{1,9}>|[\w.-]{1,32})@" + _H + r"(?![\w.-])")),
+    # An Azure VM's resource id names the machine (a VMSS the machines it numbers, their
+    # names its prefix): `.../Microsoft.Compute/virtualMachines/nd96-vm-02`,
+    # `virtualMachineScaleSets/gpu-vmss/virtualMachines/3` (an instance's number is kept).
+    ("/virtualmachine", re.compile(r"/virtualMachine(?:s|ScaleSets)/(?!\d{1,6}(?![\w.-]))" + _H + r"(?![\w.-])", re.I)),
     # ssh, pdsh and Slurm name the node they are talking about.
     ("resolve hostname ", re.compile(r"resolve hostname " + _H + r":")),
     ("authenticity of host '", re.compile(r"authenticity of host '" + _H)),
@@ -834,10 +838,27 @@ def find_nccl_leftovers(text: str, edits: list[Edit], state: LogState) -> None:
 # Cloud node names carry no domain but only a machine can be called that. (name, the literals
 # every match starts with, pattern)
 _NUMBERED_UNIT = r"(?:pod|rack|node|host|box|srv|vm|worker)\d{2,5}"
+_STORAGE_HEADS = ("beegfs-", "lustre-", "nfs-", "gpfs-", "ceph-", "weka-", "vast-", "zfs-", "isilon-", "netapp-", "ddn-", "panfs-", "minio-")
+# ... and the role after it (not a package's part: `nfs-ganesha-4`, `ceph-fuse-17`).
+_STORAGE_ROLES = (
+    r"(?:stor(?:age)?|oss|ost|mds|mdt|mgs|meta(?:data)?|mgmt|mon|osd|home|proj(?:ects?)?|scratch|data|nsd|io|ces|be|fe"
+    r"|[cd]node|srv|server|node|nas|gw|head|fs|vol|filer|san|ems|work|archive|backup)"
+)
 _ACCEL_HEADS = ("gpu", "cpu", "a100", "h100", "h200", "b200", "v100", "a10g", "l40s", "trn", "sxm", "compute")
 _NODE_SHAPES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
-    # AKS: aks-nodepool1-12345678-vmss000000
-    ("aks", ("aks-",), re.compile(r"aks-(?<![\w.-]aks-)[a-z0-9]{1,12}-\d{8}-vmss[0-9a-z]{6}(?![\w-])")),
+    # AKS: aks-nodepool1-12345678-vmss000000; the scale set itself (a ProviderID's
+    # `virtualMachineScaleSets/aks-nodepool1-12345678-vmss/virtualMachines/3`, the node's name
+    # with its instance number in base 36) and `az vmss list-instances`' `..._3`: the same machine.
+    ("aks", ("aks-",), re.compile(r"aks-(?<![\w.-]aks-)[a-z0-9]{1,12}-\d{8}-vmss(?:[0-9a-z]{6}|_\d{1,5})?(?![\w-])")),
+    # EC2 instance ids (`i-0ba923aa411226ffb`): the cloud's name for the machine, as its
+    # `ip-10-...` host name is (spot notices, Karpenter's `aws:///us-west-2a/i-...`, IMDS).
+    ("ec2-instance", ("i-0",), re.compile(r"i-(?<![\w.-]i-)0[0-9a-f]{16}(?![\w-])")),
+    # Storage servers named for the file system and their role: beegfs-stor03, lustre-oss12,
+    # nfs-home01, gpfs-nsd02, ceph-osd07 (a `df`/`mount` row, beegfs-check-servers). Lower
+    # case only: Lustre's targets, `scratch-OST000c`, are no machines.
+    ("storage", _STORAGE_HEADS, re.compile(
+        r"(?<![\w.-])(?:" + "|".join(h[:-1] for h in _STORAGE_HEADS) + r")-" + _STORAGE_ROLES + r"-?\d{1,3}[a-z]?(?![\w-]|\.\d)"
+    )),
     # GKE: gke-cluster-pool-1a2b3c4d-xyz1
     ("gke", ("gke-",), re.compile(r"gke-(?<![\w.-]gke-)[a-z0-9-]{1,40}-[0-9a-f]{8}-[a-z0-9]{4}(?![\w-])")),
     # EC2 private DNS names without their domain: ip-10-0-1-23, ec2-10-0-1-23.
@@ -1220,6 +1241,7 @@ _CELL_CHECKS = {
     "JOBID": re.compile(r"\d[\w\[\]%,-]{0,40}\Z"),
     "NODES": re.compile(r"\d{1,7}\Z"),
     "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
+    "ZONE": re.compile(r"[a-z]{2,12}-[a-z]{2,12}\d{1,2}-[a-z]\Z"),  # gcloud's `us-central1-a`
 }
 _LSF_STATUS = re.compile(r"-?(?:ok|unavail|unreach|busy|lockW|lockU|closed(?:_\w{1,12})?)\Z")
 _NODE_STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\Z")

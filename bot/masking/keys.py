@@ -100,6 +100,7 @@ _HOST_LAST = frozenset(("host", "hostname", "nodename", "nodelist", "addr"))
 # there, hence judged strictly in pairs.py), Windows' COMPUTERNAME.
 _HOST_EXACT = frozenset(
     ("rdzv_endpoint", "master_endpoint", "head_node", "head_node_ip", "runner_name", "ci_runner_description", "computername",
+     "computer_name",  # Azure IMDS' and ARM's `"osProfile": {"computerName": ...}`
      "buildkite_agent_name",
      # Slurm's `scontrol show node` (NodeName=, NodeHostName=), a pod spec's `nodeName:`.
      "node_name", "node_host_name", "host_name",

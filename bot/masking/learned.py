@@ -19,6 +19,10 @@ from bot.masking.state import LogState, wordlike_login
 
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _DASH = ord("-")
+# A learned login run into the word before it still stands as one before its `@`: a prompt
+# whose terminal title lost its escape and bell (`]0;hfischer@gpu3: ~/llmhfischer@gpu3:~/llm$`).
+_AT = ord("@")
+_LT = ord("<")
 # Not after one of these: a name inside a longer word, or inside one of our placeholders (`<USER-1>`).
 _NOT_BEFORE_NAME = _ALNUM | {ord("<")}
 _NOT_BEFORE_SECRET = frozenset({ord("<")})
@@ -93,13 +97,15 @@ def _accept(
     if not shaped:
 
         def whole_word(start: int, end: int) -> bool:
+            if end < size and data[end] == _AT and start and data[start - 1] in _ALNUM:
+                return True  # a prompt run into what stood before it: `~/llmhfischer@gpu3:~$`
             return (start == 0 or data[start - 1] not in before) and (end == size or data[end] not in _ALNUM)
 
         return whole_word
 
     def learned_or_sibling(start: int, end: int) -> bool:
         if start and data[start - 1] in before:
-            return False
+            return end < size and data[end] == _AT and data[start - 1] != _LT  # as whole_word's
         if end == size:
             return True
         after = data[end]

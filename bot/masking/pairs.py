@@ -77,6 +77,8 @@ _NAMED_VALUE = re.compile(
 )
 # The next item of a redis-cli reply list, quoted: `2) "<value>"`.
 _REDIS_REPLY_VALUE = re.compile(r'"[ \t]*' + NEXT_LINE + r'[ \t]*\d{1,4}\) "(?P<v>[^"\n]{1,4096})"')
+# An XML element's text up to its closing tag, whose name _pair_at checks.
+_XML_ELEMENT_VALUE = re.compile(r">(?P<v>[^<\s]{1,4096})</")
 _NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
 _WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
 _VALUE = re.compile(
@@ -315,6 +317,14 @@ class _PairScanner:
                 and _MESSAGE.match(text, sep.end())):
             return  # `InvalidAPIKey: The API key provided is invalid`: a raised class and its message
         if sep is None and text.startswith("%22", key_end) and self._encoded_json_value(key_end, info, core):
+            return
+        if sep is None and start and text[start - 1] == "<" and text.startswith(">", key_end):
+            # An XML element: STS's `<SecretAccessKey>...</SecretAccessKey>` in botocore's
+            # `Response body: b'...'`, Maven's `<password>`. A plain `key` (a plist's
+            # `<key>Name</key>`) names, it holds no value.
+            m = _XML_ELEMENT_VALUE.match(text, key_end)
+            if m is not None and info.role is Role.SECRET and text.startswith(key + ">", m.end("v") + 2):
+                self._take(m, info, core)
             return
         if sep is None and text[max(0, start - 14) : start].endswith("configure get "):
             # `aws configure get aws_secret_access_key` prints the value alone on the next line,

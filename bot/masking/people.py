@@ -89,7 +89,9 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         edits.append((m.start(), m.end(), "email", addr))
         if state is not None and local.lower() not in TECHNICAL_USERS and local.lower() not in _SERVICE_LOCALS:
             learn_org_domain(domain, state)
-        if state is not None and _PERSONAL_LOCAL.match(local):
+        # ... and so is a login on a family name (`hfischer@`, `carvalho36@`): the same person
+        # in a later `ping hfischer` or an earlier `ls -l` row. (Not a team's or a role's box.)
+        if state is not None and (_PERSONAL_LOCAL.match(local) or family_login(local.lower())):
             state.learn_user(local)
             first_last = _FIRST_LAST_LOCAL.match(local)
             if first_last is not None:
@@ -136,6 +138,9 @@ _USER_AT_HOST_RX = regex.compile(
 # (A git branch may stand before the `%`, as vcs_info or a theme writes it: `~/llm (main) %`.)
 _ZSH_TAIL = re.compile(r"[ \t]+[^\s%#$]{1,256}(?:[ \t]+(?:git:)?\([^\s()]{1,100}\))?[ \t]+[%#$](?:[ \t]|$)", re.M)
 _MSYS_SYSTEMS = (" MINGW64 ", " MINGW32 ", " MSYS ", " UCRT64 ", " CLANG64 ", " CLANGARM64 ")
+_TERMINAL_REPORTS = ("RemoteHost=", "]0;", "]2;")
+# LNet's network types (socklnd, o2iblnd, gnilnd, kfilnd, efalnd), numbered or not.
+_LNET_NETWORK = re.compile(r"(?:tcp|o2ib|gni|kfi|efa|ptl)\d{0,3}")
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _KEY_COMMENT_TAIL = re.compile(r" \((?:ED25519|RSA|ECDSA|DSA|ED25519-SK|ECDSA-SK)\)")
 _REMOTE_CMD = re.compile(r"\b(?:ssh|scp|rsync|sftp|mosh|pdsh|clush|ssh-copy-id)\b")
@@ -158,16 +163,29 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
     if "@" not in text:
         return
     for m in _USER_AT_HOST_RX.finditer(text):
+        if _LNET_NETWORK.fullmatch(m.group("host")):
+            # A Lustre NID, `mds01@tcp:/scratch`, `oss12@o2ib1`: a server on an LNet network
+            # (no account at a machine called `tcp`).
+            server = m.group("user")
+            if host_value_ok(server) and not server.isdigit():
+                edits.append((m.start("user"), m.end("user"), "host", server))
+                state.learn_host(server)
+            continue
         after = m.group("after")
         # `alice@10.0.0.12:22`: an account at a machine's address, whatever follows it; an
         # IPv6 address is bracketed for scp and rsync (`scp f alice@[2a05:d014::7]:/data/`).
         bracketed = m.group("host").startswith("[")
         at_address = bracketed or _DOTTED_QUAD.fullmatch(m.group("host")) is not None
-        if after is None and not at_address:
-            continue
         start = m.start()
+        # iTerm2's shell integration tells the terminal who and where the shell is, whatever
+        # ends the sequence (`\x1b]1337;RemoteHost=hfischer@gpu-node-17\x07`, its `\x07` or
+        # `\007` written out, or lost with the ESC); so does the window title a prompt sets
+        # (`\x1b]0;hfischer@gpu-node-17: ~/llm\x07`, bash's `\u@\h: \w`).
+        remote = text.endswith(_TERMINAL_REPORTS, max(0, start - 11), start)
+        if after is None and not at_address and not remote:
+            continue
         lead = line_start(text, start, 256)
-        prompt = at_address or after.startswith((":~", ":/", "]", "'s")) or (
+        prompt = remote or at_address or after.startswith((":~", ":/", "]", "'s")) or (
             start > lead and text[start - 1] == "["
         )
         if not prompt:
@@ -311,6 +329,8 @@ _HOME_SKIP = frozenset(
         "orgs", "org", "teams", "team", "members", "students", "staff", "people", "portfolios", "labs", "common",
         # A shared Hub cache (`HF_HOME=/scratch/hf-cache`): what a home holds, named for no one.
         "hf-cache", "hf_cache", "hf-home", "hf_home",
+        # A web API's actions on its users collection (`hub.docker.com/v2/users/login`, `/api/users/me`).
+        "login", "logout", "me", "self", "current", "signup", "sign_in", "sign_up", "register", "search",
     )
 )
 _LEARN_SEGMENTS = frozenset(("home", "Users", "homes", "jusers", "users", "mail", "members", "students"))
