@@ -374,6 +374,12 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
         return paste(deps, client, where, place, logdetect.clean(text), strong=strength == "strong",
                      direct=_direct(event))
+    if strength is None and user and not thread_ts and (mentioned or _asks(text)):
+        # "what now?" (or a mention of the bot) from who sent a log file here a moment ago:
+        # asked about that file's diagnosis, answered in its thread (not help, not nothing).
+        file_thread = store.bursts.answered_file(team, place)
+        if file_thread:
+            return _about_file(deps, client, event, where, mentioned, text, file_thread)
     if strength is None and user and not mentioned and _direct(event) and store.bursts.after_upload(team, place):
         # "here is the log from last night:" in the bot's DM, read after the log file it
         # announced was answered: that answer is its answer, not help.
@@ -399,6 +405,25 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     return None
 
 
+def _asks(text: str) -> bool:
+    """Words that ask something ("what now?", "any idea?", a lone "?"), not addressed to a colleague."""
+    return "?" in logdetect.clean(text) and not between_people(text)
+
+
+def _about_file(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
+                text: str, file_thread: str) -> Callable[[], None] | None:
+    """A question sent just after a log file, outside its thread: a follow-up in the thread the
+    file is (being) answered in. Until that answer is out, waited for, as a question asked in
+    the thread before the diagnosis is (`_after_parent`)."""
+    there = replace(where, thread_ts=file_thread)
+    store = deps.store
+    ctx = store.threads.load(where.team_id, where.channel, file_thread)
+    if ctx is None and store.claims.in_progress(where.team_id, f"message:{where.channel}:{file_thread}"):
+        return lambda: _after_parent(deps, client, event, there, mentioned, text, None, fallback=where)
+    _reply(deps, client, event, where, mentioned, text, None, ctx, there=there)
+    return None
+
+
 def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tuple[Where, str | None]:
     """Where to answer a log file, and what its sender pasted just before it, if they did:
     words announcing it ("rank 3 died with CUDA OOM again, log attached") or an excerpt of the
@@ -407,7 +432,8 @@ def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tupl
     pasted after such words is; else the file's own message, alone."""
     if not where.user or mentioned:
         return where, None
-    taken = deps.store.bursts.take(where.team_id, place, where.ts, noted_s=2 * paste_window() + 5)
+    taken = deps.store.bursts.take(where.team_id, place, where.ts, noted_s=2 * paste_window() + 5,
+                                   upload_thread=where.thread_ts)
     if not taken:
         return where, None
     log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
@@ -424,24 +450,30 @@ def _part_texts(where: Where, parts: list[Part], *, strong_only: bool = False) -
 
 
 def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
-                  text: str, strength: str | None) -> None:
+                  text: str, strength: str | None, fallback: Where | None = None) -> None:
     """Wait (bounded) until the thread's first message is answered, then act on this reply
-    with the thread's context as that answer left it."""
+    with the thread's context as that answer left it. `fallback`: where the reply was sent,
+    when it is answered in another thread (`_about_file`) and no context comes of it."""
     team, channel, thread_ts = where.team_id, where.channel, where.thread_ts
     deadline = time.monotonic() + PARENT_WAIT_S
     while deps.store.claims.in_progress(team, f"message:{channel}:{thread_ts}") and time.monotonic() < deadline:
         time.sleep(PARENT_POLL_S)
-    _reply(deps, client, event, where, mentioned, text, strength, deps.store.threads.load(team, channel, thread_ts))
+    ctx = deps.store.threads.load(team, channel, thread_ts)
+    if fallback is not None:
+        _reply(deps, client, event, fallback, mentioned, text, strength, ctx, there=where)
+    else:
+        _reply(deps, client, event, where, mentioned, text, strength, ctx)
 
 
 def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool, text: str,
-           strength: str | None, ctx: ThreadContext | None) -> None:
-    """A message that is no part of a pasted log: a follow-up in a diagnosis thread, a log to
-    diagnose at once, a mention or a DM to help, or nothing."""
+           strength: str | None, ctx: ThreadContext | None, there: Where | None = None) -> None:
+    """A message that is no part of a pasted log: a follow-up in a diagnosis thread (`there`,
+    when that is not the message's own), a log to diagnose at once, a mention or a DM to
+    help, or nothing."""
     store = deps.store
     if ctx is not None:
         if mentioned or not between_people(text):
-            follow_up(deps, client, where, logdetect.clean(text), ctx)
+            follow_up(deps, client, there or where, logdetect.clean(text), ctx)
         return
     if strength is not None:
         quiet = not mentioned and not _direct(event)
