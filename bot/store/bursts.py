@@ -141,11 +141,17 @@ class Bursts:
         return bool(self._client.redis.exists(self._keys(team_id, place)[2]))
 
     @guarded
-    def answered_file(self, team_id: str, place: str) -> str | None:
-        """The thread a log file its sender sent here a moment ago is answered in (`take`), or
-        None when no file was, or long enough ago that a message now is about something else."""
+    def recent_answer(self, team_id: str, place: str) -> str | None:
+        """The thread a log its sender sent here a moment ago is answered in (a log file,
+        `take`; a pasted log, `note_answer`), or None when none was, or long enough ago that a
+        message now is about something else."""
         thread = self._client.redis.get(self._keys(team_id, place)[3])
         return thread.decode() if isinstance(thread, bytes) else thread
+
+    @guarded
+    def note_answer(self, team_id: str, place: str, thread_ts: str, noted_s: float) -> None:
+        """Note the thread a log sent here is (being) answered in, for `noted_s` (`recent_answer`)."""
+        self._client.redis.set(self._keys(team_id, place)[3], thread_ts, px=max(1, int(noted_s * 1000)))
 
     @guarded
     def close(self, team_id: str, place: str, seq: int) -> list[Part] | None:
@@ -166,7 +172,7 @@ class Bursts:
         sent at `upload_ts`, in `upload_thread`) answers for them, and the burst's closer
         answers nothing. [] when no burst is open. Either way the file is noted for `noted_s`:
         the words or excerpt sent with it that are read after it join nothing (`join`), and
-        the thread of its answer is kept (`answered_file`)."""
+        the thread of its answer is kept (`recent_answer`)."""
         raw = self._take(keys=self._keys(team_id, place),
                          args=[upload_ts, max(1, int(noted_s * 1000)), upload_thread or upload_ts])
         return _parts(raw or [])

@@ -138,6 +138,47 @@ def test_a_question_sent_while_the_log_file_is_still_downloading_is_answered_aft
     assert "cuda-oom" in json.dumps(got[0].params) and HELP_MARK not in all_text(got[1])
 
 
+@pytest.mark.parametrize("words", ["what now?", "?", MENTION, f"{MENTION} what now?"],
+                         ids=["what-now", "question-mark", "mention", "mention-what-now"])
+def test_a_question_sent_at_once_after_a_log_file_waits_for_its_diagnosis(bot: Bot, fake_slack, words):
+    """The upload and, at once, the question (an outside check sends them back to back; the
+    question's listener runs while the file is still being looked up): one diagnosis, then
+    the answer, both in the file's thread (was, often: help under the mention first, or
+    nothing)."""
+    file_ts, ts = "1701500035.000100", "1701500035.900100"
+    f = upload(fake_slack, "F15ATONCE" + str(len(words)), OOM_PASTE.encode())
+    bot.event(message("", file_ts, subtype="file_share", files=[f]))
+    bot.event(message(words, ts))
+    wait_handled(bot, file_ts, ts, timeout=30)
+    got = posts(fake_slack)
+    assert [p.params["thread_ts"] for p in got] == [file_ts, file_ts], texts(fake_slack)
+    assert "cuda-oom" in json.dumps(got[0].params) and HELP_MARK not in all_text(got[1])
+    assert used(bot) == 1
+
+
+@pytest.mark.parametrize("words", ["what now?", f"{MENTION} what now?"], ids=["words", "mention"])
+def test_a_question_right_after_a_pasted_log_is_about_its_diagnosis(bot: Bot, fake_slack, words):
+    """The same after a pasted log, once it is answered: the question answered in the log's
+    thread (was: nothing, or the help under the mention)."""
+    log_ts, ts = "1701500037.000100", "1701500038.000100"
+    bot.event(message(OOM_PASTE, log_ts))
+    wait_handled(bot, log_ts)
+    bot.event(message(words, ts))
+    wait_handled(bot, ts)
+    got = posts(fake_slack)
+    assert [p.params["thread_ts"] for p in got] == [log_ts, log_ts], texts(fake_slack)
+    assert HELP_MARK not in all_text(got[1]) and used(bot) == 1
+
+
+def test_a_mention_before_any_log_still_gets_the_help(bot: Bot, fake_slack):
+    """With no log of its sender's just answered, "@denpex what now?" gets the help as before."""
+    ts = "1701500039.000100"
+    bot.event(message(f"{MENTION} what now?", ts))
+    wait_handled(bot, ts)
+    (post,) = posts(fake_slack)
+    assert post.params["thread_ts"] == ts and HELP_MARK in all_text(post)
+
+
 def test_a_question_after_a_log_file_in_a_dm_is_about_its_diagnosis(bot: Bot, fake_slack):
     """In the bot's DM: a log file, then "what now?": a follow-up in the file's thread, not help."""
     dm = {"channel_type": "im"}
