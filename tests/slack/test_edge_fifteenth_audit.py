@@ -769,3 +769,161 @@ def test_after_the_audit_the_bot_is_healthy_and_answers(bot: Bot, fake_slack):
     bot.event(message(OOM_PASTE, ts))
     wait_handled(bot, ts)
     assert len(posts(fake_slack)) == 1
+
+
+# --- 14. uploads seen only as `file_shared` -------------------------------------------------------------
+
+def _shares(ts: str) -> dict[str, Any]:
+    return {"public": {"C0LOGS": [{"ts": ts, "channel_name": "training", "team_id": TEAM_ID}]}}
+
+
+@pytest.mark.parametrize(("name", "content", "kw", "expect", "charged"), [
+    ("rank3.log.gz", gzip.compress(OOM_PASTE.encode(), mtime=0), {"filetype": "gzip"}, "cuda-oom", 1),
+    ("core.bin", bytes(range(256)) * 40, {}, "", 0),
+    ("empty.log", b"", {}, "", 0),
+    ("huge.log", b"x\n", {"declared_size": UPLOAD_CAP * 10}, "over the", 0),
+], ids=["gzip", "binary", "empty", "huge"])
+def test_an_upload_seen_only_as_file_shared_is_answered_under_its_message(bot: Bot, fake_slack, name, content, kw,
+                                                                          expect, charged):
+    """Only the `file_shared` event comes (the message event lost): the file is looked up,
+    answered once under the message files.info names, charged only when diagnosed."""
+    ts = "1701501300.000100"
+    upload(fake_slack, "F15FS" + name[:4].upper(), content, name, shares=_shares(ts), **kw)
+    assert bot.event(file_shared("F15FS" + name[:4].upper())).status == 200
+    fake_slack.wait_for("chat.postMessage", timeout=20)
+    settle(bot, fake_slack, 1.0)
+    (post,) = posts(fake_slack)
+    assert post.params["thread_ts"] == ts and expect in all_text(post)
+    assert used(bot) == charged
+    if kw.get("declared_size"):
+        assert fake_slack.of("files.download") == []
+
+
+# --- 15. Slack re-sending while a post is rate limited --------------------------------------------------
+
+def test_retries_while_the_post_waits_out_a_429_are_one_reply(bot: Bot, fake_slack):
+    """chat.postMessage answers 429 (Retry-After 2) and Slack, seeing no answer yet, re-sends
+    the event (`http_timeout`) twice meanwhile: one reply lands, one charge."""
+    ts = "1701501400.000100"
+    fake_slack.fail("chat.postMessage", 429, times=1, retry_after=2)
+    ev = message(OOM_PASTE, ts)
+    bot.event(ev, event_id="Ev15WAIT429")
+    for n in (1, 2):
+        time.sleep(0.5)
+        bot.event(ev, event_id="Ev15WAIT429", headers={"X-Slack-Retry-Num": str(n), "X-Slack-Retry-Reason": "http_timeout"})
+    wait_handled(bot, ts, timeout=30)
+    assert len(posts(fake_slack)) == 2 and used(bot) == 1  # the refused try, then the one that landed
+
+
+@pytest.mark.parametrize("error", ["channel_not_found", "not_in_channel"])
+def test_a_follow_up_or_help_refused_by_slack_is_dropped_quietly(bot: Bot, fake_slack, error):
+    """The answer to a question, or the help in a DM, refused for good: one try each, no
+    crash, the bot answers on."""
+    ts, q = "1701501410.000100", "1701501411.000100"
+    bot.event(message(OOM_PASTE, ts))
+    wait_handled(bot, ts)
+    fake_slack.fail("chat.postMessage", 200, times=2, body={"ok": False, "error": error})
+    bot.event(message("how do I confirm this?", q, thread_ts=ts))
+    wait_handled(bot, q)
+    bot.event(message("hello", "1701501412.000100", channel="D0ALICEDM", channel_type="im"))
+    wait_handled(bot, "1701501412.000100", channel="D0ALICEDM")
+    assert len(posts(fake_slack)) == 3
+    bot.event(message("how do I confirm this?", "1701501413.000100", thread_ts=ts))
+    wait_handled(bot, "1701501413.000100")
+    assert len(posts(fake_slack)) == 4 and used(bot) == 1
+
+
+# --- 16. Redis down, beyond a pasted log ------------------------------------------------------------------
+
+def test_with_redis_down_a_lookup_a_dm_and_a_thread_question_are_answered_or_told(bot_without_redis: Bot, fake_slack):
+    dead = bot_without_redis
+    start = time.monotonic()
+    reply = dead.command("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert reply.status == 200 and time.monotonic() - start < 3.0
+    body = reply.body.decode()
+    assert "cuda-oom" in body or "temporarily unavailable" in body
+    dead.event(message("hello", "1701501500.000100", channel="D0ALICEDM", channel_type="im"))
+    dead.event(message("how do I confirm this?", "1701501501.000100", thread_ts="1701501400.000100"))
+    fake_slack.wait_for("chat.postMessage", count=2, timeout=20)
+    time.sleep(1.0)
+    got = posts(fake_slack)
+    assert len(got) == 2 and all("temporarily unavailable" in all_text(p) or HELP_MARK in all_text(p) for p in got)
+    assert "Traceback" not in dead.log_path.read_text()  # type: ignore[attr-defined]
+
+
+# --- 17. masking: file names, unmatched lines, evidence, the bot's own log ------------------------------
+
+@pytest.mark.parametrize(("content", "kw"), [
+    (bytes(range(256)) * 40, {}), (b"", {}), (b"x\n", {"declared_size": UPLOAD_CAP * 3}),
+    (SECRET_LOG.encode(), {}),
+], ids=["binary", "empty", "huge", "log"])
+def test_a_file_name_holding_personal_data_is_never_posted(bot: Bot, fake_slack, content, kw):
+    ts = "1701501600.000100"
+    name = f"{SECRETS['email']}_{SECRETS['host']}_{SECRETS['ip']}.log"
+    f = upload(fake_slack, "F15NAME" + str(len(content) % 1000), content, name, **kw)
+    bot.event(message("", ts, subtype="file_share", files=[f]))
+    wait_handled(bot, ts, timeout=30)
+    assert len(posts(fake_slack)) == 1
+    quiesce(bot, fake_slack)
+    assert_nothing_leaked(fake_slack)
+
+
+UNMATCHED_SECRET = (
+    "[rank0]: Traceback (most recent call last):\n"
+    '[rank0]:   File "/home/jdoe/train.py", line 88, in <module>\n'
+    f"[rank0]: RuntimeError: ZorgleFault: frobnicator at {SECRETS['host']} ({SECRETS['ip']}) rejected "
+    f"token {SECRETS['hf']} for {SECRETS['email']}\n"
+)
+
+
+@pytest.mark.parametrize("question", ["show me the lines", "which rank failed first?", "what else could it be?",
+                                      "which ranks and hosts?"])
+def test_run_answers_and_unmatched_lines_carry_nothing_secret(bot: Bot, fake_slack, question):
+    """Evidence shown in follow-ups, the hosts named, and the most telling line of a log no
+    entry matched: all masked."""
+    for i, log_text in enumerate((SECRET_LOG, UNMATCHED_SECRET)):
+        ts, q = f"170150170{i}.000100", f"170150170{i}.000200"
+        bot.event(message(log_text, ts, user=f"U0USER{i}"))
+        wait_handled(bot, ts)
+        bot.event(message(question, q, thread_ts=ts, user=f"U0USER{i}"))
+        wait_handled(bot, q)
+    assert len(posts(fake_slack)) == 4
+    quiesce(bot, fake_slack)
+    assert_nothing_leaked(fake_slack)
+
+
+def test_the_bots_own_log_holds_nothing_secret(bot: Bot, fake_slack):
+    """What the bot writes to its own log (stdout) while reading pastes, uploads, lookups,
+    questions and failures is masked as well."""
+    log_path = Path(bot.log_path)  # type: ignore[attr-defined]
+    start = log_path.stat().st_size
+    ts = "1701501800.000100"
+    bot.event(message(SECRET_LOG, ts))
+    wait_handled(bot, ts)
+    bot.event(message(f"is {SECRETS['host']} broken?", "1701501800.000200", thread_ts=ts))
+    wait_handled(bot, "1701501800.000200")
+    f = upload(fake_slack, "F15OWNLOG", UNMATCHED_SECRET.encode(), f"{SECRETS['email']}.log")
+    fake_slack.fail("chat.postMessage", 200, times=1, body={"ok": False, "error": "not_in_channel"})
+    bot.event(message("", "1701501801.000100", subtype="file_share", files=[f]))
+    wait_handled(bot, "1701501801.000100", timeout=30)
+    command_answer(bot, fake_slack, f"CUDA out of memory {SECRETS['github']} {SECRETS['email']}")
+    bot.event(message(f"{MENTION} {SECRETS['aws']} {SECRETS['email']}", "1701501802.000100"))
+    wait_handled(bot, "1701501802.000100")
+    quiesce(bot, fake_slack)
+    with log_path.open("rb") as fh:
+        fh.seek(start)
+        written = fh.read().decode("utf-8", "replace")
+    for kind, secret in SECRETS.items():
+        assert secret not in written, kind
+
+
+@pytest.mark.parametrize("text", ["show ../../etc/passwd", "show (a+)+$", "show " + "x" * 5000, "show <!channel>",
+                                  "show cuda-oom cuda-oom", "redeem " + "(" * 500, "quota please <!here>"],
+                         ids=["path", "regex", "long-id", "special", "two-ids", "hostile-code", "quota-special"])
+def test_hostile_arguments_to_show_redeem_and_quota_are_answered_inertly(bot: Bot, fake_slack, text):
+    took, _, body = command_answer(bot, fake_slack, text)
+    assert took < 3.0 and (body.get("text") or body.get("blocks"))
+    for s in [body.get("text") or ""] + [b.get("text", {}).get("text", "") for b in body.get("blocks") or []
+                                         if isinstance(b.get("text"), dict)]:
+        assert not LIVE_MRKDWN.search(s), s[:300]
+    assert posts(fake_slack) == [] and used(bot) == 0
