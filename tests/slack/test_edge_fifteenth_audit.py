@@ -13,25 +13,17 @@ import gzip
 import json
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.ports import free_port
-from tests.slack.conftest import UPLOAD_CAP, Bot, quiesce, sign, start_bot, stop_bot, wait_handled
-from tests.slack.events import (
-    LIVE_MRKDWN,
-    OOM_PASTE,
-    all_text,
-    file_shared,
-    message,
-    mrkdwn_strings,
-    used,
-)
+from tests.slack import events as ev
+from tests.slack.conftest import UPLOAD_CAP, Bot, quiesce, sign, wait_handled
 from tests.slack.fake_slack import BOT_ID, BOT_USER_ID, TEAM_ID, FakeFile, FakeSlack
 
+LIVE_MRKDWN, OOM_PASTE, all_text, message, used = ev.LIVE_MRKDWN, ev.OOM_PASTE, ev.all_text, ev.message, ev.used
+file_shared, mrkdwn_strings = ev.file_shared, ev.mrkdwn_strings
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "tests" / "data" / "samples" / "rank3-oom-8-ranks.log").read_text()
 JSON = "application/json"
@@ -598,16 +590,6 @@ def test_the_fourth_log_of_a_free_day_is_told_the_limit_and_not_charged(bot: Bot
     # Lookups still answer.
     _, shown, _ = command_answer(bot, fake_slack, "torch.OutOfMemoryError: CUDA out of memory")
     assert "cuda-oom" in shown
-
-
-@pytest.fixture
-def bot_without_redis(fake_slack: FakeSlack) -> Iterator[Bot]:
-    fake_slack.reset()
-    dead = start_bot(fake_slack, f"redis://127.0.0.1:{free_port()}/0")
-    try:
-        yield dead
-    finally:
-        stop_bot(dead)
 
 
 def test_with_redis_down_a_log_is_told_chatter_is_not_and_commands_answer(bot_without_redis: Bot, fake_slack):
