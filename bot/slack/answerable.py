@@ -58,8 +58,11 @@ def between_people(raw_text: str) -> bool:
         return True
     clean = logdetect.clean(raw_text)
     # A question mark keeps it a question, however chatty its words ("ok, trying it now: how
-    # do I verify it?"): better the closest topics as buttons than silence.
-    return wordless(clean) or ("?" not in clean and recognise(clean).chatter)
+    # do I verify it?") or however few (a lone "?" under the answer): better the closest
+    # topics as buttons than silence.
+    if "?" in _EMOJI.sub(" ", clean):
+        return False
+    return wordless(clean) or recognise(clean).chatter
 
 
 def _matches(denpex: Denpex, text: str) -> bool:

@@ -139,8 +139,15 @@ def closed_to_app(file: dict[str, Any]) -> bool:
 
 
 def describe(file: dict[str, Any]) -> str:
-    """A file's name as it may be shown (masked: names carry users, hosts, ids)."""
-    return Masker().mask(file.get("name") or file.get("title") or file.get("id") or "the file")
+    """A file's name as it may be shown (masked: names carry users, hosts, ids).
+
+    Names glue their parts with `_` (`jane@corp.com_rank3.log`, `rank3_10.1.2.3.log`), which
+    the masker reads as a word character, so an address or a host there ran on into the next
+    part unseen: each `_`-part is masked again, after the whole name (where a token that has
+    `_` in it, `hf_...`, is found)."""
+    masker = Masker()
+    whole = masker.mask(file.get("name") or file.get("title") or file.get("id") or "the file")
+    return "_".join(masker.mask(part) for part in whole.split("_"))
 
 
 # The names of this machine's loopback interface a local stand-in may give its file links

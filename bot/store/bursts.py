@@ -68,12 +68,24 @@ return parts
 # later number, so it answers nothing. Whether or not a burst was open, the log file is noted
 # for the place: words or an excerpt its sender sent with it that are read only after it
 # (Slack delivers them at once, in any order) join nothing and are not answered again.
+# The thread the file is answered in is noted beside it: the first part's, when it takes a
+# burst, else the file's own; a question its sender sends a moment later ("what now?", or a
+# mention of the bot) is asked about that answer.
 # KEYS[1]  the burst's parts  KEYS[2] its sequence number  KEYS[3] the place's last log file
-# ARGV[1]  the log file's message ts  ARGV[2] how long it is noted, ms
+# KEYS[4]  the thread its answer goes to
+# ARGV[1]  the log file's message ts  ARGV[2] how long it is noted, ms  ARGV[3] the file's thread
 # Returns the parts (JSON strings) when taken, false when no burst is open.
 _TAKE_LUA = """
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
 local parts = redis.call('LRANGE', KEYS[1], 0, -1)
+local thread, first = ARGV[3], nil
+for _, raw in ipairs(parts) do
+  local part = cjson.decode(raw)
+  if first == nil or tonumber(part[1]) < first then
+    first, thread = tonumber(part[1]), part[2]
+  end
+end
+redis.call('SET', KEYS[4], thread, 'PX', ARGV[2])
 if #parts == 0 then
   return false
 end
@@ -105,7 +117,7 @@ class Bursts:
     @staticmethod
     def _keys(team_id: str, place: str) -> list[str]:
         base = keys.dedupe(team_id, f"burst:{place}")
-        return [base + ":parts", base + ":seq", base + ":upload"]
+        return [base + ":parts", base + ":seq", base + ":upload", base + ":answered"]
 
     @guarded
     def join(self, team_id: str, place: str, part: Part, lifetime_s: float) -> int | None:
@@ -129,6 +141,19 @@ class Bursts:
         return bool(self._client.redis.exists(self._keys(team_id, place)[2]))
 
     @guarded
+    def recent_answer(self, team_id: str, place: str) -> str | None:
+        """The thread a log its sender sent here a moment ago is answered in (a log file,
+        `take`; a pasted log, `note_answer`), or None when none was, or long enough ago that a
+        message now is about something else."""
+        thread = self._client.redis.get(self._keys(team_id, place)[3])
+        return thread.decode() if isinstance(thread, bytes) else thread
+
+    @guarded
+    def note_answer(self, team_id: str, place: str, thread_ts: str, noted_s: float) -> None:
+        """Note the thread a log sent here is (being) answered in, for `noted_s` (`recent_answer`)."""
+        self._client.redis.set(self._keys(team_id, place)[3], thread_ts, px=max(1, int(noted_s * 1000)))
+
+    @guarded
     def close(self, team_id: str, place: str, seq: int) -> list[Part] | None:
         """Every part, in the order Slack stamped them, if `seq` is still the last to have
         joined; None when a later part joined (its joiner will close the burst); [] when the
@@ -142,12 +167,14 @@ class Bursts:
         return _parts(raw)
 
     @guarded
-    def take(self, team_id: str, place: str, upload_ts: str, noted_s: float) -> list[Part]:
+    def take(self, team_id: str, place: str, upload_ts: str, noted_s: float, upload_thread: str = "") -> list[Part]:
         """The open burst's parts, in the order Slack stamped them: the caller (the log file
-        sent at `upload_ts`) answers for them, and the burst's closer answers nothing. [] when
-        no burst is open. Either way the file is noted for `noted_s`: the words or excerpt
-        sent with it that are read after it join nothing (`join`)."""
-        raw = self._take(keys=self._keys(team_id, place), args=[upload_ts, max(1, int(noted_s * 1000))])
+        sent at `upload_ts`, in `upload_thread`) answers for them, and the burst's closer
+        answers nothing. [] when no burst is open. Either way the file is noted for `noted_s`:
+        the words or excerpt sent with it that are read after it join nothing (`join`), and
+        the thread of its answer is kept (`recent_answer`)."""
+        raw = self._take(keys=self._keys(team_id, place),
+                         args=[upload_ts, max(1, int(noted_s * 1000)), upload_thread or upload_ts])
         return _parts(raw or [])
 
 

@@ -296,3 +296,14 @@ def assert_no_crash_since(log_path: Path, start: int) -> None:
         new = fh.read().decode("utf-8", "replace")
     for mark in CRASH_MARKS:
         assert mark not in new, new[max(0, new.find(mark) - 300):][:3000]
+
+
+@pytest.fixture
+def bot_without_redis(fake_slack: FakeSlack) -> Iterator[Bot]:
+    """A second bot whose Redis does not answer (a free port), on a clean call record."""
+    fake_slack.reset()
+    dead = start_bot(fake_slack, f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        yield dead
+    finally:
+        stop_bot(dead)

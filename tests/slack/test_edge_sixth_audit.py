@@ -546,18 +546,6 @@ def test_a_rate_limited_ephemeral_answer_to_a_click_lands_once(bot: Bot, fake_sl
 
 # --- Redis down: the Home tab and a vote ---------------------------------------------------------
 
-@pytest.fixture
-def bot_without_redis(fake_slack) -> Iterator[Bot]:
-    from tests.ports import free_port
-
-    fake_slack.reset()
-    bot = start_bot(fake_slack, f"redis://127.0.0.1:{free_port()}/0")
-    try:
-        yield bot
-    finally:
-        stop_bot(bot)
-
-
 def test_with_redis_down_the_home_tab_and_a_vote_say_so(bot_without_redis, fake_slack):
     """Redis unreachable: opening the Home tab publishes a view that says the service is
     temporarily unavailable (not a stale or empty page, not a traceback); a feedback vote gets

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from bot.masking import mask
 from bot.store import Store
 from bot.store.bursts import Part
@@ -58,3 +60,21 @@ def test_words_read_after_the_log_file_they_announce_join_nothing(store: Store) 
     assert not store.bursts.is_open(TEAM, place)
     assert store.bursts.join(TEAM, place, Part("4.8", "4.8", mask("Traceback (most recent call last):").text), 5) == 1
     assert not store.bursts.after_upload(TEAM, "C1:top:U5")
+
+
+def test_the_thread_a_log_is_answered_in_is_kept_a_moment(store: Store) -> None:
+    """What a question sent just after a log is asked about: the file's own thread when it
+    took no burst, the first part's when it took one (the words sent before it, in the
+    middle of a thread of theirs), a pasted log's as noted; nothing elsewhere or after."""
+    assert store.bursts.recent_answer(TEAM, "C1:top:U6") is None
+    store.bursts.take(TEAM, "C1:top:U6", "6.5", 5, upload_thread="6.5")
+    assert store.bursts.recent_answer(TEAM, "C1:top:U6") == "6.5"
+    store.bursts.join(TEAM, "C1:top:U7", Part("7.3", "7.3", mask("log attached").text, False), 5)
+    store.bursts.join(TEAM, "C1:top:U7", Part("7.2", "7.0", mask("rank 3 died with CUDA OOM").text, False), 5)
+    assert [p.ts for p in store.bursts.take(TEAM, "C1:top:U7", "7.9", 5, upload_thread="7.9")] == ["7.2", "7.3"]
+    assert store.bursts.recent_answer(TEAM, "C1:top:U7") == "7.0"
+    store.bursts.note_answer(TEAM, "C1:top:U8", "8.1", 0.05)
+    assert store.bursts.recent_answer(TEAM, "C1:top:U8") == "8.1"
+    assert store.bursts.recent_answer(TEAM, "C1:top:U9") is None
+    time.sleep(0.1)
+    assert store.bursts.recent_answer(TEAM, "C1:top:U8") is None

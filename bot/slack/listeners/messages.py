@@ -151,18 +151,18 @@ def paste(deps: BotDeps, client: WebClient, where: Where, place: str, text: str,
             parts_text, first = [_take_local(key) or text], where
         else:
             return lambda: _close_burst(deps, client, where, place, seq, strong, direct, announce)
-    _alone(deps, client, first, parts_text[0], strong=strong, direct=direct, announce=announce)
+    _alone(deps, client, first, parts_text[0], strong=strong, direct=direct, announce=announce, place=place)
     return None
 
 
 def _alone(deps: BotDeps, client: WebClient, where: Where, text: str, *, strong: bool, direct: bool,
-           announce: bool) -> None:
+           announce: bool, place: str | None = None) -> None:
     """A part answered by itself: diagnosed (quietly, if weak and not in a DM), or, words that
     only announced a log that never came, the help."""
     if announce:
         tell(client, where, ui.help_message())
     else:
-        _answer(deps, client, where, [text], quiet=not strong and not direct)
+        _answer(deps, client, where, [text], quiet=not strong and not direct, place=place)
 
 
 def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq: int, strong: bool,
@@ -177,7 +177,7 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         log.info("a paste burst in team=%s channel=%s expired before it closed", where.team_id, where.channel)
         own = _take_local((where.team_id, where.channel, where.ts))
         if own is not None:
-            _alone(deps, client, where, own, strong=strong, direct=direct, announce=announce)
+            _alone(deps, client, where, own, strong=strong, direct=direct, announce=announce, place=place)
         return
     if announce and len(parts) == 1:
         _take_local((where.team_id, where.channel, where.ts))
@@ -188,7 +188,7 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
     first = Where(where.team_id, where.channel, head.ts, head.thread_ts, where.user, where.public)
     if len(parts) > 1:
         log.info("%d consecutive messages in team=%s channel=%s read as one log", len(parts), where.team_id, where.channel)
-    _answer(deps, client, first, parts_text, quiet=not any(p.strong for p in parts) and not direct)
+    _answer(deps, client, first, parts_text, quiet=not any(p.strong for p in parts) and not direct, place=place)
 
 
 def _apart(masked: str, part_no: int) -> str:
@@ -205,8 +205,12 @@ def _apart(masked: str, part_no: int) -> str:
     return PLACEHOLDER_RX.sub(renumber, masked)
 
 
-def _answer(deps: BotDeps, client: WebClient, first: Where, parts_text: list[str], *, quiet: bool) -> None:
+def _answer(deps: BotDeps, client: WebClient, first: Where, parts_text: list[str], *, quiet: bool,
+            place: str | None = None) -> None:
     log_text = "\n".join(parts_text)
+    if place is not None:
+        # "what now?" from its sender a moment later is asked about this answer.
+        deps.store.bursts.note_answer(first.team_id, place, first.thread_ts, noted_s=_noted_s())
     diagnose(deps.store, SlackReplier(client, first), first.place, lambda: deps.denpex.diagnose_text(log_text),
              quiet=quiet)
 
@@ -351,6 +355,10 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     shared = files.message_files(event)
     place = f"{channel}:{thread_ts or 'top'}:{user or 'nobody'}"
     if shared:
+        if user and not thread_ts and not mentioned:
+            # Noted before the file is read (files.info, the download): a question its sender
+            # sends at once ("what now?") waits for this message's answer (`_about_recent_log`).
+            store.bursts.note_answer(team, place, ts, noted_s=_noted_s())
         logs, notes, unread = classify(deps, client, shared)
         pasted = logdetect.clean(text) if strength else None
         documents = [u.note for u in unread if not u.media]
@@ -374,6 +382,12 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     if strength == "strong" or (text.strip() and user and not mentioned and store.bursts.is_open(team, place)):
         return paste(deps, client, where, place, logdetect.clean(text), strong=strength == "strong",
                      direct=_direct(event))
+    if strength is None and user and not thread_ts and (mentioned or _asks(text)):
+        # "what now?" (or a mention of the bot) from who sent a log (a file, or pasted) here a
+        # moment ago: asked about its diagnosis, answered in its thread (not help, not nothing).
+        recent = store.bursts.recent_answer(team, place)
+        if recent and _earlier(recent, ts):
+            return _about_recent_log(deps, client, event, where, place, mentioned, text, recent)
     if strength is None and user and not mentioned and _direct(event) and store.bursts.after_upload(team, place):
         # "here is the log from last night:" in the bot's DM, read after the log file it
         # announced was answered: that answer is its answer, not help.
@@ -399,6 +413,45 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     return None
 
 
+def _asks(text: str) -> bool:
+    """Words that ask something ("what now?", "any idea?", a lone "?"), not addressed to a colleague."""
+    return "?" in logdetect.clean(text) and not between_people(text)
+
+
+def _about_recent_log(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, place: str,
+                      mentioned: bool, text: str, thread: str) -> Callable[[], None] | None:
+    """A question sent just after a log, outside its thread: a follow-up in the thread the log
+    is (being) answered in. Until that answer is out, waited for, as a question asked in the
+    thread before the diagnosis is (`_after_parent`)."""
+    store, team, channel = deps.store, where.team_id, where.channel
+    ctx = store.threads.load(team, channel, thread)
+    if ctx is None and store.claims.in_progress(team, f"message:{channel}:{thread}"):
+        def later() -> None:
+            _wait_for_answer(deps, team, channel, thread)
+            # A log file that took the words sent before it is answered in their thread.
+            there = store.bursts.recent_answer(team, place) or thread
+            _reply(deps, client, event, where, mentioned, text, None, store.threads.load(team, channel, there),
+                   there=replace(where, thread_ts=there))
+        return later
+    _reply(deps, client, event, where, mentioned, text, None, ctx, there=replace(where, thread_ts=thread))
+    return None
+
+
+def _earlier(ts: str, than: str) -> bool:
+    """Was the message at `ts` sent before the one at `than`? (Slack's stamps; False for a
+    stamp that is not one, as a malformed event may carry.)"""
+    try:
+        return float(ts) < float(than)
+    except ValueError:
+        return False
+
+
+def _noted_s() -> float:
+    """How long a log's answer is noted for its place: the words sent with it (read in any
+    order) and a question sent just after it are read against it."""
+    return 2 * paste_window() + 5
+
+
 def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tuple[Where, str | None]:
     """Where to answer a log file, and what its sender pasted just before it, if they did:
     words announcing it ("rank 3 died with CUDA OOM again, log attached") or an excerpt of the
@@ -407,7 +460,8 @@ def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tupl
     pasted after such words is; else the file's own message, alone."""
     if not where.user or mentioned:
         return where, None
-    taken = deps.store.bursts.take(where.team_id, place, where.ts, noted_s=2 * paste_window() + 5)
+    taken = deps.store.bursts.take(where.team_id, place, where.ts, noted_s=_noted_s(),
+                                   upload_thread=where.thread_ts)
     if not taken:
         return where, None
     log.info("a log file in team=%s channel=%s answers the %d message(s) before it", where.team_id, where.channel,
@@ -423,25 +477,31 @@ def _part_texts(where: Where, parts: list[Part], *, strong_only: bool = False) -
             for i, p in enumerate(parts) if p.strong or not strong_only]
 
 
+def _wait_for_answer(deps: BotDeps, team: str, channel: str, ts: str) -> None:
+    """Wait (bounded) until the message at `ts` is answered (its claim done)."""
+    deadline = time.monotonic() + PARENT_WAIT_S
+    while deps.store.claims.in_progress(team, f"message:{channel}:{ts}") and time.monotonic() < deadline:
+        time.sleep(PARENT_POLL_S)
+
+
 def _after_parent(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool,
                   text: str, strength: str | None) -> None:
-    """Wait (bounded) until the thread's first message is answered, then act on this reply
-    with the thread's context as that answer left it."""
+    """Wait until the thread's first message is answered, then act on this reply with the
+    thread's context as that answer left it."""
     team, channel, thread_ts = where.team_id, where.channel, where.thread_ts
-    deadline = time.monotonic() + PARENT_WAIT_S
-    while deps.store.claims.in_progress(team, f"message:{channel}:{thread_ts}") and time.monotonic() < deadline:
-        time.sleep(PARENT_POLL_S)
+    _wait_for_answer(deps, team, channel, thread_ts)
     _reply(deps, client, event, where, mentioned, text, strength, deps.store.threads.load(team, channel, thread_ts))
 
 
 def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool, text: str,
-           strength: str | None, ctx: ThreadContext | None) -> None:
-    """A message that is no part of a pasted log: a follow-up in a diagnosis thread, a log to
-    diagnose at once, a mention or a DM to help, or nothing."""
+           strength: str | None, ctx: ThreadContext | None, there: Where | None = None) -> None:
+    """A message that is no part of a pasted log: a follow-up in a diagnosis thread (`there`,
+    when that is not the message's own), a log to diagnose at once, a mention or a DM to
+    help, or nothing."""
     store = deps.store
     if ctx is not None:
         if mentioned or not between_people(text):
-            follow_up(deps, client, where, logdetect.clean(text), ctx)
+            follow_up(deps, client, there or where, logdetect.clean(text), ctx)
         return
     if strength is not None:
         quiet = not mentioned and not _direct(event)
