@@ -33,9 +33,16 @@ _NCCL_ORIGIN = regex.compile(r"(?<![^\s\]:>])(?=[^\s:\[\]]*[^\d\s:\[\]])(?P<host
 # Ranks named inside the message text. PyTorch's ncclUniqueId refusal opens with the rank that
 # prints it (`[14] is setting up NCCL communicator ... from [0] ...`) and ends naming the rank it
 # waited on (`... possible application crash on rank 0`): the leftmost match, its own, wins.
+# ProcessGroupNCCL's log prefix names its process group and the rank WITHIN that group:
+# `[PG 3 Rank 5]` (2.3), `[PG 0 (default_pg) Rank 6]`, `[PG ID 1 PG GUID 1 Rank 0]` and
+# `[PG ID 0 PG GUID 0(default_pg) Rank 3]` (2.4+). Only the default group (the first one a process
+# makes, id 0, described `default_pg`) numbers ranks globally; in a tensor- or pipeline-parallel
+# subgroup `Rank 0` is some other global rank, so such a line names none (`pg`, read in `_read`).
 _RANK_IN_TEXT = regex.compile(
     r"\[(?P<rank>\d{1,6})\] is setting up NCCL communicator\b"
-    r"|\[(?:PG \S+ )?Rank (?P<rank>\d{1,6})\]"
+    r"|\[PG (?:ID )?(?P<pg>[^\s\]()]{1,64})(?: PG GUID [^\s\]()]{1,64})?(?: ?\((?P<desc>[^)\]]{0,64})\))? "
+    r"Rank (?P<rank>\d{1,6})\]"
+    r"|\[Rank (?P<rank>\d{1,6})\]"
     r"|\bRank (?P<rank>\d{1,6})\b"
     r"|\b(?:global_)?rank[ =:]\s?(?P<rank>\d{1,6})\b"
 )
@@ -96,6 +103,9 @@ class _Layout:
     device: Span | None
     message_start: int
     stamps: tuple[Stamp, ...]
+    # The id of a ProcessGroupNCCL prefix the rank was read from, when the prefix does not say it
+    # is the default group: the rank is global only where that id reads `0` (`_rank`).
+    group: Span | None = None
 
 
 # Each timestamp format, how it is found, and the fields read off a match, in this order.
@@ -137,22 +147,34 @@ def _layout(line: str) -> _Layout:
         m = _NCCL_PREFIX.search(line[:300], pos)
     if m:
         host, device = m.span("host"), m.span("dev")
+    group = None
     if rank is None:
         m = _RANK_IN_TEXT.search(line, pos)
         if m:
             rank = m.span("rank")
+            if m.group("pg") is not None and m.group("desc") != "default_pg":
+                group = m.span("pg")
     head = line[:200]
     stamps = tuple(
         (kind, found.span(), tuple(found.span(f) for f in fields))
         for kind, find, fields in _STAMPS
         if (found := find(head)) is not None
     )
-    return _Layout(rank, host, device, _message_start(line), stamps)
+    return _Layout(rank, host, device, _message_start(line), stamps, group)
+
+
+def _rank(layout: _Layout, line: str) -> int | None:
+    """The global rank `layout` reads on `line`: none where it is a subgroup's own numbering."""
+    if layout.rank is None:
+        return None
+    if layout.group is not None and line[layout.group[0] : layout.group[1]] != "0":
+        return None
+    return int(line[layout.rank[0] : layout.rank[1]])
 
 
 def _read(layout: _Layout, line: str, seconds: dict[tuple[str, str], int | None] | None = None) -> LineFacts:
     """The facts of `line`, at the places `layout` says (`seconds`: see `_timestamp`)."""
-    rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
+    rank = _rank(layout, line)
     host = line[layout.host[0] : layout.host[1]] if layout.host else None
     device = int(line[layout.device[0] : layout.device[1]]) if layout.device else None
     return LineFacts(rank, host, device, _timestamp(layout.stamps, line, seconds), layout.message_start)
@@ -246,14 +268,17 @@ class LineReader:
         """`(rank, message_start)` of `line`, as `facts` gives them, without reading the
         timestamp: all the probes need of the lines a flood of error lines brings them."""
         layout = self._layout_of(line)
-        rank = int(line[layout.rank[0] : layout.rank[1]]) if layout.rank else None
-        return rank, layout.message_start
+        return _rank(layout, line), layout.message_start
 
     def rank_span(self, line: str) -> tuple[int, int] | None:
         """Where `prefix` reads the rank of `line` (None: it has none). The same on every line of
         its shape (digits read as 0), so a line of that shape names the same rank as `line` when
-        it holds the same characters there."""
-        return self._layout_of(line).rank
+        it holds the same characters there. A rank read off a process group's prefix counts only
+        in the default group, so its span reaches back over the group's id."""
+        layout = self._layout_of(line)
+        if layout.rank is not None and layout.group is not None:
+            return layout.group[0], layout.rank[1]
+        return layout.rank
 
     def _layout_of(self, line: str) -> _Layout:
         last, layout = self._last

@@ -17,6 +17,14 @@ from bot.matcher.lines import parse_line, parse_timestamp, strip_prefixes
         ("worker-2: [rank9]: torch.OutOfMemoryError", 9),
         ("[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout", 6),
         ("[PG 0 Rank 4] Timeout at NCCL work: 12", 4),
+        # ProcessGroupNCCL's prefix carries the rank within its group: global only in the default one
+        ("[PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected", 3),
+        ("[PG 0 (default_pg) Rank 6] Process group watchdog thread terminated with exception", 6),
+        ("[PG ID 0 PG GUID 0 Rank 7] Timeout at NCCL work: 12", 7),
+        ("  what():  [PG 3 Rank 5] Process group watchdog thread terminated with exception: [Rank 5] Watchdog", None),
+        ("[PG ID 1 PG GUID 1 Rank 0]  failure detected by watchdog at work sequence id: 2847", None),
+        ("[PG ID 2 PG GUID 12(tp) Rank 1] Timeout at NCCL work: 3", None),
+        ("[rank11]:[E602 11:17:52.399 ProcessGroupNCCL.cpp:2268] [PG ID 1 PG GUID 1 Rank 3]  failure detected", 11),
         # LLaVA#930 / LlamaFactory#2470: rank 6 prints it; rank 0 is the one it names as crashed
         (
             "RuntimeError: [6] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "

@@ -42,6 +42,7 @@ INITIATORS = [
     ("worker-aborted-sigabrt--horovod-horovod-1350.log", 1),  # Open MPI names the rank
     ("worker-aborted-sigabrt--NVIDIA-nccl-1504.log", 3),
     ("nccl-uniqueid-store-timeout--hiyouga-LlamaFactory-2470.log", None),  # rank 14 waited on rank 0
+    ("nccl-watchdog-timeout--sgl-project-sglang-1693.log", None),  # `[PG 3 Rank 5]`: a subgroup's rank 5
 ]
 
 
@@ -173,3 +174,16 @@ def test_a_stranded_cache_under_ten_gigabytes_and_half_the_request_stays_a_plain
         "allocated memory 9.08 GiB is allocated by PyTorch, and 9.35 GiB is reserved by PyTorch but unallocated.\n"
     )
     assert d.root is not None and d.root.id == "cuda-oom", [m.id for m in d.matches]
+
+
+@pytest.mark.parametrize(
+    ("name", "ranks"),
+    [
+        ("nccl-watchdog-timeout--sgl-project-sglang-1693.log", []),  # only `[PG 3 Rank 5]`: no global rank
+        ("nccl-watchdog-timeout--hiyouga-LlamaFactory-8261.log", [0, 2, 4]),  # `[rankN]:` prefixes win
+    ],
+)
+def test_a_subgroups_rank_is_not_read_as_a_global_rank(name: str, ranks: list[int]) -> None:
+    """ProcessGroupNCCL prints the rank within its group; only the default group's is global."""
+    d = MATCHER.diagnose((ROOT / "tests" / "data" / "threads" / name).read_text(encoding="utf-8"))
+    assert d.root is not None and d.root.ranks == ranks
