@@ -85,12 +85,16 @@ def test_pruning_keeps_the_databases_in_use(cache):
 def test_fixed_word_sets_are_stored_and_learned_ones_never(cache):
     Words(["nodelist", "jobid "], fixed=True)
     assert len(list(cache.glob("*.hsdb"))) == 1
+    # The masker's own fixed sets are compiled on first use, and stored (here, or by an earlier
+    # test in this process): a masker used once counts them in, whatever ran before.
+    str(Masker().mask("warm-up of the masker's fixed word sets\n"))
+    stored = set(cache.glob("*.hsdb"))
     # A learned name is compiled into the masker's per-log word set: it must not reach the disk.
     masker = Masker()
     masker.learn(b"USER=qzorvath\nHOME=/home/qzorvath\n")
     masked = str(masker.mask("job of qzorvath failed\n"))
     assert "qzorvath" not in masked
-    assert len(list(cache.glob("*.hsdb"))) == 1
+    assert set(cache.glob("*.hsdb")) == stored
     assert not any(b"qzorvath" in path.read_bytes() for path in cache.iterdir())
 
 
