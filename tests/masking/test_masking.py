@@ -1040,6 +1040,23 @@ def test_learned_host_is_masked_everywhere() -> None:
     assert masked == "MASTER_ADDR=<HOST-1>\nssh <HOST-1> uptime\n"
 
 
+def test_nccl_comm_lines_teach_through_their_prefix_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NCCL's `nNodes 8` is not slurm's `Nodes a,b are ready`: the comm line printed on every
+    rank is not read by the teaching passes (its host comes from the prefix), the slurm line is."""
+    import bot.masking.masker as masker_module
+
+    read: list[str] = []
+    real = masker_module._mask_all
+    monkeypatch.setattr(masker_module, "_mask_all", lambda text, state: (read.append(text), real(text, state))[1])
+    m = Masker()
+    m.learn(b"gpu-node-002:2926660:2927277 [7] NCCL INFO comm 0x64c5b7206d0 rank 23 nRanks 64 nNodes 8 localRanks 8 localRank 7 MNNVL 0\n")
+    assert read == []
+    assert m.mask("ssh gpu-node-002 uptime") == "ssh <HOST-1> uptime"
+    m.learn(b"salloc: Nodes a100-13,a100-14 are ready for job\n")
+    assert "Nodes a100-13" in read[-1]
+    assert m.mask("a100-14 rebooted") == "<HOST-2> rebooted"
+
+
 def test_pem_block_keeps_line_count() -> None:
     """A multi-line private key's body becomes one placeholder and blank lines: later lines keep
     their number, and the markers stay (their label says which key it was)."""
