@@ -141,7 +141,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
         r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>" + _FAMILY_WORD + r"(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r")){1,3}):?[ \t]*\r?$",
+        # (A family name's particles too: `Bram ter Horst`, `dos Santos, Rodrigo`.)
+        r"(?P<name>(?:(?:" + _PARTICLE_RX + r")[ \t])?" + _FAMILY_WORD + r"(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r"|(?:" + _PARTICLE_RX + r")(?=[ \t]" + _CAP + r"))){1,4}):?[ \t]*\r?$",
         re.M,
     )),
     # A mail's sender as Outlook and Exchange copy it, the display name alone on its header
@@ -200,6 +201,29 @@ _SYSTEM_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Words of a model's, a product's or a company's name, and of a directory's groups and service
+# accounts, that no person's name is made of (`— Mixtral Instruct`, `thanks Claude Sonnet`,
+# `displayName: Build Agent`, `cn: Domain Users`). (Not a model's family that is a given name
+# too: `Claude`, `Gemma`, `Phi` sign messages.)
+PRODUCT_WORDS = frozenset(
+    ("mistral", "mixtral", "llama", "gemini", "qwen", "sonnet", "opus", "haiku", "instruct", "turbo", "large", "guard",
+     "pro", "flash", "ultra", "mini", "nano", "tesla", "quadro", "geforce", "rtx", "titan", "hugging", "face",
+     "lightning", "diffusion", "stable", "corporation", "agent", "build", "runner", "copilot", "chat", "assistant",
+     "coder", "embed", "domain", "users", "admins", "group", "groups", "account", "accounts", "service", "studio",
+     "overflow", "cloud", "hub", "spaces", "endpoints")
+)  # fmt: skip
+
+# The capitals a name has inside: after an apostrophe or a hyphen (`O'Neill`, `Müller-Lüdenscheidt`)
+# and after a prefix (`McCarthy`, `MacLeod`, `DeShawn`, `LaToya`); a program's camel case
+# (`PyTorch`, `MergeBot`) is none of these.
+_NAME_PARTS = re.compile(r"['’-]|" + "|".join(f"(?<=^{p})(?=[A-Z])" for p in ("Mc", "Mac", "De", "Di", "Da", "La", "Le", "Du")))
+
+
+def written_as_name(word: str) -> bool:
+    """A word capitalised as a name's is, not as a program's (see above)."""
+    return all(len(part) < 2 or part[1:].islower() for part in _NAME_PARTS.split(word))
+
+
 # A system word run into a product's name (`Prometheus Alertmanager <alertmanager@...>`,
 # `Kube Scheduler`, `Node Exporter`): no family name ends so.
 _SYSTEM_ENDS = ("manager", "monitor", "notifier", "exporter", "scheduler", "daemon")
@@ -239,6 +263,8 @@ def _plausible(name: str) -> str:
         return ""
     if len(words) > 1 and any(w.lower() in _SYSTEM_WORDS or w.lower().endswith(_SYSTEM_ENDS) for w in words):
         return ""
+    if len(words) > 1 and any(w.lower() in PRODUCT_WORDS or not written_as_name(w) for w in words if _capital(w)):
+        return ""  # `PyTorch MergeBot`, `Mixtral Instruct`, `Build Agent`
     return full
 
 
@@ -603,7 +629,7 @@ def _thing_words(words: list[str]) -> bool:
     first = ascii_folded(words[0])
     if first not in GIVEN_NAMES and len(first) > 5 and first.endswith(_ENGLISH_WORD_ENDS):
         return True
-    return any(w.lower() in _NO_PERSON or w.lower() in _METRIC_WORDS for w in words[1:])
+    return any(w.lower() in _NO_PERSON or w.lower() in _METRIC_WORDS or w.lower() in PRODUCT_WORDS for w in words[1:])
 
 
 # Words that end a metric's name (`Training Loss`, `Eval Accuracy`): no family name.
