@@ -41,6 +41,8 @@ _THEIRS = r"(?:suggestion|idea|fix|patch|PR|comment|review|change|changes|branch
 # Keys of the person who leads or approves, beside names.py's role keys (`owner:`, `assignee:`).
 _LEAD_KEYS = r"(?:(?:team|tech|project|eng|research|group)[-_ ]?lead|lead|manager|approver|sponsor|poc|dri|point[-_ ]of[-_ ]contact|escalation|pi)"
 
+# A word of the sentence a sign-off closes.
+_PROSE_WORD = re.compile(r"(?<!\S)[a-z][a-z'’]+(?!\S)")
 # A name ends where its word does (`Al-Farsi`, not `Al-`).
 _WHOLE = r"(?![\w'’-])"
 _NAMED = re.compile(
@@ -52,6 +54,11 @@ _NAMED = re.compile(
     + r"|^[ \t]*" + _SIGN_OFF + r",[ \t]+" + FULL_NAME.replace("?P<name>", "?P<signed>", 1) + r"[ \t]*\r?$"
     + r"|(?i:(?<![\w-])[\"']?" + _LEAD_KEYS + r")[\"']?[ \t]*[:=][ \t]*(?P<q>[\"'])?" + FULL_NAME.replace("?P<name>", "?P<lead>", 1)
     + r"(?(q)(?P=q)|[ \t]*(?:[,;#]|\r?$))"
+    # A one-line message signed at its end, after a sentence of three words or more (names.py
+    # takes the signer a list knows after fewer: `Epoch 3 — Validation` signs nothing).
+    + r"|(?<=\S)[ \t]+(?:--|—|–)[ \t]+" + FULL_NAME.replace("?P<name>", "?P<closing>", 1) + r"[ \t]*\r?$"
+    # People copied in by name one after another, with no comma between (`cc Nadia Nurlanova Juhani Virtanen`).
+    + r"|(?<![\w@-])(?:cc|CC|Cc):?[ \t]+" + FULL_NAME.replace("?P<name>", "?P<copied>", 1) + r"(?=[ \t]*(?:[,.;!]|\r?$))"
     # A list of people under an authors key, each a record with a `name`: a notebook's metadata.
     + r"|(?i:(?<![\w-])[\"']?(?:authors?|maintainers?|contributors?)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*\{[ \t]*[\"']name[\"'][ \t]*:[ \t]*[\"'])"
     + FULL_NAME.replace("?P<name>", "?P<listed>", 1) + r"[\"']",
@@ -90,7 +97,7 @@ _LOGGED_IN_TO = re.compile(r"Logged in to (?:<HOST-\d{1,9}>|[\w.:-]{1,253}) as (
 # The line gate (bot/masking/gate.py): each shape's literal head, ASCII as the gate reads it.
 PHRASED_TRIGGER = (
     r"@author[ \t]|" + _DONE + r" by|" + _SENT + r" from[ \t]|(?:[Pp]er|[Tt]hanks to|[Aa]ccording to)[ \t]"
-    r"|s[ \t]+" + _THEIRS + r"|^[ \t]*" + _SIGN_OFF + r",[ \t]"
+    r"|s[ \t]+" + _THEIRS + r"|^[ \t]*" + _SIGN_OFF + r",[ \t]|[ \t](?:--|\?)[ \t]+[A-Z?]|(?:cc|CC|Cc):?[ \t]+[A-Z?]"
     r"|(?i:" + _LEAD_KEYS + r")[\x22']?[ \t]*[:=]|(?i:authors?|maintainers?|contributors?)[\x22']?[ \t]*[:=][ \t]*\[?[ \t]*\{"
     r"|^(?:cn|sn|gecos|uid|cn;lang-[a-z]{2}):[ \t]|[ \t]" + _TIMELINE_ACTS.replace(_COMMENTED_WHEN, "") + r"|Logged in to "
 )
@@ -110,7 +117,11 @@ def login_by_phrase(login: str) -> bool:
 def find_phrased_people(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask (and learn) the names and logins a phrase says are a person's."""
     for m in _NAMED.finditer(text):
-        group = next(g for g in ("tag", "done", "sent", "per", "theirs", "signed", "lead", "listed") if m.group(g))
+        group = next(g for g in ("tag", "done", "sent", "per", "theirs", "signed", "lead", "listed", "closing", "copied") if m.group(g))
+        if group == "closing" and len(_PROSE_WORD.findall(text, text.rfind("\n", 0, m.start()) + 1, m.start())) < 3:
+            continue
+        if group == "copied" and len(m.group(group).split()) < 3:
+            continue  # two words are names.py's greeting's
         if person_by_shape(m.group(group)):
             take_name(text, m.start(group), m.group(group), edits, state)
     for m in _LDIF_NAME.finditer(text):
