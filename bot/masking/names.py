@@ -221,7 +221,8 @@ _NAME_PARTS = re.compile(r"['’-]|" + "|".join(f"(?<=^{p})(?=[A-Z])" for p in (
 
 def written_as_name(word: str) -> bool:
     """A word capitalised as a name's is, not as a program's (see above)."""
-    return all(len(part) < 2 or part[1:].islower() for part in _NAME_PARTS.split(word))
+    # (No capital after the first, rather than small letters only: Arabic's have no case.)
+    return not any(c.isupper() for part in _NAME_PARTS.split(word) for c in part[1:])
 
 
 # A system word run into a product's name (`Prometheus Alertmanager <alertmanager@...>`,
