@@ -36,7 +36,7 @@ _PERSON_KEY_LITERALS = ("givenName", "surname", "displayName", "given_name", "fa
 _WORD = r"[^\W\d_][\w'’.-]{0,40}"
 # Lowercase words that belong inside a name (`Ludwig van Beethoven`, `Ana de la Cruz`).
 _PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ter", "y",
-                        "dos", "das", "do", "des", "ten", "zu"))  # fmt: skip
+                        "dos", "das", "do", "des", "ten", "zu", "los", "las", "ibn", "bint", "binti", "vom", "zum", "zur", "dei", "degli"))  # fmt: skip
 # A capital that opens a word of a name, accented ones too (`Ó Súilleabháin`, `Łukasz`, `Øvergaard`):
 # Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`),
 # and Greek and Cyrillic capitals: `owner: Νίκος Παπαδόπουλος`, `Дмитрий Иванов` are names too.
@@ -116,7 +116,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
     # (Four words for a Spanish name: `@Juan Carlos Pérez Gómez`.)
-    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,3})(?![\w'’-])")),
+    # (A family name's particles too: `@Marloes von Falkenhausen`.)
+    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>" + _CAP + r"[\w'’-]{1,40}(?:[ \t](?:" + _CAP + r"[\w'’-]{1,40}|(?:" + _PARTICLE_RX + r")(?=[ \t](?:(?:" + _PARTICLE_RX + r")[ \t])?" + _CAP + r"))){1,4})(?![\w'’-])")),
     # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
     # `-f` the file before the parenthesis; names are padded to the widest author.
     # These rows hold nothing but the name where it stands (`(?P<whole>)`): a name that is not
@@ -253,7 +254,8 @@ def _plausible(name: str) -> str:
     # verb or greeting opening the sentence (`Contact <ops@acme.io>`, `Ping Hannah <...>`).
     while words and ((not _capital(words[0]) and len(words) > 1) or words[0].lower() in _PROSE_OPENERS):
         words.pop(0)
-    while len(words) > 1 and words[-1].lower() in _PARTICLES:
+    # (A particle is written small; capitalised it is a family name: Vietnamese `Khánh Do`, `Hương Le`.)
+    while len(words) > 1 and words[-1] in _PARTICLES:
         words.pop()
     if any(not _capital(w) and w.lower() not in _PARTICLES for w in words[1:]):
         # A lowercase word inside: prose (`on behalf of Hannah`); keep the capitalised tail.
@@ -414,7 +416,7 @@ FULL_NAME = (
     # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
     # (An apostrophe or Mc may capitalise a family name inside: `O'Connor`, `McDonald`.)
     # (A given name of two joined by a hyphen capitalises both: `Jean-Luc`, `Anne-Marie`.)
-    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40}|(?<=Mac)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
     r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )

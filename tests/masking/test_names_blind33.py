@@ -37,6 +37,12 @@ PEOPLE = [
     ("cn: Oyelaran Kelechi", ["Oyelaran", "Kelechi"]),
     ("[5:27 PM] Bram ter Horst", ["Bram", "Horst"]),
     ("[11:26 PM] dos Santos, Rodrigo", ["Santos", "Rodrigo"]),
+    # Particles and prefixes inside a family name, and a capitalised particle that is one.
+    ("              owner: Khánh Do", ["Khánh", "Do"]),
+    ("@Marloes von Falkenhausen did you set NCCL_P2P_DISABLE=1?", ["Marloes", "Falkenhausen"]),
+    ("@Lucía de los Ángeles did you set NCCL_P2P_DISABLE=1?", ["Lucía", "Ángeles"]),
+    ("Lucía de los Ángeles  2:29 PM", ["Lucía", "Ángeles"]),
+    ("Assignee: Cormac MacAulay", ["Cormac", "MacAulay"]),
 ]
 
 # (line, the login that must be gone)
