@@ -23,11 +23,12 @@ from __future__ import annotations
 import re
 
 from bot.masking.addressed import named_by_shape
+from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, team_like
-from bot.masking.names import FULL_NAME, PRODUCT_WORDS, take_name
+from bot.masking.names import FULL_NAME, NOT_A_PERSON, PRODUCT_WORDS, take_name, written_as_name
 from bot.masking.owners import names_a_tool
-from bot.masking.state import LogState
+from bot.masking.state import LogState, ascii_folded
 
 # What a person does to a file, a message or a ticket, then `by` (git's and CI's own verbs are
 # names.py's `_ACTED`): `# Written by ...`, `dashboard shared by ...`.
@@ -103,9 +104,14 @@ PHRASED_TRIGGER = (
 )
 
 def person_by_shape(name: str) -> bool:
-    """Words written as a person's name is, none a product's (see above)."""
+    """Words written as a person's name is, none a product's (see above). After a given name
+    the list knows, a family name may end as an English word does (`Dewi Nasution`)."""
     words = name.split()
-    return not any(w.lower() in PRODUCT_WORDS for w in words) and named_by_shape(name)
+    if any(w.lower() in PRODUCT_WORDS for w in words):
+        return False
+    if len(words) > 1 and ascii_folded(words[0]) in GIVEN_NAMES:
+        return all(written_as_name(w) and w.lower() not in NOT_A_PERSON and not names_a_tool(w.lower()) for w in words[1:])
+    return named_by_shape(name)
 
 
 def login_by_phrase(login: str) -> bool:

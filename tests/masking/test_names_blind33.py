@@ -43,7 +43,16 @@ PEOPLE = [
     ("@Lucía de los Ángeles did you set NCCL_P2P_DISABLE=1?", ["Lucía", "Ángeles"]),
     ("Lucía de los Ángeles  2:29 PM", ["Lucía", "Ángeles"]),
     ("Assignee: Cormac MacAulay", ["Cormac", "MacAulay"]),
+    # A family name ending as an English word does, after a given name the list knows.
+    ("Best, Maria Nasution", ["Maria", "Nasution"]),
 ]
+
+# Learned from a directory's `Family, Given` with a family name of two words: the given name is
+# the person's, not the family name's particle (`bin`), which would take `/bin/bash` with it.
+_PASSWD_AFTER_MAIL = (
+    'To: "Bin Laden, Huda" <huda.binladen@cs.example.org>\n'
+    "hbinladen:x:13012:13012:Huda Bin Laden,,,:/home/hbinladen:/bin/bash\n"
+)
 
 # (line, the login that must be gone)
 LOGINS = [
@@ -123,3 +132,8 @@ def test_a_thread_keeps_its_facts_and_loses_its_people() -> None:
         assert word not in masked
     assert "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB" in masked
     assert "8x H100" in masked and "step 1200" in masked
+
+
+def test_a_family_names_particle_is_not_learned_as_a_login() -> None:
+    masked = _mask(_PASSWD_AFTER_MAIL)
+    assert ":/bin/bash" in masked and "Huda" not in masked and "Laden" not in masked, masked
