@@ -20,7 +20,7 @@ import re
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
-from bot.masking.names import FULL_NAME, NOT_A_PERSON, take_name
+from bot.masking.names import FULL_NAME, NOT_A_PERSON, take_name, written_as_name
 from bot.masking.owners import names_a_tool, person_login
 from bot.masking.state import LogState, ascii_folded
 from bot.masking.surnames import FAMILY_NAMES
@@ -135,7 +135,7 @@ def _person(name: str) -> bool:
     return len(words) > 1 and family in FAMILY_NAMES
 
 
-def _named_by_shape(name: str) -> bool:
+def named_by_shape(name: str) -> bool:
     """A name no list knows that still reads as one: capitalised words, none a thing's, a
     program's label, a pronoun or English-shaped (`Bayarmaa`, `Sione Taufa`; not `Training`)."""
     for word in name.split():
@@ -147,10 +147,23 @@ def _named_by_shape(name: str) -> bool:
             or lowered in TECHNICAL_USERS
             or names_a_tool(lowered)
             or (len(word) > 5 and lowered.endswith(_WORD_ENDS))
-            or not word[1:].islower()
+            or not written_as_name(word)
         ):
             return False
     return True
+
+
+# A login a cluster hands out as a name and a number (`oguz42`, `hyunwoo83`), not a tool's version
+# or a tracker's item (`cuda12`, `python311`, `issue123`, `phase2`).
+_NUMBERED_LOGIN = re.compile(r"(?P<stem>[a-z]{3,20})[0-9]{1,4}\Z")
+_NUMBERED_THINGS = frozenset(("issue", "bug", "ticket", "jira", "phase", "step", "epoch", "stage", "milestone", "sprint",
+                              "release", "float", "bfloat", "uint", "int", "python", "ubuntu", "debian", "centos", "rhel",
+                              "ver", "version", "part", "task", "item", "pr", "mr", "run", "exp", "test", "case"))  # fmt: skip
+
+
+def _numbered_login(user: str) -> bool:
+    m = _NUMBERED_LOGIN.match(user)
+    return m is not None and m.group("stem") not in _NUMBERED_THINGS and not names_a_tool(m.group("stem"))
 
 
 def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
@@ -162,13 +175,13 @@ def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
         for group in ("name", "also"):
             name = m.group(group)
             # (Two words or more read as a name by their shape too: `loop in Sione Taufa`.)
-            if name and (_person(name) or (" " in name and _named_by_shape(name))):
+            if name and (_person(name) or (" " in name and named_by_shape(name))):
                 take_name(text, m.start(group), name, edits, state)
     for head in _CC_HEAD.finditer(text):
         pos = head.end()
         while pos < len(text) and (item := _CC_ITEM.match(text, pos)) is not None and item.end() > pos:
             name = item.group("name")
-            if _person(name) or (" " in name and _named_by_shape(name)):
+            if _person(name) or (" " in name and named_by_shape(name)):
                 take_name(text, item.start("name"), name, edits, state)
             pos = item.end()  # (the line's end stops it: no name starts with a newline)
     for m in _SAID_BY.finditer(text):
@@ -179,11 +192,11 @@ def find_addressed_names(text: str, edits: list[Edit], state: LogState) -> None:
         name = " ".join(words)
         if _ARTICLE_BEFORE.search(text, max(0, m.start() - 8), m.end("name") - len(name)) is not None:
             continue  # `the Prof said`, `our PI mentioned`: a role, not a name
-        if _person(name) or _named_by_shape(name):
+        if _person(name) or named_by_shape(name):
             take_name(text, m.end("name") - len(name), name, edits, state)
     for m in _TODO.finditer(text):
         user = m.group("user")
         # A topic or a ticket is written there too (`TODO(perf)`, `TODO(b/123)`): a login only.
-        if user not in TECHNICAL_USERS and user not in NOT_A_PERSON and (person_login(user) or user in state.users):
+        if user not in TECHNICAL_USERS and user not in NOT_A_PERSON and (person_login(user) or user in state.users or _numbered_login(user)):
             edits.append((m.start("user"), m.end("user"), "user", user))
             state.learn_user(user)

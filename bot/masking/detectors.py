@@ -122,6 +122,7 @@ from bot.masking.people import (
     find_user_at_host,
     find_value_phones,
 )
+from bot.masking.phrased import PHRASED_TRIGGER, find_phrased_people
 from bot.masking.pods import POD_LINE_WORDS, POD_ROW_TRIGGER, find_pod_owners
 from bot.masking.postal import POSTAL_TRIGGER, find_postal_addresses
 from bot.masking.prose import (
@@ -236,6 +237,9 @@ DETECTORS: tuple[Detector, ...] = (
     # Chat speakers, the people a note says to ask or escalate to, TODO owners (`TODO(hfischer)`).
     Detector("addressed-names", "names", lambda s: find_addressed_names(s.text, s.edits, s.state), ("name", "user"), line_trigger=ADDRESSED_TRIGGER),
     Detector("annotated-names", "names", lambda s: find_annotated_names(s.text, s.edits, s.state), ("name",)),  # loguru's `└ '...'`
+    # Names and logins a phrase says are a person's, no list needed (`@author ...`, `Ping from ...:`,
+    # `joao51 opened this issue`, LDIF's `sn:`).
+    Detector("phrased-people", "names", lambda s: find_phrased_people(s.text, s.edits, s.state), ("name", "user"), line_trigger=PHRASED_TRIGGER),
     Detector("keyed-names", "names", lambda s: find_keyed_names(s.text, s.edits, s.state), ("name",), line_trigger=KEYED_NAME_TRIGGER),
     Detector("postal-addresses", "names", lambda s: find_postal_addresses(s.text, s.edits), ("address",), line_trigger=POSTAL_TRIGGER),
     Detector("git-format-names", "names", lambda s: find_git_format_names(s.text, s.present, s.edits, s.state), ("name",), ("--format", "--pretty")),

@@ -36,7 +36,7 @@ _PERSON_KEY_LITERALS = ("givenName", "surname", "displayName", "given_name", "fa
 _WORD = r"[^\W\d_][\w'’.-]{0,40}"
 # Lowercase words that belong inside a name (`Ludwig van Beethoven`, `Ana de la Cruz`).
 _PARTICLES = frozenset(("van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ter", "y",
-                        "dos", "das", "do", "des", "ten", "zu"))  # fmt: skip
+                        "dos", "das", "do", "des", "ten", "zu", "los", "las", "ibn", "bint", "binti", "vom", "zum", "zur", "dei", "degli"))  # fmt: skip
 # A capital that opens a word of a name, accented ones too (`Ó Súilleabháin`, `Łukasz`, `Øvergaard`):
 # Latin-1's capitals and Latin Extended-A (its small letters are turned away by `_plausible`),
 # and Greek and Cyrillic capitals: `owner: Νίκος Παπαδόπουλος`, `Дмитрий Иванов` are names too.
@@ -116,7 +116,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     )),
     # Pasted chat: `@Hannah Fischer can you look`, Slack's `Hannah Fischer  10:42 AM` header.
     # (Four words for a Spanish name: `@Juan Carlos Pérez Gómez`.)
-    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>[A-Z][\w'’-]{1,40}(?:[ \t][A-Z][\w'’-]{1,40}){1,3})(?![\w'’-])")),
+    # (A family name's particles too: `@Marloes von Falkenhausen`.)
+    (("@",), re.compile(r"@(?<![\w@.<]@)(?P<name>" + _CAP + r"[\w'’-]{1,40}(?:[ \t](?:" + _CAP + r"[\w'’-]{1,40}|(?:" + _PARTICLE_RX + r")(?=[ \t](?:(?:" + _PARTICLE_RX + r")[ \t])?" + _CAP + r"))){1,4})(?![\w'’-])")),
     # git blame: `^025441e (Hannah Fischer 2026-12-04 03:05:28 +0000 1) import torch`, with
     # `-f` the file before the parenthesis; names are padded to the widest author.
     # These rows hold nothing but the name where it stands (`(?P<whole>)`): a name that is not
@@ -141,7 +142,8 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
     # (Copied with its date too: `[12/4/2026 10:41 AM] Brandt, Lukas:`.)
     (_TEAMS_LITERALS, LinePattern(
         r"[ \t]*\[(?:\d{1,2}/\d{1,2}/\d{2,4},?[ \t])?\d{1,2}:\d{2}[ \t\u202f]?[AaPp][Mm]\][ \t]+"
-        r"(?P<name>" + _FAMILY_WORD + r"(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r")){1,3}):?[ \t]*\r?$",
+        # (A family name's particles too: `Bram ter Horst`, `dos Santos, Rodrigo`.)
+        r"(?P<name>(?:(?:" + _PARTICLE_RX + r")[ \t])?" + _FAMILY_WORD + r"(?:,?[ \t](?:" + _FAMILY_WORD + r"|" + _CAP + r"|(?:" + _PARTICLE_RX + r")(?=[ \t]" + _CAP + r"))){1,4}):?[ \t]*\r?$",
         re.M,
     )),
     # A mail's sender as Outlook and Exchange copy it, the display name alone on its header
@@ -200,6 +202,30 @@ _SYSTEM_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Words of a model's, a product's or a company's name, and of a directory's groups and service
+# accounts, that no person's name is made of (`— Mixtral Instruct`, `thanks Claude Sonnet`,
+# `displayName: Build Agent`, `cn: Domain Users`). (Not a model's family that is a given name
+# too: `Claude`, `Gemma`, `Phi` sign messages.)
+PRODUCT_WORDS = frozenset(
+    ("mistral", "mixtral", "llama", "gemini", "qwen", "sonnet", "opus", "haiku", "instruct", "turbo", "large", "guard",
+     "pro", "flash", "ultra", "mini", "nano", "tesla", "quadro", "geforce", "rtx", "titan", "hugging", "face",
+     "lightning", "diffusion", "stable", "corporation", "agent", "build", "runner", "copilot", "chat", "assistant",
+     "coder", "embed", "domain", "users", "admins", "group", "groups", "account", "accounts", "service", "studio",
+     "overflow", "cloud", "hub", "spaces", "endpoints")
+)  # fmt: skip
+
+# The capitals a name has inside: after an apostrophe or a hyphen (`O'Neill`, `Müller-Lüdenscheidt`)
+# and after a prefix (`McCarthy`, `MacLeod`, `DeShawn`, `LaToya`); a program's camel case
+# (`PyTorch`, `MergeBot`) is none of these.
+_NAME_PARTS = re.compile(r"['’-]|" + "|".join(f"(?<=^{p})(?=[A-Z])" for p in ("Mc", "Mac", "De", "Di", "Da", "La", "Le", "Du")))
+
+
+def written_as_name(word: str) -> bool:
+    """A word capitalised as a name's is, not as a program's (see above)."""
+    # (No capital after the first, rather than small letters only: Arabic's have no case.)
+    return not any(c.isupper() for part in _NAME_PARTS.split(word) for c in part[1:])
+
+
 # A system word run into a product's name (`Prometheus Alertmanager <alertmanager@...>`,
 # `Kube Scheduler`, `Node Exporter`): no family name ends so.
 _SYSTEM_ENDS = ("manager", "monitor", "notifier", "exporter", "scheduler", "daemon")
@@ -228,7 +254,8 @@ def _plausible(name: str) -> str:
     # verb or greeting opening the sentence (`Contact <ops@acme.io>`, `Ping Hannah <...>`).
     while words and ((not _capital(words[0]) and len(words) > 1) or words[0].lower() in _PROSE_OPENERS):
         words.pop(0)
-    while len(words) > 1 and words[-1].lower() in _PARTICLES:
+    # (A particle is written small; capitalised it is a family name: Vietnamese `Khánh Do`, `Hương Le`.)
+    while len(words) > 1 and words[-1] in _PARTICLES:
         words.pop()
     if any(not _capital(w) and w.lower() not in _PARTICLES for w in words[1:]):
         # A lowercase word inside: prose (`on behalf of Hannah`); keep the capitalised tail.
@@ -239,6 +266,8 @@ def _plausible(name: str) -> str:
         return ""
     if len(words) > 1 and any(w.lower() in _SYSTEM_WORDS or w.lower().endswith(_SYSTEM_ENDS) for w in words):
         return ""
+    if len(words) > 1 and any(w.lower() in PRODUCT_WORDS or not written_as_name(w) for w in words if _capital(w)):
+        return ""  # `PyTorch MergeBot`, `Mixtral Instruct`, `Build Agent`
     return full
 
 
@@ -387,7 +416,7 @@ FULL_NAME = (
     # (A double-barrelled family name capitalises both halves: `Müller-Lüdenscheidt`.)
     # (An apostrophe or Mc may capitalise a family name inside: `O'Connor`, `McDonald`.)
     # (A given name of two joined by a hyphen capitalises both: `Jean-Luc`, `Anne-Marie`.)
-    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
+    r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40}|(?<=Mac)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
     r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
 )
@@ -603,7 +632,7 @@ def _thing_words(words: list[str]) -> bool:
     first = ascii_folded(words[0])
     if first not in GIVEN_NAMES and len(first) > 5 and first.endswith(_ENGLISH_WORD_ENDS):
         return True
-    return any(w.lower() in _NO_PERSON or w.lower() in _METRIC_WORDS for w in words[1:])
+    return any(w.lower() in _NO_PERSON or w.lower() in _METRIC_WORDS or w.lower() in PRODUCT_WORDS for w in words[1:])
 
 
 # Words that end a metric's name (`Training Loss`, `Eval Accuracy`): no family name.

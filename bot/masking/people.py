@@ -995,7 +995,11 @@ _MODULE_HEADS = frozenset(
 )  # fmt: skip
 
 
-_FULL_NAME_AFTER = re.compile(r"[ \t][A-Z][\w'’-]{1,40}(?![\w'’-])")
+# (A family name's particles between: `@Marloes von Falkenhausen`, `@Lucía de los Ángeles`.)
+_FULL_NAME_AFTER = regex.compile(
+    r"[ \t](?:(?:van|von|de|del|della|der|den|da|di|dos|das|du|la|le|los|las|ter|ten|bin|binti|ibn|al|zu)[ \t]){0,3}"
+    r"\p{Lu}[\w'’-]{1,40}(?![\w'’-])"
+)
 
 
 # Slack's mention as its API and a copied message's source write it: the member's id (`U`, or

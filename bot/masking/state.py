@@ -27,6 +27,8 @@ _STOP_NAMES = frozenset(
         "checkpoint", "checkpoints", "ml", "ai", "llm", "cuda", "torch", "pytorch", "python",
         "nvidia", "nccl", "job", "jobs", "run", "runs", "experiment", "experiments", "ops", "dev",
         "prod", "staging",
+        # A root directory's name, which a particle of a name can spell (`bin` of `Huda bin Laden`).
+        "bin", "sbin", "usr", "lib", "lib64", "etc", "opt", "var", "proc", "sys", "srv", "mnt", "boot",
     )
 )
 
@@ -217,7 +219,8 @@ class LogState:
         if 4 <= len(name) <= 128 and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
             self.names.setdefault(name, None)
             family, comma, given = name.partition(", ")
-            if comma and _NAME_PART.match(family) and _NAME_PART.match(given):
+            # (A family name of several words too: `Bin Laden, Huda`, `van der Berg, Bram`.)
+            if comma and all(_NAME_PART.match(w) for w in family.split()) and _NAME_PART.match(given):
                 # A directory's `Fischer, Hannah` (Teams, Outlook) is `Hannah Fischer` in prose
                 # and in her logins.
                 self.learn_name(f"{given} {family}")

@@ -770,11 +770,33 @@ def placements(p: P) -> list[str]:
     return lines
 
 
+def phrased_people(p: P) -> list[str]:
+    """People a phrase names (a doc tag, `<verb> by`, a code host's timeline, LDIF), as a blind
+    corpus of names no list knew had them; with the technical words written in those places."""
+    r = p.rng
+    other = p.plant("name", f"{r.choice(FIRST).capitalize()} {r.choice(LAST).capitalize()}")
+    family = p.plant("name", p.fullname.split()[-1])
+    return [
+        f"# Written by {p.name()}, 2023",
+        f"@author {other}",
+        f"{p.u()} opened this issue on Mar 3 · 4 comments",
+        f"{other} approved these changes",
+        f"Ping from {other}: the eval job died again",
+        f"dn: uid={p.user},ou=People,dc={p.org},dc=com",
+        f"sn: {family}",
+        f"uid: {p.user}",
+        p.keep("Created by Trainer"),
+        p.keep("Ping from Grafana Alerting: [FIRING:1] GPUMemoryHigh"),
+        p.keep("cn: Domain Users"),
+        p.keep("let's keep the cosine schedule for now — Mixtral Instruct"),
+    ]
+
+
 FAMILIES: dict[str, Callable[[P], list[str]]] = {
     f.__name__: f
     for f in (
         hf_trainer, deepspeed, slurm, k8s, docker, trackers, env_dump, traceback_family, jupyter, cloud_cli, ssh,
         pip_conda, urllib3_debug, json_logs, config_files, gcp_sa, ray_lightning, network, chat_paste, placements,
-        inventory_and_mail, ci_env,
+        inventory_and_mail, ci_env, phrased_people,
     )
 }  # fmt: skip
