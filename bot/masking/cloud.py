@@ -92,7 +92,9 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     ("az-table-tenant", "Azure", re.compile(r"(?<![\w-])Azure\w{0,16}[ \t]+" + _GUID + r"[ \t]+(?P<id>" + _GUID + r")(?![\w-])")),
     # A GCP organisation's or folder's number (`parent: organizations/123456789012`, a policy's
     # resource name): the account the projects sit in.
-    ("gcp-parent", "s/", re.compile(r"(?<![\w-])(?:organizations|folders)/(?P<id>\d{6,20})(?![\w-])")),
+    # (One shape a word, led by it: `re` then skips to the word; a shared `s/` let every path in.)
+    *((f"gcp-{parent}", f"{parent}/", re.compile(parent + r"/(?<![\w-]" + parent + r"/)(?P<id>\d{6,20})(?![\w-])"))
+      for parent in ("organizations", "folders")),
     # An S3 owner's canonical user id (`<Owner><ID>...</ID>` in s3cmd's and botocore's
     # `b'<ListAllMyBucketsResult ...'`, a bucket ACL's `<Grantee><ID>`): the AWS account's.
     ("s3-canonical", "<ID>", re.compile(r"<ID>(?P<id>[0-9a-f]{64})</ID>")),
@@ -120,6 +122,9 @@ ACCOUNT_TEACHING_WORDS: tuple[str, ...] = tuple(dict.fromkeys((
     "subscription", "tenant", "client_id", "clientid", "appid", "app_id", "principalid", "principal_id", "objectid",
     "object_id", "azurecloud",
 )))  # fmt: skip
+# The shapes whose value is a GUID, and a GUID's middle (`re` finds its leading `-` fast).
+_GUID_SHAPES = frozenset(name for name, _, rx in _ACCOUNT_SHAPES if _GUID in rx.pattern)
+_GUID_MIDDLE = re.compile(r"-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-")
 # Session names that identify a process or a machine, not a person.
 _TECHNICAL_SESSION = re.compile(r"(?:botocore-session-\d+|i-[0-9a-f]{8,17}|\d+|aws-go-sdk-\d+|[0-9a-f-]{32,36})\Z")
 
@@ -137,6 +142,8 @@ def find_accounts(text: str, edits: list[Edit], state: LogState | None = None) -
             continue
         if name == "iam-id" and "A" not in text:
             continue
+        if name in _GUID_SHAPES and _GUID_MIDDLE.search(text) is None:
+            continue  # no GUID anywhere: the key shapes' many words cost a scan of every position
         for m in rx.finditer(text):
             edits.append((m.start("id"), m.end("id"), "account", m.group("id")))
             user = m.groupdict().get("user")
