@@ -93,6 +93,25 @@ CASES = [
         "'devel' will provide nvcc.\n"
         "        warnings.warn(\n",
     ),
+    (
+        # tensorflow/tensorflow#41091 family: a terminal wrapped TF's cuDNN mismatch inside "library"
+        "cudnn-error",
+        "2020-07-02 18:49:18.254447: E tensorflow/stream_executor/cuda/cuda_dnn.cc:320] Loaded runtime CuDNN l\n"
+        "ibrary: 7.3.1 but source was compiled with: 7.5.0.  CuDNN library major and minor version needs to\n",
+    ),
+    (
+        # tensorflow/tensorflow#2437: TF 0.x wording of the same mismatch
+        "cudnn-error",
+        "Loaded cudnn library: 4007 but source was compiled against 4004\n",
+    ),
+    (
+        # deepspeedai/DeepSpeed#1127: a notebook shows only the op being built and ninja's failure
+        "deepspeed-op-build-failure",
+        "Building extension module cpu_adam...\n"
+        "CalledProcessError                        Traceback (most recent call last)\n"
+        "~/.venv/lib/python3.10/site-packages/torch/utils/cpp_extension.py in _run_ninja_build(build_directory, "
+        "verbose, error_prefix)\n",
+    ),
 ]
 
 
@@ -133,6 +152,29 @@ NEAR_MISSES = [
         "error: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:297 'unhandled cuda "
         "error (run with NCCL_DEBUG=INFO for details)'\n",
     ),
+    (
+        # a healthy DeepSpeed op build followed by an unrelated failure is not a DeepSpeed build problem
+        "deepspeed-op-build-failure",
+        "Building extension module cpu_adam...\n"
+        "ninja: no work to do.\n"
+        "Loading extension module cpu_adam...\n"
+        "ValueError: Expected input batch_size (16) to match target batch_size (8).\n",
+    ),
+    (
+        # a non-DeepSpeed JIT build failing: the generic build entry, not DeepSpeed's
+        "deepspeed-op-build-failure",
+        "Building extension module _sh_encoder...\n"
+        "ninja: build stopped: subcommand failed.\n"
+        "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n",
+    ),
+    (
+        # a run that cannot import torch has no build to blame
+        "extension-build-failure",
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 3, in <module>\n'
+        "    import torch\n"
+        "ModuleNotFoundError: No module named 'torch'\n",
+    ),
 ]
 
 
@@ -153,3 +195,37 @@ def test_torch_oom_under_the_trtllm_executor_message_is_its_collateral() -> None
     )
     assert d.root is not None and d.root.id == "trtllm-executor-insufficient-memory"
     assert "cuda-oom" in [c.id for c in d.collateral]
+
+
+
+# Build logs where a narrower page is the cause and the other entry that fired its collateral.
+BUILD_CAUSE_AND_COLLATERAL = [
+    (
+        # DeepSpeed's page covers its own JIT ops, including the compiler problem inside one
+        "deepspeed-op-build-failure",
+        "extension-build-failure",
+        "Building extension module fused_adam...\n"
+        "/usr/local/cuda-11.8/include/crt/host_config.h:132:2: error: #error -- unsupported GNU version! gcc "
+        "versions later than 11 are not supported!\n"
+        "ninja: build stopped: subcommand failed.\n"
+        "RuntimeError: Error building extension 'fused_adam'\n",
+    ),
+    (
+        # under 'Getting requirements to build wheel' the missing torch is pip's isolation, not the env
+        "extension-build-failure",
+        "python-module-not-found",
+        "  Getting requirements to build wheel ... error\n"
+        "  × Getting requirements to build wheel did not run successfully.\n"
+        '        File "<string>", line 22, in <module>\n'
+        "      ModuleNotFoundError: No module named 'torch'\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("cause", "collateral", "log"), BUILD_CAUSE_AND_COLLATERAL, ids=[c for c, _, _ in BUILD_CAUSE_AND_COLLATERAL]
+)
+def test_build_log_names_the_narrower_cause(cause: str, collateral: str, log: str) -> None:
+    d = MATCHER.diagnose(log)
+    assert d.root is not None and d.root.id == cause, [m.id for m in d.matches]
+    assert collateral in [c.id for c in d.collateral]
