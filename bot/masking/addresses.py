@@ -67,7 +67,7 @@ _KEEP_V6 = frozenset(("::", "::1", "0:0:0:0:0:0:0:1", "0:0:0:0:0:0:0:0", "fd00:e
 _VERSION_WORD = re.compile(
     r"(?:v|ver|version|release|rev|build|driver|runtime|cuda|cudnn|nccl|tensorrt|trt|cublas|cufft|"
     r"curand|cusolver|cusparse|nvjitlink|cupti|nvtx|triton|onnx|onnxruntime|python|torch|pytorch|"
-    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*-cu\d{2,3}|cu\d{2,3}|[\w.-]*[_-]version)\Z",
+    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*[_-]cu\d{2,3}|cu\d{2,3}|[\w.-]*[_-]version)\Z",
     re.IGNORECASE,
 )
 # A package's name and version before its release (`ofed_info -s`: `MLNX_OFED_LINUX-23.10-1.1.9.0`):
@@ -95,7 +95,8 @@ def _version_before(before: str) -> bool:
         return True
     if before.endswith("-") and len(before) > 1 and (before[-2].isalpha() or _PACKAGE_RELEASE_BEFORE.search(before)):
         return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1, MLNX_OFED_LINUX-23.10-1.1.9.0
-    word = stripped.rstrip(":=([").rsplit(None, 1)
+    # (A wheel's name before its version: `nvidia_cublas_cu12-12.1.3.1-py3-none-...whl`.)
+    word = stripped.rstrip(":=([-").rsplit(None, 1)
     # (A quoted env entry opens its word with the quote: docker inspect's `"NV_CUDNN_VERSION=...`.)
     return bool(word) and _VERSION_WORD.match(word[-1].lstrip("\"'")) is not None
 

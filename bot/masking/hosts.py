@@ -872,8 +872,9 @@ _NODE_SHAPES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     # Cluster nodes named for what they are: gpu-node-17, node-017, node17, compute-node-3,
     # dgx-a100-03, hgx-12 (a mail subject, free text).
     # Found from the word (a literal scan), then checked whole from the start of its token.
-    # (`_` may follow: `dgx042_rank3.log`; `_glued_node` judges it.)
-    ("cluster", ("node", "dgx", "hgx"), re.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![^\W_]|-|\.\d)")),
+    # (`_` may follow, `dgx042_rank3.log`, and a number after a core dump's name,
+    # `core.node-017.48213`; `_glued_node` judges both. Not a version: `node-18.17.0`.)
+    ("cluster", ("node", "dgx", "hgx"), re.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![^\W_]|-|\.\d+[A-Za-z.])")),
     # GPU-model and accelerator prefixes need the dash and two digits (`a100-044`, `trn-191`,
     # `gpu-018`): `gpu0` and `a100-80gb` are a device and a product. Rocks clusters number
     # rack and slot: `compute-0-12`, `gpu-1-7`.
@@ -884,7 +885,7 @@ _NODE_SHAPES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
         # `gpu0` and `gpu12` would be a device index (a node holds at most 16).
         r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)"
         r"(?:-(?!node|dgx|hgx)(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
-        r"|(?<=gpu)(?:\d{3,5}|0\d|1[6-9]|[2-9]\d))(?![^\W_]|-|\.\d)"
+        r"|(?<=gpu)(?:\d{3,5}|0\d|1[6-9]|[2-9]\d))(?![^\W_]|-|\.\d+[A-Za-z.])"
     )),
 ]  # fmt: skip
 _CLUSTER_WHOLE = re.compile(
@@ -895,6 +896,8 @@ _CLUSTER_WHOLE = re.compile(
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 # A core dump named by `core_pattern`'s `core.%h.%p` holds the machine's name after `core.`.
+# (`gpu121`: three digits are more than a node's devices; `gpu07_` may be a program's word.)
+_NUMBERED_GPU_NODE = re.compile(r"gpu\d{3,5}")
 _CORE_DUMP_BEFORE = re.compile(r"(?<![\w.-])core\.\Z")
 
 
@@ -905,7 +908,7 @@ def _glued_node(text: str, start: int, host: str) -> bool:
     before = text[start - 1] if start else ""
     if before == "." or before == "-":
         return before == "." and _CORE_DUMP_BEFORE.search(text, max(0, start - 6), start) is not None and not text.startswith("_", start + len(host))
-    return "-" in host or host.startswith(("dgx", "hgx"))
+    return "-" in host or host.startswith(("dgx", "hgx")) or _NUMBERED_GPU_NODE.fullmatch(host) is not None
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 # Where the shapes' matches can start, found in one scan: a pattern tried only there costs a
@@ -1055,6 +1058,7 @@ def _shapes_at_heads(text: str, starts: dict[str, list[int]], edits: list[Edit],
                 (start and text[start - 1] in _NOT_BEFORE_HOST and not _glued_node(text, start, host))
                 or not _CLUSTER_WHOLE.match(host)
                 or (text.startswith("_", end) and not _glued_node(text, start, host))
+                or (text[end : end + 1] == "." and text[end + 1 : end + 2].isdigit() and _CORE_DUMP_BEFORE.search(text, max(0, start - 6), start) is None)
             ):
                 continue
             if text.endswith("GPU ", max(0, start - 4), start):

@@ -23,25 +23,22 @@ from bot.masking.lines import line_end, line_start
 _B = r"(?![A-Za-z0-9]|<{1,8}[A-Z])"
 _BW = r"(?![\w-]|<{1,8}[A-Z])"
 
-# Left edge of a prefix: no letter, digit or dash before it, but an underscore may stand there:
-# file and run names glue their parts with `_` (`RUN_NAME=train_hf_...`, `cache_sk-proj-...`),
-# and a token run into such a name is still the token.
 # (group name, kind, characters of the token before the group, leading literal, rest).
 # The leading literal stays outside the named group: `re` only uses its fast first-character
 # scan when every branch of the alternation starts with a plain literal.
 _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Hugging Face: hf_ + 34 letters; org tokens api_org_ + 34.
-    ("hf", "hf-token", 3, "_", r"(?<=hf_)(?<![A-Za-z0-9-]hf_)[A-Za-z0-9]{30,40}" + _B),
-    ("hforg", "hf-token", 8, "_", r"(?<=api_org_)(?<![A-Za-z0-9-]api_org_)[A-Za-z0-9]{30,40}" + _B),
+    ("hf", "hf-token", 3, "_", r"(?<=hf_)(?<![\w-]hf_)[A-Za-z0-9]{30,40}" + _B),
+    ("hforg", "hf-token", 8, "_", r"(?<=api_org_)(?<![\w-]api_org_)[A-Za-z0-9]{30,40}" + _B),
     # GitHub classic (ghp_/gho_/ghu_/ghs_/ghr_ + 36) and fine-grained (github_pat_11 + 22 _ 59).
-    ("gh", "github-token", 4, "_", r"(?<=gh[pousr]_)(?<![A-Za-z0-9-]gh[pousr]_)[A-Za-z0-9]{30,255}" + _B),
-    ("ghpat", "github-token", 11, "_", r"(?<=github_pat_)(?<![A-Za-z0-9-]github_pat_)[A-Za-z0-9_]{40,255}" + _B),
-    ("npm", "npm-token", 4, "_", r"(?<=npm_)(?<![A-Za-z0-9-]npm_)[A-Za-z0-9]{36}" + _B),
-    ("r8", "replicate-token", 3, "_", r"(?<=r8_)(?<![A-Za-z0-9-]r8_)[A-Za-z0-9]{36,40}" + _B),
-    ("gsk", "groq-key", 4, "_", r"(?<=gsk_)(?<![A-Za-z0-9-]gsk_)[A-Za-z0-9]{48,56}" + _B),
+    ("gh", "github-token", 4, "_", r"(?<=gh[pousr]_)(?<![\w-]gh[pousr]_)[A-Za-z0-9]{30,255}" + _B),
+    ("ghpat", "github-token", 11, "_", r"(?<=github_pat_)(?<![\w-]github_pat_)[A-Za-z0-9_]{40,255}" + _B),
+    ("npm", "npm-token", 4, "_", r"(?<=npm_)(?<![\w-]npm_)[A-Za-z0-9]{36}" + _B),
+    ("r8", "replicate-token", 3, "_", r"(?<=r8_)(?<![\w-]r8_)[A-Za-z0-9]{36,40}" + _B),
+    ("gsk", "groq-key", 4, "_", r"(?<=gsk_)(?<![\w-]gsk_)[A-Za-z0-9]{48,56}" + _B),
     # LangSmith personal and service keys: lsv2_pt_/lsv2_sk_ + 32 hex + _ + 10 hex.
-    ("lsv2", "langsmith-key", 8, "_", r"(?<=lsv2_(?:pt|sk)_)(?<![A-Za-z0-9-]lsv2_(?:pt|sk)_)[0-9a-f]{32}_[0-9a-f]{10}" + _B),
-    ("wandbv1", "wandb-key", 9, "_", r"(?<=wandb_v1_)(?<![A-Za-z0-9-]wandb_v1_)[A-Za-z0-9_]{30,200}" + _B),
+    ("lsv2", "langsmith-key", 8, "_", r"(?<=lsv2_(?:pt|sk)_)(?<![\w-]lsv2_(?:pt|sk)_)[0-9a-f]{32}_[0-9a-f]{10}" + _B),
+    ("wandbv1", "wandb-key", 9, "_", r"(?<=wandb_v1_)(?<![\w-]wandb_v1_)[A-Za-z0-9_]{30,200}" + _B),
     # Prefixed keys of developer services, in their documented shapes: Notion (ntn_ + 46),
     # Supabase (sbp_ + 40 hex), Shopify (shpat_/shpss_/shpca_/shppa_ + 32 hex), DigitalOcean
     # (dop_v1_/doo_v1_/dor_v1_ + 64 hex), Linear (lin_api_ + 40), Grafana service accounts
@@ -49,83 +46,83 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     # Sentry org tokens (sntrys_ + base64 JSON _ secret). (Mailchimp's -us12 would need a scan
     # of its own: under a key name it is masked as any value there. Docker Hub's, Fly.io's and
     # Doppler's prefixes are anchor words: find_contextual_keys.)
-    ("notion", "notion-token", 4, "_", r"(?<=ntn_)(?<![A-Za-z0-9-]ntn_)[A-Za-z0-9]{40,50}" + _B),
-    ("supabase", "supabase-token", 4, "_", r"(?<=sbp_)(?<![A-Za-z0-9-]sbp_)[0-9a-f]{40}" + _B),
-    ("shopify", "shopify-token", 6, "_", r"(?<=shp(?:at|ss|ca|pa)_)(?<![A-Za-z0-9-]shp(?:at|ss|ca|pa)_)[0-9a-fA-F]{32}" + _B),
-    ("dov1", "digitalocean-token", 7, "_", r"(?<=do[opr]_v1_)(?<![A-Za-z0-9-]do[opr]_v1_)[0-9a-f]{64}" + _B),
-    ("linear", "linear-key", 8, "_", r"(?<=lin_api_)(?<![A-Za-z0-9-]lin_api_)[A-Za-z0-9]{40}" + _B),
-    ("glsa", "grafana-token", 5, "_", r"(?<=glsa_)(?<![A-Za-z0-9-]glsa_)[A-Za-z0-9]{32}_[0-9a-f]{8}" + _B),
-    ("glc", "grafana-token", 4, "_", r"(?<=glc_)(?<![A-Za-z0-9-]glc_)eyJ[A-Za-z0-9+/]{30,600}={0,2}" + _B),
-    ("pcsk", "pinecone-key", 12, "_", r"(?<=pcsk_[A-Za-z0-9]{6}_)(?<![A-Za-z0-9-]pcsk_[A-Za-z0-9]{6}_)[A-Za-z0-9]{40,100}" + _B),
-    ("sntrys", "sentry-token", 7, "_", r"(?<=sntrys_)(?<![A-Za-z0-9-]sntrys_)eyJ[A-Za-z0-9+/]{20,600}={0,2}_[A-Za-z0-9+/]{20,100}={0,2}" + _B),
+    ("notion", "notion-token", 4, "_", r"(?<=ntn_)(?<![\w-]ntn_)[A-Za-z0-9]{40,50}" + _B),
+    ("supabase", "supabase-token", 4, "_", r"(?<=sbp_)(?<![\w-]sbp_)[0-9a-f]{40}" + _B),
+    ("shopify", "shopify-token", 6, "_", r"(?<=shp(?:at|ss|ca|pa)_)(?<![\w-]shp(?:at|ss|ca|pa)_)[0-9a-fA-F]{32}" + _B),
+    ("dov1", "digitalocean-token", 7, "_", r"(?<=do[opr]_v1_)(?<![\w-]do[opr]_v1_)[0-9a-f]{64}" + _B),
+    ("linear", "linear-key", 8, "_", r"(?<=lin_api_)(?<![\w-]lin_api_)[A-Za-z0-9]{40}" + _B),
+    ("glsa", "grafana-token", 5, "_", r"(?<=glsa_)(?<![\w-]glsa_)[A-Za-z0-9]{32}_[0-9a-f]{8}" + _B),
+    ("glc", "grafana-token", 4, "_", r"(?<=glc_)(?<![\w-]glc_)eyJ[A-Za-z0-9+/]{30,600}={0,2}" + _B),
+    ("pcsk", "pinecone-key", 12, "_", r"(?<=pcsk_[A-Za-z0-9]{6}_)(?<![\w-]pcsk_[A-Za-z0-9]{6}_)[A-Za-z0-9]{40,100}" + _B),
+    ("sntrys", "sentry-token", 7, "_", r"(?<=sntrys_)(?<![\w-]sntrys_)eyJ[A-Za-z0-9+/]{20,600}={0,2}_[A-Za-z0-9+/]{20,100}={0,2}" + _B),
     # Notion's older integration secrets (secret_ + 43) and Fireworks AI keys (fw_ + 24).
-    ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![A-Za-z0-9-]secret_)[A-Za-z0-9]{43}" + _B),
-    ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![A-Za-z0-9-]fw_)[A-Za-z0-9]{24}" + _B),
+    ("notionold", "notion-token", 7, "_", r"(?<=secret_)(?<![\w-]secret_)[A-Za-z0-9]{43}" + _B),
+    ("fw", "fireworks-key", 3, "_", r"(?<=fw_)(?<![\w-]fw_)[A-Za-z0-9]{24}" + _B),
     # ngrok authtokens (`ngrok config add-authtoken 2...`, pyngrok's `set_auth_token`): `2` and
     # 26 alphanumerics, `_`, 20-22 more.
-    ("ngrok", "ngrok-token", 28, "_", r"(?<=2[A-Za-z0-9]{26}_)(?<![A-Za-z0-9-]2[A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}" + _B),
+    ("ngrok", "ngrok-token", 28, "_", r"(?<=2[A-Za-z0-9]{26}_)(?<![\w-]2[A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}" + _B),
     # Prefect Cloud API keys, a user's (pnu_) or a service account's (pnb_): 36 alphanumerics
     # (`prefect cloud login -k pnu_...`, PREFECT_API_KEY).
-    ("prefect", "prefect-key", 4, "_", r"(?<=pn[ub]_)(?<![A-Za-z0-9-]pn[ub]_)[A-Za-z0-9]{36}" + _B),
+    ("prefect", "prefect-key", 4, "_", r"(?<=pn[ub]_)(?<![\w-]pn[ub]_)[A-Za-z0-9]{36}" + _B),
     # Modal token pairs (`modal token set --token-id ak-... --token-secret as-...`, and
     # ~/.modal.toml): ak-/as- + 22 alphanumerics.
-    ("modal", "modal-token", 3, "-", r"(?<=a[ks]-)(?<![A-Za-z0-9-]a[ks]-)[A-Za-z0-9]{22}" + _B),
+    ("modal", "modal-token", 3, "-", r"(?<=a[ks]-)(?<![\w-]a[ks]-)[A-Za-z0-9]{22}" + _B),
     # Stripe secret and restricted keys, live and test mode (`pk_` publishable keys are public),
     # and a webhook endpoint's signing secret (`stripe listen` prints `whsec_` + 32 or more).
-    ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![A-Za-z0-9-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
-    ("whsec", "stripe-key", 6, "_", r"(?<=whsec_)(?<![A-Za-z0-9-]whsec_)[A-Za-z0-9+/]{32,88}={0,2}" + _B),
+    ("stripe", "stripe-key", 8, "_", r"(?<=[sr]k_(?:live|test)_)(?<![\w-][sr]k_(?:live|test)_)[A-Za-z0-9]{20,250}" + _B),
+    ("whsec", "stripe-key", 6, "_", r"(?<=whsec_)(?<![\w-]whsec_)[A-Za-z0-9+/]{32,88}={0,2}" + _B),
     # Buildkite API access tokens (`bk configure --token`, BUILDKITE_API_TOKEN): bkua_ + 40 hex.
-    ("bkua", "buildkite-token", 5, "_", r"(?<=bkua_)(?<![A-Za-z0-9-]bkua_)[0-9a-f]{40}" + _B),
+    ("bkua", "buildkite-token", 5, "_", r"(?<=bkua_)(?<![\w-]bkua_)[0-9a-f]{40}" + _B),
     # Anthropic before OpenAI: both start with sk-.
-    ("ant", "anthropic-key", 3, "-", r"(?<=sk-)(?<![A-Za-z0-9-]sk-)ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,250}" + _BW),
-    ("oai", "openai-key", 3, "-", r"(?<=sk-)(?<![A-Za-z0-9-]sk-)[A-Za-z0-9_-]{20,250}" + _BW),
-    ("nvapi", "ngc-key", 6, "-", r"(?<=nvapi-)(?<![A-Za-z0-9-]nvapi-)[A-Za-z0-9_-]{30,120}" + _BW),
+    ("ant", "anthropic-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,250}" + _BW),
+    ("oai", "openai-key", 3, "-", r"(?<=sk-)(?<![\w-]sk-)[A-Za-z0-9_-]{20,250}" + _BW),
+    ("nvapi", "ngc-key", 6, "-", r"(?<=nvapi-)(?<![\w-]nvapi-)[A-Za-z0-9_-]{30,120}" + _BW),
     # Postman (PMAK- 24 hex - 34 hex), New Relic user keys (NRAK- + 27), Heroku (HRKU-),
     # Perplexity (pplx-), xAI (xai-), Tavily (tvly-, tvly-dev-), Pulumi (pul- + 40 hex),
     # age secret keys (AGE-SECRET-KEY-1 + 58, Bech32 upper case).
-    ("pmak", "postman-key", 5, "-", r"(?<=PMAK-)(?<![A-Za-z0-9-]PMAK-)[0-9a-f]{24}-[0-9a-f]{34}" + _B),
-    ("nrak", "newrelic-key", 5, "-", r"(?<=NRAK-)(?<![A-Za-z0-9-]NRAK-)[A-Z0-9]{27}" + _B),
-    ("hrku", "heroku-key", 5, "-", r"(?<=HRKU-)(?<![A-Za-z0-9-]HRKU-)[A-Za-z0-9_-]{30,80}" + _BW),
-    ("pplx", "perplexity-key", 5, "-", r"(?<=pplx-)(?<![A-Za-z0-9-]pplx-)[A-Za-z0-9]{40,60}" + _B),
-    ("xai", "xai-key", 4, "-", r"(?<=xai-)(?<![A-Za-z0-9-]xai-)[A-Za-z0-9]{60,100}" + _B),
-    ("tvly", "tavily-key", 5, "-", r"(?<=tvly-)(?<![A-Za-z0-9-]tvly-)(?:dev-)?[A-Za-z0-9]{30,40}" + _B),
-    ("pul", "pulumi-token", 4, "-", r"(?<=pul-)(?<![A-Za-z0-9-]pul-)[0-9a-f]{40}" + _B),
-    ("agekey", "age-key", 15, "-", r"(?<=AGE-SECRET-KEY-)(?<![A-Za-z0-9-]AGE-SECRET-KEY-)1[0-9A-Z]{58}" + _B),
+    ("pmak", "postman-key", 5, "-", r"(?<=PMAK-)(?<![\w-]PMAK-)[0-9a-f]{24}-[0-9a-f]{34}" + _B),
+    ("nrak", "newrelic-key", 5, "-", r"(?<=NRAK-)(?<![\w-]NRAK-)[A-Z0-9]{27}" + _B),
+    ("hrku", "heroku-key", 5, "-", r"(?<=HRKU-)(?<![\w-]HRKU-)[A-Za-z0-9_-]{30,80}" + _BW),
+    ("pplx", "perplexity-key", 5, "-", r"(?<=pplx-)(?<![\w-]pplx-)[A-Za-z0-9]{40,60}" + _B),
+    ("xai", "xai-key", 4, "-", r"(?<=xai-)(?<![\w-]xai-)[A-Za-z0-9]{60,100}" + _B),
+    ("tvly", "tavily-key", 5, "-", r"(?<=tvly-)(?<![\w-]tvly-)(?:dev-)?[A-Za-z0-9]{30,40}" + _B),
+    ("pul", "pulumi-token", 4, "-", r"(?<=pul-)(?<![\w-]pul-)[0-9a-f]{40}" + _B),
+    ("agekey", "age-key", 15, "-", r"(?<=AGE-SECRET-KEY-)(?<![\w-]AGE-SECRET-KEY-)1[0-9A-Z]{58}" + _B),
     # (`xoxc-` is a browser session's client token, sent with its `d` cookie.)
-    ("xox", "slack-token", 5, "-", r"(?<=xox[abposrec]-)(?<![A-Za-z0-9-]xox[abposrec]-)[A-Za-z0-9-]{10,250}" + _B),
+    ("xox", "slack-token", 5, "-", r"(?<=xox[abposrec]-)(?<![\w-]xox[abposrec]-)[A-Za-z0-9-]{10,250}" + _B),
     # A Slack browser session's `d` cookie (xoxd- + base64, sent with an xoxc- token by
     # slackdump and slack-export tools): URL-encoded as the cookie carries it (`%2B`, `%2F`,
     # `%3D`) or decoded (`+/=`).
-    ("xoxd", "slack-token", 5, "-", r"(?<=xoxd-)(?<![A-Za-z0-9-]xoxd-)(?:[A-Za-z0-9+/_-]|%[0-9A-Fa-f]{2}){20,600}={0,2}(?![A-Za-z0-9+/=%]|<{1,8}[A-Z])"),
-    ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![A-Za-z0-9-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
+    ("xoxd", "slack-token", 5, "-", r"(?<=xoxd-)(?<![\w-]xoxd-)(?:[A-Za-z0-9+/_-]|%[0-9A-Fa-f]{2}){20,600}={0,2}(?![A-Za-z0-9+/=%]|<{1,8}[A-Z])"),
+    ("xapp", "slack-token", 5, "-", r"(?<=xapp-)(?<![\w-]xapp-)\d-[A-Za-z0-9-]{10,250}" + _B),
     # GitLab personal, pipeline-trigger and CI job tokens (glpat-, glptt-, glcbt-), runner
     # and deploy tokens (glrt-, gldt-).
-    ("glpat", "gitlab-token", 6, "-", r"(?<=gl(?:pat|ptt|cbt)-)(?<![A-Za-z0-9-]gl(?:pat|ptt|cbt)-)[A-Za-z0-9_-]{20,80}" + _BW),
-    ("glrt", "gitlab-token", 5, "-", r"(?<=gl[rd]t-)(?<![A-Za-z0-9-]gl[rd]t-)[A-Za-z0-9_-]{20,80}" + _BW),
-    ("gocspx", "google-client-secret", 7, "-", r"(?<=GOCSPX-)(?<![A-Za-z0-9-]GOCSPX-)[A-Za-z0-9_-]{20,40}" + _BW),
-    ("wlocal", "wandb-key", 6, "-", r"(?<=local-)(?<![A-Za-z0-9-]local-)[0-9a-f]{40}" + _B),
-    ("pypi", "pypi-token", 5, "-", r"(?<=pypi-)(?<![A-Za-z0-9-]pypi-)AgE[A-Za-z0-9_-]{50,400}" + _BW),
+    ("glpat", "gitlab-token", 6, "-", r"(?<=gl(?:pat|ptt|cbt)-)(?<![\w-]gl(?:pat|ptt|cbt)-)[A-Za-z0-9_-]{20,80}" + _BW),
+    ("glrt", "gitlab-token", 5, "-", r"(?<=gl[rd]t-)(?<![\w-]gl[rd]t-)[A-Za-z0-9_-]{20,80}" + _BW),
+    ("gocspx", "google-client-secret", 7, "-", r"(?<=GOCSPX-)(?<![\w-]GOCSPX-)[A-Za-z0-9_-]{20,40}" + _BW),
+    ("wlocal", "wandb-key", 6, "-", r"(?<=local-)(?<![\w-]local-)[0-9a-f]{40}" + _B),
+    ("pypi", "pypi-token", 5, "-", r"(?<=pypi-)(?<![\w-]pypi-)AgE[A-Za-z0-9_-]{50,400}" + _BW),
     # JWT: base64url JSON header and payload both start with eyJ ('{"').
     # A docker config.json base64-encoded whole, as `kubectl get secret -o jsonpath=
     # '{.data.\.dockerconfigjson}'` prints it: base64 of `{"auths":` always begins eyJhdXRocyI6.
-    ("dockercfg", "docker-auth", 3, "J", r"(?<=eyJ)(?<![A-Za-z0-9-]eyJ)hdXRocyI6[A-Za-z0-9+/]{20,20000}={0,2}(?![A-Za-z0-9+/=])"),
+    ("dockercfg", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)hdXRocyI6[A-Za-z0-9+/]{20,20000}={0,2}(?![A-Za-z0-9+/=])"),
     # Amazon ECR's registry password (`aws ecr get-login-password` prints it alone on a line):
     # base64 of `{"payload":"...`, which always begins eyJwYXlsb2FkIjoi.
-    ("ecr", "docker-auth", 3, "J", r"(?<=eyJ)(?<![A-Za-z0-9-]eyJ)wYXlsb2FkIjoi[A-Za-z0-9+/]{100,20000}={0,2}(?![A-Za-z0-9+/=])"),
-    ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![A-Za-z0-9-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
+    ("ecr", "docker-auth", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)wYXlsb2FkIjoi[A-Za-z0-9+/]{100,20000}={0,2}(?![A-Za-z0-9+/=])"),
+    ("jwt", "jwt", 3, "J", r"(?<=eyJ)(?<![\w-]eyJ)[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}" + _BW),
     # Google OAuth refresh tokens (`gcloud`'s credentials db, google-auth's authorized_user
     # JSON, oauth2l): `1//0` + about a hundred base64url characters.
-    ("grefresh", "google-oauth-token", 3, "/", r"(?<=1//)(?<![A-Za-z0-9-]1//)0[A-Za-z0-9_-]{40,512}" + _BW),
+    ("grefresh", "google-oauth-token", 3, "/", r"(?<=1//)(?<![\w-]1//)0[A-Za-z0-9_-]{40,512}" + _BW),
     # Google OAuth access tokens; a service account's (metadata server, `gcloud auth
     # print-access-token` as one) carry `c.` first: `ya29.c.c0AY...`.
-    ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![A-Za-z0-9-]ya29\.)(?:c\.)?[0-9A-Za-z_-]{20,2048}" + _BW),
+    ("ya29", "google-oauth-token", 5, ".", r"(?<=ya29\.)(?<![\w-]ya29\.)(?:c\.)?[0-9A-Za-z_-]{20,2048}" + _BW),
     # Terraform Cloud API tokens (14 characters, `.atlasv1.`, 60-70 more).
     # SendGrid: SG. + 22 . + 43.
-    ("sendgrid", "sendgrid-key", 3, ".", r"(?<=SG\.)(?<![A-Za-z0-9-]SG\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _BW),
-    ("tfc", "terraform-token", 15, ".", r"(?<=[A-Za-z0-9]{14}\.)(?<![A-Za-z0-9-][A-Za-z0-9]{14}\.)(?<![A-Za-z0-9]{15}\.)atlasv1\.[A-Za-z0-9_-]{60,70}" + _BW),
+    ("sendgrid", "sendgrid-key", 3, ".", r"(?<=SG\.)(?<![\w-]SG\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _BW),
+    ("tfc", "terraform-token", 15, ".", r"(?<=[A-Za-z0-9]{14}\.)(?<![\w-][A-Za-z0-9]{14}\.)(?<![A-Za-z0-9]{15}\.)atlasv1\.[A-Za-z0-9_-]{60,70}" + _BW),
     # HashiCorp Vault service, batch and recovery tokens (`vault login` prints them in its
     # Key/Value table: `token                hvs.CAES...`).
-    ("vault", "vault-token", 4, ".", r"(?<=hv[sbr]\.)(?<![A-Za-z0-9-]hv[sbr]\.)[A-Za-z0-9_-]{24,1024}" + _BW),
+    ("vault", "vault-token", 4, ".", r"(?<=hv[sbr]\.)(?<![\w-]hv[sbr]\.)[A-Za-z0-9_-]{24,1024}" + _BW),
     # Azure AD client secrets carry `<digit>Q~` at offset 3.
     ("azad", "azure-client-secret", 5, "Q", r"(?<=[A-Za-z0-9_~.]{3}\dQ)~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
     # Azure storage account keys: 86 base64 characters and `==` (88 in all).
@@ -190,9 +187,13 @@ _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z|\\[nrt]\Z")
 def _after_escape(rest: str) -> str:
     """A branch's `not after a word` look-behind, also passed after a percent-escape and after
     a JSON string's escaped line break or tab (`"stdout": "$ gcloud auth print-access-token\\nya29...`,
-    a command's output captured into one JSON record: its `n` is no word the token runs on from)."""
+    a command's output captured into one JSON record: its `n` is no word the token runs on from).
+
+    The word is of letters, digits and dashes: an underscore may stand before the prefix, as
+    file and run names glue their parts with it (`RUN_NAME=train_hf_...`, `cache_sk-proj-...`),
+    and a token run into such a name is still the token."""
     return _NOT_AFTER_WORD.sub(
-        lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)})|(?<=\\\\[nrt]{m.group(1)}))", rest, count=1
+        lambda m: f"(?:(?<![A-Za-z0-9-]{m.group(1)})|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)})|(?<=\\\\[nrt]{m.group(1)}))", rest, count=1
     )
 
 
