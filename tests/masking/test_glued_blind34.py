@@ -10,6 +10,8 @@ attribute paths and program words glued the same way (`tensorrt_8.6.1.6`, `args.
 
 from __future__ import annotations
 
+import pytest
+
 from bot.masking import mask
 from tests.masking.test_credentials_blind27 import _masked  # masked, each value gone, lines kept
 
@@ -64,16 +66,19 @@ def test_a_machine_glued_into_a_file_name_is_masked_whole() -> None:
     assert "to <HOST-1>:29500" in out and "logs/<HOST-1>_rank3.log" in out and "logs/<HOST-2>_rank1.log" in out, out
 
 
-def test_a_node_glued_into_a_file_name_or_a_core_dump_is_masked() -> None:
-    text = (
-        "nccl_debug_dgx042_rank3.txt  nccl_2.18.1-1+cuda12.1\n"
-        "scp results_hgx-h100-412_4821337.tar.gz .\n"
-        "core dumped: /var/crash/core.compute-node-1412.48213\n"
-        "train_4821337_gpu121.err\n"
-    )
-    out = _masked(text, "dgx042", "hgx-h100-412", "compute-node-1412", "gpu121")
-    assert "nccl_debug_<HOST-1>_rank3.txt" in out and "results_<HOST-2>_4821337.tar.gz" in out, out
-    assert "/var/crash/core.<HOST-3>.48213" in out and "train_4821337_<HOST-4>.err" in out, out
+@pytest.mark.parametrize(
+    ("line", "node", "expected"),
+    [
+        ("nccl_debug_dgx042_rank3.txt  nccl_2.18.1-1+cuda12.1", "dgx042", "nccl_debug_<HOST-1>_rank3.txt  nccl_2.18.1-1+cuda12.1"),
+        ("scp results_hgx-h100-412_4821337.tar.gz .", "hgx-h100-412", "results_<HOST-1>_4821337.tar.gz"),
+        ("core dumped: /var/crash/core.compute-node-1412.48213", "compute-node-1412", "/var/crash/core.<HOST-1>.48213"),
+        ("train_4821337_gpu121.err", "gpu121", "train_4821337_<HOST-1>.err"),
+    ],
+    ids=["nccl-debug-file", "results-archive", "core-dump", "slurm-error-file"],
+)
+def test_a_node_glued_into_a_file_name_or_a_core_dump_is_masked(line: str, node: str, expected: str) -> None:
+    out = _masked(line + "\n", node)
+    assert expected in out, out
 
 
 def test_attribute_paths_program_words_and_glued_versions_stay() -> None:
