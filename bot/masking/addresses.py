@@ -13,7 +13,9 @@ from bot.masking.edits import Edit
 # these scans in the hundreds of MB/s; `re` would try the look-behind at every position.
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 # (Lustre names its management client for the MGS's NID: `MGC10.0.3.1@tcp`.)
-_IPV4_RX = regex.compile(rf"(?:(?<![\w.])|(?<=(?<![\w.])MGC)){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.[0-9])")
+# An underscore may stand on either side: names glue their parts with it (`rank3_10.42.7.19`,
+# `10.42.7.19_rank0.log`); such a glued quad is judged by `_glued_address`.
+_IPV4_RX = regex.compile(rf"(?:(?<![^\W_]|\.)|(?<=(?<![\w.])MGC)){_OCTET}(?:\.{_OCTET}){{3}}(?![^\W_]|\.[0-9])")
 _H = r"[0-9A-Fa-f]{1,4}"
 _HEX = frozenset("0123456789abcdefABCDEF")
 _V4 = r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}"
@@ -65,7 +67,7 @@ _KEEP_V6 = frozenset(("::", "::1", "0:0:0:0:0:0:0:1", "0:0:0:0:0:0:0:0", "fd00:e
 _VERSION_WORD = re.compile(
     r"(?:v|ver|version|release|rev|build|driver|runtime|cuda|cudnn|nccl|tensorrt|trt|cublas|cufft|"
     r"curand|cusolver|cusparse|nvjitlink|cupti|nvtx|triton|onnx|onnxruntime|python|torch|pytorch|"
-    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*-cu\d{2,3}|cu\d{2,3}|[\w.-]*[_-]version)\Z",
+    r"nvidia-[\w.-]*|lib[\w.+-]*|[\w.-]*[_-]cu\d{2,3}|cu\d{2,3}|[\w.-]*[_-]version)\Z",
     re.IGNORECASE,
 )
 # A package's name and version before its release (`ofed_info -s`: `MLNX_OFED_LINUX-23.10-1.1.9.0`):
@@ -93,9 +95,39 @@ def _version_before(before: str) -> bool:
         return True
     if before.endswith("-") and len(before) > 1 and (before[-2].isalpha() or _PACKAGE_RELEASE_BEFORE.search(before)):
         return True  # libcudnn8-8.9.2.26, cuda-12.1.3.1, MLNX_OFED_LINUX-23.10-1.1.9.0
-    word = stripped.rstrip(":=([").rsplit(None, 1)
+    # (A wheel's name before its version: `nvidia_cublas_cu12-12.1.3.1-py3-none-...whl`.)
+    word = stripped.rstrip(":=([-").rsplit(None, 1)
     # (A quoted env entry opens its word with the quote: docker inspect's `"NV_CUDNN_VERSION=...`.)
     return bool(word) and _VERSION_WORD.match(word[-1].lstrip("\"'")) is not None
+
+
+# Names glue versions with `_` as they glue addresses (`tensorrt_8.6.1.6`, `cudnn_8.9.2.26_cuda12`):
+# glued, a dotted quad is an address in a private network's range (RFC 1918, carrier-grade NAT),
+# where a cluster's machines are, or after a word that names a machine or a rank, never after a
+# version's word.
+_GLUED_ADDRESS_WORD = re.compile(
+    r"(?<![A-Za-z])(?:rank|local_rank|node|host|hostname|ip|addr|address|worker|master|server|peer|client|"
+    r"src|dst|from|to|nic|eth|ib|bond|head|gateway|gw)\d*_\Z",
+    re.IGNORECASE,
+)
+_GLUED_VERSION_WORD = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][\w.+-]*?)_\Z")
+
+
+def _private_range(addr: str) -> bool:
+    a, b = (int(x) for x in addr.split(".", 2)[:2])
+    return a == 10 or (a == 172 and 16 <= b <= 31) or (a == 192 and b == 168) or (a == 100 and 64 <= b <= 127)
+
+
+def _glued_address(text: str, start: int, end: int, addr: str) -> bool:
+    """A dotted quad run into a name by `_` (`text[start:end]`) is an address (see above)."""
+    before = text[max(0, start - 48) : start]
+    if start and text[start - 1] == "_":
+        if _GLUED_ADDRESS_WORD.search(before):
+            return True
+        word = _GLUED_VERSION_WORD.search(before)
+        if word is not None and _VERSION_WORD.match(word.group(1)):
+            return False  # `cuda_10.2.89.1`, `nvidia-cudnn-cu12_10.1.0.1`
+    return _private_range(addr)
 
 
 def _is_netmask(addr: str) -> bool:
@@ -124,6 +156,8 @@ def find_ipv4(text: str, edits: list[Edit]) -> None:
     for m in _IPV4_RX.finditer(text):
         start, end = m.span()
         addr = text[start:end]
+        if ((start and text[start - 1] == "_") or text[end : end + 1] == "_") and not _glued_address(text, start, end, addr):
+            continue
         if addr in _KEEP_V4 or (addr.startswith(("127.", "255.")) and (addr[0] == "1" or _is_netmask(addr))):
             continue
         if addr[:4] in _MULTICAST_V4_HEADS:

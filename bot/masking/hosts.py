@@ -118,8 +118,12 @@ _TLDS = frozenset(
 _TLD_RX = re.compile(
     r"\.(?:(?P<private>" + _PRIVATE_TLDS + r")|(?P<public>" + _PUBLIC_TLDS + r")|(?P<country>" + _COUNTRY_TLDS + "|"
     + _COUNTRY_TLDS_WORDLIKE + r"))"
-    r"(?![\w-]|\.[A-Za-z0-9])"
+    r"(?![^\W_]|-|\.[A-Za-z0-9])"
 )
+# A name glued by `_` to what follows (`gpu-node-17.acme.internal_rank3.log`, a file a rank
+# writes) is a machine's when its first label is one's, with a digit or a dash: an attribute
+# path runs into `_` as well (`args.local_rank`, `self.internal_state`).
+_GLUED_MACHINE_LABEL = re.compile(r"[A-Za-z0-9-]*[0-9-]")
 # Second-level labels of academic and company zones: `ac.uk`-like, `edu.au`, `co.jp`.
 _ZONE_LABELS = frozenset(("ac", "edu", "co", "com", "org", "net", "gov", "or", "ne", "go", "res", "uni"))
 # A language pair or a tokenised-corpus stage between the dots: a data file, not a host.
@@ -199,6 +203,8 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
                 continue
         name = text[start : m.end()]
         if name[0].isdigit() and name.replace(".", "").replace("-", "").isdigit():
+            continue
+        if text.startswith("_", m.end()) and not _GLUED_MACHINE_LABEL.match(name, 0, name.find(".")):
             continue
         if is_public_host(name):
             continue
@@ -867,7 +873,9 @@ _NODE_SHAPES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     # Cluster nodes named for what they are: gpu-node-17, node-017, node17, compute-node-3,
     # dgx-a100-03, hgx-12 (a mail subject, free text).
     # Found from the word (a literal scan), then checked whole from the start of its token.
-    ("cluster", ("node", "dgx", "hgx"), re.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![\w-]|\.\d)")),
+    # (`_` may follow, `dgx042_rank3.log`, and a number after a core dump's name,
+    # `core.node-017.48213`; `_glued_node` judges both. Not a version: `node-18.17.0`.)
+    ("cluster", ("node", "dgx", "hgx"), re.compile(r"(?:node|dgx|hgx)-?(?:[a-z][a-z0-9]{0,8}-)?\d{1,5}(?![^\W_]|-|\.\d+[A-Za-z.])")),
     # GPU-model and accelerator prefixes need the dash and two digits (`a100-044`, `trn-191`,
     # `gpu-018`): `gpu0` and `a100-80gb` are a device and a product. Rocks clusters number
     # rack and slot: `compute-0-12`, `gpu-1-7`.
@@ -878,7 +886,7 @@ _NODE_SHAPES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
         # `gpu0` and `gpu12` would be a device index (a node holds at most 16).
         r"(?:gpu|cpu|a100|h100|h200|b200|v100|a10g|l40s|trn[12]?|sxm|compute)"
         r"(?:-(?!node|dgx|hgx)(?:(?:[a-z][a-z0-9]{0,8}-)?\d{2,5}|\d{1,3}-\d{1,4}|" + _NUMBERED_UNIT + r")"
-        r"|(?<=gpu)(?:\d{3,5}|0\d|1[6-9]|[2-9]\d))(?![\w-]|\.\d)"
+        r"|(?<=gpu)(?:\d{3,5}|0\d|1[6-9]|[2-9]\d))(?![^\W_]|-|\.\d+[A-Za-z.])"
     )),
 ]  # fmt: skip
 _CLUSTER_WHOLE = re.compile(
@@ -888,6 +896,20 @@ _CLUSTER_WHOLE = re.compile(
     r"|(?:gpu|cpu|compute)-\d{1,3}-\d{1,4})\Z"
 )
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+# A core dump named by `core_pattern`'s `core.%h.%p` holds the machine's name after `core.`.
+# (`gpu121`: three digits are more than a node's devices; `gpu07_` may be a program's word.)
+_NUMBERED_GPU_NODE = re.compile(r"gpu\d{3,5}")
+_CORE_DUMP_BEFORE = re.compile(r"(?<![\w.-])core\.\Z")
+
+
+def _glued_node(text: str, start: int, host: str) -> bool:
+    """A node's name run into a file's or a run's other parts by `_` (`rank3_dgx042.log`,
+    `nccl_debug_gpu-node-17_rank3.txt`) or written after `core.`: a machine when its shape is
+    a sure one, with a dash or a DGX/HGX head; `tree_node3` and `gpu07_` are a program's words."""
+    before = text[start - 1] if start else ""
+    if before == "." or before == "-":
+        return before == "." and _CORE_DUMP_BEFORE.search(text, max(0, start - 6), start) is not None and not text.startswith("_", start + len(host))
+    return "-" in host or host.startswith(("dgx", "hgx")) or _NUMBERED_GPU_NODE.fullmatch(host) is not None
 _CLUSTER_WORDS = ("node", "dgx", "hgx")
 _CLUSTER_HEADS = ("dgx-", "hgx-", "node-")
 # Where the shapes' matches can start, found in one scan: a pattern tried only there costs a
@@ -1033,7 +1055,12 @@ def _shapes_at_heads(text: str, starts: dict[str, list[int]], edits: list[Edit],
                 # may be inside a placeholder): `node01<node01` is masked here, whole, at once.
                 # (Asked first: every NCCL line's prefix host is one, and is decided here.)
                 continue
-            if name in ("cluster", "accel") and ((start and text[start - 1] in _NOT_BEFORE_HOST) or not _CLUSTER_WHOLE.match(host)):
+            if name in ("cluster", "accel") and (
+                (start and text[start - 1] in _NOT_BEFORE_HOST and not _glued_node(text, start, host))
+                or not _CLUSTER_WHOLE.match(host)
+                or (text.startswith("_", end) and not _glued_node(text, start, host))
+                or (text[end : end + 1] == "." and text[end + 1 : end + 2].isdigit() and _CORE_DUMP_BEFORE.search(text, max(0, start - 6), start) is None)
+            ):
                 continue
             if text.endswith("GPU ", max(0, start - 4), start):
                 continue  # ROCm's `Memory access fault by GPU node-2`: the agent's node in the topology

@@ -31,10 +31,12 @@ declare("%40", "IdentityFile", "HostName", " Project ")
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
 # The local part starts with a letter or digit: `.@x.com` left after a masked address is not
-# a second address on the next pass.
+# a second address on the next pass. A domain's labels hold no `_`, and a `-` after its last
+# label starts no label unless a `.` follows: file and run names glue an address to their
+# other parts that way (`jane.doe@acme.com_run3`, `run-jane.doe@acme.com-3`).
 _EMAIL_RX = regex.compile(
     r"(?<![\w.%+-])[^\W_][\w.%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
-    r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
+    r"[A-Za-z]{2,24}(?![^\W_]|-[A-Za-z0-9-]*\.[A-Za-z0-9]|\.[A-Za-z0-9])"
 )
 
 
@@ -125,7 +127,7 @@ _FIRST_LAST_LOCAL = re.compile(r"([^\W\d_]{2,30})\.([^\W\d_]{2,30})\Z")
 _SSH_DENIED = ": Permission denied ("
 _EMAIL_ENCODED_RX = regex.compile(
     r"(?:(?<![\w.%+-])|(?<=%(?:2[Ff]|3[AaDd]|20|26|3[Ff])))[A-Za-z0-9][A-Za-z0-9._+-]{0,63}%40(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}"
-    r"[A-Za-z]{2,24}(?![\w-]|\.[A-Za-z0-9])"
+    r"[A-Za-z]{2,24}(?![^\W_]|-[A-Za-z0-9-]*\.[A-Za-z0-9]|\.[A-Za-z0-9])"
 )
 
 

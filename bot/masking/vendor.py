@@ -187,9 +187,13 @@ _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}\Z|\\[nrt]\Z")
 def _after_escape(rest: str) -> str:
     """A branch's `not after a word` look-behind, also passed after a percent-escape and after
     a JSON string's escaped line break or tab (`"stdout": "$ gcloud auth print-access-token\\nya29...`,
-    a command's output captured into one JSON record: its `n` is no word the token runs on from)."""
+    a command's output captured into one JSON record: its `n` is no word the token runs on from).
+
+    The word is of letters, digits and dashes: an underscore may stand before the prefix, as
+    file and run names glue their parts with it (`RUN_NAME=train_hf_...`, `cache_sk-proj-...`),
+    and a token run into such a name is still the token."""
     return _NOT_AFTER_WORD.sub(
-        lambda m: f"(?:{m.group()}|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)})|(?<=\\\\[nrt]{m.group(1)}))", rest, count=1
+        lambda m: f"(?:(?<![A-Za-z0-9-]{m.group(1)})|(?<=%[0-9A-Fa-f]{{2}}{m.group(1)})|(?<=\\\\[nrt]{m.group(1)}))", rest, count=1
     )
 
 
