@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import regex
+
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS
 from bot.masking.state import LogState
@@ -20,7 +22,7 @@ _GUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 _IAM_PREFIXES = ("IDA", "ROA", "GPA", "IPA", "NPA", "NVA", "PKA")
 
 # (name, literal the text must hold, pattern with an `id` group; optional `user` group)
-_ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
+_ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str] | regex.Pattern[str]]] = [
     # arn:aws:iam::123456789012:role/Name, arn:aws:sts::123456789012:assumed-role/Role/session,
     # arn:aws:iam::123456789012:user/hannah.fischer, arn:aws-cn:s3:::bucket (no account).
     ("arn", "arn:", re.compile(
@@ -35,7 +37,7 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str]]] = [
     )),
     # `aws sts get-caller-identity --output text` prints the account first, before the ARN:
     # `123456789012	arn:aws:sts::123456789012:assumed-role/Role/session	AROA...:session`.
-    ("arn-row", "arn:", re.compile(r"(?<![\w.-])(?P<id>\d{12})[ \t]+arn:aws")),
+    ("arn-row", "arn:", regex.compile(r"(?<![\w.-])(?P<id>\d{12})[ \t]+arn:aws")),  # `regex` finds `arn:aws` first
     # 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag
     ("ecr", ".dkr.ecr.", re.compile(r"(?<![\w.-])(?P<id>\d{12})\.dkr\.ecr\.")),
     # CodeArtifact names a domain by its owner's account: pip's index URL
@@ -135,15 +137,17 @@ def find_accounts(text: str, edits: list[Edit], state: LogState | None = None) -
     An IAM user's name (`:user/hfischer`) is an account name: learned, so the same person in
     a namespace, a path or a pod name is masked too. Session names are not learned.
     """
+    # (Asked once, first: a GUID's shapes are half the table, and each `in` below reads the text.)
+    guids = _GUID_MIDDLE.search(text) is not None
     for name, literal, rx in _ACCOUNT_SHAPES:
+        if name in _GUID_SHAPES and not guids:
+            continue
         if literal and literal not in text:
             continue
         if name in _KEY_SHAPES and not any(w in text for w in _KEY_SHAPES[name]):
             continue
         if name == "iam-id" and "A" not in text:
             continue
-        if name in _GUID_SHAPES and _GUID_MIDDLE.search(text) is None:
-            continue  # no GUID anywhere: the key shapes' many words cost a scan of every position
         for m in rx.finditer(text):
             edits.append((m.start("id"), m.end("id"), "account", m.group("id")))
             user = m.groupdict().get("user")

@@ -492,10 +492,11 @@ _LIST_POSITIONS: list[tuple[str, re.Pattern[str]]] = [
     # Horovod's launcher takes its hosts the same way: `horovodrun -np 8 -H server1:4,server2:4`.
     ("horovodrun", re.compile(r"horovodrun[^\n]{0,200}? (?:-H|--hosts)[ =](?P<l>[\w.,:-]{1,4096})")),
     # salloc/srun: `Nodes a100-03,a100-04 are ready for job`. The word alone: NCCL's
-    # `nRanks 16 nNodes 2` is no list (Masker.learn's anchors skip it the same way).
-    ("nodes ", re.compile(r"(?<![A-Za-z])Nodes (?P<l>[\w.,\[\]-]{1,4096}) are ")),
+    # `nRanks 16 nNodes 2` is no list (Masker.learn's anchors skip it the same way). (The
+    # look-behind after the word: led by it, `re` skips to it.)
+    ("nodes ", re.compile(r"Nodes (?<![A-Za-z]Nodes )(?P<l>[\w.,\[\]-]{1,4096}) are ")),
     # slurmctld: `error: Nodes gpu017,gpu018 not responding` (and `..., setting DOWN`).
-    ("nodes ", re.compile(r"(?<![A-Za-z])Nodes (?P<l>[\w.,\[\]-]{1,4096}) not responding")),
+    ("nodes ", re.compile(r"Nodes (?<![A-Za-z]Nodes )(?P<l>[\w.,\[\]-]{1,4096}) not responding")),
     ("world info dict", re.compile(r"WORLD INFO DICT: (?P<l>\{[^\n}]{1,4096}\})")),
     # PBS `qstat -f`: `exec_host = gpu001/0*64+gpu002/0*64`, `exec_vnode = (gpu001:ncpus=64)+(...)`.
     ("exec_host = ", re.compile(r"exec_host = (?P<l>[\w.+/*-]{1,4096})")),
