@@ -82,7 +82,7 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str] | regex.Pattern[str]]] = [
     # `"principalId"`): a GUID under a client, app, principal or object id is Entra ID's name
     # for an application or a person in the tenant.
     ("azure-key", "", re.compile(
-        r"(?i)(?:(?:subscription|tenant|client)(?:[_ -]?id)?[\"']?[ \t]*[:=][ \t]*|(?:app(?:lication)?|principal|object)[_ -]?id[\"']?[ \t]*[:=][ \t]*"
+        r"(?i)(?:(?:subscription|tenant)(?:[_ -]?id)?[\"']?[ \t]*[:=][ \t]*|(?:client|app(?:lication)?|principal|object)[_ -]?id[\"']?[ \t]*[:=][ \t]*"
         r"|--(?:subscription|tenant)[ \t]+)[\"']?(?P<id>" + _GUID + r")(?![\w-])"
     )),
     # Entra ID's refusals name both: `AADSTS700016: Application with identifier '<guid>' was
@@ -109,9 +109,15 @@ _KEY_SHAPES = {
 }
 # Every match lies on one line holding one of these, case aside (the gate, gate.py): each
 # shape's literal, the words of the key shapes, the IAM prefixes, and az-account's `"id": "`.
+# (Azure's id keys whole, `client_id`, `appId`: `client` alone is on every line of a c10d
+# retry flood, `The client socket has failed to connect`.)
+_AZURE_ID_KEYS = tuple(f"{who}{sep}id" for who in ("client", "app", "application", "principal", "object") for sep in ("", "_", " ", "-"))
 ACCOUNT_LINE_WORDS: tuple[str, ...] = (
     *(literal for _, literal, _ in _ACCOUNT_SHAPES if literal),
-    *(w for words in _KEY_SHAPES.values() for w in words),
+    *_KEY_SHAPES["key"],
+    "subscription",
+    "tenant",
+    *_AZURE_ID_KEYS,
     *(f"A{p}" for p in _IAM_PREFIXES),
     '"id": "',
 )
