@@ -13,14 +13,15 @@ from dataclasses import dataclass
 import regex
 
 from bot.matcher.engine import Matcher
+from bot.matcher.near_words import NearWords
+from bot.matcher.plain_words import PLAIN_WORDS
 from bot.matcher.rulebook import Rule
 
 _WORD = regex.compile(r"[a-z][a-z0-9_]{2,}|\d{2,}")
-_STOP = frozenset(
-    ["the", "and", "for", "with", "this", "that", "was", "are", "not", "but", "you", "your", "has", "have", "from", "when", "into", "all", "any", "can"]
-)
 # Field weights: a word in the title says more than a word in the summary.
 _FIELDS = (("title", 3.0), ("symptoms", 2.0), ("keywords", 2.0), ("tags", 1.5), ("summary", 1.0))
+# A word read through a typo ("memroy" as "memory") says a little less than the word typed right.
+_TYPO_WEIGHT = 0.8
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class LookupHit:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    return [w for w in _WORD.findall(text.lower()) if w not in PLAIN_WORDS]
 
 
 class Lookup:
@@ -53,6 +54,7 @@ class Lookup:
             df.update(set().union(*fields.values()))
         n = max(1, len(self._docs))
         self._idf = {w: math.log(1 + n / c) for w, c in df.items()}
+        self._near = NearWords(df)
 
     def search(self, query: str, limit: int = 5) -> list[LookupHit]:
         query = query.strip()
@@ -66,7 +68,10 @@ class Lookup:
             if rule is not None and m.id not in seen:
                 hits.append(LookupHit(rule, 1.0 + m.score, "signature"))
                 seen.add(m.id)
-        words = set(_words(query))
+        words = dict.fromkeys(_words(query), 1.0)
+        for typed in list(words):
+            for known in self._near.correct(typed):
+                words.setdefault(known, _TYPO_WEIGHT)
         scored = []
         for rule, fields in self._docs:
             if rule.id in seen:
@@ -74,7 +79,7 @@ class Lookup:
             score = 0.0
             for name, weight in _FIELDS:
                 counts = fields[name]
-                score += sum(weight * self._idf.get(w, 0.0) for w in words if w in counts)
+                score += sum(weight * trust * self._idf.get(w, 0.0) for w, trust in words.items() if w in counts)
             if score > 0:
                 scored.append((score, rule))
         if scored:
