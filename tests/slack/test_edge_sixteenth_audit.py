@@ -34,6 +34,7 @@ SECRETS = {
     "slack": "xoxb-2719384756-9182736450-Zq8vYt3LmN0pWx4RkS7dUf2H",
     "github": "ghp_R8mK2vQ9xT4nL7pB3wZ6yC1dF5hJ0sA8gE2u",
     "password": "hunter2-Sup3rS3cret!",
+    "email": "jane.doe@acme-corp.com",
 }
 
 
@@ -288,6 +289,7 @@ def test_a_secret_pasted_in_a_question_is_never_echoed(bot: Bot, fake_slack, kin
     diagnose(bot, fake_slack, thread)
     secret = SECRETS[kind]
     words = (f"I set password={secret} and it still fails, what now?" if kind == "password"
+             else f"can you send the fix to {secret}?" if kind == "email"
              else f"still failing with {secret} exported, can you rerun it with NCCL_DEBUG=INFO?")
     got = ask(bot, fake_slack, thread, words, 1)
     assert len(got) == 1, texts(fake_slack)
@@ -324,8 +326,11 @@ def test_a_lookup_with_a_typo_still_finds_the_entry(bot: Bot, fake_slack):
     assert used(bot) == 0
 
 
-def test_a_lookup_matching_nothing_says_so(bot: Bot, fake_slack):
-    body = _ephemeral(bot.command("frobnicator exploded while reticulating splines"))
+@pytest.mark.parametrize("words", ["frobnicator exploded while reticulating splines", "this is not an error",
+                                   "some random string that matches nothing"])
+def test_a_lookup_matching_nothing_says_so(bot: Bot, fake_slack, words):
+    """A string no entry is about (was: five entries sharing "while", "error" or "string")."""
+    body = _ephemeral(bot.command(words))
     assert "No entry matches" in body["text"] or "No entry matches" in json.dumps(body.get("blocks"))
     assert used(bot) == 0
 
@@ -619,3 +624,42 @@ def test_full_entry_on_a_dm_diagnosis_is_posted_in_the_dm_thread(bot: Bot, fake_
     settle(bot, fake_slack, 1.0)
     got = thread_posts(fake_slack, ts)
     assert len(got) == 2 and got[1].params["channel"] == dm, texts(fake_slack)
+
+
+# --- 10. the follow-up allowance's day; a click where the bot can no longer post; user tokens -----------
+
+def test_yesterdays_follow_ups_do_not_count_today(bot: Bot, fake_slack):
+    """A free workspace that asked its five follow-ups yesterday (UTC) is answered today."""
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).date()
+    redis.Redis.from_url(bot.redis_url).set(f"{keys.workspace(TEAM_ID)}quota:followups:{yesterday.isoformat()}", 5)
+    thread = "1702001300.000100"
+    diagnose(bot, fake_slack, thread)
+    got = ask(bot, fake_slack, thread, "how do I confirm this?", 1)
+    assert len(got) == 1 and "limit" not in all_text(got[0]).lower(), texts(fake_slack)
+    assert followups_used(bot) == 1
+
+
+@pytest.mark.parametrize("error", ["not_in_channel", "channel_not_found", "is_archived"])
+def test_a_click_where_the_bot_can_no_longer_post_is_dropped_quietly(bot: Bot, fake_slack, error):
+    """Full entry clicked after the bot was removed from the channel (or it was archived):
+    Slack refuses the post; one try, no crash, and the next click is tried again."""
+    thread = "1702001310.000100"
+    reply = diagnose(bot, fake_slack, thread)
+    full = buttons(reply)["denpex_full_entry"]
+    n = len(posts(fake_slack))
+    fake_slack.fail("chat.postMessage", 200, times=5, body={"ok": False, "error": error})
+    assert bot.post(click_body(full, thread, fake_slack.messages[-1]["ts"]), FORM).status == 200
+    settle(bot, fake_slack, 1.0)
+    assert len(posts(fake_slack)) - n <= 2, [c.method for c in fake_slack.calls]
+
+
+def test_a_revoked_user_token_keeps_the_workspaces_threads(bot: Bot, fake_slack):
+    """`tokens_revoked` naming only a person's user token: the bot's threads stay answerable."""
+    thread = "1702001320.000100"
+    diagnose(bot, fake_slack, thread)
+    assert bot.event({"type": "tokens_revoked", "tokens": {"oauth": ["U0ALICE"]},
+                      "event_ts": f"{time.time():.6f}"}).status == 200
+    settle(bot, fake_slack)
+    assert redis.Redis.from_url(bot.redis_url).exists(keys.thread(TEAM_ID, "C0LOGS", thread))
+    got = ask(bot, fake_slack, thread, "how do I confirm this?", 1)
+    assert len(got) == 1 and "confirm" in all_text(got[0]).lower()
