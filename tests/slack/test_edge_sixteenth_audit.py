@@ -663,3 +663,57 @@ def test_a_revoked_user_token_keeps_the_workspaces_threads(bot: Bot, fake_slack)
     assert redis.Redis.from_url(bot.redis_url).exists(keys.thread(TEAM_ID, "C0LOGS", thread))
     got = ask(bot, fake_slack, thread, "how do I confirm this?", 1)
     assert len(got) == 1 and "confirm" in all_text(got[0]).lower()
+
+
+# --- 11. Scale-plan alerts, the way an admin sets them up ------------------------------------------------
+
+def _alert(bot: Bot, token: str, body: bytes) -> int:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(bot.url + "/denpex/alerts", data=body, method="POST",
+                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_alerts_from_connect_to_revoke_through_the_slash_command(bot: Bot, fake_slack):
+    """`/denpex alerts connect` on the free plan: told it is a Scale feature, no token. A code
+    redeemed: a token, an alert posted once (200), its replay refused (409). Another Scale
+    workspace's token is its own, and this single-token bot cannot post there: 403, before and
+    after our revoke. The plan lapsed: 402. After `/denpex alerts revoke`: 401. One post."""
+    import secrets
+
+    from bot.store import Store, StoreConfig
+    from bot.watch.protocol import Alert, EvidenceLine
+    from tests.watch.conftest import TOKEN, make_scale
+
+    line = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB."
+    alert = Alert(job="job-16", kind="alert", root="cuda-oom", confidence="high", initiating_rank=3, host=None,
+                  ranks=[3], evidence=[EvidenceLine(12, 3, line)])
+
+    def fresh() -> bytes:
+        return alert.to_json(secrets.token_hex(16), time.time())
+
+    free = bot.command("alerts connect").body.decode()
+    assert TOKEN.search(free) is None and "redeem" in free.lower()
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        (code,) = store.codes.create("scale", 14)
+        make_scale(store, OTHER_TEAM)
+    assert "plan is on" in bot.command(f"redeem {code}").json()["text"]
+    token = TOKEN.search(bot.command("alerts connect").body.decode()).group(0)
+    body = fresh()
+    assert _alert(bot, token, body) == 200
+    assert _alert(bot, token, body) == 409
+    assert len(posts(fake_slack)) == 1 and posts(fake_slack)[0].params["channel"] == "C0LOGS"
+    theirs = TOKEN.search(bot.command("alerts connect", team=OTHER_TEAM).body.decode()).group(0)
+    assert theirs != token and _alert(bot, theirs, fresh()) == 403
+    redis.Redis.from_url(bot.redis_url).delete(keys.plan(TEAM_ID))
+    assert _alert(bot, token, fresh()) == 402
+    assert bot.command("alerts revoke").status == 200
+    assert _alert(bot, token, fresh()) == 401
+    assert _alert(bot, theirs, fresh()) == 403
+    assert [p.params["channel"] for p in posts(fake_slack)] == ["C0LOGS"]
