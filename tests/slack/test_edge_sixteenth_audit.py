@@ -717,3 +717,30 @@ def test_alerts_from_connect_to_revoke_through_the_slash_command(bot: Bot, fake_
     assert _alert(bot, token, fresh()) == 401
     assert _alert(bot, theirs, fresh()) == 403
     assert [p.params["channel"] for p in posts(fake_slack)] == ["C0LOGS"]
+
+
+def test_an_org_wide_install_event_is_answered_and_its_thread_follows_up(bot: Bot, fake_slack):
+    """An org-wide Grid install's envelope (`is_enterprise_install: true`, authorizations
+    naming the org and no workspace): the log answered in its thread, charged to the org, and
+    a question in that thread answered from the same diagnosis."""
+    ts = "1702001400.000100"
+
+    def send(event: dict[str, Any]) -> None:
+        body = {
+            "token": "legacy", "team_id": TEAM_ID, "enterprise_id": "E0ORG0001", "api_app_id": "A0DENPEX",
+            "event": event, "type": "event_callback", "event_id": f"Ev{time.time_ns()}", "event_time": int(time.time()),
+            "is_ext_shared_channel": False,
+            "authorizations": [{"enterprise_id": "E0ORG0001", "team_id": None, "user_id": BOT_USER_ID,
+                                "is_bot": True, "is_enterprise_install": True}],
+        }  # fmt: skip
+        assert bot.post(json.dumps(body).encode(), "application/json").status == 200
+
+    send(message(OOM_PASTE, ts, user="W0ALICE01"))
+    wait_handled(bot, ts, team="E0ORG0001", timeout=30)
+    assert len(thread_posts(fake_slack, ts)) == 1, texts(fake_slack)
+    assert used(bot, "E0ORG0001") == 1
+    q = "1702001400.000001"
+    send(message("how do I confirm this?", q, user="W0ALICE01", thread_ts=ts))
+    wait_handled(bot, q, team="E0ORG0001", timeout=30)
+    got = thread_posts(fake_slack, ts)[1:]
+    assert len(got) == 1 and "confirm" in all_text(got[0]).lower(), texts(fake_slack)
