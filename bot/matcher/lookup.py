@@ -13,14 +13,19 @@ from dataclasses import dataclass
 import regex
 
 from bot.matcher.engine import Matcher
+from bot.matcher.near_words import NearWords
+from bot.matcher.plain_words import PLAIN_WORDS
 from bot.matcher.rulebook import Rule
 
 _WORD = regex.compile(r"[a-z][a-z0-9_]{2,}|\d{2,}")
-_STOP = frozenset(
-    ["the", "and", "for", "with", "this", "that", "was", "are", "not", "but", "you", "your", "has", "have", "from", "when", "into", "all", "any", "can"]
-)
 # Field weights: a word in the title says more than a word in the summary.
 _FIELDS = (("title", 3.0), ("symptoms", 2.0), ("keywords", 2.0), ("tags", 1.5), ("summary", 1.0))
+# A word read through a typo ("memroy" as "memory") says a little less than the word typed right.
+_TYPO_WEIGHT = 0.8
+# A word in more than this share of the entries ("error", "failed") names no failure by itself.
+_GENERIC_SHARE = 0.4
+# From this many words typed, a text hit must share most of them.
+_SENTENCE_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,7 @@ class LookupHit:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    return [w for w in _WORD.findall(text.lower()) if w not in PLAIN_WORDS]
 
 
 class Lookup:
@@ -53,6 +58,8 @@ class Lookup:
             df.update(set().union(*fields.values()))
         n = max(1, len(self._docs))
         self._idf = {w: math.log(1 + n / c) for w, c in df.items()}
+        self._near = NearWords(df)
+        self._generic = {w for w, c in df.items() if c > _GENERIC_SHARE * n}
 
     def search(self, query: str, limit: int = 5) -> list[LookupHit]:
         query = query.strip()
@@ -66,7 +73,12 @@ class Lookup:
             if rule is not None and m.id not in seen:
                 hits.append(LookupHit(rule, 1.0 + m.score, "signature"))
                 seen.add(m.id)
-        words = set(_words(query))
+        # Each word typed, and the index's words that stand for it (itself, or its typo's fixes).
+        asked = {typed: {typed} | self._near.correct(typed) for typed in _words(query)}
+        words = dict.fromkeys(asked, 1.0)
+        for typed, known in asked.items():
+            for fixed in known - {typed}:
+                words.setdefault(fixed, _TYPO_WEIGHT)
         scored = []
         for rule, fields in self._docs:
             if rule.id in seen:
@@ -74,8 +86,8 @@ class Lookup:
             score = 0.0
             for name, weight in _FIELDS:
                 counts = fields[name]
-                score += sum(weight * self._idf.get(w, 0.0) for w in words if w in counts)
-            if score > 0:
+                score += sum(weight * trust * self._idf.get(w, 0.0) for w, trust in words.items() if w in counts)
+            if score > 0 and self._enough(asked, fields):
                 scored.append((score, rule))
         if scored:
             top = max(s for s, _ in scored)
@@ -86,3 +98,18 @@ class Lookup:
                     break
                 hits.append(LookupHit(rule, score / (top * 1.01), "text"))
         return hits[:limit]
+
+    def _enough(self, asked: dict[str, set[str]], fields: dict[str, Counter[str]]) -> bool:
+        """Does an entry share enough of the query to be listed for it? A word other than a
+        generic one ("this is not an error" shares only "error" with half the entries), and,
+        for a sentence, most of its words: "some random string that matches nothing" shares
+        "string" with Arrow's offset overflow, which is not what it asks about. Tokens with
+        digits (line numbers, versions, hex ids) are not counted: no entry holds them."""
+        def shares(known: set[str]) -> bool:
+            return any(w in counts for w in known for counts in fields.values())
+
+        shared = {typed for typed, known in asked.items() if shares(known)}
+        if not shared - self._generic:
+            return False
+        counted = [typed for typed in asked if typed.isalpha()]
+        return len(counted) < _SENTENCE_WORDS or 2 * len(shared & set(counted)) > len(counted)

@@ -1,0 +1,60 @@
+"""The lookup's text search: plain English never makes a hit, and a one-letter typo of a word
+the knowledge base uses still finds its entry."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.matcher.near_words import NearWords
+from bot.service import Denpex
+
+
+@pytest.fixture(scope="module")
+def denpex() -> Denpex:
+    return Denpex()
+
+
+@pytest.mark.parametrize("query", [
+    "frobnicator exploded while reticulating splines",
+    "please help, everything is on fire since yesterday",
+    "asdf qwerty zxcv",
+    "this is not an error",
+    "some random string that matches nothing",
+    "lorem ipsum dolor sit amet",
+])
+def test_words_that_name_no_failure_find_nothing(denpex: Denpex, query: str) -> None:
+    assert denpex.lookup(query) == []
+
+
+@pytest.mark.parametrize("query,first", [
+    # One edit off a word the entry uses.
+    ("CUDA out of memroy", "cuda-oom"),
+    ("nccl watchdog timout", "nccl-watchdog-timeout"),
+    ("Segmentaton fault", "native-segfault"),
+    ("disk ful", "disk-full"),
+    # Sentences sharing most of their words with the entry (no signature matches these).
+    ("CUDA out of memory", "cuda-oom"),
+    ("connection reset by peer", "gloo-peer-closed"),
+    ("address already in use", "c10d-address-in-use"),
+    ("ImportError: cannot import name 'foo' from 'bar'", "import-name-version-skew"),
+    ("loss scale minimum reached", "fp16-loss-scale-min"),
+])
+def test_the_entry_a_lookup_names_comes_first(denpex: Denpex, query: str, first: str) -> None:
+    hits = denpex.lookup(query)
+    assert hits and hits[0].rule.id == first, [h.rule.id for h in hits]
+
+
+@pytest.mark.parametrize("typed,known", [
+    ("memroy", "memory"),  # neighbours swapped
+    ("memry", "memory"),  # a letter dropped
+    ("memmory", "memory"),  # a letter added
+    ("menory", "memory"),  # a letter changed
+])
+def test_one_edit_finds_the_known_word(typed: str, known: str) -> None:
+    assert NearWords(["memory", "timeout"]).correct(typed) == {known}
+
+
+@pytest.mark.parametrize("typed", ["memory", "mem", "mmeroy", "mem0ry", "timeoutt_x"])
+def test_known_short_far_or_non_words_are_not_corrected(typed: str) -> None:
+    """Known words, words under five letters, two edits away, or with digits: left alone."""
+    assert NearWords(["memory", "timeout"]).correct(typed) == set()
