@@ -908,6 +908,8 @@ def _glued_node(text: str, start: int, host: str) -> bool:
     `nccl_debug_gpu-node-17_rank3.txt`) or written after `core.`: a machine when its shape is
     a sure one, with a dash or a DGX/HGX head; `tree_node3` and `gpu07_` are a program's words."""
     before = text[start - 1] if start else ""
+    if before.isalnum():
+        return False  # run into a word (`...AAgpu-node-17`): no `_` glues it, it is part of that word
     if before == "." or before == "-":
         return before == "." and _CORE_DUMP_BEFORE.search(text, max(0, start - 6), start) is not None and not text.startswith("_", start + len(host))
     return "-" in host or host.startswith(("dgx", "hgx")) or _NUMBERED_GPU_NODE.fullmatch(host) is not None

@@ -81,6 +81,9 @@ def test_masking_is_idempotent(text: str) -> None:
 # Found by this test once a key's markers stayed: the placeholder between them read as a new key.
 @example(["/Users/a-----BEGIN PRIVATE KEY----- hf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAhf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
           "-----BEGIN PRIVATE KEY----- hf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"])
+# Found by this test once node names glued by `_` were taken: one run into a word's letters
+# (`...AAgpu-node-17`) was taken too, but only once the same name before it was a placeholder.
+@example(["gpu-node-17/Users/ahf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAgpu-node-17"])
 def test_masking_line_by_line_is_idempotent_and_keeps_lines(lines: list[str]) -> None:
     """Fed a line at a time, every piece keeps its one line and a second pass changes nothing."""
     masker = Masker()
