@@ -50,6 +50,8 @@ CALLS: dict[str, Any] = {
     "bursts.close": lambda s: s.bursts.close("T1", "C1:top:U1", 1),
     "bursts.take": lambda s: s.bursts.take("T1", "C1:top:U1", "1.9", 5),
     "bursts.after_upload": lambda s: s.bursts.after_upload("T1", "C1:top:U1"),
+    "bursts.note_answer": lambda s: s.bursts.note_answer("T1", "C1:top:U1", "1.9", 5),
+    "bursts.recent_answer": lambda s: s.bursts.recent_answer("T1", "C1:top:U1"),
     "claims.claim": lambda s: s.claims.claim("T1", "event:Ev1", {"channel": "C1"}, 30),
     "claims.renew": lambda s: s.claims.renew(CLAIM, 30),
     "claims.finish": lambda s: s.claims.finish(CLAIM),
