@@ -42,27 +42,32 @@ _THEIRS = r"(?:suggestion|idea|fix|patch|PR|comment|review|change|changes|branch
 # Keys of the person who leads or approves, beside names.py's role keys (`owner:`, `assignee:`).
 _LEAD_KEYS = r"(?:(?:team|tech|project|eng|research|group)[-_ ]?lead|lead|manager|approver|sponsor|poc|dri|point[-_ ]of[-_ ]contact|escalation|pi)"
 
+def _name_as(group: str) -> str:
+    """names.py's FULL_NAME under another group's name (one group a phrase)."""
+    return FULL_NAME.replace("?P<name>", f"?P<{group}>", 1)
+
+
 # A word of the sentence a sign-off closes.
 _PROSE_WORD = re.compile(r"(?<!\S)[a-z][a-z'’]+(?!\S)")
 # A name ends where its word does (`Al-Farsi`, not `Al-`).
 _WHOLE = r"(?![\w'’-])"
 _NAMED = re.compile(
-    r"(?<![\w@])@author[ \t]+" + FULL_NAME.replace("?P<name>", "?P<tag>", 1) + _WHOLE
-    + r"|\b" + _DONE + r" by:?[ \t]+" + FULL_NAME.replace("?P<name>", "?P<done>", 1) + _WHOLE
-    + r"|(?<![\w-])" + _SENT + r" from[ \t]+" + FULL_NAME.replace("?P<name>", "?P<sent>", 1) + r"(?=[ \t]*(?:[:,.!;(]|\r?$))"
-    + r"|(?<![\w-])(?:[Pp]er|[Aa]s per|[Tt]hanks to|[Aa]ccording to)[ \t]+" + FULL_NAME.replace("?P<name>", "?P<per>", 1) + r"(?=['’]s\b)"
-    + r"|(?<![\w@-])" + FULL_NAME.replace("?P<name>", "?P<theirs>", 1) + r"['’]s[ \t]+" + _THEIRS + r"\b"
-    + r"|^[ \t]*" + _SIGN_OFF + r",[ \t]+" + FULL_NAME.replace("?P<name>", "?P<signed>", 1) + r"[ \t]*\r?$"
-    + r"|(?i:(?<![\w-])[\"']?" + _LEAD_KEYS + r")[\"']?[ \t]*[:=][ \t]*(?P<q>[\"'])?" + FULL_NAME.replace("?P<name>", "?P<lead>", 1)
+    r"(?<![\w@])@author[ \t]+" + _name_as("tag") + _WHOLE
+    + r"|\b" + _DONE + r" by:?[ \t]+" + _name_as("done") + _WHOLE
+    + r"|(?<![\w-])" + _SENT + r" from[ \t]+" + _name_as("sent") + r"(?=[ \t]*(?:[:,.!;(]|\r?$))"
+    + r"|(?<![\w-])(?:[Pp]er|[Aa]s per|[Tt]hanks to|[Aa]ccording to)[ \t]+" + _name_as("per") + r"(?=['’]s\b)"
+    + r"|(?<![\w@-])" + _name_as("theirs") + r"['’]s[ \t]+" + _THEIRS + r"\b"
+    + r"|^[ \t]*" + _SIGN_OFF + r",[ \t]+" + _name_as("signed") + r"[ \t]*\r?$"
+    + r"|(?i:(?<![\w-])[\"']?" + _LEAD_KEYS + r")[\"']?[ \t]*[:=][ \t]*(?P<q>[\"'])?" + _name_as("lead")
     + r"(?(q)(?P=q)|[ \t]*(?:[,;#]|\r?$))"
     # A one-line message signed at its end, after a sentence of three words or more (names.py
     # takes the signer a list knows after fewer: `Epoch 3 — Validation` signs nothing).
-    + r"|(?<=\S)[ \t]+(?:--|—|–)[ \t]+" + FULL_NAME.replace("?P<name>", "?P<closing>", 1) + r"[ \t]*\r?$"
+    + r"|(?<=\S)[ \t]+(?:--|—|–)[ \t]+" + _name_as("closing") + r"[ \t]*\r?$"
     # People copied in by name one after another, with no comma between (`cc Nadia Nurlanova Juhani Virtanen`).
-    + r"|(?<![\w@-])(?:cc|CC|Cc):?[ \t]+" + FULL_NAME.replace("?P<name>", "?P<copied>", 1) + r"(?=[ \t]*(?:[,.;!]|\r?$))"
+    + r"|(?<![\w@-])(?:cc|CC|Cc):?[ \t]+" + _name_as("copied") + r"(?=[ \t]*(?:[,.;!]|\r?$))"
     # A list of people under an authors key, each a record with a `name`: a notebook's metadata.
     + r"|(?i:(?<![\w-])[\"']?(?:authors?|maintainers?|contributors?)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*\{[ \t]*[\"']name[\"'][ \t]*:[ \t]*[\"'])"
-    + FULL_NAME.replace("?P<name>", "?P<listed>", 1) + r"[\"']",
+    + _name_as("listed") + r"[\"']",
     re.M,
 )
 # An LDAP entry's (LDIF, `ldapsearch`) person attributes: the common name, the surname, GECOS.

@@ -155,7 +155,7 @@ def group_named(owner: str) -> bool:
     return lowered.endswith(_LOWER_TAILS)
 
 
-def known_publisher(owner: str, github: bool = False) -> bool:
+def known_publisher(owner: str) -> bool:
     """Whether the owner is a publisher the lists know (either list: a Hub organisation keeps
     its GitHub organisation's name, `meta-llama`, `deepseek-ai`)."""
     lowered = owner.lower()
