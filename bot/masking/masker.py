@@ -62,6 +62,16 @@ _TABLE_ROWS = 64
 
 # Pointers and ids (`comm 0x7f3a9c0b2e10` in NCCL's init lines): numbers, not names.
 _HEX_NUMBER = re.compile(rb"0[xX][0-9a-fA-F]{1,16}(?![0-9a-fA-F])")
+# A request's, a file's or a task's UUID or hash (`cache-3f2a9c0b1e4d.arrow`), read on a line
+# whose digits are 0 already: a hex run that mixes letters and digits. A loader that names a
+# new shard, request or object on every line would otherwise be a new shape on every line, and
+# each one a full mask (such a log learned at 3.6 MB/s). Like two account ids that differ only
+# in digits, two hex values under one key on lines of one shape are learned once, not twice.
+# Tried only on a line whose shape is new by its digits: the lookarounds cost ~10x
+# `_HEX_NUMBER` on a line, and most teaching lines repeat a shape already read.
+_HEX_ID = re.compile(
+    rb"(?<![0-9A-Za-z])(?:[0a-f]{8}(?:-[0a-f]{4}){3}-[0a-f]{12}|(?=[0a-fA-F]*0)(?=[0a-fA-F]*[a-fA-F])[0a-fA-F]{8,})(?![0-9A-Za-z])"
+)
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
 _MIN_LEARNED_SECRET = 6
 # Teaching-line shapes remembered across pieces (about 100 bytes each).
@@ -164,7 +174,10 @@ class Masker:
             # A snippet of lines all read before (a key line and its value line, a table
             # header and its rows) teaches nothing new; a new line, key or value, is read with
             # the lines around it, which give it its meaning.
-            line_shapes = _HEX_NUMBER.sub(b"0x", snippet.translate(DIGITS_AS_ZERO)).split(b"\n")
+            shaped = _HEX_NUMBER.sub(b"0x", snippet.translate(DIGITS_AS_ZERO))
+            if taught.issuperset(shaped.split(b"\n")):
+                continue
+            line_shapes = _HEX_ID.sub(b"0x", shaped).split(b"\n")
             if not taught.issuperset(line_shapes):
                 taught.update(line_shapes)
                 new.append(snippet)

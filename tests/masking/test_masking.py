@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -832,7 +833,21 @@ def test_a_learned_host_teaches_the_hosts_of_its_digit_shape() -> None:
     masker = Masker()
     masker.learn(b"NodeName=r055 State=IDLE\nNodeName=sc7-rack2 State=IDLE\n")
     out = masker.mask("r310 and sc3-rack9 drained; r056-ib0 up, r055-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n")
+
     assert out == "<HOST-1> and <HOST-2> drained; r056-ib0 up, <HOST-3>-ib0 up, r5 xr056 r0566 R310 sc3-rack10\n", out
+
+
+def test_lines_that_differ_in_hex_ids_still_teach_each_name() -> None:
+    """A loader names a new shard, request or object on every line (`<uuid>.tar`, `cache-
+    3f2a9c0b1e4d.arrow`): those lines are one shape for learning, but a line that differs in a
+    name is a new one, whatever ids it carries, and its name is learned."""
+    lines = [f"loading /home/jsmith/shards/{uuid.UUID(int=i * 7919 + 12345)}.tar req=3f2a9c{i:04d}e1b7 ok\n" for i in range(300)]
+    lines.insert(150, "loading /home/okafor/shards/9b1c2d3e-0f4a-4b5c-8d6e-7f8091a2b3c4.tar req=77ab00c4d1e2 ok\n")
+    lines.append("loading /home/deadbeef/shards/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.tar req=3f2a9c0001e1b7 ok\n")
+    masker = Masker()
+    masker.learn("".join(lines).encode())
+    out = masker.mask("jsmith, okafor and deadbeef were paged; 3f2a9c0007e1b7 stays\n")
+    assert out == "<USER-1>, <USER-2> and <USER-3> were paged; 3f2a9c0007e1b7 stays\n", out
 
 
 @pytest.mark.parametrize(
