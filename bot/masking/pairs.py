@@ -285,8 +285,10 @@ class _PairScanner:
                 word_end = pos + len(word) - 1  # the key ends before its quote or colon
             lo = pos - 96 if pos > 96 else 0
             if word in QUERY_KEY_WORDS:
-                if text[pos] not in "?&":
-                    continue  # a non-ASCII character the anchor scan read as `?`
+                if text[pos] not in "?&" or text.startswith("%", pos + len(word)):
+                    # A non-ASCII character the anchor scan read as `?`; or URL-encoded JSON
+                    # (`state=%7B%22api_key%22...`), whose own pairs are read inside it.
+                    continue
                 start = run_start = pos + 1  # the key starts after the query's separator
                 word_end -= 1
             else:
