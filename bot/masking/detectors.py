@@ -204,7 +204,7 @@ _PAIR_KINDS = (*KEY_KINDS, "user", "host", "docker-auth", "basic-auth", "token",
 DETECTORS: tuple[Detector, ...] = (
     Detector("pem-blocks", "blocks", lambda s: find_pem_blocks(s.text, s.edits, s.state), ("private-key",)),
     Detector("kubernetes-secret-data", "blocks", lambda s: find_secret_data(s.text, s.edits, s.state), ("k8s-secret",)),
-    Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), VENDOR_KINDS, line_trigger=VENDOR_TRIGGER),
+    Detector("vendor-tokens", "secrets", lambda s: find_vendor_tokens(s.text, s.edits), (*VENDOR_KINDS, "account"), line_trigger=VENDOR_TRIGGER),
     Detector("contextual-keys", "secrets", lambda s: find_contextual_keys(s.text, s.hits, s.edits), ("kube-token", "wandb-key", "aws-secret-key", "cohere-key", "databricks-token", "gitlab-token", *PREFIX_TOKEN_KINDS), CONTEXT_WORDS),
     Detector("url-credentials", "secrets", lambda s: find_url_credentials(s.text, s.edits, s.state), ("user", "password", "token", *VENDOR_KINDS), line_trigger=URL_CREDENTIALS_TRIGGER),
     Detector("key-value-pairs", "secrets", lambda s: find_pairs(s.text, s.hits, s.edits, s.state), _PAIR_KINDS, KEY_WORDS),

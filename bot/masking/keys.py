@@ -166,6 +166,11 @@ _CONCAT_KEY = ("api", "access", "secret", "private", "account", "master", "auth"
 # (`Pwd=` in an ODBC or ADO.NET connection string is the password: pairs.py keeps a path.)
 # A last word that names how the value is encoded, not what it is.
 _ENCODING_WORDS = frozenset(("b64", "base64", "encoded", "enc"))
+# Keys that hold a credential only as a URL query's parameters, found by these anchors alone:
+# an OAuth redirect's authorization code and its CSRF state (`?state=...&code=4/0A...`). Their
+# values pass the shape gate, so `?code=200` or `&state=RUNNING` stay.
+QUERY_KEY_WORDS = ("?code=", "&code=", "?state=", "&state=")
+_QUERY_KEYS = {"code": "oauth-code", "state": "oauth-state"}
 _NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys", "oldpwd"))
 
 
@@ -206,7 +211,7 @@ KEY_KINDS = (
     "aws-credential", "gcs-credential", "signature", "aws-signature", "gcs-signature", "sas-signature",
     "aws-access-key", "private-key-id", "private-key", "hf-token", "github-token", "slack-token",
     "wandb-key", "ngc-key", "aws-session-token", "token", "azure-storage-key", "openai-key",
-    "anthropic-key", "google-api-key", "api-key", "key", "auth", "user", "host",
+    "anthropic-key", "google-api-key", "api-key", "key", "auth", "user", "host", "oauth-code", "oauth-state",
 )  # fmt: skip
 
 
@@ -225,6 +230,8 @@ def classify_key(key: str) -> KeyInfo | None:
         words = words[:-1]
     last, prev = words[-1], set(words[:-1])
 
+    if norm in _QUERY_KEYS:
+        return KeyInfo(Role.GENERIC, _QUERY_KEYS[norm])
     if last in _USER_LAST or norm in _USER_EXACT or norm in OWNER_KEYS:
         return KeyInfo(Role.USER, "user")
     if last in _HOST_LAST or norm in _HOST_EXACT:

@@ -26,6 +26,7 @@ from bot.masking.guards import declare, holds
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import (
     OWNER_KEYS,
+    QUERY_KEY_WORDS,
     REDIS_PASSWORD_KEYS,
     KeyInfo,
     Role,
@@ -60,6 +61,9 @@ KEY_WORDS = (
     "uid=",
     # Who owns or started a thing (keys.OWNER_KEYS): `"owner":`, `created_by:`, `assignee:`.
     "owner", "ed_by", "ed-by", "assignee", "submitter", "requester",  # (`submitted-by:` as an annotation)
+    # An OAuth redirect's authorization code and CSRF state (`/callback?state=...&code=...`),
+    # by their query separators: `code` and `state` alone are in every exit code and job state.
+    *QUERY_KEY_WORDS,
 )
 _SEPARATED_WORDS = frozenset(('node"', "node:", "uid="))
 # Anchor hits that can sit inside a key: ours, and longer words that swallow one (`SSHPASS`).
@@ -280,7 +284,15 @@ class _PairScanner:
             if word in _SEPARATED_WORDS:
                 word_end = pos + len(word) - 1  # the key ends before its quote or colon
             lo = pos - 96 if pos > 96 else 0
-            start = run_start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
+            if word in QUERY_KEY_WORDS:
+                if text[pos] not in "?&" or text.startswith("%", pos + len(word)):
+                    # A non-ASCII character the anchor scan read as `?`; or URL-encoded JSON
+                    # (`state=%7B%22api_key%22...`), whose own pairs are read inside it.
+                    continue
+                start = run_start = pos + 1  # the key starts after the query's separator
+                word_end -= 1
+            else:
+                start = run_start = lo + len(text[lo:pos].rstrip(_KEY_CHARS))
             if start in seen:
                 continue
             seen.add(start)
@@ -288,6 +300,8 @@ class _PairScanner:
                 start += 2  # URL-encoded: `%3Ftoken%3D...` names the key `token`
             elif start and text[start - 1] == "\\" and text.startswith("u0026", start):
                 start += 5  # JSON-escaped `&` (Go's encoder): `\u0026sig=...` names the key `sig`
+            elif start and text[start - 1] == "\\" and text[start] in "nrt":
+                start += 1  # an escaped line break: http.client's `\r\nauthorization: ...` names `authorization`
             key_end = key_rest(text, word_end).end()
             key = text[start:key_end]
             # A jsonpath (`{.data.api-key}`) names its key last.
@@ -355,7 +369,7 @@ class _PairScanner:
         if info.role is not Role.USER and info.role is not Role.HOST and self._login_pair(value_start):
             return
         if info.role is Role.AUTHZ:
-            self._authorization(value_start)
+            self._authorization(value_start, self._in_prose(value_start, core))
             return
         m = _VALUE.match(text, value_start)
         if m is None:
@@ -671,7 +685,7 @@ class _PairScanner:
                     self.state.learn_host(host)
             offset += len(item)
 
-    def _authorization(self, pos: int) -> None:
+    def _authorization(self, pos: int, in_prose: bool) -> None:
         text = self.text
         if pos < len(text) and text[pos] in "\"'\\":
             pos += 2 if text.startswith('\\"', pos) else 1
@@ -685,6 +699,8 @@ class _PairScanner:
         cred = _trim_bare(m.group())
         if not cred or exempt_value(cred) or looks_like_code(cred) or cred.startswith("Credential="):
             return
+        if in_prose and scheme is None and not looks_like_secret(cred):
+            return  # containerd's `may require authorization: server message: ...`: the sentence goes on
         basic = scheme is not None and scheme.group("scheme").lower() == "basic"
         kind = "basic-auth" if basic else kind_of_value(cred) or "token"
         self.edits.append((pos, pos + len(cred), kind, cred))

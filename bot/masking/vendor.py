@@ -141,7 +141,8 @@ _BRANCHES: list[tuple[str, str, int, str, str]] = [
     ("gapi", "google-api-key", 1, "A", r"Iza[0-9A-Za-z_-]{35}" + _BW),
     # Twilio's auth token (32 hex) passed positionally after the Account SID (AC + 32 hex),
     # as Twilio's older quickstart wrote it and tracebacks quote it: `client = Client("AC...",
-    # "..."))`. The token alone is masked (_take); the SID names the account, not a secret.
+    # "..."))`. The token is masked as a secret, the SID as the account it names (_take), as
+    # a cloud account's id is.
     ("twilio", "twilio-token", 1, "A", r"C[0-9a-f]{32}[\"'],[ \t]?[\"'][0-9a-f]{32}(?=[\"'])"),
     # JFrog Artifactory API keys (`X-JFrog-Art-Api: AKCp...`, a pip index's password): AKCp + 69.
     ("akcp", "artifactory-key", 1, "A", r"KCp[A-Za-z0-9]{69}" + _B),
@@ -380,6 +381,7 @@ def _take(text: str, m: re.Match[str], edits: list[Edit]) -> None:
         return
     if name == "twilio":
         if char_classes(text[m.end() - 32 : m.end()]) >= 2:
+            edits.append((start, start + 34, "account", text[start : start + 34]))
             edits.append((m.end() - 32, m.end(), "twilio-token", text[m.end() - 32 : m.end()]))
         return
     if name == "azkey" and text.endswith("sha512-", max(0, start - 7), start):

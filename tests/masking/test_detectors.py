@@ -28,6 +28,9 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
     "access-code": ("License: evaluation code: A44DLW7HJH2G (expires 2025-12-31)", "A44DLW7HJH2G"),
     "auth": ('{"auth": "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"}', "q8ZpT3vB7nR1mW4sY6dXk29fLhJ2"),
     "azure-client-secret": ("AZURE_CLIENT_SECRET=Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe", "Vtx8Q~pN3kLr2mZs9QwE5yHb7uJc1dFg4aKo6iWe"),
+    # Google's OAuth redirect as a proxy's access log records it.
+    "oauth-code": ("GET /oauth2/callback?state=xyz&code=4/0AfJohXn9nohK7Q51dFd4yugmOXV5v HTTP/1.1", "4/0AfJohXn9nohK7Q51dFd4yugmOXV5v"),
+    "oauth-state": ("GET /hub/oauth_callback?code=x&state=vyy1un7BVWzqjgW6kmAjYzUkMZK4m1 HTTP/1.1", "vyy1un7BVWzqjgW6kmAjYzUkMZK4m1"),
     "credential": ("--credential Zq8pT3vB7nR1mW4sY6dXk29f", "Zq8pT3vB7nR1mW4sY6dXk29f"),
     # A GCS V4 signed URL.
     "gcs-credential": (
