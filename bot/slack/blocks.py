@@ -15,7 +15,7 @@ from bot.followup import QUESTIONS_HELP, Answer
 from bot.followup.topics import Topic
 from bot.masking.masked import MaskedText, require_all_masked, require_masked
 from bot.matcher.rulebook import ANSWER_KEYS, Rule
-from bot.render.text import ANSWER_TITLES, STACK_TITLES
+from bot.render.text import ANSWER_TITLES, STACK_TITLES, TOO_GENERAL, TOO_GENERAL_EXAMPLE
 from bot.report import Report, fix_script, ranks_text
 from bot.terminal import without_terminal_codes
 
@@ -329,6 +329,14 @@ def lookup_message(query: MaskedText, hits: list[Any]) -> tuple[str, Blocks]:
             "accessory": button("Show", f"denpex_show_{hit.rule.id}"[:255], hit.rule.id),
         })
     return esc(f"Entries for {query[:200]}: " + ", ".join(h.rule.id for h in hits)), fit(blocks)
+
+
+def too_general_message(query: MaskedText) -> tuple[str, Blocks]:
+    """The answer to `/denpex <words naming no failure>`: what to look up or send instead."""
+    require_masked(query, "lookup reply")
+    text = TOO_GENERAL.format(q=inline_code(query[:200]), example=inline_code("/denpex " + TOO_GENERAL_EXAMPLE))
+    text = ":mag: " + text + ", or paste the log (or upload the file) in a channel I'm in, or here in a DM to me, for a diagnosis."
+    return esc(f"{query[:200]} names no failure in particular: look up the error line itself, or send me the log."), [section(text)]
 
 
 def _when(dt: datetime, now: datetime | None = None) -> str:
