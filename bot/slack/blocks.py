@@ -222,7 +222,10 @@ def unmatched_message(report: Report) -> tuple[str, Blocks]:
         line = d.unmatched.strip()
         blocks = [
             section("*No known failure matched this log.*\nThe most telling error line:\n" + code(line, 1500)),
-            context(f"Look it up with {inline_code('/denpex ' + line[:150])} or ask the team to add an entry. "
+            # A line that only says something broke ("RuntimeError: CUDA error") looks up as
+            # too general: the lines above it, sent too, are what can name the failure.
+            context(f"Look it up with {inline_code('/denpex ' + line[:150])}, send more of the log (the lines above "
+                    "this one, or the whole file), or ask the team to add an entry. "
                     f"{d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"),
         ]
         return cut(esc(f"No known failure matched. Most telling line: {line}"), FALLBACK_CHARS), blocks

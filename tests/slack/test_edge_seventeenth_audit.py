@@ -43,6 +43,7 @@ def listed(answer: dict[str, Any]) -> list[str]:
     "rank 3 died",
     "trainng failed",  # a typo of a vague word is still vague
     "RuntimeError: training failed",
+    "RuntimeError: CUDA error",
 ])
 def test_a_lookup_naming_no_failure_asks_for_the_error_line(bot: Bot, fake_slack: FakeSlack, vague: str) -> None:
     """`/denpex training failed` (or "cuda error": 85 entries share "cuda") lists no entry, which
@@ -72,6 +73,22 @@ def test_a_lookup_naming_a_failure_still_lists_its_entry_first(bot: Bot, specifi
     answer = lookup(bot, specific)
     assert listed(answer)[:1] == [first], (specific, listed(answer))
     assert GUIDANCE not in answer["text"]
+
+
+def test_a_one_line_paste_naming_no_failure_points_at_the_rest_of_the_log(bot: Bot, fake_slack: FakeSlack) -> None:
+    """"RuntimeError: CUDA error" alone in the bot's DM: no entry matches it, nothing is
+    charged, and the reply asks for the lines above it (its lookup would only say the line is
+    too general), not just to look the same line up."""
+    from tests.slack import events as ev
+    from tests.slack.conftest import wait_handled
+
+    ts = "1703000300.000100"
+    bot.event(ev.message("RuntimeError: CUDA error", ts, channel="D0DM0017", channel_type="im"))
+    wait_handled(bot, ts, channel="D0DM0017", timeout=30)
+    (reply,) = [p for p in fake_slack.of("chat.postMessage") if p.params.get("thread_ts") == ts]
+    shown = ev.all_text(reply)
+    assert "No known failure matched" in shown and "the lines above this one" in shown
+    assert ev.used(bot) == 0
 
 
 def test_a_vague_lookup_quoting_a_secret_never_echoes_it(bot: Bot) -> None:
@@ -117,4 +134,64 @@ def test_alerts_connect_from_a_workspace_the_single_token_cannot_post_in_is_refu
         # Reading status and revoking from the other side answer without a token too.
         assert "No channel is connected" in lookup(bot, "alerts status", team=OTHER_TEAM)["text"]
         assert "no ingest token" in json.dumps(lookup(bot, "alerts revoke", team=OTHER_TEAM)["blocks"])
+        assert store.alerts.channels(TEAM_ID) == ["C0LOGS"]
+
+
+def _alert_body() -> bytes:
+    """A `denpex watch` alert for rank 3's OOM, freshly stamped."""
+    import secrets
+    import time
+
+    from bot.watch.protocol import Alert, EvidenceLine
+
+    line = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB."
+    alert = Alert(job="job-17", kind="alert", root="cuda-oom", confidence="high", initiating_rank=3, host=None,
+                  ranks=[3], evidence=[EvidenceLine(12, 3, line)])
+    return alert.to_json(secrets.token_hex(16), time.time())
+
+
+def _send_alert(bot: Bot, token: str) -> int:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(bot.url + "/denpex/alerts", data=_alert_body(), method="POST",
+                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+@pytest.mark.parametrize("leaving", [
+    {"type": "app_uninstalled"},
+    {"type": "tokens_revoked", "tokens": {"bot": ["UBOT0001"]}},
+])
+def test_uninstalling_stops_the_workspaces_alert_tokens(bot: Bot, fake_slack: FakeSlack, leaving: dict) -> None:
+    """A connected channel's ingest token stops working once the app is uninstalled (or its bot
+    token revoked): the watcher is refused (401), nothing is posted with a token Slack has
+    revoked, and the Scale plan itself is kept for a re-install."""
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        make_scale(store, TEAM_ID)
+        token = TOKEN.search(json.dumps(lookup(bot, "alerts connect")["blocks"])).group(0)
+        assert _send_alert(bot, token) == 200
+        assert bot.event(dict(leaving, event_ts="1703000100.000100")).status == 200
+        quiesce(bot, fake_slack, quiet_s=0.5)
+        posted = len(fake_slack.of("chat.postMessage"))
+        assert _send_alert(bot, token) == 401
+        assert store.alerts.channels(TEAM_ID) == []
+        assert store.plans.get(TEAM_ID).plan == "scale"
+    assert len(fake_slack.of("chat.postMessage")) == posted == 1
+
+
+def test_a_user_token_revoked_keeps_the_alert_token(bot: Bot, fake_slack: FakeSlack) -> None:
+    """`tokens_revoked` naming only a person's OAuth token leaves the workspace, and its alerts,
+    as they were."""
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        make_scale(store, TEAM_ID)
+        token = TOKEN.search(json.dumps(lookup(bot, "alerts connect")["blocks"])).group(0)
+        event = {"type": "tokens_revoked", "tokens": {"oauth": ["U0ALICE"]}, "event_ts": "1703000200.000100"}
+        assert bot.event(event).status == 200
+        quiesce(bot, fake_slack, quiet_s=0.5)
+        assert _send_alert(bot, token) == 200
         assert store.alerts.channels(TEAM_ID) == ["C0LOGS"]

@@ -683,7 +683,8 @@ def _alert(bot: Bot, token: str, body: bytes) -> int:
 def test_alerts_from_connect_to_revoke_through_the_slash_command(bot: Bot, fake_slack):
     """`/denpex alerts connect` on the free plan: told it is a Scale feature, no token. A code
     redeemed: a token, an alert posted once (200), its replay refused (409). Another Scale
-    workspace gets no token: this single-token bot cannot post there. The plan lapsed: 402. After `/denpex alerts revoke`: 401. One post."""
+    workspace gets no token: this single-token bot cannot post there. The plan lapsed: 402.
+    After `/denpex alerts revoke`: 401. One post."""
     import secrets
 
     from bot.store import Store, StoreConfig
