@@ -195,3 +195,32 @@ def test_a_user_token_revoked_keeps_the_alert_token(bot: Bot, fake_slack: FakeSl
         quiesce(bot, fake_slack, quiet_s=0.5)
         assert _send_alert(bot, token) == 200
         assert store.alerts.channels(TEAM_ID) == ["C0LOGS"]
+
+
+def test_a_scale_workspace_at_its_limit_is_not_told_to_redeem_the_plan_it_is_on(bot: Bot, fake_slack: FakeSlack) -> None:
+    """The 51st log of a Scale day: the limit told with its reset, not "redeem an evaluation code
+    (scale plan: 50 a day)", which it has; nothing charged past 50. A free workspace at its
+    limit is still pointed at `/denpex redeem`."""
+    from tests.slack import events as ev
+    from tests.slack.conftest import wait_handled
+
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        make_scale(store, TEAM_ID)
+        for _ in range(50):
+            assert store.quotas.consume(TEAM_ID).allowed
+    ts = "1703000400.000100"
+    bot.event(ev.message(ev.OOM_PASTE, ts))
+    wait_handled(bot, ts, timeout=30)
+    (told,) = [p for p in fake_slack.of("chat.postMessage") if p.params.get("thread_ts") == ts]
+    shown = ev.all_text(told)
+    assert "Daily limit reached" in shown and "50 of 50" in shown and "*scale* plan" in shown
+    assert "redeem" not in shown and "resets at" in shown
+    assert ev.used(bot) == 50
+    with Store(StoreConfig(url=bot.redis_url)) as store:
+        for _ in range(3):
+            store.quotas.consume(OTHER_TEAM)
+    ts = "1703000401.000100"
+    bot.event(ev.message(ev.OOM_PASTE, ts, team=OTHER_TEAM), team=OTHER_TEAM)
+    wait_handled(bot, ts, team=OTHER_TEAM, timeout=30)
+    (free,) = [p for p in fake_slack.of("chat.postMessage") if p.params.get("thread_ts") == ts]
+    assert "Daily limit reached" in ev.all_text(free) and "/denpex redeem" in ev.all_text(free)
