@@ -137,30 +137,11 @@ def test_alerts_connect_from_a_workspace_the_single_token_cannot_post_in_is_refu
         assert store.alerts.channels(TEAM_ID) == ["C0LOGS"]
 
 
-def _alert_body() -> bytes:
-    """A `denpex watch` alert for rank 3's OOM, freshly stamped."""
-    import secrets
-    import time
-
-    from bot.watch.protocol import Alert, EvidenceLine
-
-    line = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB."
-    alert = Alert(job="job-17", kind="alert", root="cuda-oom", confidence="high", initiating_rank=3, host=None,
-                  ranks=[3], evidence=[EvidenceLine(12, 3, line)])
-    return alert.to_json(secrets.token_hex(16), time.time())
-
-
 def _send_alert(bot: Bot, token: str) -> int:
-    import urllib.error
-    import urllib.request
+    """A freshly stamped `denpex watch` alert (rank 3's OOM) sent with `token`: the status."""
+    from tests.watch.test_ingest import body, send
 
-    req = urllib.request.Request(bot.url + "/denpex/alerts", data=_alert_body(), method="POST",
-                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
+    return send(bot, token, body())[0]
 
 
 @pytest.mark.parametrize("leaving", [

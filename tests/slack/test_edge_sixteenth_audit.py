@@ -210,6 +210,11 @@ def test_a_topic_click_in_its_own_workspace_answers_in_the_thread_once(bot: Bot,
     topic = {"action_id": "denpex_followup_fix", "value": json.dumps({"t": "fix", "q": "how do I fix it?"})}
     for _ in range(2):
         assert bot.post(click_body(topic, thread, "1702000051.000100"), FORM).status == 200
+    # A click leaves no claim to wait on: wait for the first answer (over a second under a
+    # loaded `-n 2` run, where a fixed second once saw none), then for quiet.
+    deadline = time.monotonic() + 15
+    while len(thread_posts(fake_slack, thread)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     settle(bot, fake_slack, 1.0)
     answers = thread_posts(fake_slack, thread)[1:]
     assert len(answers) == 1, texts(fake_slack)
