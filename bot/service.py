@@ -142,6 +142,10 @@ class Denpex:
         """Entries for a pasted error string (matched raw, like a log)."""
         return self._lookup.search(query, limit)
 
+    def too_general(self, query: str) -> bool:
+        """Does a pasted error string name no failure in particular ("training failed")?"""
+        return self._lookup.too_general(query)
+
     @staticmethod
     def mask_query(query: str) -> MaskedText:
         """A pasted error string as it may be echoed back (people paste secrets here too)."""

@@ -109,6 +109,14 @@ def test_lookup_and_show():
     assert missing.returncode == 2 and b"no entry" in missing.stderr
 
 
+def test_a_lookup_naming_no_failure_asks_for_the_error_line():
+    """`denpex lookup training failed`: no guessed entry, the way to a useful answer instead, exit 0."""
+    done = denpex("lookup", "training", "failed")
+    out = done.stdout.decode()
+    assert done.returncode == 0 and "does not say which failure it is" in out and "denpex diagnose" in out
+    assert "sagemaker" not in out
+
+
 def test_rules_lint_and_test_pass():
     """The shipped knowledge base lints clean, and `rules test` runs the examples of the
     entries asked for. (Every entry's examples are run in process, with and without the

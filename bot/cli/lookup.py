@@ -15,7 +15,14 @@ def lookup(args: argparse.Namespace) -> int:
     query = " ".join(args.query).strip()
     if not query:
         raise UsageError("give an error string to look up")
-    hits = Denpex().lookup(query, limit=args.limit)
+    app = Denpex()
+    if app.too_general(query):
+        from bot.render.text import TOO_GENERAL, TOO_GENERAL_EXAMPLE
+
+        print(TOO_GENERAL.format(q=repr(str(app.mask_query(query))), example=f'denpex lookup "{TOO_GENERAL_EXAMPLE}"')
+              + ", or diagnose the whole log: denpex diagnose train.log")
+        return 0
+    hits = app.lookup(query, limit=args.limit)
     if not hits:
         print("No entry matches that text. Try a shorter, more specific part of the error line.")
         return 0

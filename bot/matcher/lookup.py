@@ -16,6 +16,7 @@ from bot.matcher.engine import Matcher
 from bot.matcher.near_words import NearWords
 from bot.matcher.plain_words import PLAIN_WORDS
 from bot.matcher.rulebook import Rule
+from bot.matcher.vague_words import VAGUE_WORDS
 
 _WORD = regex.compile(r"[a-z][a-z0-9_]{2,}|\d{2,}")
 # Field weights: a word in the title says more than a word in the summary.
@@ -26,6 +27,9 @@ _TYPO_WEIGHT = 0.8
 _GENERIC_SHARE = 0.4
 # From this many words typed, a text hit must share most of them.
 _SENTENCE_WORDS = 3
+# A query whose naming words more entries than this share ("cuda error": 85 of ~300) names an
+# area, not a failure: five of them listed would be a guess.
+_BROAD_ENTRIES = 25
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,23 @@ class Lookup:
                     break
                 hits.append(LookupHit(rule, score / (top * 1.01), "text"))
         return hits[:limit]
+
+    def too_general(self, query: str) -> bool:
+        """Does `query` name no failure in particular? No signature matches it, and its words
+        either only say that something broke ("training failed", "my job crashed") or name an
+        area that more than `_BROAD_ENTRIES` entries share ("cuda error", "nccl error"). A typo
+        counts as the words it stands for ("trainng failed")."""
+        typed = _words(query)
+        if not typed or self.matcher.diagnose(query).matches:
+            return False
+        naming = [{w} | self._near.correct(w) for w in typed if w not in VAGUE_WORDS and w not in self._generic]
+        if not naming:
+            # Only words half the entries use ("this is not an error") say nothing at all of
+            # a failure: "No entry matches" answers them, as before.
+            return any(w in VAGUE_WORDS and w not in self._generic for w in typed)
+        fits = sum(1 for _, fields in self._docs
+                   if all(any(w in counts for w in known for counts in fields.values()) for known in naming))
+        return fits > _BROAD_ENTRIES
 
     def _enough(self, asked: dict[str, set[str]], fields: dict[str, Counter[str]]) -> bool:
         """Does an entry share enough of the query to be listed for it? A word other than a

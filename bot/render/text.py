@@ -36,6 +36,12 @@ STACK_TITLES = {
 
 TRUNCATED_NOTICE = "Note: the log ends early (the compressed file is cut off before its end): the failure may be in the lost tail."
 ELLIPSIS = "…"
+# The answer to a lookup that names no failure in particular ("training failed", "cuda error"):
+# what to look up instead (each edge adds how to have the whole log diagnosed there). `{q}` is
+# the query and `{example}` a lookup of a real error line, as the edge shows them.
+TOO_GENERAL = ("{q} does not say which failure it is, and dozens of entries would fit it, so none is listed. "
+               "Look up the error line itself, the last line of the traceback (e.g. {example})")
+TOO_GENERAL_EXAMPLE = "torch.OutOfMemoryError: CUDA out of memory"
 DEFAULT_WIDTH = 96
 
 

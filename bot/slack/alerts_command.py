@@ -24,7 +24,9 @@ def is_public(channel: str, channel_name: str) -> bool:
 
 
 def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, rest: str,
-                   channel_name: str = "") -> tuple[str, list[dict[str, Any]]]:
+                   channel_name: str = "", token_team: str | None = None) -> tuple[str, list[dict[str, Any]]]:
+    """`token_team`: in single-token mode, the workspace the bot's one token belongs to (what
+    `auth.test` says); None where each workspace posts with its own installation's token."""
     word = rest.split()[0].lower() if rest.split() else ""
     if word not in ("connect", "revoke", "status"):
         return ui.error_message(USAGE)
@@ -41,6 +43,12 @@ def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, res
         else:
             text = f"<#{channel}> has no ingest token to revoke."
         return text, [ui.section(text)]
+    if token_team is not None and team != token_team:
+        # The ingest endpoint posts an alert only with a token of the alert's workspace, and
+        # refuses (403) any other: a token handed out here would never carry an alert.
+        return ui.error_message("This bot is installed in another workspace, so it cannot post alerts for this one "
+                                "(a channel shared between workspaces, or another workspace of the organization). "
+                                "Run `/denpex alerts connect` from the workspace the bot is installed in.")
     if store.plans.get(team).plan != Plan.SCALE.value:
         return ui.error_message("Alerts from `denpex watch` are a Scale plan feature, and this workspace is on the "
                                 "free plan. Redeem an evaluation code with `/denpex redeem <code>`, then connect again.")

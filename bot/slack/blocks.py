@@ -15,8 +15,9 @@ from bot.followup import QUESTIONS_HELP, Answer
 from bot.followup.topics import Topic
 from bot.masking.masked import MaskedText, require_all_masked, require_masked
 from bot.matcher.rulebook import ANSWER_KEYS, Rule
-from bot.render.text import ANSWER_TITLES, STACK_TITLES
+from bot.render.text import ANSWER_TITLES, STACK_TITLES, TOO_GENERAL, TOO_GENERAL_EXAMPLE
 from bot.report import Report, fix_script, ranks_text
+from bot.store import Plan
 from bot.terminal import without_terminal_codes
 
 MAX_BLOCKS = 50
@@ -222,7 +223,10 @@ def unmatched_message(report: Report) -> tuple[str, Blocks]:
         line = d.unmatched.strip()
         blocks = [
             section("*No known failure matched this log.*\nThe most telling error line:\n" + code(line, 1500)),
-            context(f"Look it up with {inline_code('/denpex ' + line[:150])} or ask the team to add an entry. "
+            # A line that only says something broke ("RuntimeError: CUDA error") looks up as
+            # too general: the lines above it, sent too, are what can name the failure.
+            context(f"Look it up with {inline_code('/denpex ' + line[:150])}, send more of the log (the lines above "
+                    "this one, or the whole file), or ask the team to add an entry. "
                     f"{d.stats.lines:,} lines in {d.stats.elapsed_ms} ms"),
         ]
         return cut(esc(f"No known failure matched. Most telling line: {line}"), FALLBACK_CHARS), blocks
@@ -331,6 +335,14 @@ def lookup_message(query: MaskedText, hits: list[Any]) -> tuple[str, Blocks]:
     return esc(f"Entries for {query[:200]}: " + ", ".join(h.rule.id for h in hits)), fit(blocks)
 
 
+def too_general_message(query: MaskedText) -> tuple[str, Blocks]:
+    """The answer to `/denpex <words naming no failure>`: what to look up or send instead."""
+    require_masked(query, "lookup reply")
+    text = TOO_GENERAL.format(q=inline_code(query[:200]), example=inline_code("/denpex " + TOO_GENERAL_EXAMPLE))
+    text = ":mag: " + text + ", or paste the log (or upload the file) in a channel I'm in, or in a DM to me, for a diagnosis."
+    return esc(f"{query[:200]} names no failure in particular: look up the error line itself, or send me the log."), [section(text)]
+
+
 def _when(dt: datetime, now: datetime | None = None) -> str:
     now = now or datetime.now(UTC)
     delta = max(0, int((dt - now).total_seconds()))
@@ -338,10 +350,15 @@ def _when(dt: datetime, now: datetime | None = None) -> str:
 
 
 def quota_exceeded_message(status: Any) -> tuple[str, Blocks]:
+    # Only the free plan has a higher one to go to: a Scale workspace told to redeem a code
+    # for the Scale plan it is on would redeem nothing it lacks.
+    more = ("To raise the limit, redeem an evaluation code: `/denpex redeem <code>` (scale plan: 50 a day)."
+            if status.plan == Plan.FREE.value else
+            f"That is the *{status.plan}* plan's daily limit: logs sent before then are not diagnosed, and "
+            "`/denpex <error string>` lookups and questions in diagnosis threads still answer.")
     text = (
         f"*Daily limit reached:* this workspace has used {status.used} of {status.daily_limit} diagnoses "
-        f"today on the *{status.plan}* plan. The count resets at {_when(status.resets_at)}.\n"
-        "To raise the limit, redeem an evaluation code: `/denpex redeem <code>` (scale plan: 50 a day)."
+        f"today on the *{status.plan}* plan. The count resets at {_when(status.resets_at)}.\n" + more
     )
     return f"Daily limit reached ({status.used}/{status.daily_limit}); resets at {status.resets_at:%H:%M} UTC.", [section(esc(text))]
 

@@ -58,3 +58,21 @@ def test_one_edit_finds_the_known_word(typed: str, known: str) -> None:
 def test_known_short_far_or_non_words_are_not_corrected(typed: str) -> None:
     """Known words, words under five letters, two edits away, or with digits: left alone."""
     assert NearWords(["memory", "timeout"]).correct(typed) == set()
+
+
+@pytest.mark.parametrize("query", [
+    "training failed", "my job crashed", "trainng failed", "cuda error", "nccl error", "rank 3 died",
+    "RuntimeError: CUDA error",
+])
+def test_words_naming_no_failure_in_particular_are_too_general(denpex: Denpex, query: str) -> None:
+    """Only that something broke, or an area dozens of entries share: no entry is picked."""
+    assert denpex.too_general(query)
+
+
+@pytest.mark.parametrize("query", [
+    "out of memory", "loss is nan", "segmentation fault", "nccl watchdog timeout", "process killed",
+    "CUDA error: an illegal memory access was encountered", "this is not an error", "asdf qwerty zxcv",
+])
+def test_words_naming_a_failure_or_nothing_are_not_too_general(denpex: Denpex, query: str) -> None:
+    """A word that narrows, a signature match, or no failure word at all ("No entry matches")."""
+    assert not denpex.too_general(query)

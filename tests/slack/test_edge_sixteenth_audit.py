@@ -210,6 +210,11 @@ def test_a_topic_click_in_its_own_workspace_answers_in_the_thread_once(bot: Bot,
     topic = {"action_id": "denpex_followup_fix", "value": json.dumps({"t": "fix", "q": "how do I fix it?"})}
     for _ in range(2):
         assert bot.post(click_body(topic, thread, "1702000051.000100"), FORM).status == 200
+    # A click leaves no claim to wait on: wait for the first answer (over a second under a
+    # loaded `-n 2` run, where a fixed second once saw none), then for quiet.
+    deadline = time.monotonic() + 15
+    while len(thread_posts(fake_slack, thread)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     settle(bot, fake_slack, 1.0)
     answers = thread_posts(fake_slack, thread)[1:]
     assert len(answers) == 1, texts(fake_slack)
@@ -683,8 +688,8 @@ def _alert(bot: Bot, token: str, body: bytes) -> int:
 def test_alerts_from_connect_to_revoke_through_the_slash_command(bot: Bot, fake_slack):
     """`/denpex alerts connect` on the free plan: told it is a Scale feature, no token. A code
     redeemed: a token, an alert posted once (200), its replay refused (409). Another Scale
-    workspace's token is its own, and this single-token bot cannot post there: 403, before and
-    after our revoke. The plan lapsed: 402. After `/denpex alerts revoke`: 401. One post."""
+    workspace gets no token: this single-token bot cannot post there. The plan lapsed: 402.
+    After `/denpex alerts revoke`: 401. One post."""
     import secrets
 
     from bot.store import Store, StoreConfig
@@ -709,13 +714,14 @@ def test_alerts_from_connect_to_revoke_through_the_slash_command(bot: Bot, fake_
     assert _alert(bot, token, body) == 200
     assert _alert(bot, token, body) == 409
     assert len(posts(fake_slack)) == 1 and posts(fake_slack)[0].params["channel"] == "C0LOGS"
-    theirs = TOKEN.search(bot.command("alerts connect", team=OTHER_TEAM).body.decode()).group(0)
-    assert theirs != token and _alert(bot, theirs, fresh()) == 403
+    # Another Scale workspace (a shared channel's other side) gets no token: this single-token
+    # bot cannot post there, and the ingest endpoint would refuse it (e17 has the scenario).
+    refused = bot.command("alerts connect", team=OTHER_TEAM).body.decode()
+    assert TOKEN.search(refused) is None and "installed in another workspace" in refused
     redis.Redis.from_url(bot.redis_url).delete(keys.plan(TEAM_ID))
     assert _alert(bot, token, fresh()) == 402
     assert bot.command("alerts revoke").status == 200
     assert _alert(bot, token, fresh()) == 401
-    assert _alert(bot, theirs, fresh()) == 403
     assert [p.params["channel"] for p in posts(fake_slack)] == ["C0LOGS"]
 
 

@@ -41,6 +41,7 @@ class Invocation:
     channel: str | None
     rest: str
     channel_name: str = ""  # as Slack names it: `privategroup` for a private channel
+    token_team: str | None = None  # single-token mode: the workspace of the bot's token
 
 
 def typed(body: dict[str, Any]) -> str:
@@ -82,7 +83,7 @@ def _show(deps: BotDeps, call: Invocation) -> Answer:
 def _alerts(deps: BotDeps, call: Invocation) -> Answer:
     from bot.slack.alerts_command import respond_alerts
 
-    return respond_alerts(deps, call.team, call.user, call.channel, call.rest, call.channel_name)
+    return respond_alerts(deps, call.team, call.user, call.channel, call.rest, call.channel_name, call.token_team)
 
 
 def _quota(deps: BotDeps, call: Invocation) -> Answer:
@@ -146,12 +147,24 @@ def changes_something(body: dict[str, Any]) -> bool:
 
 
 def lookup(deps: BotDeps, body: dict[str, Any]) -> Answer:
-    """The entries matching the error text, echoing it masked."""
+    """The entries matching the error text, echoing it masked; for words naming no failure in
+    particular ("training failed", "cuda error"), what to look up instead, not a guess."""
     text = typed(body)
+    if deps.denpex.too_general(text):
+        return ui.too_general_message(deps.denpex.mask_query(text))
     return ui.lookup_message(deps.denpex.mask_query(text), deps.denpex.lookup(text))
 
 
-def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> Answer:
+def token_team(deps: BotDeps, context: Any) -> str | None:
+    """In single-token mode, the workspace the bot's token belongs to (Bolt's cached
+    `auth.test`, as the ingest endpoint reads it); None with one installation per workspace."""
+    if deps.config.multi_workspace:
+        return None
+    authorized = context.get("authorize_result")
+    return (getattr(authorized, "team_id", None) or "") if authorized is not None else ""
+
+
+def respond_to(deps: BotDeps, body: dict[str, Any], team: str, token_team: str | None = None) -> Answer:
     """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
     word, rest = _word_and_rest(typed(body))
     handler = SUBCOMMANDS.get(word.lower())
@@ -159,7 +172,7 @@ def respond_to(deps: BotDeps, body: dict[str, Any], team: str) -> Answer:
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
         return ui.help_message()
     return handler(deps, Invocation(team, body.get("user_id") or "unknown", body.get("channel_id"), rest.strip(),
-                                    str(body.get("channel_name") or "")))
+                                    str(body.get("channel_name") or ""), token_team))
 
 
 def register(app: App, deps: BotDeps) -> None:
@@ -169,7 +182,7 @@ def register(app: App, deps: BotDeps) -> None:
 
     def on_denpex(ack: Ack, body: dict[str, Any], context: Any) -> None:
         try:
-            text, blocks = respond_to(deps, body, context["workspace_id"])
+            text, blocks = respond_to(deps, body, context["workspace_id"], token_team(deps, context))
         except StoreUnavailable:
             text, blocks = ui.unavailable_message()
         ack(text=text, blocks=blocks, response_type="ephemeral")
