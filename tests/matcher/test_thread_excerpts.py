@@ -196,6 +196,8 @@ def test_a_subgroups_rank_is_not_read_as_a_global_rank(name: str, ranks: list[in
         ("nccl-docker-interface--horovod-horovod-584.log", "nccl-socket-ifname"),
         # the peer closed its socket after its own connect was aborted
         ("nccl-socket-ifname--NVIDIA-nccl-tests-166.log", "nccl-remote-peer-closed"),
+        # the agent's store timeout at its exit barrier: the store had worked, NCCL's connect had not
+        ("nccl-socket-ifname--NVIDIA-nccl-1105.log", "c10d-store-connect-timeout"),
         # the error-12 completions follow the port errors of the same node
         ("network-link-down--Lightning-AI-lit-llama-380.log", "nccl-ib-retry-exceeded"),
     ],
