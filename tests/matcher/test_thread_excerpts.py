@@ -187,3 +187,34 @@ def test_a_subgroups_rank_is_not_read_as_a_global_rank(name: str, ranks: list[in
     """ProcessGroupNCCL prints the rank within its group; only the default group's is global."""
     d = MATCHER.diagnose((ROOT / "tests" / "data" / "threads" / name).read_text(encoding="utf-8"))
     assert d.root is not None and d.root.ranks == ranks
+
+
+@pytest.mark.parametrize(
+    ("name", "collateral"),
+    [
+        # the refused connect is what a wrong interface does; lo listed first is why
+        ("nccl-docker-interface--horovod-horovod-584.log", "nccl-socket-ifname"),
+        # the peer closed its socket after its own connect was aborted
+        ("nccl-socket-ifname--NVIDIA-nccl-tests-166.log", "nccl-remote-peer-closed"),
+        # the agent's store timeout at its exit barrier: the store had worked, NCCL's connect had not
+        ("nccl-socket-ifname--NVIDIA-nccl-1105.log", "c10d-store-connect-timeout"),
+        # the error-12 completions follow the port errors of the same node
+        ("network-link-down--Lightning-AI-lit-llama-380.log", "nccl-ib-retry-exceeded"),
+    ],
+)
+def test_the_consequence_in_a_pasted_network_failure_is_collateral(name: str, collateral: str) -> None:
+    """A network symptom printed after the cause is listed as its collateral, never as the root."""
+    d = MATCHER.diagnose((ROOT / "tests" / "data" / "threads" / name).read_text(encoding="utf-8"))
+    assert d.root is not None and d.root.id == name.split("--", 1)[0]
+    assert collateral in [c.id for c in d.collateral]
+
+
+def test_rccl_iommu_warning_yields_to_a_real_error() -> None:
+    """RCCL's iommu=pt warning is printed on every init of such a host: an OOM later is the cause."""
+    d = MATCHER.diagnose(
+        'node [0] /app/rccl/build/release/hipify/src/init.cc:213 NCCL WARN Missing "iommu=pt" from kernel '
+        "command line which can lead to system instablity or hang!\n"
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "191.98 GiB of which 1.06 GiB is free.\n"
+    )
+    assert d.root is not None and d.root.id.startswith("cuda-oom")
