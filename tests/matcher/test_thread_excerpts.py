@@ -43,6 +43,10 @@ INITIATORS = [
     ("worker-aborted-sigabrt--NVIDIA-nccl-1504.log", 3),
     ("nccl-uniqueid-store-timeout--hiyouga-LlamaFactory-2470.log", None),  # rank 14 waited on rank 0
     ("nccl-watchdog-timeout--sgl-project-sglang-1693.log", None),  # `[PG 3 Rank 5]`: a subgroup's rank 5
+    # A watchdog that died on a CUDA fault names the faulting rank; `[PG ... Rank 1]` is its subgroup rank.
+    ("cuda-unspecified-launch-failure--NVIDIA-NeMo-Megatron-Bridge-836.log", 29),
+    ("cuda-unspecified-launch-failure--hiyouga-LlamaFactory-8871.log", 19),  # behind a pdsh host prefix
+    ("cuda-illegal-memory-access--vllm-project-vllm-6042.log", 3),
 ]
 
 
@@ -101,6 +105,29 @@ NOT_THEIRS = [
         "torch-windows-dll-load-failed",
         "    from .cv2 import *\nImportError: DLL load failed: The specified module could not be found.\n",
         id="opencv-dll-without-torch-c",
+    ),
+    pytest.param(
+        # clinplayer/Point2Skeleton#5: torch falls back to distutils and the build goes on
+        "ninja-missing",
+        "UserWarning: Attempted to use ninja as the BuildExtension backend but we could not find ninja.. "
+        "Falling back to using the slow distutils backend.\n"
+        "  warnings.warn(msg.format('we could not find ninja.'))\n"
+        "copying build/lib.linux-x86_64-3.6/_ext.cpython-36m-x86_64-linux-gnu.so ->\n",
+        id="ninja-fallback-warning",
+    ),
+    pytest.param(
+        # SIAnalytics/siatune#49: printed on import by a CPU-only process, CUDA_HOME is set
+        "cuda-home-missing",
+        "(bundle_reservation_check_func pid=114618) No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n",
+        id="no-cuda-runtime-note",
+    ),
+    pytest.param(
+        # ninja-build/ninja#2595: ninja reports the nvcc failure; ninja itself was found
+        "ninja-missing",
+        (ROOT / "tests" / "data" / "threads" / "extension-build-failure--ninja-build-ninja-2595.log").read_text(
+            encoding="utf-8"
+        ),
+        id="ninja-build-stopped",
     ),
 ]
 
