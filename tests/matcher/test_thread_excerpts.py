@@ -3,8 +3,10 @@ for the entry that must be the root cause: empty checkpoints, host RAM, version 
 refusals, aborts that left only a signal, Ray jobs waiting for resources no node holds, file
 systems without locks, a trainer giving up on NaN losses.
 
-Before the rule change that added each one, it produced no diagnosis, or only a wrapper. The
-tests after the parametrised one hold what must not be read from near wordings.
+Before the rule change that added each one, it produced no diagnosis, or only a wrapper; the
+launch, scheduler and data-loading classes also keep pastes that were already read right, so
+that what users really paste for them stays read. The tests after the parametrised one hold
+what must not be read from near wordings.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ INITIATORS = [
     ("worker-aborted-sigabrt--NVIDIA-nccl-1504.log", 3),
     ("nccl-uniqueid-store-timeout--hiyouga-LlamaFactory-2470.log", None),  # rank 14 waited on rank 0
     ("nccl-watchdog-timeout--sgl-project-sglang-1693.log", None),  # `[PG 3 Rank 5]`: a subgroup's rank 5
+    ("elastic-rendezvous-timeout--deepspeedai-Megatron-DeepSpeed-338.log", None),  # 7 and 5 waited for 4 absent
+    ("elastic-child-failed--huggingface-accelerate-1519.log", 4),  # the second node's first failure is earlier
+    ("host-oom-sigkill--lmzpai-roboMamba-10.log", 5),  # the agent's `failed (exitcode: -9) local_rank: 5`
+    ("dataloader-worker-killed--alibaba-Pai-Megatron-Patch-583.log", 0),
 ]
 
 
