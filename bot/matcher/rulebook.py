@@ -165,6 +165,9 @@ class Rule:
     examples: tuple[Example, ...]
     near_misses: tuple[Example, ...]
     path: Path = field(compare=False)
+    # The ranks that print it were waiting for ranks that never came (a store-based barrier
+    # counting arrivals): they are not where the failure began.
+    waiting: bool = False
 
 
 @dataclass(frozen=True)
@@ -429,7 +432,7 @@ def parse_rule(path: Path, data: Any, problems: list[str], *, compile_patterns: 
         ck.fail("references", "needs at least one {title, url} item")
 
     match = ck.mapping(data, "match")
-    unknown = set(match) - {"keywords", "signatures", "role", "collateral_of", "min_score"}
+    unknown = set(match) - {"keywords", "signatures", "role", "collateral_of", "min_score", "waiting"}
     if unknown:
         ck.fail("match", f"unknown field(s): {', '.join(sorted(unknown))}")
     keywords = ck.strings(match, "keywords", "match.")
@@ -441,6 +444,10 @@ def parse_rule(path: Path, data: Any, problems: list[str], *, compile_patterns: 
     if not isinstance(min_score, int | float) or not 0 < min_score <= 1:
         ck.fail("match.min_score", "must be a number in (0, 1]")
         min_score = 0.25
+    waiting = match.get("waiting", False)
+    if not isinstance(waiting, bool):
+        ck.fail("match.waiting", "must be true or false")
+        waiting = False
 
     examples_raw = ck.mapping(data, "examples")
     unknown = set(examples_raw) - {"match", "near_miss"}
@@ -478,6 +485,7 @@ def parse_rule(path: Path, data: Any, problems: list[str], *, compile_patterns: 
         examples=examples,
         near_misses=near,
         path=path,
+        waiting=waiting,
     )
 
 

@@ -71,6 +71,10 @@ def _initiating_rank(root: RuleHits, facts: LogFacts, all_hits: list[RuleHits]) 
         if rh.rule.role == "consequence":
             timeout_ranks.update(rh.first_by_rank)
     if root.rule.role == "root":
+        if root.rule.waiting:
+            # Every rank that printed it arrived and waited: the one missing from them began it.
+            silent = _silent_rank(ranks | timeout_ranks, facts)
+            return (silent, "silent_rank") if silent is not None else _NONE
         if not ranks:
             return _indirect_rank(root, facts, timeout_ranks)
         if len(ranks) == 1:

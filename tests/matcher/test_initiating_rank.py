@@ -6,7 +6,7 @@ Each fragment follows what PyTorch, torchelastic, torch.multiprocessing.spawn an
 
 import pytest
 
-from bot.matcher import Matcher, load_rulebook
+from bot.matcher import Matcher, RuleError, load_rulebook
 from tests.matcher.rulefactory import rule_doc, sig, standard_book, write_rules
 
 
@@ -776,3 +776,53 @@ def test_mpirun_names_the_rank_that_failed_first(matcher, tail, rank):
     d = matcher.diagnose(OOM_LINE + tail)
     assert d.matches[0].id == "oom"
     assert d.initiating_rank == rank
+
+
+def _barrier_matcher(tmp_path, *, waiting: bool) -> Matcher:
+    """A book whose one rule reads the store-based barrier timeout, marked waiting or not."""
+    match = {
+        "keywords": ["store based barrier"],
+        "signatures": [sig("barrier", r"Timed out initializing process group in store based barrier on rank", 0.8)],
+    }
+    if waiting:
+        match["waiting"] = True
+    docs = [
+        rule_doc("barrier", "distributed", match, ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["barrier", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["barrier", "other"]),
+    ]  # fmt: skip
+    return Matcher(load_rulebook(write_rules(tmp_path, docs)))
+
+
+def _barrier(rank: int, world: int, count: int) -> str:
+    return (
+        f"[default{rank}]:RuntimeError: Timed out initializing process group in store based barrier on rank: {rank}, "
+        f"for key: store_based_barrier_key:1 (world_size={world}, worker_count={count}, timeout=0:30:00)\n"
+    )
+
+
+def test_a_waiting_entry_names_the_one_rank_that_never_arrived(tmp_path):
+    """Ranks 0-6 of 8 time out in the barrier: rank 7 is the one they waited for."""
+    log = "".join(_barrier(r, 8, 7) for r in (3, 0, 6, 1, 5, 2, 4))
+    d = _barrier_matcher(tmp_path, waiting=True).diagnose(log)
+    assert d.root is not None and d.root.id == "barrier"
+    assert (d.initiating_rank, d.rank_basis) == (7, "silent_rank")
+
+
+def test_a_waiting_entry_never_names_the_first_rank_that_printed(tmp_path):
+    """megatron-deepspeed#338: ranks 7 and 5 of 8 waited for 4 that never came; none of them began it."""
+    log = _barrier(7, 8, 4) + _barrier(5, 8, 4)
+    assert _barrier_matcher(tmp_path / "w", waiting=True).diagnose(log).initiating_rank is None
+    # the same rule without the flag takes the first line's rank: the flag is what changes it
+    assert _barrier_matcher(tmp_path / "n", waiting=False).diagnose(log).initiating_rank == 7
+
+
+def test_waiting_must_be_a_boolean(tmp_path):
+    docs = [
+        rule_doc("barrier", "distributed", {"keywords": ["x"], "signatures": [sig("s", "x", 0.8)], "waiting": "yes"},
+                 ["other", "third"]),
+        rule_doc("other", "code", {"keywords": ["zzz"], "signatures": [sig("z", "zzz", 0.9)]}, ["barrier", "third"]),
+        rule_doc("third", "code", {"keywords": ["yyy"], "signatures": [sig("y", "yyy", 0.9)]}, ["barrier", "other"]),
+    ]  # fmt: skip
+    with pytest.raises(RuleError, match=r"match\.waiting"):
+        load_rulebook(write_rules(tmp_path, docs))

@@ -3,8 +3,10 @@ for the entry that must be the root cause: empty checkpoints, host RAM, version 
 refusals, aborts that left only a signal, Ray jobs waiting for resources no node holds, file
 systems without locks, a trainer giving up on NaN losses.
 
-Before the rule change that added each one, it produced no diagnosis, or only a wrapper. The
-tests after the parametrised one hold what must not be read from near wordings.
+Before the rule change that added each one, it produced no diagnosis, or only a wrapper; the
+launch, scheduler and data-loading classes also keep pastes that were already read right, so
+that what users really paste for them stays read. The tests after the parametrised one hold
+what must not be read from near wordings.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ INITIATORS = [
     ("cuda-unspecified-launch-failure--NVIDIA-NeMo-Megatron-Bridge-836.log", 29),
     ("cuda-unspecified-launch-failure--hiyouga-LlamaFactory-8871.log", 19),  # behind a pdsh host prefix
     ("cuda-illegal-memory-access--vllm-project-vllm-6042.log", 3),
+    ("elastic-rendezvous-timeout--deepspeedai-Megatron-DeepSpeed-338.log", None),  # 7 and 5 waited for 4 absent
+    ("elastic-child-failed--huggingface-accelerate-1519.log", 4),  # the second node's first failure is earlier
+    ("host-oom-sigkill--lmzpai-roboMamba-10.log", 5),  # the agent's `failed (exitcode: -9) local_rank: 5`
+    ("dataloader-worker-killed--alibaba-Pai-Megatron-Patch-583.log", 0),
 ]
 
 
