@@ -183,8 +183,7 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
         lo = max(dot - 253, 0)
         # str.rstrip runs in C: the leftward extension costs no Python loop per character.
         i = lo + len(text[lo:dot].rstrip(_LABEL_CHARS))
-        if i > 0 and text[i - 1] == "_":
-            continue  # `my_model.internal`-like identifiers, not hosts
+        glued = i > 0 and text[i - 1] == "_"
         head = text[i : dot + 1]
         head = head[head.rfind("..") + 2 :] if ".." in head else head
         head = head.lstrip(".-")
@@ -204,7 +203,10 @@ def find_fqdns(text: str, edits: list[Edit]) -> None:
         name = text[start : m.end()]
         if name[0].isdigit() and name.replace(".", "").replace("-", "").isdigit():
             continue
-        if text.startswith("_", m.end()) and not _GLUED_MACHINE_LABEL.match(name, 0, name.find(".")):
+        # Glued by `_` on either side (`host_gpu-7.acme.internal_3`, a job or file name), the
+        # name is a machine's when its first label is one's: `my_model.internal` and
+        # `args.local_rank` are identifiers.
+        if (glued or text.startswith("_", m.end())) and not _GLUED_MACHINE_LABEL.match(name, 0, name.find(".")):
             continue
         if is_public_host(name):
             continue
@@ -928,13 +930,17 @@ _HOSTLIST_RX = re.compile(
     rf"\[(?<=[A-Za-z0-9-]\[){_HOSTLIST_RANGE}\](?:[A-Za-z0-9-]{{1,32}}\[{_HOSTLIST_RANGE}\]){{0,3}}(?:[A-Za-z0-9-]{{1,32}})?(?![\w\[])"
 )
 _HOSTLIST_BRACKET = re.compile(r"\[([^\]]*)\]")
+# A list a table's column cut short: sacct and squeue end a cell too wide for its column with
+# `+` (`nid[005896-005+`, `frontier[01582+`), the bracket never closed.
+_CUT_HOSTLIST_RX = re.compile(r"\[(?<=[A-Za-z0-9-]\[)\d{1,6}(?:[-,]\d{0,6}){0,255}\+(?=[ \t]|\r?$)", re.M)
 _HOSTLIST_HEAD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 _HOSTLIST_SKIP = ("rank", "default", "local", "cuda", "dev", "device", "step", "epoch", "x", "y")
 _MAX_EXPANDED = 256
 # The line gate of find_hostlists (bot/masking/gate.py): what a list it masks holds, a `-`
 # before its `[`, in its range (`[01-04]`, `[1,3]`) or in its tail (`node[1]-ib`); `?` is a
-# non-ASCII digit as the gate reads it (`\d` takes those). NCCL's `0[0] -> 1[1]` holds none.
-HOSTLIST_TRIGGER = r"-\[[0-9?]|[A-Za-z0-9-]\[[0-9?]{1,6}(?:[-,]|\][A-Za-z0-9]{0,31}-)"
+# non-ASCII digit as the gate reads it (`\d` takes those); or a `+` where a column cut it
+# (`frontier[01582+`). NCCL's `0[0] -> 1[1]` holds none.
+HOSTLIST_TRIGGER = r"-\[[0-9?]|[A-Za-z0-9-]\[[0-9?]{1,6}(?:[-,+]|\][A-Za-z0-9]{0,31}-)"
 
 # /etc/hosts: an address (already a placeholder, or a loopback one kept) then names.
 _ETC_HOSTS_RX = LinePattern(
@@ -1011,6 +1017,13 @@ def find_hostlists(text: str, edits: list[Edit], state: LogState) -> None:
     """Mask Slurm hostlists (`gpu-node-[017-018]`) whole, and learn every node they name."""
     if "[" not in text:
         return
+    for m in _CUT_HOSTLIST_RX.finditer(text):
+        lo = max(0, m.start() - 63)
+        start = lo + len(text[lo : m.start()].rstrip(_HOSTLIST_HEAD))
+        head = text[start : m.start()]
+        if head[:1].isalpha() and not (start and text[start - 1] in "._<>") and head.lower().rstrip("-_") not in _HOSTLIST_SKIP:
+            # (The `+` stays: it says the column cut the list.)
+            edits.append((start, m.end() - 1, "host", text[start : m.end() - 1]))
     for m in _HOSTLIST_RX.finditer(text):
         if text[m.start() - 1] != "-" and "-" not in m.group() and "," not in m.group():
             continue  # `layers[3]`, NCCL's `0[0] -> 1[1]`: an index, not a node list

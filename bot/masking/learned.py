@@ -58,7 +58,8 @@ def _names(state: LogState) -> Words | None:
     if state.learned_words is None or state.learned_size != size:
         # Per log, never shared: the set spells out user and host names, which must not
         # outlive this log's Masker.
-        names = {*state.users, *state.names}
+        state.learned_cases = state.case_variants()
+        names = {*state.users, *state.names, *state.learned_cases}
         hosts = [host for host in state.hosts if host not in names]
         numbered = [host for host in hosts if _DIGIT.search(host) and _LETTER.search(host)]
         shaped = _by_shape(numbered)
@@ -175,7 +176,7 @@ def mask_learned_names(text: str, state: LogState) -> str:
     if split is None:
         return text
     gaps, names = split
-    users, people, put_many = state.users, state.names, state.table.put_many
+    users, people, cases, put_many = state.users, state.names, state.learned_cases, state.table.put_many
     if _ROCM_AGENT in text:
         # ROCm's `Memory access fault by GPU node-2`, `HW Exception by GPU node-1`: the agent's
         # node in the HSA topology, not a machine (hosts.py keeps it too), though `node-2` may
@@ -188,8 +189,11 @@ def mask_learned_names(text: str, state: LogState) -> str:
     # (A sibling of a learned host, `sc-064` beside `sc-061`, is neither user nor name: a host.)
     # Placeholders per distinct name, in order of first appearance, exactly as a substitution
     # from left to right would number them (Counter keeps that order and counts in C).
+    # (A login's other spelling, `ALICE`, is put as the login itself: one placeholder for both.)
     placeholder = {
-        name: put_many("user" if name in users else "name" if name in people else "host", name, n)
+        name: put_many("user", cases[name], n)
+        if name in cases
+        else put_many("user" if name in users else "name" if name in people else "host", name, n)
         for name, n in Counter(names).items()
     }
     return _join(gaps, list(map(placeholder.__getitem__, names)))

@@ -22,7 +22,7 @@ from bot.masking.hosts import (
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, line_end, line_start
 from bot.masking.owners import family_login, given_login, login_like, names_a_tool, person_login
-from bot.masking.publishers import personal_signal, unknown_account
+from bot.masking.publishers import personal_signal, unknown_account, word_handle
 from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
 
@@ -751,18 +751,20 @@ _GITHUB_PAGES = frozenset(
 _LOCAL_RUN_DIR = re.compile(r"(?:exp|run|ckpt|checkpoint|output|out|model|step|epoch|trial|seed|version|v|iter|stage|fold)[-_]?\d*\Z", re.I)
 
 
-def _hub_account(name: str) -> bool:
-    """A repository's owner: a person's when no publisher's and its name says so."""
+def _hub_account(name: str, handles: bool = True) -> bool:
+    """A repository's owner: a person's when no publisher's and its name says so (`handles`:
+    a handle of words alone, `silent-owl`, says so too)."""
     return (
         unknown_account(name)
         and not team_like(name)
-        and (_hub_owner(name.lower()) or personal_signal(name, GIVEN_NAMES, FAMILY_NAMES))
+        and (_hub_owner(name.lower()) or personal_signal(name, GIVEN_NAMES, FAMILY_NAMES) or (handles and word_handle(name)))
     )
 
 
 def _hub_path_account(name: str) -> bool:
-    """An owner where a local path may stand too: not a run's directory either."""
-    return _hub_account(name) and _LOCAL_RUN_DIR.match(name) is None
+    """An owner where a local path may stand too: not a run's directory either, nor a handle of
+    words alone, which a directory is named as often (`sft-output/checkpoint-100`)."""
+    return _hub_account(name, handles=False) and _LOCAL_RUN_DIR.match(name) is None
 
 
 def _gist_author(name: str) -> bool:

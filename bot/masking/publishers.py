@@ -5,7 +5,7 @@ A repository id names its owner (`meta-llama/Llama-3.1-8B`, `tserendorjb9/llama-
 of a model a log loads from the Hub is diagnostic when it is a publisher (which Llama, whose
 quantisation) and personal data when it is the user's own account; nothing in the id itself says
 which. A login's shape tells only some accounts (`hfischer`, `leila93`); a handle such as
-`quantumkiwi623`, `silent-owl` or `parkji` reads as no one's. So in the places only a Hub
+`quantumkiwi623`, `silent-owl` or `parkji` reads as no one's by it. So in the places only a Hub
 repository can stand (its URL, the cache's `models--<owner>--<repo>`, the API's errors), an owner
 is a person's unless it is a publisher this list knows or its name says it is a group's
 (`-ai`, `-nlp`, `Labs`, `Research`, an acronym such as `BAAI`). Masking an organisation no list
@@ -248,6 +248,31 @@ def _family_and_given(lowered: str, given_names: frozenset[str]) -> bool:
         (lowered[:cut] in SHORT_FAMILIES and lowered[cut:] in given_names and len(lowered) - cut >= 4)
         or (lowered[:cut] in given_names and cut >= 4 and lowered[cut:] in SHORT_FAMILIES and len(lowered) - cut >= 3)
         for cut in range(2, len(lowered) - 2)
+    )
+
+
+# A handle of words alone, as the Hub and GitHub suggest or people pick them (`silent-owl`,
+# `amber-lynx`, `brisk-heron-ml` is a team's): two or three lowercase words of three letters or
+# more, joined by hyphens.
+_WORD_HANDLE = re.compile(r"[a-z]{3,12}(?:-[a-z]{3,12}){1,2}\Z")
+# Words an organisation no list knows names itself with (`open-`, `deep-`, `-models`, `-kernels`):
+# its field, its stack, what it ships.
+_ORG_WORDS = frozenset(
+    ("open", "deep", "neural", "machine", "learning", "model", "language", "vision", "speech", "audio", "text",
+     "code", "data", "dataset", "datasets", "compute", "tensor", "torch", "pytorch", "jax", "flax", "cuda", "triton",
+     "kernel", "kernels", "llama", "mistral", "qwen", "gemma", "bert", "whisper", "diffusion", "stable", "transformer",
+     "transformers", "attention", "flash", "fast", "quant", "bench", "eval", "agent", "agents", "robot", "robotics",
+     "cloud", "systems", "software", "tools", "awesome", "official", "public", "private", "internal",
+     "foundation", "institute", "university", "college", "school", "center", "centre", "company", "works", "studio")
+)  # fmt: skip
+
+
+def word_handle(owner: str) -> bool:
+    """Whether an owner no list knows is a handle of words alone (`silent-owl`): a person's
+    where only a repository's owner can stand, unless a word says it is an organisation's
+    (`open-kernels`, `deep-speech`)."""
+    return _WORD_HANDLE.match(owner) is not None and not any(
+        part in _ORG_WORDS or part in _GROUP_WORDS for part in owner.split("-")
     )
 
 

@@ -150,6 +150,9 @@ class LogState:
     learned_bytes: frozenset[bytes] = frozenset()
     # The learned logins that are English words (`grant`): matched only joined to a path or a name.
     learned_wordlike: frozenset[bytes] = frozenset()
+    # A learned login's other spellings (`ALICE`, `Alice` for `alice`) -> the login, so a banner
+    # that shouts it takes the login's own placeholder.
+    learned_cases: dict[str, str] = field(default_factory=dict)
     secrets_words: Words | None = None
     secrets_size: int = 0
     # The passes run to learn names (Masker.learn), their text thrown away.
@@ -164,6 +167,26 @@ class LogState:
             if len(self.key_infos) < 4096:
                 self.key_infos[key] = info
             return info
+
+    def case_variants(self) -> dict[str, str]:
+        """The upper-case and capitalised spellings of the lower-case logins learned (`ALICE`,
+        `Alice`, `AMARA.OYELARAN` in a prolog's banner), each mapped to its login; not a
+        login that is a word, a tool's or a service's (`Will`, `Jenkins`, `UBUNTU`), nor one
+        already learned as something else (`Hannah`, a name). Only a login that reads as a
+        person's (a name's shape, a number, a dot): a word learned as one (`error` of a
+        `TODO(error)`) would take `ERROR` off every line."""
+        from bot.masking.owners import person_login  # (owners.py imports this module)
+
+        cases: dict[str, str] = {}
+        for user in self.users:
+            if len(user) < 4 or not user.islower() or wordlike_login(user) or not self._given_like(user.rstrip("0123456789")):
+                continue
+            if not (person_login(user) or "." in user or "_" in user or (user[-1].isdigit() and user[0].isalpha())):
+                continue
+            for variant in (user.upper(), user[0].upper() + user[1:]):
+                if variant != user and variant not in self.users and variant not in self.names:
+                    cases.setdefault(variant, user)
+        return cases
 
     def learn_user(self, name: str) -> None:
         if learnable(name):
