@@ -29,6 +29,10 @@ What differs is the shape of everything around it, the way the launcher and the 
     env-dump      a launcher script that prints `env`, the Megatron arguments, the DeepSpeed
                   config and `pip list` on every node first (half the log), with secrets,
                   user names and host names in them; training after
+    s3-debug      a data pipeline's DEBUG logging: botocore's response headers (a new base64
+                  `x-amz-id-2`, request id and ETag on every line), HF datasets' cache lines
+    vllm-serve    an RL job beside a vLLM OpenAI server: each request's `Received request
+                  chatcmpl-<hex>` and `Added request` lines, uvicorn access lines, metrics
 
 Every family starts with a short launch header that plants secrets (tokens, keys), a user name
 (`alice`, in `USER=`, `/home/alice/`) and host names, and the failure's traceback and the
@@ -43,6 +47,7 @@ vary as they do in real logs; a seed makes a log reproducible.
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import hashlib
 import io
@@ -1233,10 +1238,133 @@ class LoguruAnsi(Family):
         return lines
 
 
+def _rand(rng: random.Random, n: int, alphabet: str) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+_HEX = "0123456789abcdef"
+
+
+class S3Debug(Family):
+    name = "s3-debug"
+    summary = "a data pipeline's DEBUG logging: botocore's response headers with a new base64 `x-amz-id-2`, request id and ETag on every line, HF datasets' cache lines"
+    ranks = 16
+    failed = 11
+
+    # The format of botocore's own stream logger (`boto3.set_stream_logger`, the CLI's `--debug`).
+    def log(self, thread: str, name: str, text: str) -> str:
+        return f"{self.clock.py()} - {thread} - {name} - DEBUG - {text}"
+
+    def get(self) -> list[str]:
+        """One ranged GET of a shard as urllib3 and botocore log it."""
+        rng, c = self.rng, self.clock
+        thread = f"ThreadPoolExecutor-0_{rng.randrange(8)}"
+        shard = rng.randrange(20_000)
+        size = 67_108_864
+        start = rng.randrange(0, 8) * size
+        d = _dt.datetime.fromtimestamp(c.t, _dt.UTC)
+        headers = {
+            "x-amz-id-2": base64.b64encode(rng.randbytes(56)).decode(),
+            "x-amz-request-id": _rand(rng, 16, "0123456789ABCDEF"),
+            "Date": f"{d:%a, %d %b %Y %H:%M:%S} GMT",
+            "Last-Modified": "Tue, 04 Nov 2025 17:22:41 GMT",
+            "ETag": f'"{_rand(rng, 32, _HEX)}"',
+            "x-amz-server-side-encryption": "AES256",
+            "Accept-Ranges": "bytes",
+            "Content-Range": f"bytes {start}-{start + size - 1}/{8 * size}",
+            "Content-Type": "application/octet-stream",
+            "Server": "AmazonS3",
+            "Content-Length": str(size),
+        }
+        return [
+            self.log(thread, "urllib3.connectionpool", f'https://acme-datasets.s3.us-east-1.amazonaws.com:443 "GET '
+                     f'/redpajama/train/shard.{shard:05d}.mds HTTP/1.1" 206 {size}'),
+            self.log(thread, "botocore.parsers", f"Response headers: {headers!r}"),
+            self.log(thread, "botocore.parsers", "Response body:"),
+            f"<botocore.response.StreamingBody object at 0x7f{rng.getrandbits(40):010x}>",
+        ]  # fmt: skip
+
+    def cached(self) -> str:
+        """HF datasets' `map` finding its result in the cache (a fingerprint per call)."""
+        rng = self.rng
+        return (f"Loading cached processed dataset at /home/alice/.cache/huggingface/datasets/json/default-{_rand(rng, 16, _HEX)}/"
+                f"0.0.0/{_rand(rng, 64, _HEX)}/cache-{_rand(rng, 16, _HEX)}.arrow")  # fmt: skip
+
+    def chatter(self) -> list[Line]:
+        rng, t = self.rng, self.train
+        lines: list[Line] = []
+        for _ in range(rng.randrange(10, 40)):
+            r = rng.randrange(self.job.ranks)
+            lines += [(r, s) for s in self.get()]
+            if rng.random() < 0.1:
+                lines.append((r, self.cached()))
+            if rng.random() < 0.05:
+                t.advance()
+                lines.append((0, t.hf()))
+        return lines
+
+
+class VllmServe(Family):
+    name = "vllm-serve"
+    summary = "an RL job beside a vLLM OpenAI server: `Received request chatcmpl-<hex>: prompt: ..`, `Added request ..`, uvicorn access lines, engine metrics"
+    ranks = 8
+    failed = 5
+
+    _PROMPTS = (
+        "Solve the following math problem step by step. The last line of your response should be of the form Answer: $ANSWER",
+        "Write a Python function that returns the n-th Fibonacci number.",
+        "Summarize the following article in three sentences.",
+        "Translate the following sentence into French.",
+    )
+
+    def __init__(self, rng: random.Random, size: int):
+        super().__init__(rng, size)
+        self.server = rng.randrange(3_000, 3_900_000)
+
+    def log(self, where: str, text: str) -> str:
+        # vLLM 0.10+ (the V1 engine) prefixes each API server process's lines.
+        return f"(APIServer pid={self.server}) INFO {self.clock.py()[5:19]} [{where}] {text}"
+
+    def request(self) -> list[str]:
+        rng = self.rng
+        rid = f"chatcmpl-{_rand(rng, 32, _HEX)}"
+        prompt = rng.choice(self._PROMPTS).replace("\n", "\\n")
+        return [
+            self.log("logger.py:49", f"Received request {rid}: prompt: '<|im_start|>user\\n{prompt}<|im_end|>\\n<|im_start|>assistant\\n', "
+                     f"params: SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, "
+                     f"temperature=1.0, top_p=1.0, top_k=0, min_p=0.0, seed=None, stop=[], stop_token_ids=[], bad_words=[], "
+                     f"include_stop_str_in_output=False, ignore_eos=False, max_tokens={rng.choice((1024, 2048, 4096))}, "
+                     f"min_tokens=0, logprobs=None, prompt_logprobs=None, skip_special_tokens=True, "
+                     f"spaces_between_special_tokens=True, truncate_prompt_tokens=None), lora_request: None."),
+            self.log("async_llm.py:382", f"Added request {rid}-{_rand(rng, 8, _HEX)}."),
+            f"(APIServer pid={self.server}) INFO:     {self.job.ip(0)}:{rng.randrange(32768, 60999)} - "
+            f'"POST /v1/chat/completions HTTP/1.1" 200 OK',
+        ]  # fmt: skip
+
+    def metrics(self) -> str:
+        r = self.rng
+        return self.log("loggers.py:257", f"Engine 000: Avg prompt throughput: {r.uniform(100, 9000):.1f} tokens/s, Avg generation "
+                        f"throughput: {r.uniform(500, 4000):.1f} tokens/s, Running: {r.randrange(0, 256)} reqs, Waiting: "
+                        f"{r.randrange(0, 64)} reqs, GPU KV cache usage: {r.uniform(0, 99):.1f}%, Prefix cache hit rate: "
+                        f"{r.uniform(0, 90):.1f}%")  # fmt: skip
+
+    def chatter(self) -> list[Line]:
+        rng, t = self.rng, self.train
+        lines: list[Line] = []
+        for _ in range(rng.randrange(10, 40)):
+            lines += [(None, s) for s in self.request()]
+            if rng.random() < 0.05:
+                lines.append((None, self.metrics()))
+        if rng.random() < 0.3:
+            t.advance()
+            lines.append((0, t.hf()))
+        return lines
+
+
 FAMILIES: dict[str, type[Family]] = {
     f.name: f
     for f in (Torchrun, NcclNative, SrunLabel, Pdsh, K8sJson, C10dRetry, PyWarnings, Tqdm, Iterations, EnvDump,
-              MpirunTag, RayTrain, LoguruAnsi)
+              MpirunTag, RayTrain, LoguruAnsi, S3Debug, VllmServe)
 }
 
 

@@ -101,6 +101,14 @@ def test_family_shape(tmp_path, family):
     elif family == "env-dump":
         head = lines[: len(lines) // 3]
         assert sum(1 for s in head if re.match(r"^[A-Z_]+=", s)) > 0.5 * len(head)
+    elif family == "s3-debug":
+        ids = re.findall(r"'x-amz-id-2': '([A-Za-z0-9+/]{75}=)', 'x-amz-request-id': '[0-9A-F]{16}'", data.decode())
+        assert share(r" - botocore\.parsers - DEBUG - Response headers: \{") > 0.2 and len(set(ids)) == len(ids) > 100
+        assert share(r"^Loading cached processed dataset at /home/alice/\.cache/huggingface/datasets/") > 0.005
+    elif family == "vllm-serve":
+        ids = re.findall(r"Received request (chatcmpl-[0-9a-f]{32}): prompt: ", data.decode())
+        assert share(r"^\(APIServer pid=\d+\) INFO[ :]") > 0.8 and len(set(ids)) == len(ids) > 100
+        assert share(r'INFO:     [\d.]+:\d+ - "POST /v1/chat/completions HTTP/1\.1" 200 OK$') > 0.2
 
 
 

@@ -72,6 +72,25 @@ _HEX_NUMBER = re.compile(rb"0[xX][0-9a-fA-F]{1,16}(?![0-9a-fA-F])")
 _HEX_ID = re.compile(
     rb"(?<![0-9A-Za-z])(?:[0a-f]{8}(?:-[0a-f]{4}){3}-[0a-f]{12}|(?=[0a-fA-F]*0)(?=[0a-fA-F]*[a-fA-F])[0a-fA-F]{8,})(?![0-9A-Za-z])"
 )
+# Where `_HEX_ID` can match: a run of hex digits and dashes of 8 or more. Its lookarounds make
+# the regex engine try every position of a line (~20 ns a byte: most of learning's CPU on a
+# server log of a new request id a line); this plain run is found 2-3x faster, and `_HEX_ID`
+# then reads only the run with the one byte either side its lookarounds look at.
+_HEX_RUN = re.compile(rb"[0a-fA-F][0a-fA-F-]{7,}")
+
+
+def _hex_ids_as_one(shaped: bytes) -> bytes:
+    """`_HEX_ID.sub(b"0x", shaped)`: each hex id of a digit-shaped line read as `0x`."""
+    return _HEX_RUN.sub(_hex_run_as_one, shaped)
+
+
+def _hex_run_as_one(run: re.Match[bytes]) -> bytes:
+    text, (start, end) = run.string, run.span()
+    lo = max(0, start - 1)
+    window = _HEX_ID.sub(b"0x", text[lo : end + 1])
+    return window[start - lo : len(window) - (end < len(text))]
+
+
 # Shorter secret values are not masked wherever they recur: `abc` would hit ordinary words.
 _MIN_LEARNED_SECRET = 6
 # Teaching-line shapes remembered across pieces (about 100 bytes each).
@@ -177,7 +196,7 @@ class Masker:
             shaped = _HEX_NUMBER.sub(b"0x", snippet.translate(DIGITS_AS_ZERO))
             if taught.issuperset(shaped.split(b"\n")):
                 continue
-            line_shapes = _HEX_ID.sub(b"0x", shaped).split(b"\n")
+            line_shapes = _hex_ids_as_one(shaped).split(b"\n")
             if not taught.issuperset(line_shapes):
                 taught.update(line_shapes)
                 new.append(snippet)

@@ -850,6 +850,27 @@ def test_lines_that_differ_in_hex_ids_still_teach_each_name() -> None:
     assert out == "<USER-1>, <USER-2> and <USER-3> were paged; 3f2a9c0007e1b7 stays\n", out
 
 
+def test_cache_lines_of_new_hex_ids_teach_names_made_of_hex_letters() -> None:
+    """HF datasets names a new fingerprint on every cache line: those lines are one shape, but
+    a user whose name is all hex letters (`bea`, `faced`) beside the ids is still a new one."""
+    rng = random.Random(5)
+
+    def hexes(n: int) -> str:
+        return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+
+    def cached(user: str) -> str:
+        return (f"Loading cached processed dataset at /home/{user}/.cache/huggingface/datasets/json/default-{hexes(16)}/"
+                f"0.0.0/{hexes(64)}/cache-{hexes(16)}.arrow\n")  # fmt: skip
+
+    lines = [cached("jsmith") for _ in range(200)]
+    lines.insert(70, cached("bea"))
+    lines.insert(140, cached("faced"))
+    masker = Masker()
+    masker.learn("".join(lines).encode())
+    out = masker.mask("jsmith, bea and faced were paged\n")
+    assert out == "<USER-1>, <USER-2> and <USER-3> were paged\n", out
+
+
 @pytest.mark.parametrize(
     "lines",
     [
