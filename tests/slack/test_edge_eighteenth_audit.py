@@ -13,26 +13,13 @@ import pytest
 from bot.store import Store, StoreConfig
 from tests.slack.conftest import Bot, quiesce
 from tests.slack.fake_slack import TEAM_ID, FakeSlack
+from tests.slack.test_edge_seventeenth_audit import GUIDANCE, listed
+from tests.slack.test_edge_seventeenth_audit import lookup as answer
 from tests.watch.conftest import TOKEN, make_scale
 
 UNAVAILABLE = "temporarily unavailable"
-GUIDANCE = "does not say which failure it is"
 HELP_MARK = "diagnoses failed training runs"
 OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
-
-
-def answer(bot: Bot, text: str, team: str = TEAM_ID) -> dict[str, Any]:
-    """The ephemeral answer `/denpex <text>` is acknowledged with."""
-    reply = bot.command(text, team=team)
-    assert reply.status == 200, reply.body[:300]
-    said = reply.json()
-    assert said["response_type"] == "ephemeral"
-    return said
-
-
-def listed(said: dict[str, Any]) -> list[str]:
-    """The entry ids a lookup's answer lists (its Show buttons)."""
-    return [b["accessory"]["value"] for b in said.get("blocks") or [] if b.get("accessory", {}).get("type") == "button"]
 
 
 def shown(said: dict[str, Any]) -> str:
