@@ -14,7 +14,7 @@ import regex
 
 from bot.matcher.engine import Matcher
 from bot.matcher.near_words import NearWords
-from bot.matcher.plain_words import PLAIN_WORDS
+from bot.matcher.plain_words import GREETINGS, PLAIN_WORDS
 from bot.matcher.rulebook import Rule
 from bot.matcher.vague_words import VAGUE_WORDS
 
@@ -25,8 +25,15 @@ _FIELDS = (("title", 3.0), ("symptoms", 2.0), ("keywords", 2.0), ("tags", 1.5), 
 _TYPO_WEIGHT = 0.8
 # A word in more than this share of the entries ("error", "failed") names no failure by itself.
 _GENERIC_SHARE = 0.4
-# From this many words typed, a text hit must share most of them.
-_SENTENCE_WORDS = 3
+# From this many words typed, a text hit must share most of them (both of two: "hello world"
+# shares "world" with the world-size entries and names none of them).
+_SENTENCE_WORDS = 2
+# A question put to the bot ("is this hardware?", "what does this mean?") asks about a
+# diagnosis; it names no failure unless a signature matches it. Error lines that end in a
+# question ("Did you mean ...?") name their failure first and do not start this way.
+_QUESTION = regex.compile(
+    r"\s*(?:is|are|was|were|what|whats|why|how|can|could|should|does|do|did|will|would|which|who|where|when)\b"
+    r"[^\n]*\?\s*", regex.IGNORECASE)
 # A query whose naming words more entries than this share ("cuda error": 85 of ~300) names an
 # area, not a failure: five of them listed would be a guess.
 _BROAD_ENTRIES = 25
@@ -41,6 +48,10 @@ class LookupHit:
 
 def _words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in PLAIN_WORDS]
+
+
+def _greetings(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w in GREETINGS}
 
 
 class Lookup:
@@ -77,8 +88,11 @@ class Lookup:
             if rule is not None and m.id not in seen:
                 hits.append(LookupHit(rule, 1.0 + m.score, "signature"))
                 seen.add(m.id)
+        if _QUESTION.fullmatch(query):
+            return hits[:limit]
         # Each word typed, and the index's words that stand for it (itself, or its typo's fixes).
         asked = {typed: {typed} | self._near.correct(typed) for typed in _words(query)}
+        greeted = len(_greetings(query))
         words = dict.fromkeys(asked, 1.0)
         for typed, known in asked.items():
             for fixed in known - {typed}:
@@ -91,7 +105,7 @@ class Lookup:
             for name, weight in _FIELDS:
                 counts = fields[name]
                 score += sum(weight * trust * self._idf.get(w, 0.0) for w, trust in words.items() if w in counts)
-            if score > 0 and self._enough(asked, fields):
+            if score > 0 and self._enough(asked, fields, greeted):
                 scored.append((score, rule))
         if scored:
             top = max(s for s, _ in scored)
@@ -111,6 +125,8 @@ class Lookup:
         typed = _words(query)
         if not typed or self.matcher.diagnose(query).matches:
             return False
+        if _QUESTION.fullmatch(query):
+            return True
         naming = [{w} | self._near.correct(w) for w in typed if w not in VAGUE_WORDS and w not in self._generic]
         if not naming:
             # Only words half the entries use ("this is not an error") say nothing at all of
@@ -120,17 +136,20 @@ class Lookup:
                    if all(any(w in counts for w in known for counts in fields.values()) for known in naming))
         return fits > _BROAD_ENTRIES
 
-    def _enough(self, asked: dict[str, set[str]], fields: dict[str, Counter[str]]) -> bool:
+    def _enough(self, asked: dict[str, set[str]], fields: dict[str, Counter[str]], greeted: int = 0) -> bool:
         """Does an entry share enough of the query to be listed for it? A word other than a
         generic one ("this is not an error" shares only "error" with half the entries), and,
         for a sentence, most of its words: "some random string that matches nothing" shares
         "string" with Arrow's offset overflow, which is not what it asks about. Tokens with
-        digits (line numbers, versions, hex ids) are not counted: no entry holds them."""
+        digits (line numbers, versions, hex ids) and short unknown words are not counted. Greetings
+        typed (`greeted`) are counted and never shared: "hello world" is small talk."""
         def shares(known: set[str]) -> bool:
             return any(w in counts for w in known for counts in fields.values())
 
         shared = {typed for typed, known in asked.items() if shares(known)}
         if not shared - self._generic:
             return False
-        counted = [typed for typed in asked if typed.isalpha()]
-        return len(counted) < _SENTENCE_WORDS or 2 * len(shared & set(counted)) > len(counted)
+        # A short word no entry holds is a fragment or a typo too short to read ("disk ful").
+        counted = [typed for typed in asked if typed.isalpha() and (len(typed) > 3 or typed in shared)]
+        total = len(counted) + greeted
+        return total < _SENTENCE_WORDS or 2 * len(shared & set(counted)) > total

@@ -27,11 +27,17 @@ _FUNCTION_WORDS = (
     "whenever", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will",
     "within", "without", "won", "would", "wouldn", "yet", "yours", "yourself",
 )
+# Greetings and small talk: no error line holds them. Skipped like the rest, but a lookup
+# counts them among the words an entry must share most of: "hello world" shares only "world"
+# (world size) with any entry, half of what was typed, and lists nothing.
+GREETINGS = frozenset((
+    "hello", "hey", "thanks", "thank", "morning", "night", "tonight", "everyone", "cheers", "welcome",
+))
 # What people type around an error in chat.
 _CHAT_FILLER = (
-    "please", "help", "hello", "thanks", "thank", "hey", "guys", "anyone", "idea", "ideas", "weird",
+    "please", "help", "guys", "anyone", "idea", "ideas", "weird",
     "strange", "happened", "happens", "happening", "know", "knows", "going", "got", "get", "gets",
-    "getting", "seems", "seem", "look", "looks", "looking", "today", "yesterday", "tonight",
-    "night", "morning", "week", "again", "keeps", "kept", "sure", "maybe", "really",
+    "getting", "seems", "seem", "look", "looks", "looking", "today", "yesterday",
+    "week", "again", "keeps", "kept", "sure", "maybe", "really", "went",
 )
-PLAIN_WORDS = frozenset(_FUNCTION_WORDS + _CHAT_FILLER)
+PLAIN_WORDS = frozenset(_FUNCTION_WORDS + _CHAT_FILLER) | GREETINGS

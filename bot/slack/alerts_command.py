@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from slack_sdk import WebClient
+
 from bot.slack import blocks as ui
 from bot.slack.deps import BotDeps
+from bot.slack.membership import bot_in_channel
 from bot.store import Plan
 
 USAGE = "Usage: `/denpex alerts connect` (in the channel alerts should go to), `/denpex alerts revoke`, `/denpex alerts status`"
@@ -24,9 +27,11 @@ def is_public(channel: str, channel_name: str) -> bool:
 
 
 def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, rest: str,
-                   channel_name: str = "", token_team: str | None = None) -> tuple[str, list[dict[str, Any]]]:
+                   channel_name: str = "", token_team: str | None = None,
+                   client: WebClient | None = None) -> tuple[str, list[dict[str, Any]]]:
     """`token_team`: in single-token mode, the workspace the bot's one token belongs to (what
-    `auth.test` says); None where each workspace posts with its own installation's token."""
+    `auth.test` says); None where each workspace posts with its own installation's token.
+    `client`: the workspace's Web API client, to ask whether the bot is in the channel."""
     word = rest.split()[0].lower() if rest.split() else ""
     if word not in ("connect", "revoke", "status"):
         return ui.error_message(USAGE)
@@ -52,6 +57,12 @@ def respond_alerts(deps: BotDeps, team: str, user: str, channel: str | None, res
     if store.plans.get(team).plan != Plan.SCALE.value:
         return ui.error_message("Alerts from `denpex watch` are a Scale plan feature, and this workspace is on the "
                                 "free plan. Redeem an evaluation code with `/denpex redeem <code>`, then connect again.")
+    if client is not None and bot_in_channel(client, channel) is False:
+        # A token for a channel the bot is not in carries no alert: Slack refuses each post
+        # (`not_in_channel`), and the manifest has no scope to join it.
+        text = (f":warning: I'm not a member of <#{channel}>, so I could not post its alerts. Add me with "
+                "`/invite @Denpex` in this channel, then run `/denpex alerts connect` again.")
+        return text, [ui.section(text)]
     token = store.alerts.connect(team, channel, user, public=is_public(channel, channel_name))
     text = (
         f":rotating_light: Alerts from `denpex watch` will be posted in <#{channel}>. This ingest token is shown "

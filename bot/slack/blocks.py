@@ -473,6 +473,17 @@ def conversation_link(channel: str, *, app_id: str | None = None, team: str | No
     return f"<https://slack.com/app_redirect?app={app_id}{on_team}|your DM with Denpex>"
 
 
+def _plan_home_text(status: Any) -> str:
+    """The Home tab's word on the plan: a free workspace is told how to evaluate Scale; one on
+    Scale is told what it has and until when (a code to redeem is what it already did)."""
+    if status.plan == Plan.FREE.value:
+        return esc("*Evaluation codes*\nRedeem one with `/denpex redeem <code>`: the scale plan gives 50 diagnoses a day for 14 days.")
+    until = f" until {status.plan_expires_at:%Y-%m-%d %H:%M} UTC" if status.plan_expires_at else ""
+    return esc(f"*Plan*\nThis workspace is on the *{status.plan}* plan{until}: {status.daily_limit} diagnoses a day, "
+               "a longer list of recent diagnoses, and `denpex watch` alerts in the channels connected with "
+               "`/denpex alerts connect`.")
+
+
 def home_view(status: Any | None, history: list[dict[str, Any]] | None = None, *, app_id: str | None = None,
               team: str | None = None) -> dict[str, Any]:
     """The Home tab; `app_id` and `team` (the workspace) make a DM diagnosis's link open the DM."""
@@ -481,7 +492,7 @@ def home_view(status: Any | None, history: list[dict[str, Any]] | None = None, *
         blocks.append(section(":warning: Usage is temporarily unavailable."))
     else:
         blocks.append(section("*This workspace*\n" + quota_text(status)))
-        blocks.append(section(esc("*Evaluation codes*\nRedeem one with `/denpex redeem <code>`: the scale plan gives 50 diagnoses a day for 14 days.")))
+        blocks.append(section(_plan_home_text(status)))
     if history:
         lines = []
         for h in history:

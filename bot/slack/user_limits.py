@@ -47,7 +47,9 @@ class PerUser:
         return store.ratelimit.allow(team, user, self.action, self.per_minute, WINDOW_S)
 
 
-LOOKUP = PerUser("lookup", 30, "Too many lookups in a minute: wait a moment.", needs_store=True)
+# A lookup reads only the rulebook: with Redis down it is still answered, unlimited (the limit
+# fails open, logged), as an entry button is; what reads or writes state refuses instead.
+LOOKUP = PerUser("lookup", 30, "Too many lookups in a minute: wait a moment.", needs_store=False)
 ENTRY = PerUser("entry", 30, None, needs_store=False)  # an entry is shown without any state
 FOLLOWUP = PerUser("followup", 30, None, needs_store=True)
 
@@ -66,6 +68,8 @@ def limited(deps: BotDeps, limit: PerUser) -> Callable[..., BoltResponse | None]
             allowed = limit.allows(deps.store, team, user)
         except StoreUnavailable:
             if not limit.needs_store:
+                log.warning("%s limit not checked for team=%s: the store is unavailable; answered without it",
+                            limit.action, team)
                 return next()
             tell_unavailable(client, body, context, ack)
             return ack.response if ack.response is not None else ack()

@@ -162,12 +162,13 @@ def download_retry_handlers() -> list[RetryHandler]:
     ]
 
 
-def courtesy_client(client: WebClient) -> WebClient:
-    """A client for calls that must not delay the reply (reactions): short timeout, one short retry."""
+def courtesy_client(client: WebClient, timeout_s: float = COURTESY_TIMEOUT_S, retry: bool = True) -> WebClient:
+    """A client for calls that must not delay the reply (reactions): short timeout, one short
+    retry; with `retry` False none, for a call made inside a 3-second acknowledgement."""
     return WebClient(
         token=client.token,
         base_url=client.base_url,
-        timeout=min(client.timeout, COURTESY_TIMEOUT_S),
+        timeout=min(client.timeout, timeout_s),
         headers=client.headers,
         team_id=(client.default_params or {}).get("team_id"),
         logger=client.logger,
@@ -175,7 +176,7 @@ def courtesy_client(client: WebClient) -> WebClient:
             BoundedRateLimitRetryHandler(max_retry_count=1, max_wait_s=COURTESY_MAX_RETRY_AFTER_S,
                                          jitter_s=min(0.2, retry_jitter())),
             ConnectionErrorRetryHandler(max_retry_count=1, interval_calculator=backoff()),
-        ],
+        ] if retry else [],
     )
 
 

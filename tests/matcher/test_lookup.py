@@ -76,3 +76,37 @@ def test_words_naming_no_failure_in_particular_are_too_general(denpex: Denpex, q
 def test_words_naming_a_failure_or_nothing_are_not_too_general(denpex: Denpex, query: str) -> None:
     """A word that narrows, a signature match, or no failure word at all ("No entry matches")."""
     assert not denpex.too_general(query)
+
+
+@pytest.mark.parametrize("query", [
+    "hello world",  # "world" alone is the world-size entries' word, not what was said
+    "good morning everyone",
+    "deploy went fine",
+    "lunch at noon?",  # "lunch" is one letter off "launch", "noon" no entry's word
+    "thanks everyone",
+])
+def test_small_talk_sharing_one_word_with_an_entry_lists_nothing(denpex: Denpex, query: str) -> None:
+    """Two or three words of which an entry shares one are not a lookup of that entry."""
+    assert denpex.lookup(query) == [], [h.rule.id for h in denpex.lookup(query)]
+
+
+@pytest.mark.parametrize("query", ["is this hardware?", "what does this mean?", "How do I fix it?",
+                                   "can you look at my run?"])
+def test_a_question_to_the_bot_lists_nothing_and_is_too_general(denpex: Denpex, query: str) -> None:
+    """A question asks about a diagnosis; it names no failure, so nothing is guessed for it."""
+    assert denpex.lookup(query) == []
+    assert denpex.too_general(query)
+
+
+@pytest.mark.parametrize("query,first", [
+    ("hey, nccl watchdog timeout", "nccl-watchdog-timeout"),
+    ("thanks, loss is nan again", "loss-nan"),
+    ("segmentation fault", "native-segfault"),
+    ("disk full", "disk-full"),
+    ("CUDA error: out of memory?", "cuda-oom"),  # a question mark after an error line
+])
+def test_a_failure_named_with_a_greeting_or_two_words_still_comes_first(denpex: Denpex, query: str, first: str) -> None:
+    """Greetings count against a text hit, but an entry sharing the rest still leads."""
+    hits = denpex.lookup(query)
+    assert hits and hits[0].rule.id == first, [h.rule.id for h in hits]
+    assert not denpex.too_general(query)

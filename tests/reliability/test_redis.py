@@ -169,15 +169,18 @@ def test_hung_redis_keeps_acks_inside_3s_and_the_user_informed(rb, rfake):
     assert used(bot) == 1
 
 
-def test_redis_down_a_lookup_gets_the_outage_notice_and_an_entry_click_still_shows(rb, rfake):
-    """Redis stopped: the per-user limit middleware answers a lookup with the outage notice, and lets an entry click through unlimited."""
+def test_redis_down_a_lookup_and_an_entry_click_still_answer_and_quota_says_unavailable(rb, rfake):
+    """Redis stopped: a lookup reads only the rulebook, so the per-user limit fails open for it
+    (as for an entry click) and it is answered; `/denpex quota`, which reads the store, gets
+    the outage notice."""
     bot, server = rb
     server.stop()
     reply = bot.command("torch.OutOfMemoryError: CUDA out of memory")
     assert reply.status == 200
     body = reply.json()
-    assert UNAVAILABLE in body["text"] and body["response_type"] == "ephemeral"
-    assert "cuda-oom" not in str(body["blocks"])
+    assert UNAVAILABLE not in body["text"] and body["response_type"] == "ephemeral"
+    assert "cuda-oom" in str(body["blocks"])
+    assert UNAVAILABLE in bot.command("quota").json()["text"]
     assert bot.action("denpex_full_entry", "cuda-oom", thread_ts="1700007000.000100").status == 200
     (entry,) = rfake.wait_delivered("chat.postMessage", thread_ts="1700007000.000100")
     assert "cuda-oom" in all_text(entry)

@@ -13,6 +13,7 @@ from typing import Any
 
 import regex
 from slack_bolt import Ack, App
+from slack_sdk import WebClient
 
 from bot.slack import blocks as ui
 from bot.slack import logdetect
@@ -42,6 +43,7 @@ class Invocation:
     rest: str
     channel_name: str = ""  # as Slack names it: `privategroup` for a private channel
     token_team: str | None = None  # single-token mode: the workspace of the bot's token
+    client: WebClient | None = None  # the workspace's Web API client (alerts connect asks Slack)
 
 
 def typed(body: dict[str, Any]) -> str:
@@ -83,7 +85,8 @@ def _show(deps: BotDeps, call: Invocation) -> Answer:
 def _alerts(deps: BotDeps, call: Invocation) -> Answer:
     from bot.slack.alerts_command import respond_alerts
 
-    return respond_alerts(deps, call.team, call.user, call.channel, call.rest, call.channel_name, call.token_team)
+    return respond_alerts(deps, call.team, call.user, call.channel, call.rest, call.channel_name, call.token_team,
+                          call.client)
 
 
 def _quota(deps: BotDeps, call: Invocation) -> Answer:
@@ -164,7 +167,8 @@ def token_team(deps: BotDeps, context: Any) -> str | None:
     return (getattr(authorized, "team_id", None) or "") if authorized is not None else ""
 
 
-def respond_to(deps: BotDeps, body: dict[str, Any], team: str, token_team: str | None = None) -> Answer:
+def respond_to(deps: BotDeps, body: dict[str, Any], team: str, token_team: str | None = None,
+               client: WebClient | None = None) -> Answer:
     """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
     word, rest = _word_and_rest(typed(body))
     handler = SUBCOMMANDS.get(word.lower())
@@ -172,7 +176,7 @@ def respond_to(deps: BotDeps, body: dict[str, Any], team: str, token_team: str |
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
         return ui.help_message()
     return handler(deps, Invocation(team, body.get("user_id") or "unknown", body.get("channel_id"), rest.strip(),
-                                    str(body.get("channel_name") or ""), token_team))
+                                    str(body.get("channel_name") or ""), token_team, client))
 
 
 def register(app: App, deps: BotDeps) -> None:
@@ -180,9 +184,9 @@ def register(app: App, deps: BotDeps) -> None:
         text, blocks = lookup(deps, body)
         ack(text=text, blocks=blocks, response_type="ephemeral")
 
-    def on_denpex(ack: Ack, body: dict[str, Any], context: Any) -> None:
+    def on_denpex(ack: Ack, body: dict[str, Any], context: Any, client: WebClient) -> None:
         try:
-            text, blocks = respond_to(deps, body, context["workspace_id"], token_team(deps, context))
+            text, blocks = respond_to(deps, body, context["workspace_id"], token_team(deps, context), client)
         except StoreUnavailable:
             text, blocks = ui.unavailable_message()
         ack(text=text, blocks=blocks, response_type="ephemeral")
