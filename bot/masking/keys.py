@@ -79,7 +79,9 @@ _USER_EXACT = frozenset(
 # bot/masking/names.py), and is learned: the same login names a namespace or a container.
 OWNER_KEYS = frozenset(
     ("owner", "job_owner", "run_owner", "owned_by", "created_by", "submitted_by", "requested_by", "triggered_by",
-     "launched_by", "started_by", "assignee", "submitter", "requester")
+     "launched_by", "started_by", "assignee", "submitter", "requester",
+     # Airflow's task log: `Exporting env vars: AIRFLOW_CTX_DAG_OWNER='hfischer' ...`.
+     "dag_owner", "airflow_ctx_dag_owner")
 )  # fmt: skip
 # Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
 _TEAM_WORDS = frozenset(

@@ -69,7 +69,9 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         # `git+ssh://git@git.acme.io/team/repo.git`: userinfo. (Guarded: a negative start
         # would read the end of the text.)
         in_url = m.start() >= 3 and text.startswith("://", m.start() - 3)
-        if remote or in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
+        # PBS's `qstat -f`: `Job_Owner = hfischer@login01.hpc.acme.edu`, the login on the host it submitted from.
+        job_owner = text.endswith(_JOB_OWNER, max(0, m.start() - len(_JOB_OWNER)), m.start())
+        if remote or in_url or job_owner or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
             # machine, not an address; the machine stays when it is a public service's.
@@ -102,6 +104,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 
 
 _VSCODE_REMOTE = "ssh-remote+"
+_JOB_OWNER = "Job_Owner = "
 # git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
 _SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
 _SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")
@@ -195,6 +198,10 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
+        if not prompt:
+            # nvitop's process panel titles itself with who runs it, where:
+            # `│ Processes:                              hfischer@gpu-node-17 │`.
+            prompt = text.startswith(" Processes:", lead + 1) or text.startswith("Processes:", lead)
         if not prompt:
             # Git Bash's (MSYS2's) prompt: `hfischer@DESKTOP-7QK2L9M MINGW64 ~/llm (main)`.
             prompt = text.startswith(_MSYS_SYSTEMS, m.end("host"))
@@ -303,7 +310,7 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 # The anchor words of the model and data set keys of the Hub owners' rows (`_HF_OWNER_RXS`) (one row, any of its words).
 _MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_name", "tokenizer=", "tokenizer:", "tokenizer'",
                     'tokenizer"', "tokenizer_name", "dataset_name", "dataset_path")  # fmt: skip
-PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
@@ -531,6 +538,11 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("pts/", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}pts/\d{1,4} ")),
     # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`.
     (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
+    # nvitop's process table, under its `GPU     PID      USER  GPU-MEM %SM ...` header: the
+    # process type between the PID and the USER, a login longer than 7 cut to `hfisch+`
+    # (`│   0  205220 C hfisch+   497MiB   0 ...`; `|` in its ASCII mode).
+    ("gpu-mem", re.compile(r"[│|] {1,4}\d{1,2} {1,8}\d{1,10} (?:C|G|C\+G|X) {1,8}(?P<user>[^\W\d][\w.-]{0,31}?)\+? {1,9}"
+                           r"(?:\d[\d.]{0,8}[KMGT]i?B|N/A)")),
     # Kubernetes RBAC's refusal names the account: `pods is forbidden: User "hfischer" cannot list
     # resource "pods" in API group "" in the namespace "ml"` (a service account,
     # `system:serviceaccount:ml:trainer`, is the cluster's and does not match).

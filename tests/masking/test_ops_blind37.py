@@ -1,0 +1,147 @@
+"""Logins and names a thirty-seventh blind corpus found kept, in the operations output users
+paste beside a training log (bot/masking/hosts.py tables, people.py, keys.py):
+
+- scheduler tables read by their header: LSF's `bjobs` (USER, FROM_HOST), HTCondor's
+  `condor_q` (OWNER, batch and `-nobatch` layouts), Grid Engine's `qstat` (user, over its rule
+  of dashes; a pending job has no queue), Slurm's `sshare` (User) and `sreport` user reports
+  (Login and the GECOS `Proper Name` beside it), cells cut to `hannah.f+` masked too;
+- nvitop's process panel (the USER column after the process type, cut to seven, and the
+  panel's `login@host` title);
+- PBS's `Job_Owner = login@host`: an account at the submit host, not an e-mail address;
+- Airflow's `AIRFLOW_CTX_DAG_OWNER='login'` (the DAG's owner, as `owner:` keys are read).
+Kept: the diagnosis (job states, exit codes, memory limits, GPU models and memory figures),
+system accounts (`root`), Airflow's own default owner, table rows' other cells.
+All values are synthetic, in the real formats.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.masking.test_round12 import _mask_log  # learned whole first, then masked
+
+_BJOBS = (
+    "$ bjobs -u all\n"
+    "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
+    "48213   tkowalc RUN   gpu_normal hpclogin2   8*hpcn114   llama_sft  Nov  3 08:14\n"
+    "48214   zaydin  PEND  gpu_normal hpclogin2               eval_run   Nov  3 08:15\n"
+)
+_CONDOR = (
+    "-- Schedd: submit-2.chtc.wisc.edu : <128.104.101.92:9618?... @ 11/03/26 09:20:41\n"
+    "OWNER      BATCH_NAME     SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n"
+    "nokafor    ID: 4821301    11/3  08:14      _      1      _      _      1 4821301.0\n"
+    "wen.sato   ID: 4821355    11/3  08:40      _      _      _      2      2 4821355.0-1\n"
+    "\n"
+    "Total for query: 3 jobs; 0 completed, 0 removed, 0 idle, 1 running, 2 held, 0 suspended\n"
+)
+_CONDOR_NOBATCH = (
+    " ID         OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n"
+    "4821301.0   rdeshpande      11/3 08:14   0+01:02:03 R  0    2441.4 train.sh --bf16\n"
+    "4821355.0   rdeshpande      11/3 08:40   0+00:00:00 H  0    0.0 eval.sh\n"
+)
+_QSTAT = (
+    "job-ID  prior   name       user         state submit/start at     queue                          slots ja-task-ID \n"
+    "-----------------------------------------------------------------------------------------------------------------\n"
+    " 482130 0.50500 train.sh   lmoretti     r     11/03/2026 08:14:02 gpu.q@node-gpu-03.cluster.local     4        \n"
+    " 482131 0.50000 eval.sh    kmensah      Eqw   11/03/2026 08:15:40                                    1        \n"
+)
+_SSHARE = (
+    "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  FairShare \n"
+    "-------------------- ---------- ---------- ----------- ----------- ------------- ---------- \n"
+    "root                                          0.000000  1023441203      1.000000            \n"
+    " mlteam                                100    0.250000   912384402      0.412000            \n"
+    "  mlteam             ingrid.me+          1    0.050000   501223110      0.226000   0.041667 \n"
+    "  mlteam                 aholmb          1    0.050000    12031221      0.005400   0.833333 \n"
+)
+_SREPORT = (
+    "--------------------------------------------------------------------------------\n"
+    "Cluster/Account/User Utilization 2026-10-01T00:00:00 - 2026-10-31T23:59:59 (2678400 secs)\n"
+    "Usage reported in CPU Hours\n"
+    "--------------------------------------------------------------------------------\n"
+    "  Cluster         Account     Login     Proper Name     Used   Energy \n"
+    "--------- --------------- --------- --------------- -------- -------- \n"
+    "   kraken          mlteam                             812031        0 \n"
+    "   kraken          mlteam   tnkosi7     Thabo Nkosi   501223        0 \n"
+    "   kraken          mlteam amara.br+ Amara Brandste+    12031        0 \n"
+)
+_NVITOP = (
+    "╒══════════════════════════════════════════════════════════════════════════════╕\n"
+    "│ Processes:                                                  hkahale@dgx-a03 │\n"
+    "│ GPU     PID      USER  GPU-MEM %SM  %CPU  %MEM  TIME  COMMAND                 │\n"
+    "╞══════════════════════════════════════════════════════════════════════════════╡\n"
+    "│   0  205220 C hkahale  78.23GiB  99  101.2  12.3  5:01:12  python train.py    │\n"
+    "│   1  205311 C siobha+  9316MiB  76   53.0   1.2  5:39  python eval.py         │\n"
+    "│   2    1204 G    root     4MiB   0    0.0   0.0  9 days  /usr/lib/xorg/Xorg   │\n"
+    "╘══════════════════════════════════════════════════════════════════════════════╛\n"
+)
+_PBS = (
+    "Job Id: 48213.pbs01\n"
+    "    Job_Name = llama_sft\n"
+    "    Job_Owner = mbrennan@login04.thor.hpc.tu-graz.at\n"
+    "    job_state = F\n"
+    "    Exit_status = 271\n"
+    "    euser = mbrennan\n"
+)
+_AIRFLOW = (
+    "[2026-11-03, 08:14:02 UTC] {taskinstance.py:1662} INFO - Exporting env vars: AIRFLOW_CTX_DAG_OWNER='zhangwen42' "
+    "AIRFLOW_CTX_DAG_ID='llm_finetune' AIRFLOW_CTX_TASK_ID='train_model' AIRFLOW_CTX_TRY_NUMBER='1'\n"
+    "[2026-11-03, 08:14:09 UTC] {taskinstance.py:1400} INFO - Marking task as UP_FOR_RETRY. dag_id=llm_finetune, task_id=train_model\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("log", "gone", "kept"),
+    [
+        (_BJOBS, ["tkowalc", "zaydin", "hpclogin2"], ["PEND", "RUN", "gpu_normal", "eval_run"]),
+        (_CONDOR, ["nokafor", "wen.sato"], ["Total for query: 3 jobs", "4821355.0-1"]),
+        (_CONDOR_NOBATCH, ["rdeshpande"], ["0+01:02:03 R", "train.sh --bf16"]),
+        (_QSTAT, ["lmoretti", "kmensah", "node-gpu-03"], ["Eqw", "0.50500", "train.sh"]),
+        (_SSHARE, ["ingrid.me", "aholmb"], ["0.041667", "mlteam", "root"]),
+        (_SREPORT, ["tnkosi7", "Thabo Nkosi", "amara.br", "Amara Brandste"], ["812031", "kraken", "Usage reported in CPU Hours"]),
+        (_NVITOP, ["hkahale", "siobha", "dgx-a03"], ["78.23GiB", "/usr/lib/xorg/Xorg", " root "]),
+        (_PBS, ["mbrennan", "login04.thor"], ["Exit_status = 271", "job_state = F"]),
+        (_AIRFLOW, ["zhangwen42"], ["UP_FOR_RETRY", "AIRFLOW_CTX_DAG_OWNER=", "llm_finetune"]),
+    ],
+)
+def test_ops_tables_mask_people_keep_diagnosis(log: str, gone: list[str], kept: list[str]) -> None:
+    """Each login, name and host goes; the table's diagnostic cells stay."""
+    out = _mask_log(log)
+    for value in gone:
+        assert value not in out, (value, out)
+    for value in kept:
+        assert value in out, (value, out)
+
+
+def test_pbs_job_owner_is_an_account_at_a_host() -> None:
+    """`Job_Owner = login@host` is the login (the same placeholder as `euser`) at a host, not an e-mail."""
+    out = _mask_log(_PBS)
+    assert "Job_Owner = <USER-1>@<HOST-1>" in out
+    assert "euser = <USER-1>" in out
+    assert "<EMAIL-" not in out
+
+
+def test_learned_logins_go_where_they_recur() -> None:
+    """A login a table teaches is masked in the prose pasted after it."""
+    out = _mask_log(_BJOBS + "zaydin: my eval_run is stuck in PEND since 08:15\n")
+    assert "zaydin" not in out
+    assert "eval_run is stuck in PEND" in out
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # A table that ends: prose after it is no row (its first word is no login).
+        _CONDOR,
+        # ps's STAT column is not bjobs' (its header is not bjobs'): the ps table reads on.
+        "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+        "root           1  0.0  0.0 167744 13100 ?        Ss   Nov02   0:09 /sbin/init\n",
+        # Airflow's default owner, a tool's account.
+        "INFO - Exporting env vars: AIRFLOW_CTX_DAG_OWNER='airflow' AIRFLOW_CTX_DAG_ID='nightly_eval'\n",
+    ],
+)
+def test_no_word_of_the_tool_is_taken_for_a_person(log: str) -> None:
+    """Words a tool prints around its tables (Total, root, airflow) stay."""
+    out = _mask_log(log)
+    for word in ("Total for query", "/sbin/init", "root", "'airflow'"):
+        if word in log:
+            assert word in out, (word, out)
