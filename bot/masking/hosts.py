@@ -20,7 +20,7 @@ from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
-declare("IdentityFile", "HostName", "JobID", "---", "RawShares", "Proper Name")
+declare("IdentityFile", "HostName", "JobID", "---", "RawShares", "Proper Name", "Username")
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
 PUBLIC_HOSTS = frozenset(
@@ -1225,8 +1225,11 @@ _RULED_HEADERS: tuple[tuple[str, LinePattern, re.Pattern[str]], ...] = (
     # sreport's user reports: `Cluster  Account  Login  Proper Name  Used  Energy` (and
     # `Cluster  Login  Proper Name  Account ...`), the GECOS name beside the login.
     ("Proper Name", LinePattern(r"[ \t]*Cluster[ \t][^\n]*Login[ \t]+Proper Name[ \t][^\n]*" + _RULER, re.M, gate=r"Login[ \t]+Proper Name"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    # PBS/Torque's `qstat -a` / `qstat -u`: `Job ID  Username Queue  Jobname  SessID NDS TSK Memory Time  S Time`
+    # (a login longer than the column is cut without a mark).
+    ("Username", LinePattern(r"[ \t]*Job ID[ \t]+Username[ \t][^\n]*" + _RULER, re.M, gate=r"Job ID[ \t]+Username"), re.compile(r" *\d{1,12}(?:\[\d{0,9}\])?(?:\.[\w.-]{1,64})? *\Z")),
 )
-_RULED_COLUMNS = {"User": "user", "Login": "user", "Proper Name": "name", "NodeList": "host", "BatchHost": "host"}
+_RULED_COLUMNS = {"User": "user", "Username": "user", "Login": "user", "Proper Name": "name", "NodeList": "host", "BatchHost": "host"}
 _DASH_RUN = re.compile(r"-+")
 
 

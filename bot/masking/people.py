@@ -310,7 +310,8 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 # The anchor words of the model and data set keys of the Hub owners' rows (`_HF_OWNER_RXS`) (one row, any of its words).
 _MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_name", "tokenizer=", "tokenizer:", "tokenizer'",
                     'tokenizer"', "tokenizer_name", "dataset_name", "dataset_path")  # fmt: skip
-PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "matching defaults entries for ",
+                " may run the following commands on ", " is not in the sudoers file", "sorry, user ", "http/", "jobnumber ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
@@ -576,6 +577,18 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
     # (scontrol show node, sinfo -R / -l).
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
+    # `sudo -l`: `Matching Defaults entries for hfischer on gpu-node-17:`, `User hfischer may run
+    # the following commands on gpu-node-17:`; its refusals: `hfischer is not in the sudoers
+    # file.`, `Sorry, user hfischer may not run sudo on gpu-node-17.`.
+    ("matching defaults entries for ", re.compile(r"Matching Defaults entries for (?P<user>[^\W\d][\w.-]{0,31}) on ")),
+    (" may run the following commands on ", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,31}) may run the following commands on ")),
+    (" is not in the sudoers file", LinePattern(r"(?:[^\n]{0,64}: )?(?P<user>[^\W\d][\w.-]{0,31}) is not in the sudoers file", re.M)),
+    ("sorry, user ", re.compile(r"Sorry, user (?P<user>[^\W\d][\w.-]{0,31}) (?:may not run sudo|is not allowed to execute) ")),
+    # A web server's access log (Common and Combined Log Format) names the authenticated user
+    # after the client's address: `10.0.3.4 - hfischer [03/Nov/2026:08:14:01 +0000] "GET /api/...`.
+    ("http/", re.compile(r" - (?P<user>[^\W\d][\w.-]{0,63}) \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] \"")),
+    # Grid Engine's accounting record (`qacct -j`): `owner        hfischer` among its padded keys.
+    ("jobnumber ", LinePattern(r"owner {2,16}(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
     ("user/group: ", re.compile(r"User/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
     # The Digital Research Alliance of Canada names allocations for their principal

@@ -8,7 +8,9 @@ paste beside a training log (bot/masking/hosts.py tables, people.py, keys.py):
 - nvitop's process panel (the USER column after the process type, cut to seven, and the
   panel's `login@host` title);
 - PBS's `Job_Owner = login@host`: an account at the submit host, not an e-mail address;
-- Airflow's `AIRFLOW_CTX_DAG_OWNER='login'` (the DAG's owner, as `owner:` keys are read).
+- Airflow's `AIRFLOW_CTX_DAG_OWNER='login'` (the DAG's owner, as `owner:` keys are read);
+- PBS/Torque's `qstat -a`/`-u` table (Username), Grid Engine's `qacct -j` record (`owner`),
+  `sudo -l` and sudo's refusals, a web server's access log's authenticated user.
 Kept: the diagnosis (job states, exit codes, memory limits, GPU models and memory figures),
 system accounts (`root`), Airflow's own default owner, table rows' other cells.
 All values are synthetic, in the real formats.
@@ -87,6 +89,36 @@ _AIRFLOW = (
     "AIRFLOW_CTX_DAG_ID='llm_finetune' AIRFLOW_CTX_TASK_ID='train_model' AIRFLOW_CTX_TRY_NUMBER='1'\n"
     "[2026-11-03, 08:14:09 UTC] {taskinstance.py:1400} INFO - Marking task as UP_FOR_RETRY. dag_id=llm_finetune, task_id=train_model\n"
 )
+_PBS_TABLE = (
+    "pbs01.hpc.internal: \n"
+    "                                                            Req'd  Req'd   Elap\n"
+    "Job ID          Username Queue    Jobname    SessID NDS TSK Memory Time  S Time\n"
+    "--------------- -------- -------- ---------- ------ --- --- ------ ----- - -----\n"
+    "48213.pbs01     rdeshpan gpu      llama_sft   12345   2 128  500gb 24:00 R 01:02\n"
+    "48214.pbs01     haddada  gpu      eval_run      --    1  16   64gb 02:00 Q   -- \n"
+)
+_QACCT = (
+    "==============================================================\n"
+    "qname        gpu.q\n"
+    "group        mlgrp\n"
+    "owner        thabo.kjeldsen\n"
+    "jobnumber    482130\n"
+    "exit_status  137                  (Killed)\n"
+)
+_SUDO = (
+    "$ sudo -l\n"
+    "Matching Defaults entries for kwame58 on gpu-node-17:\n"
+    "    env_reset, mail_badpass\n"
+    "User kwame58 may run the following commands on gpu-node-17:\n"
+    "    (root) NOPASSWD: /usr/bin/nvidia-smi\n"
+    "$ sudo -u lucia16 nvidia-smi -r\n"
+    "Sorry, user kwame58 is not allowed to execute '/usr/bin/nvidia-smi -r' as lucia16 on gpu-node-17.\n"
+    "bsato is not in the sudoers file.  This incident will be reported.\n"
+)
+_ACCESS = (
+    '10.4.7.19 - noor.raman [03/Nov/2026:08:14:09 +0000] "POST /api/v1/dags/llm_finetune/dagRuns HTTP/1.1" 409 233 "-" "python-requests/2.31.0"\n'
+    '10.4.7.19 - - [03/Nov/2026:08:14:10 +0000] "GET /health HTTP/1.1" 200 141 "-" "kube-probe/1.29"\n'
+)
 
 
 @pytest.mark.parametrize(
@@ -101,6 +133,10 @@ _AIRFLOW = (
         (_NVITOP, ["hkahale", "siobha", "dgx-a03"], ["78.23GiB", "/usr/lib/xorg/Xorg", " root "]),
         (_PBS, ["mbrennan", "login04.thor"], ["Exit_status = 271", "job_state = F"]),
         (_AIRFLOW, ["zhangwen42"], ["UP_FOR_RETRY", "AIRFLOW_CTX_DAG_OWNER=", "llm_finetune"]),
+        (_PBS_TABLE, ["rdeshpan", "haddada"], ["500gb 24:00 R 01:02", "eval_run", "48214.pbs01"]),
+        (_QACCT, ["thabo.kjeldsen"], ["exit_status  137", "group        mlgrp"]),
+        (_SUDO, ["kwame58", "bsato"], ["NOPASSWD: /usr/bin/nvidia-smi", "is not in the sudoers file", "is not allowed to execute"]),
+        (_ACCESS, ["noor.raman"], ['"POST /api/v1/dags/llm_finetune/dagRuns HTTP/1.1" 409 233', " - - [03/Nov/2026", "kube-probe/1.29"]),
     ],
 )
 def test_ops_tables_mask_people_keep_diagnosis(log: str, gone: list[str], kept: list[str]) -> None:
