@@ -12,7 +12,7 @@ from itertools import chain
 
 import regex
 
-from bot.launchers import LAUNCHER_LABEL
+from bot.launchers import LAUNCHER_LABEL, LINE_PREFIX
 from bot.literals import DIGITS_AS_ZERO, LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
@@ -20,7 +20,7 @@ from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
-declare("IdentityFile", "HostName", "JobID", "---", "RawShares", "Proper Name", "Username")
+declare("IdentityFile", "HostName", "JobID", "---", "RawShares", "Proper Name", "Username", "Def Acct", "Cluster")
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
 PUBLIC_HOSTS = frozenset(
@@ -1216,6 +1216,7 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
 # leave a cell blank where a row has no value (`.batch` rows have no User, an account's own row
 # in sshare none either): the runs give the columns.
 _RULER = NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$"
+_NEXT_RULER = re.compile(LINE_PREFIX + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
 # (a literal of the header, the header and its ruler, the shape of a row's first cell)
 _RULED_HEADERS: tuple[tuple[str, LinePattern, re.Pattern[str]], ...] = (
     ("JobID", LinePattern(r"[ \t]*JobID[ \t][^\n]*" + _RULER, re.M, gate=r"JobID[ \t]"), re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")),
@@ -1225,6 +1226,10 @@ _RULED_HEADERS: tuple[tuple[str, LinePattern, re.Pattern[str]], ...] = (
     # sreport's user reports: `Cluster  Account  Login  Proper Name  Used  Energy` (and
     # `Cluster  Login  Proper Name  Account ...`), the GECOS name beside the login.
     ("Proper Name", LinePattern(r"[ \t]*Cluster[ \t][^\n]*Login[ \t]+Proper Name[ \t][^\n]*" + _RULER, re.M, gate=r"Login[ \t]+Proper Name"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    # sacctmgr: `show user` (`User  Def Acct  Admin`, a user's row), `show assoc` (`Cluster  Account
+    # User  Partition  Share ...`, an account's own row leaves User blank).
+    ("Def Acct", LinePattern(r"[ \t]*User[ \t]+Def Acct[ \t][^\n]*" + _RULER, re.M, gate=r"User[ \t]+Def Acct"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    ("Cluster", LinePattern(r"[ \t]*Cluster[ \t]+Account[ \t]+User[ \t][^\n]*" + _RULER, re.M, gate=r"Account[ \t]+User[ \t]"), re.compile(r" *[\w.-]{1,64} *\Z")),
     # PBS/Torque's `qstat -a` / `qstat -u`: `Job ID  Username Queue  Jobname  SessID NDS TSK Memory Time  S Time`
     # (a login longer than the column is cut without a mark).
     ("Username", LinePattern(r"[ \t]*Job ID[ \t]+Username[ \t][^\n]*" + _RULER, re.M, gate=r"Job ID[ \t]+Username"), re.compile(r" *\d{1,12}(?:\[\d{0,9}\])?(?:\.[\w.-]{1,64})? *\Z")),
@@ -1260,8 +1265,8 @@ def _ruled_table(text: str, m: re.Match[str], first_cell: re.Pattern[str], edits
         pos = past_prefix(text, pos, end)
         row = text[pos:end]
         cells = spans if _ruled_row(row, spans, first_cell) else _spaced_cells(row, len(spans), first_cell)
-        if cells is None:
-            break  # the table ended: the next line is not laid out by this ruler
+        if cells is None or _NEXT_RULER.match(text, end + 1):
+            break  # the table ended: the line is not laid out by this ruler, or heads the next table
         for i, kind in columns:
             lo, hi = cells[i]
             cell = row[lo:hi]

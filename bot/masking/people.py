@@ -310,8 +310,10 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 # The anchor words of the model and data set keys of the Hub owners' rows (`_HF_OWNER_RXS`) (one row, any of its words).
 _MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_name", "tokenizer=", "tokenizer:", "tokenizer'",
                     'tokenizer"', "tokenizer_name", "dataset_name", "dataset_path")  # fmt: skip
-PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "matching defaults entries for ",
-                " may run the following commands on ", " is not in the sudoers file", "sorry, user ", "http/", "jobnumber ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "sudo[", "matching defaults entries for ",
+                " may run the following commands on ", " is not in the sudoers file", "sorry, user ", "http/", "jobnumber ",
+                "disconnected from ", "connection closed by ", "close session: ", "postponed ", "attempts exceeded for ", "starting session: ",
+                " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
@@ -528,6 +530,7 @@ _SSHD_USER_RX = re.compile(
 # Account names where the tools print them: `id` (`uid=1001(hfischer)`), Slurm's scontrol
 # (`UserId=hfischer(1001)`), sudo's log line (`sudo: hfischer : TTY=pts/0 ; ...`), `ls -l`
 # owner columns. (literal or "" for any text, pattern with a `user` group)
+_SUDO_LINE = re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
     # VS Code's Remote-SSH authority, plain in its log (`ssh-remote+hfischer@gpu07`) and
@@ -537,8 +540,9 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=(?P<user>[^\W\d][\w.-]{0,31}),(?:ou|cn|dc)=")),
     # who / last / w: `hfischer pts/0        2024-05-06 10:42 (10.1.2.3)`.
     ("pts/", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}pts/\d{1,4} ")),
-    # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`.
-    (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
+    # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`,
+    # with `-c` and `-p` the command and the pid after the login: `hfischer:python/48213(70120M)`.
+    (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})(?::[^\s/()]{1,64})?(?:/\d{1,10})?\(\d{1,7}M\)")),
     # nvitop's process table, under its `GPU     PID      USER  GPU-MEM %SM ...` header: the
     # process type between the PID and the USER, a login longer than 7 cut to `hfisch+`
     # (`│   0  205220 C hfisch+   497MiB   0 ...`; `|` in its ASCII mode).
@@ -549,7 +553,8 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `system:serviceaccount:ml:trainer`, is the cluster's and does not match).
     ('forbidden: user "', re.compile(r'is forbidden: User "(?P<user>[^\W\d][\w.-]{0,62})" cannot ')),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
-    ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    # (journald and syslog print sudo's pid: `sudo[48301]:  hfischer : 3 incorrect password attempts ; ...`.)
+    *((word, _SUDO_LINE) for word in ("sudo: ", "sudo[")),
     # Lustre's `lfs quota -u hfischer /lustre`: `Disk quotas for usr hfischer (uid 31337):`.
     ("quotas for usr ", re.compile(r"[Qq]uotas for usr (?P<user>[^\W\d][\w.-]{0,31}) \(uid \d{1,10}\)")),
     # systemd and logind name a login session's owner: `Started session-42.scope - Session 42
@@ -587,6 +592,26 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # A web server's access log (Common and Combined Log Format) names the authenticated user
     # after the client's address: `10.0.3.4 - hfischer [03/Nov/2026:08:14:01 +0000] "GET /api/...`.
     ("http/", re.compile(r" - (?P<user>[^\W\d][\w.-]{0,63}) \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] \"")),
+    # sshd's other lines that name the account (auth.log, `journalctl -u ssh`): `Disconnected from
+    # user hfischer 10.0.0.7 port 52344`, `Connection closed by authenticating user hfischer ...
+    # [preauth]`, `Postponed publickey for hfischer from ...`, `maximum authentication attempts
+    # exceeded for hfischer from ...`, `Starting session: shell on pts/4 for hfischer from ...`,
+    # `Close session: user hfischer from ...`, `User hfischer from 10.0.0.7 not allowed because
+    # not listed in AllowUsers`; passwd's `pam_unix(passwd:chauthtok): password changed for hfischer`.
+    *((word, re.compile(re.escape(word[:1].upper() + word[1:]) + r"(?:authenticating |invalid )?user (?P<user>[^\W\d][\w.-]{0,31}) (?:\d|<IP|from |port )"))
+      for word in ("disconnected from ", "connection closed by ", "close session: ")),
+    ("postponed ", re.compile(r"Postponed [\w-]{1,32} for (?:invalid user )?(?P<user>[^\W\d][\w.-]{0,31}) from ")),
+    ("attempts exceeded for ", re.compile(r"attempts exceeded for (?:invalid user )?(?P<user>[^\W\d][\w.-]{0,31}) from ")),
+    ("starting session: ", re.compile(r"Starting session: [\w-]{1,16}(?: on [\w/]{1,16})? for (?P<user>[^\W\d][\w.-]{0,31}) from ")),
+    (" not allowed because ", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,31}) from \S{1,64} not allowed because ")),
+    ("password changed for ", re.compile(r"password changed for (?P<user>[^\W\d][\w.-]{0,31})(?![\w.-])")),
+    # JupyterHub's own log: `User logged in: hfischer`, `User logged out: hfischer`, `Adding user
+    # hfischer to proxy /user/hfischer/ => ...`, `User hfischer is slow to start (timeout=10)`.
+    ("user logged ", re.compile(r"User logged (?:in|out): (?P<user>[^\W\d][\w.-]{0,63})[ \t]*\r?$", re.M)),
+    ("adding user ", re.compile(r"Adding user (?P<user>[^\W\d][\w.-]{0,63}) to proxy ")),
+    (" is slow to start", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,63}) is slow to start")),
+    # PBS's `qstat -f`: `euser = hfischer`, the account the job runs as.
+    ("euser = ", re.compile(r"euser = (?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # Grid Engine's accounting record (`qacct -j`): `owner        hfischer` among its padded keys.
     ("jobnumber ", LinePattern(r"owner {2,16}(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
@@ -913,9 +938,11 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 edits.append((m.start(group), m.end(group), "user", name))
                 if group == "bare":
                     state.learn_user(name)  # an account name, as in a home path
+    done: set[int] = set()  # (a pattern some rows share, `sudo: ` and `sudo[`, runs once)
     for literal, rx in _ACCOUNT_POSITIONS:
-        if literal and literal not in present:
+        if (literal and literal not in present) or id(rx) in done:
             continue
+        done.add(id(rx))
         for m in rx.finditer(text):
             name = m.group("user")
             if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP and name.lower() not in _CI_CAUSES:

@@ -10,7 +10,10 @@ paste beside a training log (bot/masking/hosts.py tables, people.py, keys.py):
 - PBS's `Job_Owner = login@host`: an account at the submit host, not an e-mail address;
 - Airflow's `AIRFLOW_CTX_DAG_OWNER='login'` (the DAG's owner, as `owner:` keys are read);
 - PBS/Torque's `qstat -a`/`-u` table (Username), Grid Engine's `qacct -j` record (`owner`),
-  `sudo -l` and sudo's refusals, a web server's access log's authenticated user.
+  `sudo -l` and sudo's refusals, a web server's access log's authenticated user;
+- sshd's other account lines (disconnects, postponed keys, AllowUsers refusals, sessions),
+  sudo's journal line with its pid, passwd's `password changed for`, JupyterHub's login,
+  proxy and slow-start lines, PBS's `euser`, gpustat's `-cp` cells, sacctmgr's user tables.
 Kept: the diagnosis (job states, exit codes, memory limits, GPU models and memory figures),
 system accounts (`root`), Airflow's own default owner, table rows' other cells.
 All values are synthetic, in the real formats.
@@ -120,6 +123,52 @@ _ACCESS = (
     '10.4.7.19 - - [03/Nov/2026:08:14:10 +0000] "GET /health HTTP/1.1" 200 141 "-" "kube-probe/1.29"\n'
 )
 
+_SACCTMGR = (
+    "      User   Def Acct     Admin \n"
+    "---------- ---------- --------- \n"
+    "   zkahale     mlteam      None \n"
+    "   Cluster    Account       User  Partition     Share GrpJobs \n"
+    "---------- ---------- ---------- ---------- --------- ------- \n"
+    "    kraken     mlteam                               1         \n"
+    "    kraken     mlteam    tnkosi7                    1         \n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "login"),
+    [
+        ("Nov 03 08:05:41 login1 sshd[48415]: Disconnected from user tnkosi7 10.4.2.3 port 40120", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: Disconnected from authenticating user wen.sato 10.4.2.3 port 40120 [preauth]", "wen.sato"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: Connection closed by invalid user ykowalcz 10.4.2.3 port 40120 [preauth]", "ykowalcz"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: Postponed publickey for tnkosi7 from 10.4.2.3 port 40120 ssh2 [preauth]", "tnkosi7"),
+        (
+            "Nov 03 08:05:41 login1 sshd[48415]: error: maximum authentication attempts exceeded for tnkosi7 from 10.4.2.3 port 40120 ssh2 [preauth]",
+            "tnkosi7",
+        ),
+        ("Nov 03 08:05:41 login1 sshd[48415]: User ravi88 from 10.4.2.3 not allowed because not listed in AllowUsers", "ravi88"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: Starting session: shell on pts/4 for lmoretti from 10.4.2.3 port 40120 id 0", "lmoretti"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: Close session: user lmoretti from 10.4.2.3 port 40120 id 0", "lmoretti"),
+        (
+            "Nov 03 08:05:41 login1 sudo[48415]:  tnkosi7 : 3 incorrect password attempts ; TTY=pts/4 ; PWD=/tmp ; USER=root ; COMMAND=/bin/bash",
+            "tnkosi7",
+        ),
+        ("Nov 03 08:05:41 login1 passwd[48415]: pam_unix(passwd:chauthtok): password changed for aholmb", "aholmb"),
+        ("[I 2026-11-03 09:12:04.201 JupyterHub base:837] User logged in: kmensah", "kmensah"),
+        ("[I 2026-11-03 09:12:38.907 JupyterHub proxy:330] Adding user kmensah to proxy /user/kmensah/ => http://10.4.2.3:8888", "kmensah"),
+        ("[W 2026-11-03 09:13:10.551 JupyterHub base:1090] User kmensah is slow to start (timeout=10)", "kmensah"),
+        ("    euser = mbrennan", "mbrennan"),
+        ("[0] NVIDIA H100 80GB HBM3 | 45°C,  98 % | 80114 / 81559 MB | tnkosi7:python/481230(80102M)", "tnkosi7"),
+        ("[0] NVIDIA H100 80GB HBM3 | 45°C,  98 % | 80114 / 81559 MB | tnkosi7/481230(80102M)", "tnkosi7"),
+    ],
+)
+def test_account_lines_mask_the_login(line: str, login: str) -> None:
+    """The login goes; the line's other words (ports, states, GPU figures) stay."""
+    out = _mask_log(line + "\n")
+    assert login not in out, out
+    for word in ("port 40120", "incorrect password attempts", "is slow to start", "80114 / 81559 MB", "euser = "):
+        if word in line:
+            assert word in out, out
+
 
 @pytest.mark.parametrize(
     ("log", "gone", "kept"),
@@ -136,6 +185,7 @@ _ACCESS = (
         (_PBS_TABLE, ["rdeshpan", "haddada"], ["500gb 24:00 R 01:02", "eval_run", "48214.pbs01"]),
         (_QACCT, ["thabo.kjeldsen"], ["exit_status  137", "group        mlgrp"]),
         (_SUDO, ["kwame58", "bsato"], ["NOPASSWD: /usr/bin/nvidia-smi", "is not in the sudoers file", "is not allowed to execute"]),
+        (_SACCTMGR, ["zkahale", "tnkosi7"], ["mlteam", "None", "kraken"]),
         (_ACCESS, ["noor.raman"], ['"POST /api/v1/dags/llm_finetune/dagRuns HTTP/1.1" 409 233', " - - [03/Nov/2026", "kube-probe/1.29"]),
     ],
 )
