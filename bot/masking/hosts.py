@@ -957,6 +957,7 @@ _ETC_KEEP = frozenset(
 # blank (`2 (3m ago)`); Slurm and ps separate cells by blanks and have none in the columns we read.
 _TWO_BLANKS = re.compile(r"\S+(?: \S+)*")
 _BLANKS = re.compile(r"\S+")
+_PIPED = re.compile(r"[^|\s](?:[^|\n]*[^|\s])?")
 # (a literal in every header the pattern matches, the header, its cells, the columns wanted)
 _TABLES: list[tuple[str, LinePattern, re.Pattern[str], dict[str, str]]] = [
     # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
@@ -981,6 +982,14 @@ _TABLES: list[tuple[str, LinePattern, re.Pattern[str], dict[str, str]]] = [
     # loginctl list-sessions: `SESSION  UID USER     SEAT  TTY`, a blank cell where a session has no seat
     # (the user column comes before any blank one).
     ("SESSION", LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
+    # lsof: `COMMAND     PID     USER   FD   TYPE DEVICE SIZE/OFF  NODE NAME` (a device's rows leave
+    # SIZE/OFF blank, so the columns after FD are not read by place).
+    ("FD", LinePattern(r"[ \t]*COMMAND[ \t]+PID[ \t]+USER[ \t]+FD[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+FD"), _BLANKS, {"USER": "user"}),
+    # ps -eo pid,user,... and htop: `    PID USER         ELAPSED CMD` (top's own header has its row above).
+    ("PID", LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+(?!PR[ \t])[^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+(?!PR[ \t])"), _BLANKS, {"USER": "user"}),
+    # Airflow's CLI tables (`airflow users list`, `airflow dags list`): cells between ` | `, a
+    # rule of `=` and `+` under the header.
+    ("=+=", LinePattern(r"[ \t]*(?:id[ \t]*\|[ \t]*username|dag_id[ \t]*\|)[^\n]*" + NEXT_LINE + r"=+(?:\+=+)+[ \t]*\r?$", re.M, gate=r"=\+="), _PIPED, {"username": "user", "owners": "user", "first_name": "name", "last_name": "name"}),
     # LSF's bjobs: `JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME`
     # (a pending job's EXEC_HOST is blank, so only the columns before it are read by place).
     ("STAT", LinePattern(r"[ \t]*JOBID[ \t]+USER[ \t]+STAT[ \t]+QUEUE[ \t]+FROM_HOST[ \t][^\n]*$", re.M, gate=r"USER[ \t]+STAT[ \t]+QUEUE"), _BLANKS, {"USER": "user", "FROM_HOST": "host"}),
@@ -1206,6 +1215,10 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
                 checks[names.index("OWNER")] = _LOGIN_CELL  # condor_q's `Total for query: ...` ends it
             if names[0] == "job-ID":
                 width = 5  # qstat: up to the state; a pending job has no queue
+            if names[:4] == ["COMMAND", "PID", "USER", "FD"]:
+                width = 4  # lsof: up to FD
+            if names[-1].startswith("="):
+                width = len(names) - 1  # Airflow's rule, read with the header, is no column
             if names[0] == "SESSION" and "USER" in names:
                 width = names.index("USER") + 2  # loginctl leaves SEAT and TTY blank where there is none
             if columns:
@@ -1342,6 +1355,9 @@ def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout
             if index >= len(row):
                 continue
             cell = row[index]
+            if kind == "name":
+                edits.append((cell.start(), cell.end(), "name", cell.group()))
+                continue
             if kind == "user":
                 user = cell.group()
                 if user.lower() not in _TECHNICAL_ACCOUNTS and not user.isdigit() and user[0].isalpha():
@@ -1360,5 +1376,5 @@ def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout
 # Accounts of the system and its services in ps/squeue USER columns.
 _TECHNICAL_ACCOUNTS = frozenset(
     ("root", "daemon", "nobody", "systemd+", "systemd-network", "message+", "syslog", "polkitd", "chrony",
-     "www-data", "postgres", "redis", "mysql", "slurm", "munge", "_apt", "avahi", "colord", "rtkit", "user", "ubuntu")
+     "www-data", "postgres", "redis", "mysql", "slurm", "munge", "_apt", "avahi", "colord", "rtkit", "user", "ubuntu", "airflow")
 )  # fmt: skip

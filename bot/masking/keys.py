@@ -318,6 +318,9 @@ _EXEMPT_WORDS = frozenset(
         "environment", "default", "auto", "off", "via", "instead", "flag", "option", "argument",
         "parameter", "when", "if", "only", "will", "must", "should", "can", "cannot", "may", "be",
         "are", "as", "at", "by", "an", "a", "it", "this", "that", "here", "there",
+        # PAM's management group after the service in a module's log prefix: passwd's
+        # `pam_unix(passwd:chauthtok): password changed for hfischer` (the password's type, not one).
+        "chauthtok",
     )
 )
 _FILLER = frozenset("*xX.-_#?•")

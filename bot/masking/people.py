@@ -313,8 +313,9 @@ _MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_n
 PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "sudo[", "matching defaults entries for ",
                 " may run the following commands on ", " is not in the sudoers file", "sorry, user ", "http/", "jobnumber ",
                 "disconnected from ", "connection closed by ", "close session: ", "postponed ", "attempts exceeded for ", "starting session: ",
-                " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
-                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
+                " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ",
+                "ssh:notty", "uid: (", " has expired (account expired)", "-o user=", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
@@ -514,7 +515,7 @@ _TRACKER_PATHS = frozenset(
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
 _FOR_USER_RX = re.compile(
     r"""for user (?:["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']"""
-    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|\s*$))""",
+    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|: \d{1,2} \(|\s*$))""",
     re.MULTILINE,
 )
 # PostgreSQL's refusals name the account after the client's address (libpq prints the server's
@@ -524,13 +525,13 @@ _FOR_USER_RX = re.compile(
 _PG_HBA_USER_RX = re.compile(r'host "[^"\n]{1,255}", user "(?P<user>[A-Za-z_][\w.@-]{0,63})"')
 # sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
 _SSHD_USER_RX = re.compile(
-    r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
+    r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased|gssapi-with-mic|gssapi-keyex)"
     r" for(?: invalid user)?) (?P<user>[^\W\d][\w.-]{0,31}) from "
 )
 # Account names where the tools print them: `id` (`uid=1001(hfischer)`), Slurm's scontrol
 # (`UserId=hfischer(1001)`), sudo's log line (`sudo: hfischer : TTY=pts/0 ; ...`), `ls -l`
 # owner columns. (literal or "" for any text, pattern with a `user` group)
-_SUDO_LINE = re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")
+_SUDO_LINE = re.compile(r"sudo(?:\[\d{1,10}\])?: {1,8}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
     # VS Code's Remote-SSH authority, plain in its log (`ssh-remote+hfischer@gpu07`) and
@@ -610,6 +611,14 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("user logged ", re.compile(r"User logged (?:in|out): (?P<user>[^\W\d][\w.-]{0,63})[ \t]*\r?$", re.M)),
     ("adding user ", re.compile(r"Adding user (?P<user>[^\W\d][\w.-]{0,63}) to proxy ")),
     (" is slow to start", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,63}) is slow to start")),
+    # lastb (and last) list a login over ssh that never got a terminal: `hfischer  ssh:notty  10.0.0.7 ...`.
+    ("ssh:notty", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}ssh:notty ")),
+    # stat: `Access: (0644/-rw-r--r--)  Uid: (41203/hfischer)   Gid: ( 5000/   mlgrp)`.
+    ("uid: (", re.compile(r"Uid: \( {0,9}\d{1,10}/ {0,16}(?P<user>[^\W\d][\w.-]{0,31})\)")),
+    # pam_unix's refusal of an expired account: `account hfischer has expired (account expired)`.
+    (" has expired (account expired)", re.compile(r"account (?P<user>[^\W\d][\w.-]{0,31}) has expired \(account expired\)")),
+    # `ps -o user= -p 48213`, the login alone on the next line.
+    ("-o user=", LinePattern(r"[^\n]{0,64}[$#%>] ps [^\n]{0,200}-o user= [^\n]{0,200}" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # PBS's `qstat -f`: `euser = hfischer`, the account the job runs as.
     ("euser = ", re.compile(r"euser = (?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # Grid Engine's accounting record (`qacct -j`): `owner        hfischer` among its padded keys.
@@ -831,7 +840,7 @@ _JENKINS_CAUSE_RX = re.compile(
 )
 _MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
-               "none for ", "hostbased for ")  # fmt: skip
+               "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ")  # fmt: skip
 
 
 # `ls -l`: `-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py` (the owner, then the group;

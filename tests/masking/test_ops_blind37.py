@@ -13,7 +13,11 @@ paste beside a training log (bot/masking/hosts.py tables, people.py, keys.py):
   `sudo -l` and sudo's refusals, a web server's access log's authenticated user;
 - sshd's other account lines (disconnects, postponed keys, AllowUsers refusals, sessions),
   sudo's journal line with its pid, passwd's `password changed for`, JupyterHub's login,
-  proxy and slow-start lines, PBS's `euser`, gpustat's `-cp` cells, sacctmgr's user tables.
+  proxy and slow-start lines, PBS's `euser`, gpustat's `-cp` cells, sacctmgr's user tables;
+- lsof's and `ps -eo pid,user,...`/htop's USER column, Airflow's CLI tables (`airflow users
+  list`: username, first and last name; `airflow dags list`: owners), `lastb`'s `ssh:notty`
+  rows, stat's `Uid: (n/login)`, sshd's GSSAPI logins, pam_sss's `received for user x: 7 (...)`,
+  pam_unix's expired account, `ps -o user=`'s answer.
 Kept: the diagnosis (job states, exit codes, memory limits, GPU models and memory figures),
 system accounts (`root`), Airflow's own default owner, table rows' other cells.
 All values are synthetic, in the real formats.
@@ -133,6 +137,32 @@ _SACCTMGR = (
     "    kraken     mlteam    tnkosi7                    1         \n"
 )
 
+_LSOF = (
+    "$ lsof /dev/nvidia0\n"
+    "COMMAND     PID     USER   FD   TYPE DEVICE SIZE/OFF  NODE NAME\n"
+    "python   481230  tnkosi7  mem    CHR  195,0           1093 /dev/nvidia0\n"
+    "nvidia-p   1204     root    3u   CHR  195,0      0t0  1093 /dev/nvidia0\n"
+)
+_PS_EO = (
+    "$ ps -eo pid,user,etime,cmd | grep train\n"
+    "    PID USER         ELAPSED CMD\n"
+    " 481230 kmensah     05:01:12 python train.py --bf16\n"
+)
+_AIRFLOW_USERS = (
+    "$ airflow users list\n"
+    "id | username | email                     | first_name | last_name | roles\n"
+    "===+==========+===========================+============+===========+======\n"
+    "1  | tnkosi7  | thabo.nkosi@uni-kassel.de | Thabo      | Nkosi     | Admin\n"
+    "2  | airflow  | airflow@example.com       | Airflow    | Admin     | Admin\n"
+)
+_AIRFLOW_DAGS = (
+    "$ airflow dags list\n"
+    "dag_id       | fileloc                           | owners  | is_paused\n"
+    "=============+===================================+=========+==========\n"
+    "llm_finetune | /opt/airflow/dags/llm_finetune.py | zkahale | False\n"
+    "nightly_eval | /opt/airflow/dags/nightly_eval.py | airflow | True\n"
+)
+
 
 @pytest.mark.parametrize(
     ("line", "login"),
@@ -157,6 +187,12 @@ _SACCTMGR = (
         ("[I 2026-11-03 09:12:38.907 JupyterHub proxy:330] Adding user kmensah to proxy /user/kmensah/ => http://10.4.2.3:8888", "kmensah"),
         ("[W 2026-11-03 09:13:10.551 JupyterHub base:1090] User kmensah is slow to start (timeout=10)", "kmensah"),
         ("    euser = mbrennan", "mbrennan"),
+        ("tnkosi7  ssh:notty    10.4.2.3         Tue Nov  3 08:02 - 08:02  (00:00)", "tnkosi7"),
+        ("Access: (0644/-rw-r--r--)  Uid: (41203/ tnkosi7)   Gid: ( 5000/   mlgrp)", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: Accepted gssapi-with-mic for tnkosi7 from 10.4.2.3 port 40120 ssh2", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: pam_sss(sshd:auth): received for user tnkosi7: 7 (Authentication failure)", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 sshd[48415]: pam_unix(sshd:account): account tnkosi7 has expired (account expired)", "tnkosi7"),
+        ("$ ps -o user= -p 481230\ntnkosi7", "tnkosi7"),
         ("[0] NVIDIA H100 80GB HBM3 | 45°C,  98 % | 80114 / 81559 MB | tnkosi7:python/481230(80102M)", "tnkosi7"),
         ("[0] NVIDIA H100 80GB HBM3 | 45°C,  98 % | 80114 / 81559 MB | tnkosi7/481230(80102M)", "tnkosi7"),
     ],
@@ -165,7 +201,7 @@ def test_account_lines_mask_the_login(line: str, login: str) -> None:
     """The login goes; the line's other words (ports, states, GPU figures) stay."""
     out = _mask_log(line + "\n")
     assert login not in out, out
-    for word in ("port 40120", "incorrect password attempts", "is slow to start", "80114 / 81559 MB", "euser = "):
+    for word in ("port 40120", "incorrect password attempts", "is slow to start", "80114 / 81559 MB", "euser = ", "pam_unix(passwd:chauthtok)"):
         if word in line:
             assert word in out, out
 
@@ -186,6 +222,10 @@ def test_account_lines_mask_the_login(line: str, login: str) -> None:
         (_QACCT, ["thabo.kjeldsen"], ["exit_status  137", "group        mlgrp"]),
         (_SUDO, ["kwame58", "bsato"], ["NOPASSWD: /usr/bin/nvidia-smi", "is not in the sudoers file", "is not allowed to execute"]),
         (_SACCTMGR, ["zkahale", "tnkosi7"], ["mlteam", "None", "kraken"]),
+        (_LSOF, ["tnkosi7"], ["/dev/nvidia0", " root ", "195,0"]),
+        (_PS_EO, ["kmensah"], ["05:01:12 python train.py --bf16"]),
+        (_AIRFLOW_USERS, ["tnkosi7", "Thabo", "Nkosi"], ["| Admin", "| airflow  |"]),
+        (_AIRFLOW_DAGS, ["zkahale"], ["llm_finetune", "| airflow |", "False", "/opt/airflow/dags/nightly_eval.py"]),
         (_ACCESS, ["noor.raman"], ['"POST /api/v1/dags/llm_finetune/dagRuns HTTP/1.1" 409 233', " - - [03/Nov/2026", "kube-probe/1.29"]),
     ],
 )
