@@ -63,7 +63,8 @@ _PASSWORD_ABOUT = frozenset(
 )
 # (`employee` is an HR record's login: a payroll export's `employee=hfischer`.)
 # (`uid` is ODBC's login, `Uid=hfischer`; `id`'s `uid=1000(hfischer)` is a number, kept.)
-_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee", "uid"))
+# (`ruser` is PAM's requesting user: `authentication failure; logname=hfischer ... ruser=hfischer`.)
+_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee", "uid", "ruser"))
 _USER_EXACT = frozenset(
     (
         # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.
@@ -319,8 +320,9 @@ _EXEMPT_WORDS = frozenset(
         "parameter", "when", "if", "only", "will", "must", "should", "can", "cannot", "may", "be",
         "are", "as", "at", "by", "an", "a", "it", "this", "that", "here", "there",
         # PAM's management group after the service in a module's log prefix: passwd's
-        # `pam_unix(passwd:chauthtok): password changed for hfischer` (the password's type, not one).
-        "chauthtok",
+        # `pam_unix(passwd:chauthtok): password changed for hfischer` (the password's type, not
+        # one), systemd's `pam_unix(systemd-user:session): session opened for user ...`.
+        "chauthtok", "session",
     )
 )
 _FILLER = frozenset("*xX.-_#?•")

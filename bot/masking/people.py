@@ -314,7 +314,9 @@ PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/"
                 " may run the following commands on ", " is not in the sudoers file", "sorry, user ", "http/", "jobnumber ",
                 "disconnected from ", "connection closed by ", "close session: ", "postponed ", "attempts exceeded for ", "starting session: ",
                 " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ",
-                "ssh:notty", "uid: (", " has expired (account expired)", "-o user=", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+                "ssh:notty", "uid: (", " has expired (account expired)", "-o user=", "/screen/s-", "no crontab for ", ": no such user",
+                "invalid user: ", "unknown user", "already exists", "new user: name=", "new group: name=", "group added to /etc/group: name=",
+                "group added to /etc/gshadow: name=", "usermod[", "(to ", "su for ", "su[", ") cmd (", ") mail (", "logname", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
@@ -531,6 +533,11 @@ _SSHD_USER_RX = re.compile(
 # Account names where the tools print them: `id` (`uid=1001(hfischer)`), Slurm's scontrol
 # (`UserId=hfischer(1001)`), sudo's log line (`sudo: hfischer : TTY=pts/0 ; ...`), `ls -l`
 # owner columns. (literal or "" for any text, pattern with a `user` group)
+_WHOAMI_LINE = LinePattern(
+    r"[^\n]{0,64}[$#%>] (?:whoami|id -un|logname|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
+    + r"(?:user:[ \t]+)?(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+    re.M,
+)
 _SUDO_LINE = re.compile(r"sudo(?:\[\d{1,10}\])?: {1,8}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
@@ -619,6 +626,30 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     (" has expired (account expired)", re.compile(r"account (?P<user>[^\W\d][\w.-]{0,31}) has expired \(account expired\)")),
     # `ps -o user= -p 48213`, the login alone on the next line.
     ("-o user=", LinePattern(r"[^\n]{0,64}[$#%>] ps [^\n]{0,200}-o user= [^\n]{0,200}" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # The account in a tool's refusal or state: screen's `No Sockets found in
+    # /run/screen/S-hfischer.`, `no crontab for hfischer`, coreutils' `id: ‘hfischer’: no such
+    # user` and `chown: invalid user: ‘hfischer:ml’`, `sudo: unknown user hfischer`, shadow's
+    # `useradd: user 'hfischer' already exists`.
+    ("/screen/s-", re.compile(r"/screen/S-(?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w.-])")),
+    ("no crontab for ", re.compile(r"no crontab for (?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w.-])")),
+    (": no such user", re.compile(r"[‘'](?P<user>[^\W\d][\w.-]{0,31})[’']: no such user")),
+    ("invalid user: ", re.compile(r"invalid user: [‘'](?P<user>[^\W\d][\w.-]{0,31})[:.’']")),
+    ("unknown user", re.compile(r"sudo: unknown user:? (?P<user>[^\W\d][\w.-]{0,31})")),
+    ("already exists", re.compile(r"(?:useradd|usermod|userdel|passwd|chage): user '(?P<user>[^\W\d][\w.-]{0,31})' (?:already exists|does not exist)")),
+    # shadow's syslog lines: `useradd[4811]: new user: name=hfischer, UID=...`, `new group:
+    # name=hfischer, GID=...`, `group added to /etc/group: name=hfischer`, usermod's `add
+    # 'hfischer' to group 'docker'` (`to shadow group`).
+    *((word, re.compile(re.escape(word) + r"(?P<user>[^\W\d][\w.-]{0,31}),"))
+      for word in ("new user: name=", "new group: name=", "group added to /etc/group: name=", "group added to /etc/gshadow: name=")),
+    ("usermod[", re.compile(r"usermod\[\d{1,10}\]: (?:add|delete) '(?P<user>[^\W\d][\w.-]{0,31})' (?:to|from) (?:shadow )?group '")),
+    # su's log: `(to root) hfischer on pts/4` (`FAILED SU (to root) ...`), `Successful su for root
+    # by hfischer`, `+ /dev/pts/4 hfischer:root`.
+    ("(to ", re.compile(r"\(to [\w.-]{1,32}\) (?P<user>[^\W\d][\w.-]{0,31}) on ")),
+    ("su for ", re.compile(r"su for [\w.-]{1,32} by (?P<user>[^\W\d][\w.-]{0,31})")),
+    ("su[", re.compile(r"su\[\d{1,10}\]: [+-] (?:/dev/)?[\w/]{1,32} (?P<user>[^\W\d][\w.-]{0,31}):[\w.-]")),
+    # cron's syslog line: `CRON[48400]: (hfischer) CMD (/home/hfischer/bin/sync.sh)`.
+    *((word, re.compile(r"\((?P<user>[^\W\d][\w.-]{0,31})\) (?:CMD|MAIL|RELOAD|REPLACE|LIST|BEGIN EDIT|END EDIT) \("))
+      for word in (") cmd (", ") mail (")),
     # PBS's `qstat -f`: `euser = hfischer`, the account the job runs as.
     ("euser = ", re.compile(r"euser = (?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # Grid Engine's accounting record (`qacct -j`): `owner        hfischer` among its padded keys.
@@ -635,11 +666,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
     # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`),
     # since huggingface_hub 0.25 after a label: `print(ANSI.bold("user: "), info["name"])`.
-    ("whoami", LinePattern(
-        r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
-        + r"(?:user:[ \t]+)?(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
-        re.M,
-    )),
+    *((word, _WHOAMI_LINE) for word in ("whoami", "logname")),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # The CI login echoed the same way: `$ echo $GITLAB_USER_LOGIN`, then the login alone.
     *((word, LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?" + word[6:].upper() + r"\}?[ \t]*" + NEXT_LINE

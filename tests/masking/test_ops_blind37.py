@@ -17,7 +17,11 @@ paste beside a training log (bot/masking/hosts.py tables, people.py, keys.py):
 - lsof's and `ps -eo pid,user,...`/htop's USER column, Airflow's CLI tables (`airflow users
   list`: username, first and last name; `airflow dags list`: owners), `lastb`'s `ssh:notty`
   rows, stat's `Uid: (n/login)`, sshd's GSSAPI logins, pam_sss's `received for user x: 7 (...)`,
-  pam_unix's expired account, `ps -o user=`'s answer.
+  pam_unix's expired account, `ps -o user=`'s answer;
+- the account in tools' refusals (screen's socket directory, `no crontab for`, coreutils'
+  `no such user` and `invalid user`, `sudo: unknown user`, shadow's `already exists`), shadow's
+  and su's and cron's syslog lines, PAM's `ruser=`, `logname`'s answer.
+Kept too: PAM's `(passwd:chauthtok)` and `(systemd-user:session)` prefixes, read as no key.
 Kept: the diagnosis (job states, exit codes, memory limits, GPU models and memory figures),
 system accounts (`root`), Airflow's own default owner, table rows' other cells.
 All values are synthetic, in the real formats.
@@ -193,6 +197,21 @@ _AIRFLOW_DAGS = (
         ("Nov 03 08:05:41 login1 sshd[48415]: pam_sss(sshd:auth): received for user tnkosi7: 7 (Authentication failure)", "tnkosi7"),
         ("Nov 03 08:05:41 login1 sshd[48415]: pam_unix(sshd:account): account tnkosi7 has expired (account expired)", "tnkosi7"),
         ("$ ps -o user= -p 481230\ntnkosi7", "tnkosi7"),
+        ("$ screen -ls\nNo Sockets found in /run/screen/S-tnkosi7.", "tnkosi7"),
+        ("$ crontab -l\nno crontab for tnkosi7", "tnkosi7"),
+        ("$ id ravi88\nid: ‘ravi88’: no such user", "ravi88"),
+        ("chown: invalid user: ‘tnkosi7:mlgrp’", "tnkosi7"),
+        ("sudo: unknown user tnkosi7", "tnkosi7"),
+        ("useradd: user 'tnkosi7' already exists", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 useradd[48411]: new user: name=tnkosi7, UID=41203, GID=41203, home=/home/x, shell=/bin/bash", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 groupadd[48411]: group added to /etc/group: name=tnkosi7, GID=41203", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 usermod[48411]: add 'tnkosi7' to shadow group 'docker'", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 su[48415]: FAILED SU (to root) tnkosi7 on pts/4", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 su[48415]: Successful su for root by tnkosi7", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 su[48415]: + /dev/pts/4 tnkosi7:root", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 CRON[48415]: (tnkosi7) CMD (python /opt/sync.py)", "tnkosi7"),
+        ("Nov 03 08:05:41 login1 su[48415]: pam_unix(su:auth): authentication failure; logname=x1 uid=41203 euid=0 tty=pts/4 ruser=tnkosi7 rhost=  user=root", "tnkosi7"),
+        ("$ logname\ntnkosi7", "tnkosi7"),
         ("[0] NVIDIA H100 80GB HBM3 | 45°C,  98 % | 80114 / 81559 MB | tnkosi7:python/481230(80102M)", "tnkosi7"),
         ("[0] NVIDIA H100 80GB HBM3 | 45°C,  98 % | 80114 / 81559 MB | tnkosi7/481230(80102M)", "tnkosi7"),
     ],
@@ -201,7 +220,8 @@ def test_account_lines_mask_the_login(line: str, login: str) -> None:
     """The login goes; the line's other words (ports, states, GPU figures) stay."""
     out = _mask_log(line + "\n")
     assert login not in out, out
-    for word in ("port 40120", "incorrect password attempts", "is slow to start", "80114 / 81559 MB", "euser = ", "pam_unix(passwd:chauthtok)"):
+    for word in ("port 40120", "incorrect password attempts", "is slow to start", "80114 / 81559 MB", "euser = ", "pam_unix(passwd:chauthtok)",
+                 "user=root", "to shadow group 'docker'", "CMD (python /opt/sync.py)", "(to root)", "already exists"):
         if word in line:
             assert word in out, out
 
@@ -271,3 +291,10 @@ def test_no_word_of_the_tool_is_taken_for_a_person(log: str) -> None:
     for word in ("Total for query", "/sbin/init", "root", "'airflow'"):
         if word in log:
             assert word in out, (word, out)
+
+
+def test_pam_prefixes_are_no_key_and_value() -> None:
+    """PAM's `(service:group)` prefix stays whole; the session's user goes."""
+    out = _mask_log("Nov 03 08:05:41 login1 systemd[48415]: pam_unix(systemd-user:session): session opened for user tnkosi7(uid=41203) by tnkosi7(uid=0)\n")
+    assert "pam_unix(systemd-user:session)" in out, out
+    assert "tnkosi7" not in out, out
