@@ -997,6 +997,10 @@ _TABLES: list[tuple[str, LinePattern, re.Pattern[str], dict[str, str]]] = [
     # with -nobatch: ` ID  OWNER  SUBMITTED  RUN_TIME ST PRI SIZE CMD`.
     ("BATCH_NAME", LinePattern(r"[ \t]*OWNER[ \t]+BATCH_NAME[ \t][^\n]*$", re.M, gate=r"OWNER[ \t]+BATCH_NAME"), _BLANKS, {"OWNER": "user"}),
     ("RUN_TIME", LinePattern(r"[ \t]*ID[ \t]+OWNER[ \t]+SUBMITTED[ \t]+RUN_TIME[ \t][^\n]*$", re.M, gate=r"OWNER[ \t]+SUBMITTED[ \t]+RUN_TIME"), _BLANKS, {"OWNER": "user"}),
+    # ... and with -hold: ` ID      OWNER          HELD_SINCE  HOLD_REASON`.
+    ("HELD_SINCE", LinePattern(r"[ \t]*ID[ \t]+OWNER[ \t]+HELD_SINCE[ \t][^\n]*$", re.M, gate=r"OWNER[ \t]+HELD_SINCE"), _BLANKS, {"OWNER": "user"}),
+    # LSF's bhist: `JOBID   USER    JOB_NAME  PEND    PSUSP   RUN     USUSP   SSUSP   UNKWN   TOTAL`.
+    ("JOB_NAME", LinePattern(r"[ \t]*JOBID[ \t]+USER[ \t]+JOB_NAME[ \t]+PEND[ \t][^\n]*$", re.M, gate=r"USER[ \t]+JOB_NAME[ \t]+PEND"), _BLANKS, {"USER": "user"}),
     # Grid Engine's qstat: `job-ID  prior   name  user  state submit/start at  queue  slots ja-task-ID`
     # over a rule of dashes (read with the header; a pending job has no queue).
     ("job-ID", LinePattern(r"[ \t]*job-ID[ \t]+prior[ \t]+name[ \t]+user[ \t][^\n]*" + NEXT_LINE + r"-{20,}[ \t]*$", re.M, gate=r"job-ID[ \t]+prior[ \t]+name[ \t]+user"), _BLANKS, {"user": "user"}),
@@ -1211,6 +1215,8 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
                 width = 4  # NAME ZONE MACHINE_TYPE and a fourth: blank cells shorten the row
             if names[:3] == ["JOBID", "USER", "STAT"]:
                 checks[2] = _LSF_JOB_STAT  # bjobs: a line that is no job's row ends the table
+            if names[:3] == ["ID", "OWNER", "HELD_SINCE"]:
+                width = 4  # condor_q -hold: the reason is prose
             if "OWNER" in names:
                 checks[names.index("OWNER")] = _LOGIN_CELL  # condor_q's `Total for query: ...` ends it
             if names[0] == "job-ID":
@@ -1327,6 +1333,7 @@ _CELL_CHECKS = {
     "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
     "ZONE": re.compile(r"[a-z]{2,12}-[a-z]{2,12}\d{1,2}-[a-z]\Z"),  # gcloud's `us-central1-a`
     "job-ID": re.compile(r"\d{1,10}\Z"),
+    "ID": re.compile(r"\d{1,12}\.\d{1,6}\Z"),  # condor_q's cluster.proc: `4821301.0`
     "prior": re.compile(r"\d\.\d{5}\Z"),  # Grid Engine's priority: `0.50500`
 }
 # bjobs' STAT column, and a login as condor_q's OWNER column prints it.

@@ -316,7 +316,7 @@ PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/"
                 " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ",
                 "ssh:notty", "uid: (", " has expired (account expired)", "-o user=", "/screen/s-", "no crontab for ", ": no such user",
                 "invalid user: ", "unknown user", "already exists", "new user: name=", "new group: name=", "group added to /etc/group: name=",
-                "group added to /etc/gshadow: name=", "usermod[", "(to ", "su for ", "su[", ") cmd (", ") mail (", "logname", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+                "group added to /etc/gshadow: name=", "usermod[", "(to ", "su for ", "su[", ") cmd (", ") mail (", "logname", "queuename", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
@@ -650,6 +650,9 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # cron's syslog line: `CRON[48400]: (hfischer) CMD (/home/hfischer/bin/sync.sh)`.
     *((word, re.compile(r"\((?P<user>[^\W\d][\w.-]{0,31})\) (?:CMD|MAIL|RELOAD|REPLACE|LIST|BEGIN EDIT|END EDIT) \("))
       for word in (") cmd (", ") mail (")),
+    # Grid Engine's `qstat -f` lists each queue instance, its jobs' rows under it: ` 482130 0.50500
+    # train.sh   hfischer     r     11/03/2026 08:14:02     4` (the priority's five decimals).
+    ("queuename", LinePattern(r" {0,8}\d{1,10} \d\.\d{5} \S{1,10} {1,8}(?P<user>[^\W\d][\w.-]{0,31}) {1,16}[a-zA-Z]{1,5} {1,8}\d\d/\d\d/\d{4} ", re.M)),
     # PBS's `qstat -f`: `euser = hfischer`, the account the job runs as.
     ("euser = ", re.compile(r"euser = (?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # Grid Engine's accounting record (`qacct -j`): `owner        hfischer` among its padded keys.

@@ -21,6 +21,7 @@ paste beside a training log (bot/masking/hosts.py tables, people.py, keys.py):
 - the account in tools' refusals (screen's socket directory, `no crontab for`, coreutils'
   `no such user` and `invalid user`, `sudo: unknown user`, shadow's `already exists`), shadow's
   and su's and cron's syslog lines, PAM's `ruser=`, `logname`'s answer.
+- condor_q's `-hold` table, bhist's summary table, Grid Engine's `qstat -f` job rows.
 Kept too: PAM's `(passwd:chauthtok)` and `(systemd-user:session)` prefixes, read as no key.
 Kept: the diagnosis (job states, exit codes, memory limits, GPU models and memory figures),
 system accounts (`root`), Airflow's own default owner, table rows' other cells.
@@ -167,6 +168,27 @@ _AIRFLOW_DAGS = (
     "nightly_eval | /opt/airflow/dags/nightly_eval.py | airflow | True\n"
 )
 
+_CONDOR_HOLD = (
+    "$ condor_q -hold\n"
+    "\n"
+    "-- Schedd: submit-2.chtc.wisc.edu : <128.104.101.92:9618?... @ 11/03/26 09:20:41\n"
+    " ID         OWNER          HELD_SINCE  HOLD_REASON\n"
+    "4821355.0   wen.sato       11/3 08:41 Error from slot1_2@gpu-2041.chtc.wisc.edu: Job has gone over memory limit of 40960 megabytes.\n"
+    "\n"
+    "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 suspended\n"
+)
+_BHIST = (
+    "Summary of time in seconds spent in various states:\n"
+    "JOBID   USER    JOB_NAME  PEND    PSUSP   RUN     USUSP   SSUSP   UNKWN   TOTAL\n"
+    "48213   tkowalc llama_sft 4       0       2881    0       0       0       2885\n"
+)
+_QSTAT_F = (
+    "queuename                      qtype resv/used/tot. load_avg arch          states\n"
+    "---------------------------------------------------------------------------------\n"
+    "gpu.q@node-gpu-03.cluster.loca BIP   0/4/8          3.02     lx-amd64\n"
+    " 482130 0.50500 train.sh   lmoretti     r     11/03/2026 08:14:02     4\n"
+)
+
 
 @pytest.mark.parametrize(
     ("line", "login"),
@@ -242,6 +264,9 @@ def test_account_lines_mask_the_login(line: str, login: str) -> None:
         (_QACCT, ["thabo.kjeldsen"], ["exit_status  137", "group        mlgrp"]),
         (_SUDO, ["kwame58", "bsato"], ["NOPASSWD: /usr/bin/nvidia-smi", "is not in the sudoers file", "is not allowed to execute"]),
         (_SACCTMGR, ["zkahale", "tnkosi7"], ["mlteam", "None", "kraken"]),
+        (_CONDOR_HOLD, ["wen.sato"], ["Total for query: 1 jobs", "gone over memory limit of 40960 megabytes"]),
+        (_BHIST, ["tkowalc"], ["llama_sft 4       0       2881"]),
+        (_QSTAT_F, ["lmoretti"], ["0.50500 train.sh", "BIP   0/4/8"]),
         (_LSOF, ["tnkosi7"], ["/dev/nvidia0", " root ", "195,0"]),
         (_PS_EO, ["kmensah"], ["05:01:12 python train.py --bf16"]),
         (_AIRFLOW_USERS, ["tnkosi7", "Thabo", "Nkosi"], ["| Admin", "| airflow  |"]),
