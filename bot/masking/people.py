@@ -69,8 +69,10 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         # `git+ssh://git@git.acme.io/team/repo.git`: userinfo. (Guarded: a negative start
         # would read the end of the text.)
         in_url = m.start() >= 3 and text.startswith("://", m.start() - 3)
-        # PBS's `qstat -f`: `Job_Owner = hfischer@login01.hpc.acme.edu`, the login on the host it submitted from.
-        job_owner = text.endswith(_JOB_OWNER, max(0, m.start() - len(_JOB_OWNER)), m.start())
+        # PBS's `qstat -f`: `Job_Owner = hfischer@login01.hpc.acme.edu`, the login on the host it
+        # submitted from; HTCondor's job ClassAd: `User = "hfischer@submit.chtc.wisc.edu"`, the
+        # login in its UID domain (`condor_q -l` prints `Owner = "hfischer"` beside it).
+        job_owner = text.endswith(_JOB_OWNERS, max(0, m.start() - 12), m.start())
         if remote or in_url or job_owner or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
@@ -104,7 +106,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 
 
 _VSCODE_REMOTE = "ssh-remote+"
-_JOB_OWNER = "Job_Owner = "
+_JOB_OWNERS = ("Job_Owner = ", 'User = "')
 # git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
 _SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
 _SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")

@@ -323,3 +323,11 @@ def test_pam_prefixes_are_no_key_and_value() -> None:
     out = _mask_log("Nov 03 08:05:41 login1 systemd[48415]: pam_unix(systemd-user:session): session opened for user tnkosi7(uid=41203) by tnkosi7(uid=0)\n")
     assert "pam_unix(systemd-user:session)" in out, out
     assert "tnkosi7" not in out, out
+
+
+def test_condor_user_is_the_owner_at_its_domain() -> None:
+    """HTCondor's `User = "login@domain"` is the same login as `Owner`, at a host: one placeholder."""
+    out = _mask_log('Owner = "nokafor"\nUser = "nokafor@submit-2.chtc.wisc.edu"\nHoldReason = "Job has gone over memory limit of 40960 megabytes."\n')
+    assert 'Owner = "<USER-1>"' in out, out
+    assert 'User = "<USER-1>@<HOST-1>"' in out, out
+    assert "gone over memory limit of 40960 megabytes" in out
