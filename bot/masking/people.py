@@ -318,7 +318,7 @@ PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/"
                 " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ",
                 "ssh:notty", "uid: (", " has expired (account expired)", "-o user=", "/screen/s-", "no crontab for ", ": no such user",
                 "invalid user: ", "unknown user", "already exists", "new user: name=", "new group: name=", "group added to /etc/group: name=",
-                "group added to /etc/gshadow: name=", "usermod[", "(to ", "su for ", "su[", ") cmd (", ") mail (", "logname", "queuename", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+                "group added to /etc/gshadow: name=", "usermod[", "(to ", "su for ", "su[", ") cmd (", ") mail (", *(f"{p} logname" for p in "$#%>"), "queuename", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
                 "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
@@ -671,7 +671,8 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
     # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`),
     # since huggingface_hub 0.25 after a label: `print(ANSI.bold("user: "), info["name"])`.
-    *((word, _WHOAMI_LINE) for word in ("whoami", "logname")),
+    # (`logname` after a prompt's character only: every env dump prints `LOGNAME=`.)
+    *((word, _WHOAMI_LINE) for word in ("whoami", *(f"{p} logname" for p in "$#%>"))),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # The CI login echoed the same way: `$ echo $GITLAB_USER_LOGIN`, then the login alone.
     *((word, LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?" + word[6:].upper() + r"\}?[ \t]*" + NEXT_LINE
