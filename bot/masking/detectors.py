@@ -278,8 +278,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("prose-hosts", "hosts", lambda s: find_prose_hosts(s.text, s.edits, s.state), ("host",), line_trigger=PROSE_HOST_TRIGGER),
     Detector("sinfo-reasons", "hosts", lambda s: find_reason_rows(s.text, s.edits, s.state), ("host", "user")),
     Detector("url-hosts", "hosts", lambda s: find_url_hosts(s.text, s.edits, s.state), ("host", "user"), line_trigger=URL_HOSTS_TRIGGER),  # a git host's repository owner
-    Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user")),
-    Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user")),
+    Detector("tables", "hosts", lambda s: find_tables(s.text, s.edits, s.state), ("host", "user", "name")),
+    Detector("ruled-tables", "hosts", lambda s: find_ruled_tables(s.text, s.edits, s.state), ("host", "user", "name")),
     Detector("world-info", "hosts", lambda s: find_world_info(s.text, s.edits, s.state), ("host", "ip"), line_anchors=WORLD_INFO_WORDS),
     Detector("nccl-leftovers", "leftovers", lambda s: find_nccl_leftovers(s.text, s.edits, s.state), ("host",)),
 )  # fmt: skip

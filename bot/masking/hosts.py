@@ -12,7 +12,7 @@ from itertools import chain
 
 import regex
 
-from bot.launchers import LAUNCHER_LABEL
+from bot.launchers import LAUNCHER_LABEL, LINE_PREFIX
 from bot.literals import DIGITS_AS_ZERO, LiteralSet, Words, last_text_memo, one_byte
 from bot.masking.edits import Edit
 from bot.masking.guards import declare, holds
@@ -20,7 +20,7 @@ from bot.masking.lines import NEXT_LINE, REACH, LinePattern, past_prefix
 from bot.masking.state import LogState
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
-declare("IdentityFile", "HostName", "JobID", "---")
+declare("IdentityFile", "HostName", "JobID", "---", "RawShares", "Proper Name", "Username", "Def Acct", "Cluster")
 
 # Public services: naming them tells the reader which service failed and leaks nothing.
 PUBLIC_HOSTS = frozenset(
@@ -963,6 +963,7 @@ _ETC_KEEP = frozenset(
 # blank (`2 (3m ago)`); Slurm and ps separate cells by blanks and have none in the columns we read.
 _TWO_BLANKS = re.compile(r"\S+(?: \S+)*")
 _BLANKS = re.compile(r"\S+")
+_PIPED = re.compile(r"[^|\s](?:[^|\n]*[^|\s])?")
 # (a literal in every header the pattern matches, the header, its cells, the columns wanted)
 _TABLES: list[tuple[str, LinePattern, re.Pattern[str], dict[str, str]]] = [
     # kubectl get pods -o wide (NODE), kubectl get nodes (NAME).
@@ -987,6 +988,28 @@ _TABLES: list[tuple[str, LinePattern, re.Pattern[str], dict[str, str]]] = [
     # loginctl list-sessions: `SESSION  UID USER     SEAT  TTY`, a blank cell where a session has no seat
     # (the user column comes before any blank one).
     ("SESSION", LinePattern(r"[ \t]*SESSION[ \t]+UID[ \t]+USER[ \t][^\n]*$", re.M, gate=r"SESSION[ \t]+UID[ \t]+USER"), _BLANKS, {"USER": "user"}),
+    # lsof: `COMMAND     PID     USER   FD   TYPE DEVICE SIZE/OFF  NODE NAME` (a device's rows leave
+    # SIZE/OFF blank, so the columns after FD are not read by place).
+    ("FD", LinePattern(r"[ \t]*COMMAND[ \t]+PID[ \t]+USER[ \t]+FD[ \t][^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+FD"), _BLANKS, {"USER": "user"}),
+    # ps -eo pid,user,... and htop: `    PID USER         ELAPSED CMD` (top's own header has its row above).
+    ("PID", LinePattern(r"[ \t]*PID[ \t]+USER[ \t]+(?!PR[ \t])[^\n]*$", re.M, gate=r"PID[ \t]+USER[ \t]+(?!PR[ \t])"), _BLANKS, {"USER": "user"}),
+    # Airflow's CLI tables (`airflow users list`, `airflow dags list`): cells between ` | `, a
+    # rule of `=` and `+` under the header.
+    ("=+=", LinePattern(r"[ \t]*(?:id[ \t]*\|[ \t]*username|dag_id[ \t]*\|)[^\n]*" + NEXT_LINE + r"=+(?:\+=+)+[ \t]*\r?$", re.M, gate=r"=\+="), _PIPED, {"username": "user", "owners": "user", "first_name": "name", "last_name": "name"}),
+    # LSF's bjobs: `JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME`
+    # (a pending job's EXEC_HOST is blank, so only the columns before it are read by place).
+    ("STAT", LinePattern(r"[ \t]*JOBID[ \t]+USER[ \t]+STAT[ \t]+QUEUE[ \t]+FROM_HOST[ \t][^\n]*$", re.M, gate=r"USER[ \t]+STAT[ \t]+QUEUE"), _BLANKS, {"USER": "user", "FROM_HOST": "host"}),
+    # HTCondor's condor_q: `OWNER  BATCH_NAME  SUBMITTED  DONE  RUN  IDLE  TOTAL JOB_IDS`, and
+    # with -nobatch: ` ID  OWNER  SUBMITTED  RUN_TIME ST PRI SIZE CMD`.
+    ("BATCH_NAME", LinePattern(r"[ \t]*OWNER[ \t]+BATCH_NAME[ \t][^\n]*$", re.M, gate=r"OWNER[ \t]+BATCH_NAME"), _BLANKS, {"OWNER": "user"}),
+    ("RUN_TIME", LinePattern(r"[ \t]*ID[ \t]+OWNER[ \t]+SUBMITTED[ \t]+RUN_TIME[ \t][^\n]*$", re.M, gate=r"OWNER[ \t]+SUBMITTED[ \t]+RUN_TIME"), _BLANKS, {"OWNER": "user"}),
+    # ... and with -hold: ` ID      OWNER          HELD_SINCE  HOLD_REASON`.
+    ("HELD_SINCE", LinePattern(r"[ \t]*ID[ \t]+OWNER[ \t]+HELD_SINCE[ \t][^\n]*$", re.M, gate=r"OWNER[ \t]+HELD_SINCE"), _BLANKS, {"OWNER": "user"}),
+    # LSF's bhist: `JOBID   USER    JOB_NAME  PEND    PSUSP   RUN     USUSP   SSUSP   UNKWN   TOTAL`.
+    ("JOB_NAME", LinePattern(r"[ \t]*JOBID[ \t]+USER[ \t]+JOB_NAME[ \t]+PEND[ \t][^\n]*$", re.M, gate=r"USER[ \t]+JOB_NAME[ \t]+PEND"), _BLANKS, {"USER": "user"}),
+    # Grid Engine's qstat: `job-ID  prior   name  user  state submit/start at  queue  slots ja-task-ID`
+    # over a rule of dashes (read with the header; a pending job has no queue).
+    ("job-ID", LinePattern(r"[ \t]*job-ID[ \t]+prior[ \t]+name[ \t]+user[ \t][^\n]*" + NEXT_LINE + r"-{20,}[ \t]*$", re.M, gate=r"job-ID[ \t]+prior[ \t]+name[ \t]+user"), _BLANKS, {"user": "user"}),
 ]  # fmt: skip
 # One scan for the headers' literals: a header pattern whose literal is absent is not tried
 # (each pattern's own gate would sweep the text once per table; most logs print none).
@@ -1203,73 +1226,109 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
             width = len(names)
             if names[:2] == ["NAME", "ZONE"]:
                 width = 4  # NAME ZONE MACHINE_TYPE and a fourth: blank cells shorten the row
+            if names[:3] == ["JOBID", "USER", "STAT"]:
+                checks[2] = _LSF_JOB_STAT  # bjobs: a line that is no job's row ends the table
+            if names[:3] == ["ID", "OWNER", "HELD_SINCE"]:
+                width = 4  # condor_q -hold: the reason is prose
+            if "OWNER" in names:
+                checks[names.index("OWNER")] = _LOGIN_CELL  # condor_q's `Total for query: ...` ends it
+            if names[0] == "job-ID":
+                width = 5  # qstat: up to the state; a pending job has no queue
+            if names[:4] == ["COMMAND", "PID", "USER", "FD"]:
+                width = 4  # lsof: up to FD
+            if names[-1].startswith("="):
+                width = len(names) - 1  # Airflow's rule, read with the header, is no column
             if names[0] == "SESSION" and "USER" in names:
                 width = names.index("USER") + 2  # loginctl leaves SEAT and TTY blank where there is none
             if columns:
                 _table_rows(text, header.end() + 1, cells, (columns, checks, width), edits, state)
 
 
-# sacct (and sacctmgr, sshare) rule their header with dashes, one run per column, and leave a
-# cell blank where a step has no value (`.batch` rows have no User): the runs give the columns.
-_RULED_HEADER = LinePattern(
-    r"[ \t]*JobID[ \t][^\n]*" + NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M, gate=r"JobID[ \t]"
+# sacct (and sacctmgr, sshare, sreport) rule their header with dashes, one run per column, and
+# leave a cell blank where a row has no value (`.batch` rows have no User, an account's own row
+# in sshare none either): the runs give the columns.
+_RULER = NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$"
+_NEXT_RULER = re.compile(LINE_PREFIX + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+# (a literal of the header, the header and its ruler, the shape of a row's first cell)
+_RULED_HEADERS: tuple[tuple[str, LinePattern, re.Pattern[str]], ...] = (
+    ("JobID", LinePattern(r"[ \t]*JobID[ \t][^\n]*" + _RULER, re.M, gate=r"JobID[ \t]"), re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")),
+    # sshare: `Account  User  RawShares  NormShares  RawUsage  EffectvUsage  FairShare`, an
+    # account's rows indented under it (`root`, ` mlteam`, `  mlteam   hfischer`).
+    ("RawShares", LinePattern(r"[ \t]*Account[ \t]+User[ \t]+RawShares[ \t][^\n]*" + _RULER, re.M, gate=r"User[ \t]+RawShares"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    # sreport's user reports: `Cluster  Account  Login  Proper Name  Used  Energy` (and
+    # `Cluster  Login  Proper Name  Account ...`), the GECOS name beside the login.
+    ("Proper Name", LinePattern(r"[ \t]*Cluster[ \t][^\n]*Login[ \t]+Proper Name[ \t][^\n]*" + _RULER, re.M, gate=r"Login[ \t]+Proper Name"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    # sacctmgr: `show user` (`User  Def Acct  Admin`, a user's row), `show assoc` (`Cluster  Account
+    # User  Partition  Share ...`, an account's own row leaves User blank).
+    ("Def Acct", LinePattern(r"[ \t]*User[ \t]+Def Acct[ \t][^\n]*" + _RULER, re.M, gate=r"User[ \t]+Def Acct"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    ("Cluster", LinePattern(r"[ \t]*Cluster[ \t]+Account[ \t]+User[ \t][^\n]*" + _RULER, re.M, gate=r"Account[ \t]+User[ \t]"), re.compile(r" *[\w.-]{1,64} *\Z")),
+    # PBS/Torque's `qstat -a` / `qstat -u`: `Job ID  Username Queue  Jobname  SessID NDS TSK Memory Time  S Time`
+    # (a login longer than the column is cut without a mark).
+    ("Username", LinePattern(r"[ \t]*Job ID[ \t]+Username[ \t][^\n]*" + _RULER, re.M, gate=r"Job ID[ \t]+Username"), re.compile(r" *\d{1,12}(?:\[\d{0,9}\])?(?:\.[\w.-]{1,64})? *\Z")),
 )
-_RULED_COLUMNS = {"User": "user", "NodeList": "host", "BatchHost": "host"}
+_RULED_COLUMNS = {"User": "user", "Username": "user", "Login": "user", "Proper Name": "name", "NodeList": "host", "BatchHost": "host"}
 _DASH_RUN = re.compile(r"-+")
 
 
 def find_ruled_tables(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask the User and NodeList columns of sacct tables, cut by their dash ruler."""
-    if not holds(text, "JobID") or not holds(text, "---"):
+    """Mask the user, name and host columns of sacct, sshare and sreport tables, cut by their dash ruler."""
+    if not holds(text, "---"):
         return
-    for m in _RULED_HEADER.finditer(text):
-        block = text[LinePattern.body_start(m) : m.end()]
-        header, ruler = block.split("\n", 1)
-        # Rows (and the ruler) may stand behind a launcher's prefixes: columns count from there.
-        ruler = ruler[past_prefix(ruler, 0, len(ruler)) :]
-        spans = [(r.start(), r.end()) for r in _DASH_RUN.finditer(ruler)]
-        columns = [(i, _RULED_COLUMNS[name]) for i, (lo, hi) in enumerate(spans) if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
-        if not columns:
-            continue
-        pos = m.end() + 1
-        while pos < len(text):
-            end = text.find("\n", pos)
-            end = len(text) if end == -1 else end
-            pos = past_prefix(text, pos, end)
-            row = text[pos:end]
-            cells = spans if _ruled_row(row, spans) else _spaced_cells(row, len(spans))
-            if cells is None:
-                break  # the table ended: the next line is not laid out by this ruler
-            for i, kind in columns:
-                lo, hi = cells[i]
-                cell = row[lo:hi]
-                value = cell.strip()
-                if not value or " " in value or value.lower() in _TECHNICAL_ACCOUNTS or (kind == "host" and not host_value_ok(value.rstrip("+"))):
-                    continue
-                start = pos + lo + cell.index(value)
-                edits.append((start, start + len(value), kind, value))
-                if not value.endswith("+"):  # sacct cuts a long value to `hannah.f+`
-                    (state.learn_user if kind == "user" else state.learn_host)(value)
-            pos = end + 1
+    for literal, header_rx, first_cell in _RULED_HEADERS:
+        if holds(text, literal):
+            for m in header_rx.finditer(text):
+                _ruled_table(text, m, first_cell, edits, state)
 
 
-_JOB_ID_CELL = re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")
+def _ruled_table(text: str, m: re.Match[str], first_cell: re.Pattern[str], edits: list[Edit], state: LogState) -> None:
+    """Mask the wanted columns of the rows under one ruled header (`m`: the header and its ruler)."""
+    block = text[LinePattern.body_start(m) : m.end()]
+    header, ruler = block.split("\n", 1)
+    # Rows (and the ruler) may stand behind a launcher's prefixes: columns count from there.
+    ruler = ruler[past_prefix(ruler, 0, len(ruler)) :]
+    spans = [(r.start(), r.end()) for r in _DASH_RUN.finditer(ruler)]
+    columns = [(i, _RULED_COLUMNS[name]) for i, (lo, hi) in enumerate(spans) if (name := header[lo:hi].strip()) in _RULED_COLUMNS]
+    if not columns:
+        return
+    pos = m.end() + 1
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end == -1 else end
+        pos = past_prefix(text, pos, end)
+        row = text[pos:end]
+        cells = spans if _ruled_row(row, spans, first_cell) else _spaced_cells(row, len(spans), first_cell)
+        if cells is None or _NEXT_RULER.match(text, end + 1):
+            break  # the table ended: the line is not laid out by this ruler, or heads the next table
+        for i, kind in columns:
+            lo, hi = cells[i]
+            cell = row[lo:hi]
+            value = cell.strip()
+            if not value or (" " in value and kind != "name") or value.lower() in _TECHNICAL_ACCOUNTS or (kind == "host" and not host_value_ok(value.rstrip("+"))):
+                continue
+            start = pos + lo + cell.index(value)
+            edits.append((start, start + len(value), kind, value))
+            if not value.endswith("+"):  # sacct and sreport cut a long value to `hannah.f+`
+                {"user": state.learn_user, "host": state.learn_host, "name": state.learn_name}[kind](value)
+        pos = end + 1
+
+
 _CELL = re.compile(r"\S+")
 
 
-def _spaced_cells(row: str, count: int) -> list[tuple[int, int]] | None:
+def _spaced_cells(row: str, count: int, first_cell: re.Pattern[str]) -> list[tuple[int, int]] | None:
     """A row re-spaced on its way to the log (pasted through a chat, re-aligned by hand): its
     cells by whitespace, when there are exactly as many as the ruler has columns and the
-    first is a job id. A row with a blank cell (a step without a User) is not read this way."""
+    first has the table's first cell's shape (sacct's: a job id). A row with a blank cell (a
+    step without a User) is not read this way."""
     cells = [(c.start(), c.end()) for c in _CELL.finditer(row)]
-    if len(cells) != count or not _JOB_ID_CELL.match(row[cells[0][0] : cells[0][1]]):
+    if len(cells) != count or not first_cell.match(row[cells[0][0] : cells[0][1]]):
         return None
     return cells
 
 
-def _ruled_row(row: str, spans: list[tuple[int, int]]) -> bool:
-    """A row of the ruled table: a job id first, and every cell within its column."""
-    if not _JOB_ID_CELL.match(row[spans[0][0] : spans[0][1]]):
+def _ruled_row(row: str, spans: list[tuple[int, int]], first_cell: re.Pattern[str]) -> bool:
+    """A row of the ruled table: its first cell's shape (sacct's: a job id), and every cell within its column."""
+    if not first_cell.match(row[spans[0][0] : spans[0][1]]):
         return False
     # The last column may run past its ruler: nothing stands after it to be misread.
     last = len(spans) - 1
@@ -1286,7 +1345,13 @@ _CELL_CHECKS = {
     "NODES": re.compile(r"\d{1,7}\Z"),
     "AVAIL": re.compile(r"(?:up|down|drain|inact)\*?\Z"),
     "ZONE": re.compile(r"[a-z]{2,12}-[a-z]{2,12}\d{1,2}-[a-z]\Z"),  # gcloud's `us-central1-a`
+    "job-ID": re.compile(r"\d{1,10}\Z"),
+    "ID": re.compile(r"\d{1,12}\.\d{1,6}\Z"),  # condor_q's cluster.proc: `4821301.0`
+    "prior": re.compile(r"\d\.\d{5}\Z"),  # Grid Engine's priority: `0.50500`
 }
+# bjobs' STAT column, and a login as condor_q's OWNER column prints it.
+_LSF_JOB_STAT = re.compile(r"(?:PEND|RUN|DONE|EXIT|PSUSP|USUSP|SSUSP|WAIT|ZOMBI|UNKWN|PROV)\Z")
+_LOGIN_CELL = re.compile(r"[a-z_][a-z0-9_.-]{0,31}\Z")
 _LSF_STATUS = re.compile(r"-?(?:ok|unavail|unreach|busy|lockW|lockU|closed(?:_\w{1,12})?)\Z")
 _NODE_STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\Z")
 # ({column index: kind}, {column index: cell shape}, number of header cells)
@@ -1310,6 +1375,9 @@ def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout
             if index >= len(row):
                 continue
             cell = row[index]
+            if kind == "name":
+                edits.append((cell.start(), cell.end(), "name", cell.group()))
+                continue
             if kind == "user":
                 user = cell.group()
                 if user.lower() not in _TECHNICAL_ACCOUNTS and not user.isdigit() and user[0].isalpha():
@@ -1328,5 +1396,5 @@ def _table_rows(text: str, pos: int, cells: re.Pattern[str], layout: TableLayout
 # Accounts of the system and its services in ps/squeue USER columns.
 _TECHNICAL_ACCOUNTS = frozenset(
     ("root", "daemon", "nobody", "systemd+", "systemd-network", "message+", "syslog", "polkitd", "chrony",
-     "www-data", "postgres", "redis", "mysql", "slurm", "munge", "_apt", "avahi", "colord", "rtkit", "user", "ubuntu")
+     "www-data", "postgres", "redis", "mysql", "slurm", "munge", "_apt", "avahi", "colord", "rtkit", "user", "ubuntu", "airflow")
 )  # fmt: skip

@@ -63,7 +63,8 @@ _PASSWORD_ABOUT = frozenset(
 )
 # (`employee` is an HR record's login: a payroll export's `employee=hfischer`.)
 # (`uid` is ODBC's login, `Uid=hfischer`; `id`'s `uid=1000(hfischer)` is a number, kept.)
-_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee", "uid"))
+# (`ruser` is PAM's requesting user: `authentication failure; logname=hfischer ... ruser=hfischer`.)
+_USER_LAST = frozenset(("user", "username", "login", "logname", "uname", "employee", "uid", "ruser"))
 _USER_EXACT = frozenset(
     (
         # GIT_AUTHOR_NAME and friends hold a person's name: bot/masking/names.py masks them.
@@ -79,7 +80,9 @@ _USER_EXACT = frozenset(
 # bot/masking/names.py), and is learned: the same login names a namespace or a container.
 OWNER_KEYS = frozenset(
     ("owner", "job_owner", "run_owner", "owned_by", "created_by", "submitted_by", "requested_by", "triggered_by",
-     "launched_by", "started_by", "assignee", "submitter", "requester")
+     "launched_by", "started_by", "assignee", "submitter", "requester",
+     # Airflow's task log: `Exporting env vars: AIRFLOW_CTX_DAG_OWNER='hfischer' ...`.
+     "dag_owner", "airflow_ctx_dag_owner")
 )  # fmt: skip
 # Words of a team's or an organisation's W&B entity (`acme-ml`, `vision-lab`), never a person's.
 _TEAM_WORDS = frozenset(
@@ -316,6 +319,10 @@ _EXEMPT_WORDS = frozenset(
         "environment", "default", "auto", "off", "via", "instead", "flag", "option", "argument",
         "parameter", "when", "if", "only", "will", "must", "should", "can", "cannot", "may", "be",
         "are", "as", "at", "by", "an", "a", "it", "this", "that", "here", "there",
+        # PAM's management group after the service in a module's log prefix: passwd's
+        # `pam_unix(passwd:chauthtok): password changed for hfischer` (the password's type, not
+        # one), systemd's `pam_unix(systemd-user:session): session opened for user ...`.
+        "chauthtok", "session",
     )
 )
 _FILLER = frozenset("*xX.-_#?•")

@@ -69,7 +69,11 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
         # `git+ssh://git@git.acme.io/team/repo.git`: userinfo. (Guarded: a negative start
         # would read the end of the text.)
         in_url = m.start() >= 3 and text.startswith("://", m.start() - 3)
-        if remote or in_url or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
+        # PBS's `qstat -f`: `Job_Owner = hfischer@login01.hpc.acme.edu`, the login on the host it
+        # submitted from; HTCondor's job ClassAd: `User = "hfischer@submit.chtc.wisc.edu"`, the
+        # login in its UID domain (`condor_q -l` prints `Owner = "hfischer"` beside it).
+        job_owner = text.endswith(_JOB_OWNERS, max(0, m.start() - 12), m.start())
+        if remote or in_url or job_owner or text.startswith((":/", ":~"), m.end()) or _SCP_PATH.match(text, m.end()) or _is_ssh_target(text, m.start()):
             # scp/rsync's `hfischer@login01.acme.io:/path`, git's `git@git.acme.io:team/repo.git`
             # and ssh's own target (`ssh -v hfischer@login01.acme.io`): an account at a
             # machine, not an address; the machine stays when it is a public service's.
@@ -102,6 +106,7 @@ def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> 
 
 
 _VSCODE_REMOTE = "ssh-remote+"
+_JOB_OWNERS = ("Job_Owner = ", 'User = "')
 # git's scp-like remote: `git@git.acme.io:team/repo.git` (a path with no slash before it).
 _SCP_PATH = re.compile(r":[A-Za-z0-9_.~-]{1,100}/")
 _SCP_OWNER = re.compile(r"(?::|(?::\d{1,5})?/)([a-z][a-z0-9._-]{1,38}[a-z0-9])/[\w.-]{1,100}?\.git\b")
@@ -195,6 +200,10 @@ def find_user_at_host(text: str, edits: list[Edit], state: LogState) -> None:
             prompt = after[:1] in " \t" and _ZSH_TAIL.match(text, m.end("host")) is not None
         if not prompt:
             prompt = _REMOTE_CMD.search(text, lead, start) is not None or text.startswith(_SSH_DENIED, m.end("host"))
+        if not prompt:
+            # nvitop's process panel titles itself with who runs it, where:
+            # `│ Processes:                              hfischer@gpu-node-17 │`.
+            prompt = text.startswith(" Processes:", lead + 1) or text.startswith("Processes:", lead)
         if not prompt:
             # Git Bash's (MSYS2's) prompt: `hfischer@DESKTOP-7QK2L9M MINGW64 ~/llm (main)`.
             prompt = text.startswith(_MSYS_SYSTEMS, m.end("host"))
@@ -303,8 +312,14 @@ _ACTED_BY_WORDS = ("triggered by ", "submitted by ", "requested by ", "launched 
 # The anchor words of the model and data set keys of the Hub owners' rows (`_HF_OWNER_RXS`) (one row, any of its words).
 _MODEL_KEY_WORDS = ("model=", "model:", "model'", 'model"', "model_id", "model_name", "tokenizer=", "tokenizer:", "tokenizer'",
                     'tokenizer"', "tokenizer_name", "dataset_name", "dataset_path")  # fmt: skip
-PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
-                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
+PEOPLE_WORDS = (*_HOME_RXS, *_ALLIANCE_ACCOUNTS, *_PERSONAL_NUMBER_WORDS, "pts/", " mb | ", "gpu-mem", "sudo[", "matching defaults entries for ",
+                " may run the following commands on ", " is not in the sudoers file", "sorry, user ", "http/", "jobnumber ",
+                "disconnected from ", "connection closed by ", "close session: ", "postponed ", "attempts exceeded for ", "starting session: ",
+                " not allowed because ", "password changed for ", "user logged ", "adding user ", " is slow to start", "euser = ",
+                "ssh:notty", "uid: (", " has expired (account expired)", "-o user=", "/screen/s-", "no crontab for ", ": no such user",
+                "invalid user: ", "unknown user", "already exists", "new user: name=", "new group: name=", "group added to /etc/group: name=",
+                "group added to /etc/gshadow: name=", "usermod[", "(to ", "su for ", "su[", ") cmd (", ") mail (", *(f"{p} logname" for p in "$#%>"), "queuename", "_actor", "denied to ", "whoami", "echo $user", "ogged in as", *_TRACKER_URLS, "for user ", "uid=", "userid=", "sudo: ", "invalid user ", "password for ",
+                "publickey for ", "keyboard-interactive/pam for ", "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ", "authenticating to ", "ogged in to ", "] <", "merge pull request #",
                 "echo $logname", "echo $gitlab_user_login", "echo $github_actor", "quotas for usr ", "@20", "of user ", " seconds to start", "su - ", " commits into ", " commit into ", "started by ", "getlogin()", "getuser()", "<user ", ", user <", "linkedin.com/in/", '", user "',
                 " commented ", " requested changes", "~", "chown ", "crontabs/", "/dev/", 'actor"', "github.actor", "by (", "(by ", " (@", *_ACTED_BY_WORDS, "user/group: ", "users:", "huggingface.co", "hf.co", "following files to ", "uploading to ", "from_pretrained(", "is not a local folder", "name_or_path", "hub_model_id", "pretrained=", "repo_id", "load_dataset(", "exist on the hub", "vllm serve ", *_MODEL_KEY_WORDS, "--model", "_download(", "upload ", "download ", "models--", "datasets--", "spaces--", "can't load ", "push_to_hub(", "github.com", "githubusercontent.com", "gist.github.com", "entity", 'forbidden: user "', " with user '", "ssh-remote")  # fmt: skip
 _TRIGGERED_BY_LOGIN = re.compile(
@@ -504,7 +519,7 @@ _TRACKER_PATHS = frozenset(
 # `failed for user bob (uid=10234)`, `... for user bob from 10.0.0.7`.
 _FOR_USER_RX = re.compile(
     r"""for user (?:["'](?P<user>[A-Za-z_][\w.@-]{0,63})["']"""
-    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|\s*$))""",
+    r"""|(?P<bare>[^\W\d][\w.-]{0,31})(?=\s?\(uid[= ]|\s+from\s|[,;]|: \d{1,2} \(|\s*$))""",
     re.MULTILINE,
 )
 # PostgreSQL's refusals name the account after the client's address (libpq prints the server's
@@ -514,12 +529,18 @@ _FOR_USER_RX = re.compile(
 _PG_HBA_USER_RX = re.compile(r'host "[^"\n]{1,255}", user "(?P<user>[A-Za-z_][\w.@-]{0,63})"')
 # sshd: `Invalid user bob from 10.0.0.7`, `Accepted publickey for bob from 10.0.0.7 port 22`.
 _SSHD_USER_RX = re.compile(
-    r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
+    r"(?:[Ii]nvalid user|(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased|gssapi-with-mic|gssapi-keyex)"
     r" for(?: invalid user)?) (?P<user>[^\W\d][\w.-]{0,31}) from "
 )
 # Account names where the tools print them: `id` (`uid=1001(hfischer)`), Slurm's scontrol
 # (`UserId=hfischer(1001)`), sudo's log line (`sudo: hfischer : TTY=pts/0 ; ...`), `ls -l`
 # owner columns. (literal or "" for any text, pattern with a `user` group)
+_WHOAMI_LINE = LinePattern(
+    r"[^\n]{0,64}[$#%>] (?:whoami|id -un|logname|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
+    + r"(?:user:[ \t]+)?(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
+    re.M,
+)
+_SUDO_LINE = re.compile(r"sudo(?:\[\d{1,10}\])?: {1,8}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
     # VS Code's Remote-SSH authority, plain in its log (`ssh-remote+hfischer@gpu07`) and
@@ -529,14 +550,21 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=(?P<user>[^\W\d][\w.-]{0,31}),(?:ou|cn|dc)=")),
     # who / last / w: `hfischer pts/0        2024-05-06 10:42 (10.1.2.3)`.
     ("pts/", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}pts/\d{1,4} ")),
-    # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`.
-    (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,7}M\)")),
+    # gpustat: `[0] NVIDIA A100-SXM4-80GB | 65°C, 100 % | 70123 / 81920 MB | hfischer(70120M)`,
+    # with `-c` and `-p` the command and the pid after the login: `hfischer:python/48213(70120M)`.
+    (" mb | ", re.compile(r"(?<![\w.-])(?P<user>[^\W\d][\w.-]{0,31})(?::[^\s/()]{1,64})?(?:/\d{1,10})?\(\d{1,7}M\)")),
+    # nvitop's process table, under its `GPU     PID      USER  GPU-MEM %SM ...` header: the
+    # process type between the PID and the USER, a login longer than 7 cut to `hfisch+`
+    # (`│   0  205220 C hfisch+   497MiB   0 ...`; `|` in its ASCII mode).
+    ("gpu-mem", re.compile(r"[│|] {1,4}\d{1,2} {1,8}\d{1,10} (?:C|G|C\+G|X) {1,8}(?P<user>[^\W\d][\w.-]{0,31}?)\+? {1,9}"
+                           r"(?:\d[\d.]{0,8}[KMGT]i?B|N/A)")),
     # Kubernetes RBAC's refusal names the account: `pods is forbidden: User "hfischer" cannot list
     # resource "pods" in API group "" in the namespace "ml"` (a service account,
     # `system:serviceaccount:ml:trainer`, is the cluster's and does not match).
     ('forbidden: user "', re.compile(r'is forbidden: User "(?P<user>[^\W\d][\w.-]{0,62})" cannot ')),
     ("userid=", re.compile(r"\bUserId=(?P<user>[^\W\d][\w.-]{0,31})\(\d{1,10}\)")),
-    ("sudo: ", re.compile(r"sudo(?:\[\d{1,10}\])?: {1,4}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")),
+    # (journald and syslog print sudo's pid: `sudo[48301]:  hfischer : 3 incorrect password attempts ; ...`.)
+    *((word, _SUDO_LINE) for word in ("sudo: ", "sudo[")),
     # Lustre's `lfs quota -u hfischer /lustre`: `Disk quotas for usr hfischer (uid 31337):`.
     ("quotas for usr ", re.compile(r"[Qq]uotas for usr (?P<user>[^\W\d][\w.-]{0,31}) \(uid \d{1,10}\)")),
     # systemd and logind name a login session's owner: `Started session-42.scope - Session 42
@@ -564,6 +592,73 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # Slurm stamps who set a node's reason: `Reason=Kill task failed [hfischer@2026-12-04T10:11:12]`
     # (scontrol show node, sinfo -R / -l).
     ("@20", re.compile(r"\[(?P<user>[^\W\d][\w.-]{0,31})@20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\]")),
+    # `sudo -l`: `Matching Defaults entries for hfischer on gpu-node-17:`, `User hfischer may run
+    # the following commands on gpu-node-17:`; its refusals: `hfischer is not in the sudoers
+    # file.`, `Sorry, user hfischer may not run sudo on gpu-node-17.`.
+    ("matching defaults entries for ", re.compile(r"Matching Defaults entries for (?P<user>[^\W\d][\w.-]{0,31}) on ")),
+    (" may run the following commands on ", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,31}) may run the following commands on ")),
+    (" is not in the sudoers file", LinePattern(r"(?:[^\n]{0,64}: )?(?P<user>[^\W\d][\w.-]{0,31}) is not in the sudoers file", re.M)),
+    ("sorry, user ", re.compile(r"Sorry, user (?P<user>[^\W\d][\w.-]{0,31}) (?:may not run sudo|is not allowed to execute) ")),
+    # A web server's access log (Common and Combined Log Format) names the authenticated user
+    # after the client's address: `10.0.3.4 - hfischer [03/Nov/2026:08:14:01 +0000] "GET /api/...`.
+    ("http/", re.compile(r" - (?P<user>[^\W\d][\w.-]{0,63}) \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] \"")),
+    # sshd's other lines that name the account (auth.log, `journalctl -u ssh`): `Disconnected from
+    # user hfischer 10.0.0.7 port 52344`, `Connection closed by authenticating user hfischer ...
+    # [preauth]`, `Postponed publickey for hfischer from ...`, `maximum authentication attempts
+    # exceeded for hfischer from ...`, `Starting session: shell on pts/4 for hfischer from ...`,
+    # `Close session: user hfischer from ...`, `User hfischer from 10.0.0.7 not allowed because
+    # not listed in AllowUsers`; passwd's `pam_unix(passwd:chauthtok): password changed for hfischer`.
+    *((word, re.compile(re.escape(word[:1].upper() + word[1:]) + r"(?:authenticating |invalid )?user (?P<user>[^\W\d][\w.-]{0,31}) (?:\d|<IP|from |port )"))
+      for word in ("disconnected from ", "connection closed by ", "close session: ")),
+    ("postponed ", re.compile(r"Postponed [\w-]{1,32} for (?:invalid user )?(?P<user>[^\W\d][\w.-]{0,31}) from ")),
+    ("attempts exceeded for ", re.compile(r"attempts exceeded for (?:invalid user )?(?P<user>[^\W\d][\w.-]{0,31}) from ")),
+    ("starting session: ", re.compile(r"Starting session: [\w-]{1,16}(?: on [\w/]{1,16})? for (?P<user>[^\W\d][\w.-]{0,31}) from ")),
+    (" not allowed because ", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,31}) from \S{1,64} not allowed because ")),
+    ("password changed for ", re.compile(r"password changed for (?P<user>[^\W\d][\w.-]{0,31})(?![\w.-])")),
+    # JupyterHub's own log: `User logged in: hfischer`, `User logged out: hfischer`, `Adding user
+    # hfischer to proxy /user/hfischer/ => ...`, `User hfischer is slow to start (timeout=10)`.
+    ("user logged ", re.compile(r"User logged (?:in|out): (?P<user>[^\W\d][\w.-]{0,63})[ \t]*\r?$", re.M)),
+    ("adding user ", re.compile(r"Adding user (?P<user>[^\W\d][\w.-]{0,63}) to proxy ")),
+    (" is slow to start", re.compile(r"User (?P<user>[^\W\d][\w.-]{0,63}) is slow to start")),
+    # lastb (and last) list a login over ssh that never got a terminal: `hfischer  ssh:notty  10.0.0.7 ...`.
+    ("ssh:notty", LinePattern(r"(?P<user>[^\W\d][\w.-]{0,31}) {1,16}ssh:notty ")),
+    # stat: `Access: (0644/-rw-r--r--)  Uid: (41203/hfischer)   Gid: ( 5000/   mlgrp)`.
+    ("uid: (", re.compile(r"Uid: \( {0,9}\d{1,10}/ {0,16}(?P<user>[^\W\d][\w.-]{0,31})\)")),
+    # pam_unix's refusal of an expired account: `account hfischer has expired (account expired)`.
+    (" has expired (account expired)", re.compile(r"account (?P<user>[^\W\d][\w.-]{0,31}) has expired \(account expired\)")),
+    # `ps -o user= -p 48213`, the login alone on the next line.
+    ("-o user=", LinePattern(r"[^\n]{0,64}[$#%>] ps [^\n]{0,200}-o user= [^\n]{0,200}" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # The account in a tool's refusal or state: screen's `No Sockets found in
+    # /run/screen/S-hfischer.`, `no crontab for hfischer`, coreutils' `id: ‘hfischer’: no such
+    # user` and `chown: invalid user: ‘hfischer:ml’`, `sudo: unknown user hfischer`, shadow's
+    # `useradd: user 'hfischer' already exists`.
+    ("/screen/s-", re.compile(r"/screen/S-(?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w.-])")),
+    ("no crontab for ", re.compile(r"no crontab for (?P<user>[^\W\d][\w.-]{0,31}?)\.?(?![\w.-])")),
+    (": no such user", re.compile(r"[‘'](?P<user>[^\W\d][\w.-]{0,31})[’']: no such user")),
+    ("invalid user: ", re.compile(r"invalid user: [‘'](?P<user>[^\W\d][\w.-]{0,31})[:.’']")),
+    ("unknown user", re.compile(r"sudo: unknown user:? (?P<user>[^\W\d][\w.-]{0,31})")),
+    ("already exists", re.compile(r"(?:useradd|usermod|userdel|passwd|chage): user '(?P<user>[^\W\d][\w.-]{0,31})' (?:already exists|does not exist)")),
+    # shadow's syslog lines: `useradd[4811]: new user: name=hfischer, UID=...`, `new group:
+    # name=hfischer, GID=...`, `group added to /etc/group: name=hfischer`, usermod's `add
+    # 'hfischer' to group 'docker'` (`to shadow group`).
+    *((word, re.compile(re.escape(word) + r"(?P<user>[^\W\d][\w.-]{0,31}),"))
+      for word in ("new user: name=", "new group: name=", "group added to /etc/group: name=", "group added to /etc/gshadow: name=")),
+    ("usermod[", re.compile(r"usermod\[\d{1,10}\]: (?:add|delete) '(?P<user>[^\W\d][\w.-]{0,31})' (?:to|from) (?:shadow )?group '")),
+    # su's log: `(to root) hfischer on pts/4` (`FAILED SU (to root) ...`), `Successful su for root
+    # by hfischer`, `+ /dev/pts/4 hfischer:root`.
+    ("(to ", re.compile(r"\(to [\w.-]{1,32}\) (?P<user>[^\W\d][\w.-]{0,31}) on ")),
+    ("su for ", re.compile(r"su for [\w.-]{1,32} by (?P<user>[^\W\d][\w.-]{0,31})")),
+    ("su[", re.compile(r"su\[\d{1,10}\]: [+-] (?:/dev/)?[\w/]{1,32} (?P<user>[^\W\d][\w.-]{0,31}):[\w.-]")),
+    # cron's syslog line: `CRON[48400]: (hfischer) CMD (/home/hfischer/bin/sync.sh)`.
+    *((word, re.compile(r"\((?P<user>[^\W\d][\w.-]{0,31})\) (?:CMD|MAIL|RELOAD|REPLACE|LIST|BEGIN EDIT|END EDIT) \("))
+      for word in (") cmd (", ") mail (")),
+    # Grid Engine's `qstat -f` lists each queue instance, its jobs' rows under it: ` 482130 0.50500
+    # train.sh   hfischer     r     11/03/2026 08:14:02     4` (the priority's five decimals).
+    ("queuename", LinePattern(r" {0,8}\d{1,10} \d\.\d{5} \S{1,10} {1,8}(?P<user>[^\W\d][\w.-]{0,31}) {1,16}[a-zA-Z]{1,5} {1,8}\d\d/\d\d/\d{4} ", re.M)),
+    # PBS's `qstat -f`: `euser = hfischer`, the account the job runs as.
+    ("euser = ", re.compile(r"euser = (?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
+    # Grid Engine's accounting record (`qacct -j`): `owner        hfischer` among its padded keys.
+    ("jobnumber ", LinePattern(r"owner {2,16}(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # seff's summary of a Slurm job: `User/Group: hfischer/ml-team`.
     ("user/group: ", re.compile(r"User/Group: (?P<user>[^\W\d][\w.-]{0,31})/")),
     # The Digital Research Alliance of Canada names allocations for their principal
@@ -576,11 +671,8 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # `$ whoami`, `$ id -un`, `$ echo $USER` and the account name alone on the next line;
     # `huggingface-cli whoami` / `hf auth whoami` print the Hub login the same way (then `orgs:`),
     # since huggingface_hub 0.25 after a label: `print(ANSI.bold("user: "), info["name"])`.
-    ("whoami", LinePattern(
-        r"[^\n]{0,64}[$#%>] (?:whoami|id -un|huggingface-cli whoami|hf (?:auth )?whoami)[ \t]*" + NEXT_LINE
-        + r"(?:user:[ \t]+)?(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$",
-        re.M,
-    )),
+    # (`logname` after a prompt's character only: every env dump prints `LOGNAME=`.)
+    *((word, _WHOAMI_LINE) for word in ("whoami", *(f"{p} logname" for p in "$#%>"))),
     ("echo $user", LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?USER\}?[ \t]*" + NEXT_LINE + r"(?P<user>[^\W\d][\w.-]{0,31})[ \t]*\r?$", re.M)),
     # The CI login echoed the same way: `$ echo $GITLAB_USER_LOGIN`, then the login alone.
     *((word, LinePattern(r"[^\n]{0,64}[$#%>] echo \$\{?" + word[6:].upper() + r"\}?[ \t]*" + NEXT_LINE
@@ -783,7 +875,7 @@ _JENKINS_CAUSE_RX = re.compile(
 )
 _MERGE_PR_RX = re.compile(r"Merge pull request #\d{1,9} from (?P<user>[A-Za-z0-9][A-Za-z0-9-]{0,38})/")
 _SSHD_WORDS = ("invalid user ", "password for ", "publickey for ", "keyboard-interactive/pam for ",
-               "none for ", "hostbased for ")  # fmt: skip
+               "none for ", "hostbased for ", "gssapi-with-mic for ", "gssapi-keyex for ")  # fmt: skip
 
 
 # `ls -l`: `-rw-r--r-- 1 hfischer ml-team 4823 Dec  4 10:42 train.py` (the owner, then the group;
@@ -890,9 +982,11 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
                 edits.append((m.start(group), m.end(group), "user", name))
                 if group == "bare":
                     state.learn_user(name)  # an account name, as in a home path
+    done: set[int] = set()  # (a pattern some rows share, `sudo: ` and `sudo[`, runs once)
     for literal, rx in _ACCOUNT_POSITIONS:
-        if literal and literal not in present:
+        if (literal and literal not in present) or id(rx) in done:
             continue
+        done.add(id(rx))
         for m in rx.finditer(text):
             name = m.group("user")
             if name.lower() not in TECHNICAL_USERS and name.lower() not in _HOME_SKIP and name.lower() not in _CI_CAUSES:
