@@ -122,6 +122,14 @@ class RuleHits:
             if held is None or hit.line < held.line:
                 self.first_by_rank[hit.rank] = hit
 
+    def withdraw(self, ranks: set[int]) -> None:
+        """Read the hits of `ranks` as naming no rank (`LineReader.group_numbered`)."""
+        for hit in self.hits:
+            if hit.rank in ranks:
+                hit.rank = None
+        for rank in ranks & self.first_by_rank.keys():
+            del self.first_by_rank[rank]
+
     @property
     def score(self) -> float:
         """Noisy-OR of the distinct signatures hit: independent evidence adds up, repeats don't."""
@@ -936,6 +944,11 @@ class Scan:
         self._windows = []
         elapsed = int((time.perf_counter() - self._started) * 1000)
         stats = Stats(bytes=self.bytes, lines=self.lines, elapsed_ms=elapsed, regex_timeouts=self.regex_timeouts)
+        withdrawn = self._reader.group_numbered()
+        if withdrawn:
+            for hits in self.by_rule.values():
+                hits.withdraw(withdrawn)
+            self.facts.withdraw(withdrawn)
         return decide(list(self.by_rule.values()), self.facts, stats)
 
 

@@ -474,6 +474,14 @@ class LogFacts:
             return self.first_error[2]
         return None
 
+    def withdraw(self, ranks: set[int]) -> None:
+        """Forget `ranks` as global ranks: the lines that named them numbered a subgroup."""
+        self.ranks_seen -= ranks
+        for rank in ranks:
+            self.seq_by_rank.pop(rank, None)
+        if self.first_error is not None and self.first_error[1] in ranks:
+            self.first_error = (self.first_error[0], None, self.first_error[2])
+
     def known_ranks(self) -> set[int]:
         ranks = set(self.ranks_seen) | self.banner_ranks
         if self.world_size and self.world_size <= 100_000:
