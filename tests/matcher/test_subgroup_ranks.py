@@ -61,7 +61,7 @@ def test_launcher_prefix_keeps_the_global_rank() -> None:
 def test_reader_withdraws_only_ranks_named_as_subgroup_ranks() -> None:
     """A bare rank is group-numbered when a subgroup names it and no line names it globally."""
     reader = LineReader()
-    for line in SUBGROUP.splitlines() + ["[E ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog caught collective operation timeout"]:
+    for line in [*SUBGROUP.splitlines(), "[E ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog caught collective operation timeout"]:
         reader.facts(line)
     assert reader.group_numbered() == {3}
     reader.prefix("[PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog")
