@@ -11,7 +11,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import regex
@@ -122,13 +122,11 @@ class RuleHits:
             if held is None or hit.line < held.line:
                 self.first_by_rank[hit.rank] = hit
 
-    def withdraw(self, ranks: set[int]) -> None:
-        """Read the hits of `ranks` as naming no rank (`LineReader.group_numbered`)."""
-        for hit in self.hits:
-            if hit.rank in ranks:
-                hit.rank = None
-        for rank in ranks & self.first_by_rank.keys():
-            del self.first_by_rank[rank]
+    def without_ranks(self, ranks: set[int]) -> RuleHits:
+        """These hits with `ranks` read as naming no rank (`LineReader.group_numbered`)."""
+        hits = [replace(h, rank=None) if h.rank in ranks else h for h in self.hits]
+        firsts = {r: h for r, h in self.first_by_rank.items() if r not in ranks}
+        return replace(self, hits=hits, first_by_rank=firsts)
 
     @property
     def score(self) -> float:
@@ -944,12 +942,18 @@ class Scan:
         self._windows = []
         elapsed = int((time.perf_counter() - self._started) * 1000)
         stats = Stats(bytes=self.bytes, lines=self.lines, elapsed_ms=elapsed, regex_timeouts=self.regex_timeouts)
+        return self.decide(stats)
+
+    def decide(self, stats: Stats) -> Diagnosis:
+        """The verdict on the lines read so far. A rank a bare `[Rank r]` granted and a later
+        line showed to be a subgroup's is read as none; the scan's own hits keep it, as a later
+        line may still show it global (`LineReader.group_numbered`)."""
+        rule_hits, facts = list(self.by_rule.values()), self.facts
         withdrawn = self._reader.group_numbered()
         if withdrawn:
-            for hits in self.by_rule.values():
-                hits.withdraw(withdrawn)
-            self.facts.withdraw(withdrawn)
-        return decide(list(self.by_rule.values()), self.facts, stats)
+            rule_hits = [rh.without_ranks(withdrawn) for rh in rule_hits]
+            facts = facts.without_ranks(withdrawn)
+        return decide(rule_hits, facts, stats)
 
 
 def _first_match(sig: Signature, text: str, timeout: float) -> regex.Match[str] | bool | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bot.matcher import default_matcher
 from bot.matcher.lines import LineReader
+from bot.matcher.model import Stats
 
 MATCHER = default_matcher(Path(__file__).resolve().parents[2] / "rules")
 
@@ -66,3 +67,18 @@ def test_reader_withdraws_only_ranks_named_as_subgroup_ranks() -> None:
     assert reader.group_numbered() == {3}
     reader.prefix("[PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog")
     assert reader.group_numbered() == set()
+
+
+def test_withdrawal_is_a_reading_a_later_global_line_undoes() -> None:
+    """An interim verdict withdraws the bare rank; a later default-group line naming it gives it back."""
+    scan = MATCHER.scan()
+    scan.feed(SUBGROUP.encode())
+    stats = Stats(bytes=scan.bytes, lines=scan.lines, elapsed_ms=0, regex_timeouts=0)
+    interim = scan.decide(stats)
+    assert interim.root is not None and interim.root.ranks == []
+    scan.feed(
+        b"[E219 08:58:33.100000000 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 3] Exception "
+        b"(either an error or timeout) detected by watchdog at work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.\n"
+    )
+    final = scan.finish()
+    assert final.root is not None and 3 in final.root.ranks
