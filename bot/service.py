@@ -20,7 +20,6 @@ from bot.ingest import NO_LIMITS, Limits, ReadStatus, read_log
 from bot.masking import MaskedText, Masker
 from bot.matcher import Diagnosis, Evidence, Matcher, Rule, Stats, default_matcher
 from bot.matcher.lookup import Lookup, LookupHit
-from bot.matcher.verdict import decide
 from bot.report import Report, build_report
 from bot.spaces import ascii_spaces
 
@@ -197,7 +196,7 @@ class LiveDiagnosis:
         """The verdict on the lines fed so far (a window signature still open is left out)."""
         scan = self._scan
         stats = Stats(bytes=scan.bytes, lines=scan.lines, elapsed_ms=0, regex_timeouts=scan.regex_timeouts)
-        return self._outcome(decide(list(scan.by_rule.values()), scan.facts, stats))
+        return self._outcome(scan.decide(stats))
 
     def finish(self) -> Outcome:
         return self._outcome(self._scan.finish())

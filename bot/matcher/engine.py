@@ -11,7 +11,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import regex
@@ -121,6 +121,12 @@ class RuleHits:
             # The earliest line, not the first added: a window hit is added once its lines are in.
             if held is None or hit.line < held.line:
                 self.first_by_rank[hit.rank] = hit
+
+    def without_ranks(self, ranks: set[int]) -> RuleHits:
+        """These hits with `ranks` read as naming no rank (`LineReader.group_numbered`)."""
+        hits = [replace(h, rank=None) if h.rank in ranks else h for h in self.hits]
+        firsts = {r: h for r, h in self.first_by_rank.items() if r not in ranks}
+        return replace(self, hits=hits, first_by_rank=firsts)
 
     @property
     def score(self) -> float:
@@ -936,7 +942,18 @@ class Scan:
         self._windows = []
         elapsed = int((time.perf_counter() - self._started) * 1000)
         stats = Stats(bytes=self.bytes, lines=self.lines, elapsed_ms=elapsed, regex_timeouts=self.regex_timeouts)
-        return decide(list(self.by_rule.values()), self.facts, stats)
+        return self.decide(stats)
+
+    def decide(self, stats: Stats) -> Diagnosis:
+        """The verdict on the lines read so far. A rank a bare `[Rank r]` granted and a later
+        line showed to be a subgroup's is read as none; the scan's own hits keep it, as a later
+        line may still show it global (`LineReader.group_numbered`)."""
+        rule_hits, facts = list(self.by_rule.values()), self.facts
+        withdrawn = self._reader.group_numbered()
+        if withdrawn:
+            rule_hits = [rh.without_ranks(withdrawn) for rh in rule_hits]
+            facts = facts.without_ranks(withdrawn)
+        return decide(rule_hits, facts, stats)
 
 
 def _first_match(sig: Signature, text: str, timeout: float) -> regex.Match[str] | bool | None:

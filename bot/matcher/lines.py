@@ -106,6 +106,9 @@ class _Layout:
     # The id of a ProcessGroupNCCL prefix the rank was read from, when the prefix does not say it
     # is the default group: the rank is global only where that id reads `0` (`_rank`).
     group: Span | None = None
+    # The rank was read off WorkNCCL's bare `[Rank r]` (`Watchdog caught collective operation
+    # timeout`): the rank within the work's process group, which the line does not name.
+    bare: bool = False
 
 
 # Each timestamp format, how it is found, and the fields read off a match, in this order.
@@ -147,20 +150,21 @@ def _layout(line: str) -> _Layout:
         m = _NCCL_PREFIX.search(line[:300], pos)
     if m:
         host, device = m.span("host"), m.span("dev")
-    group = None
+    group, bare = None, False
     if rank is None:
         m = _RANK_IN_TEXT.search(line, pos)
         if m:
             rank = m.span("rank")
             if m.group("pg") is not None and m.group("desc") != "default_pg":
                 group = m.span("pg")
+            bare = line.startswith("[Rank ", m.start())
     head = line[:200]
     stamps = tuple(
         (kind, found.span(), tuple(found.span(f) for f in fields))
         for kind, find, fields in _STAMPS
         if (found := find(head)) is not None
     )
-    return _Layout(rank, host, device, _message_start(line), stamps, group)
+    return _Layout(rank, host, device, _message_start(line), stamps, group, bare)
 
 
 def _rank(layout: _Layout, line: str) -> int | None:
@@ -260,15 +264,43 @@ class LineReader:
         # The last line read and its layout: the matcher asks of one line its rank (`prefix`,
         # is the hit saturated?), then its facts, then its message for the probes.
         self._last: tuple[str | None, _Layout | None] = (None, None)
+        # Rank numbers by how lines named them (`group_numbered`): off WorkNCCL's bare
+        # `[Rank r]`, off a subgroup's `[PG x Rank r]`, and as a global rank (a launcher's
+        # prefix, the default group's `[PG 0 Rank r]`).
+        self._bare: set[int] = set()
+        self._subgroup: set[int] = set()
+        self._global: set[int] = set()
 
     def facts(self, line: str) -> LineFacts:
-        return _read(self._layout_of(line), line, self._seconds)
+        layout = self._layout_of(line)
+        facts = _read(layout, line, self._seconds)
+        self._note(layout, line, facts.rank)
+        return facts
 
     def prefix(self, line: str) -> tuple[int | None, int]:
         """`(rank, message_start)` of `line`, as `facts` gives them, without reading the
         timestamp: all the probes need of the lines a flood of error lines brings them."""
         layout = self._layout_of(line)
-        return _rank(layout, line), layout.message_start
+        rank = _rank(layout, line)
+        self._note(layout, line, rank)
+        return rank, layout.message_start
+
+    def _note(self, layout: _Layout, line: str, rank: int | None) -> None:
+        if layout.group is not None and rank is None:
+            assert layout.rank is not None  # a group is only read with its rank
+            self._subgroup.add(int(line[layout.rank[0] : layout.rank[1]]))
+        elif rank is not None:
+            (self._bare if layout.bare else self._global).add(rank)
+
+    def group_numbered(self) -> set[int]:
+        """Ranks that a bare `[Rank r]` named which are a subgroup's numbering, not global ones.
+
+        WorkNCCL prints its timeout as `[Rank r] Watchdog caught ...` with the rank in the work's
+        process group, and its process group says which group on the next lines (`[PG ID 2 PG
+        GUID 3 Rank r] Exception ... detected by watchdog`, PyTorch 2.3+). A line is read before
+        the ones after it, so a rank the bare line granted is withdrawn at the end: where the log
+        names `r` only in a subgroup, never as a global rank (a launcher prefix, `PG 0`)."""
+        return (self._bare & self._subgroup) - self._global
 
     def rank_span(self, line: str) -> tuple[int, int] | None:
         """Where `prefix` reads the rank of `line` (None: it has none). The same on every line of

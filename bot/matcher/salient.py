@@ -9,7 +9,7 @@ them the world size the log states.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import regex
 
@@ -473,6 +473,19 @@ class LogFacts:
         if self.first_error:
             return self.first_error[2]
         return None
+
+    def without_ranks(self, ranks: set[int]) -> LogFacts:
+        """These facts with `ranks` forgotten as global ranks: the lines that named them
+        numbered a subgroup."""
+        first_error = self.first_error
+        if first_error is not None and first_error[1] in ranks:
+            first_error = (first_error[0], None, first_error[2])
+        return replace(
+            self,
+            ranks_seen=self.ranks_seen - ranks,
+            seq_by_rank={r: s for r, s in self.seq_by_rank.items() if r not in ranks},
+            first_error=first_error,
+        )
 
     def known_ranks(self) -> set[int]:
         ranks = set(self.ranks_seen) | self.banner_ranks
