@@ -172,8 +172,10 @@ _ENCODING_WORDS = frozenset(("b64", "base64", "encoded", "enc"))
 # Keys that hold a credential only as a URL query's parameters, found by these anchors alone:
 # an OAuth redirect's authorization code and its CSRF state (`?state=...&code=4/0A...`). Their
 # values pass the shape gate, so `?code=200` or `&state=RUNNING` stay.
+# Only there: a `STATE` or `CODE` variable elsewhere is no credential (pairs.py asks this map
+# itself, on a query anchor's key, not `classify_key`).
 QUERY_KEY_WORDS = ("?code=", "&code=", "?state=", "&state=")
-_QUERY_KEYS = {"code": "oauth-code", "state": "oauth-state"}
+QUERY_KEY_KINDS = {"code": "oauth-code", "state": "oauth-state"}
 _NONE_EXACT = frozenset(("gpg_key", "public_key", "ssh_public_key", "keys", "oldpwd"))
 
 
@@ -233,8 +235,6 @@ def classify_key(key: str) -> KeyInfo | None:
         words = words[:-1]
     last, prev = words[-1], set(words[:-1])
 
-    if norm in _QUERY_KEYS:
-        return KeyInfo(Role.GENERIC, _QUERY_KEYS[norm])
     if last in _USER_LAST or norm in _USER_EXACT or norm in OWNER_KEYS:
         return KeyInfo(Role.USER, "user")
     if last in _HOST_LAST or norm in _HOST_EXACT:

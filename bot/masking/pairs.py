@@ -26,6 +26,7 @@ from bot.masking.guards import declare, holds
 from bot.masking.hosts import host_value_ok
 from bot.masking.keys import (
     OWNER_KEYS,
+    QUERY_KEY_KINDS,
     QUERY_KEY_WORDS,
     REDIS_PASSWORD_KEYS,
     KeyInfo,
@@ -305,7 +306,11 @@ class _PairScanner:
             key_end = key_rest(text, word_end).end()
             key = text[start:key_end]
             # A jsonpath (`{.data.api-key}`) names its key last.
-            info = self.state.key_info(key.rpartition(".")[2] if key[:1] == "." else key.lstrip("-"))  # most keys repeat, most say nothing
+            if word in QUERY_KEY_WORDS:
+                kind = QUERY_KEY_KINDS.get(key.lower())
+                info = None if kind is None else KeyInfo(Role.GENERIC, kind)
+            else:
+                info = self.state.key_info(key.rpartition(".")[2] if key[:1] == "." else key.lstrip("-"))  # most keys repeat, most say nothing
             if info is not None:
                 self._pair_at(start, key_end, key, info)
             elif run_start > around_start and key_end < around_end:

@@ -72,3 +72,12 @@ def test_authorization_header_still_masked_without_scheme() -> None:
     cred = "Zq8pT3vB7nR1mW4sY6dXk29f"
     out = mask(f"send: b'GET /v2/ HTTP/1.1\\r\\nauthorization: {cred}\\r\\n'").text
     assert cred not in out
+
+
+def test_state_and_code_are_oauth_values_only_in_a_query() -> None:
+    """`STATE` or `CODE` read from the environment in a traceback's source line is a script's
+    variable, not an OAuth redirect's parameter: its default stays, under no OAuth kind."""
+    line = '    state = os.environ.get("STATE", "aB3dE5fG7hJ9kL1mN3pQ")'
+    assert "oauth" not in mask(line).text
+    assert "oauth" not in mask(line.replace("STATE", "CODE")).text
+    assert mask("GET /cb?state=aB3dE5fG7hJ9kL1mN3pQ HTTP/1.1").text == "GET /cb?state=<SECRET:oauth-state-1> HTTP/1.1"
