@@ -286,8 +286,7 @@ class LineReader:
         return rank, layout.message_start
 
     def _note(self, layout: _Layout, line: str, rank: int | None) -> None:
-        if layout.group is not None and rank is None:
-            assert layout.rank is not None  # a group is only read with its rank
+        if layout.group is not None and rank is None and layout.rank is not None:
             self._subgroup.add(int(line[layout.rank[0] : layout.rank[1]]))
         elif rank is not None:
             (self._bare if layout.bare else self._global).add(rank)

@@ -475,8 +475,10 @@ class LogFacts:
         return None
 
     def without_ranks(self, ranks: set[int]) -> LogFacts:
-        """These facts with `ranks` forgotten as global ranks: the lines that named them
-        numbered a subgroup."""
+        """These facts with `ranks` forgotten as global ranks where the verdict reads ranks (the
+        ranks seen, their sequence numbers, the first error): the lines that named them numbered
+        a subgroup. The tracebacks by rank are left as read: a traceback's lines carry a
+        launcher's prefix or no rank, rarely WorkNCCL's bare `[Rank r]`."""
         first_error = self.first_error
         if first_error is not None and first_error[1] in ranks:
             first_error = (first_error[0], None, first_error[2])
