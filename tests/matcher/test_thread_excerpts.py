@@ -233,6 +233,9 @@ def test_a_subgroups_rank_is_not_read_as_a_global_rank(name: str, ranks: list[in
         ("nccl-socket-ifname--NVIDIA-nccl-1105.log", "c10d-store-connect-timeout"),
         # the error-12 completions follow the port errors of the same node
         ("network-link-down--Lightning-AI-lit-llama-380.log", "nccl-ib-retry-exceeded"),
+        # not a network one: SGLang SIGKILLs its own process tree after the proxy's 502, so the
+        # shell's Killed is the teardown, not the OOM killer
+        ("sglang-warmup-proxy--sgl-project-sglang-2468.log", "host-oom-sigkill"),
     ],
 )
 def test_the_consequence_in_a_pasted_network_failure_is_collateral(name: str, collateral: str) -> None:
@@ -251,3 +254,14 @@ def test_rccl_iommu_warning_yields_to_a_real_error() -> None:
         "191.98 GiB of which 1.06 GiB is free.\n"
     )
     assert d.root is not None and d.root.id.startswith("cuda-oom")
+
+
+def test_tensorflows_bfc_retry_warning_is_not_an_oom() -> None:
+    """'The caller indicates that this is not a failure': the allocator retried with less; training went on."""
+    d = MATCHER.diagnose(
+        "2020-04-29 16:25:36.594950: W tensorflow/core/common_runtime/bfc_allocator.cc:243] Allocator (GPU_0_bfc) "
+        "ran out of memory trying to allocate 1.25GiB with freed_by_count=0. The caller indicates that this is "
+        "not a failure, but may mean that there could be performance gains if more memory were available.\n"
+        "Epoch 1/10\n"
+    )
+    assert d.root is None or d.root.id != "cuda-oom"
