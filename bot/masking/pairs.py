@@ -86,8 +86,10 @@ _REDIS_REPLY_VALUE = re.compile(r'"[ \t]*' + NEXT_LINE + r'[ \t]*\d{1,4}\) "(?P<
 _XML_ELEMENT_VALUE = re.compile(r">(?P<v>[^<\s]{1,4096})</")
 _NAME_BEFORE = re.compile(r"""["']?[Nn]ame["']?[ \t]*:[ \t]*["']?\Z""")
 _WS_SEP = re.compile(r"[ \t]+(?=[^\s-])")
+# (An escaped quote's value a terminal's width cut open ends at the line's end, as a quote's
+# does: the wrapped run joined again reads it whole, from the same start.)
 _VALUE = re.compile(
-    r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n]){1,4096}?)\\"
+    r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n]){1,4096}?)(?:\\"|(?=\r?\n)|\Z)
       |[bB]?"(?P<dq>(?:[^"\\\n│┃║]|\\.){1,4096})(?:"|(?=[\r\n│┃║])|\Z)
       |[bB]?'(?P<sq>[^'\n│┃║]{1,4096})(?:'|(?=[\r\n│┃║])|\Z)
       |`(?P<bq>[^`\n]{1,4096})`

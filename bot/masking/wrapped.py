@@ -42,9 +42,14 @@ _TOKEN = "A-Za-z0-9+/=_.~%\\\\-"
 # A timestamp's `2026-12-05T10:` and a pdsh host's `node-3:` go on with a colon, which closes
 # no value here; a rest must mix a digit and a letter, checked in the loop.)
 _CONTINUATION = re.compile(
-    r"\n(?P<tok>[" + _TOKEN.replace("=", "") + r"]++={0,2})(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*+)?(?=\r?\n|\Z)"
+    r"\n(?P<tok>[" + _TOKEN.replace("=", "") + r"]++={0,2}(?:\\[nrt])*+\\?+)(?P<rest>[\"'`\t ,;)\]}>|&][^\r\n]*+)?(?=\r?\n|\Z)"
 )
 _LETTER = re.compile(r"[A-Za-z]")
+# A container runtime's JSON log line ends its `log` value in an escaped newline
+# (`...iPq==\n", "stream": "stdout"`, after base64's padding too), and a value quoted inside
+# it in an escaped quote (`...Xb3l9\"}\n"`): the escapes close the value, so the shape of a
+# run's last line is read without them (a tail of letters alone, base64's padding).
+_ESCAPES_AT_END = re.compile(r"(?:\\[nrt])*\\?\Z")
 _CLOSING_QUOTE = re.compile(r"[\"'`][,;)\]}]{0,3}")
 _TOKEN_CHAR = re.compile(r"[" + _TOKEN + r"]")
 _TOKEN_LINE = re.compile(r"[" + _TOKEN + r"]+\Z")
@@ -177,8 +182,9 @@ def wrapped_runs(text: str, resumed: frozenset[int] = frozenset()) -> list[tuple
     for m in _CONTINUATION.finditer(text):
         start, end = m.start() + 1, m.end()
         width = end - start
-        line = "\n" + m.group("tok")
         last = m.group("rest") is not None  # more than the key's rest: the run ends here
+        tok = _ESCAPES_AT_END.sub("", m.group("tok")) if last else m.group("tok")
+        line = "\n" + tok
         prev_end = start - 1 - (text[start - 2 : start - 1] == "\r")
         if last and (_DIGIT.search(line) is None or _LETTER.search(line) is None):
             # A key's last few letters may hold no digit: under full lines of a run that goes
@@ -209,7 +215,7 @@ def wrapped_runs(text: str, resumed: frozenset[int] = frozenset()) -> list[tuple
         if reject or prev_end - text.rfind("\n", 0, prev_end) - 1 < _MIN_WIDTH:
             if hints is None:
                 hints = _hint_ends(text)
-            fixed = _completes_fixed_token(text, prev_end, m.group("tok"), hints)
+            fixed = _completes_fixed_token(text, prev_end, tok, hints)
         if reject and not fixed:
             continue
         if runs and runs[-1][1] == prev_end:
