@@ -1200,7 +1200,9 @@ def find_etc_hosts(text: str, edits: list[Edit], state: LogState) -> None:
 
 
 def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
-    """Mask the host and user columns of kubectl, squeue, sinfo and ps tables, and learn them.
+    """Mask the host, user and name columns of tables with a header (kubectl, squeue, sinfo, ps,
+    lsof, bjobs, bhist, condor_q, qstat, Airflow's CLI, and the dash-ruled sacct family), and
+    learn each value but one a column cut short (`hannah.f+`).
 
     A table that runs to the end of the text stays open in `state`: its rows go on at the
     start of the next piece (`denpex mask` cuts a long `kubectl get pods -o wide` in two).
@@ -1247,8 +1249,11 @@ def find_tables(text: str, edits: list[Edit], state: LogState) -> None:
 # sacct (and sacctmgr, sshare, sreport) rule their header with dashes, one run per column, and
 # leave a cell blank where a row has no value (`.batch` rows have no User, an account's own row
 # in sshare none either): the runs give the columns.
-_RULER = NEXT_LINE + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$"
-_NEXT_RULER = re.compile(LINE_PREFIX + r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$", re.M)
+# The LogState method that learns a masked cell's value, by the cell's kind.
+_LEARNERS = {"user": "learn_user", "host": "learn_host", "name": "learn_name"}
+_RULER_LINE = r"[ \t]*-{3,}(?: -{1,64}){1,64}[ \t]*\r?$"
+_RULER = NEXT_LINE + _RULER_LINE
+_NEXT_RULER = re.compile(LINE_PREFIX + _RULER_LINE, re.M)
 # (a literal of the header, the header and its ruler, the shape of a row's first cell)
 _RULED_HEADERS: tuple[tuple[str, LinePattern, re.Pattern[str]], ...] = (
     ("JobID", LinePattern(r"[ \t]*JobID[ \t][^\n]*" + _RULER, re.M, gate=r"JobID[ \t]"), re.compile(r" *\d{1,12}(?:[._+][\w.+-]{0,24})? *\Z")),
@@ -1308,7 +1313,7 @@ def _ruled_table(text: str, m: re.Match[str], first_cell: re.Pattern[str], edits
             start = pos + lo + cell.index(value)
             edits.append((start, start + len(value), kind, value))
             if not value.endswith("+"):  # sacct and sreport cut a long value to `hannah.f+`
-                {"user": state.learn_user, "host": state.learn_host, "name": state.learn_name}[kind](value)
+                getattr(state, _LEARNERS[kind])(value)
         pos = end + 1
 
 

@@ -541,6 +541,9 @@ _WHOAMI_LINE = LinePattern(
     re.M,
 )
 _SUDO_LINE = re.compile(r"sudo(?:\[\d{1,10}\])?: {1,8}(?P<user>[^\W\d][\w.-]{0,31}) : (?=TTY=|PWD=|user NOT|\d+ incorrect)")
+# cron's syslog line: `CRON[48400]: (hfischer) CMD (/home/hfischer/bin/sync.sh)` (one pattern
+# for its two anchor words).
+_CRON_LINE = re.compile(r"\((?P<user>[^\W\d][\w.-]{0,31})\) (?:CMD|MAIL|RELOAD|REPLACE|LIST|BEGIN EDIT|END EDIT) \(")
 _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("uid=", re.compile(r"\buid=\d{1,10}\((?P<user>[^\W\d][\w.-]{0,31})\)")),
     # VS Code's Remote-SSH authority, plain in its log (`ssh-remote+hfischer@gpu07`) and
@@ -649,9 +652,7 @@ _ACCOUNT_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     ("(to ", re.compile(r"\(to [\w.-]{1,32}\) (?P<user>[^\W\d][\w.-]{0,31}) on ")),
     ("su for ", re.compile(r"su for [\w.-]{1,32} by (?P<user>[^\W\d][\w.-]{0,31})")),
     ("su[", re.compile(r"su\[\d{1,10}\]: [+-] (?:/dev/)?[\w/]{1,32} (?P<user>[^\W\d][\w.-]{0,31}):[\w.-]")),
-    # cron's syslog line: `CRON[48400]: (hfischer) CMD (/home/hfischer/bin/sync.sh)`.
-    *((word, re.compile(r"\((?P<user>[^\W\d][\w.-]{0,31})\) (?:CMD|MAIL|RELOAD|REPLACE|LIST|BEGIN EDIT|END EDIT) \("))
-      for word in (") cmd (", ") mail (")),
+    *((word, _CRON_LINE) for word in (") cmd (", ") mail (")),
     # Grid Engine's `qstat -f` lists each queue instance, its jobs' rows under it: ` 482130 0.50500
     # train.sh   hfischer     r     11/03/2026 08:14:02     4` (the priority's five decimals).
     ("queuename", LinePattern(r" {0,8}\d{1,10} \d\.\d{5} \S{1,10} {1,8}(?P<user>[^\W\d][\w.-]{0,31}) {1,16}[a-zA-Z]{1,5} {1,8}\d\d/\d\d/\d{4} ", re.M)),

@@ -46,6 +46,11 @@ class LookupHit:
     how: str  # "signature" | "text"
 
 
+def _shares(fields: dict[str, Counter[str]], known: set[str]) -> bool:
+    """Does an entry's index hold one of `known` (a typed word and the words it may stand for)?"""
+    return any(w in counts for w in known for counts in fields.values())
+
+
 def _words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in PLAIN_WORDS]
 
@@ -132,8 +137,7 @@ class Lookup:
             # Only words half the entries use ("this is not an error") say nothing at all of
             # a failure: "No entry matches" answers them, as before.
             return any(w in VAGUE_WORDS and w not in self._generic for w in typed)
-        fits = sum(1 for _, fields in self._docs
-                   if all(any(w in counts for w in known for counts in fields.values()) for known in naming))
+        fits = sum(1 for _, fields in self._docs if all(_shares(fields, known) for known in naming))
         return fits > _BROAD_ENTRIES
 
     def _enough(self, asked: dict[str, set[str]], fields: dict[str, Counter[str]], greeted: int = 0) -> bool:
@@ -143,10 +147,7 @@ class Lookup:
         "string" with Arrow's offset overflow, which is not what it asks about. Tokens with
         digits (line numbers, versions, hex ids) and short unknown words are not counted. Greetings
         typed (`greeted`) are counted and never shared: "hello world" is small talk."""
-        def shares(known: set[str]) -> bool:
-            return any(w in counts for w in known for counts in fields.values())
-
-        shared = {typed for typed, known in asked.items() if shares(known)}
+        shared = {typed for typed, known in asked.items() if _shares(fields, known)}
         if not shared - self._generic:
             return False
         # A short word no entry holds is a fragment or a typo too short to read ("disk ful").

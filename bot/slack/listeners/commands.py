@@ -167,7 +167,7 @@ def token_team(deps: BotDeps, context: Any) -> str | None:
     return (getattr(authorized, "team_id", None) or "") if authorized is not None else ""
 
 
-def respond_to(deps: BotDeps, body: dict[str, Any], team: str, token_team: str | None = None,
+def respond_to(deps: BotDeps, body: dict[str, Any], team: str, bot_team: str | None = None,
                client: WebClient | None = None) -> Answer:
     """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
     word, rest = _word_and_rest(typed(body))
@@ -176,7 +176,7 @@ def respond_to(deps: BotDeps, body: dict[str, Any], team: str, token_team: str |
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
         return ui.help_message()
     return handler(deps, Invocation(team, body.get("user_id") or "unknown", body.get("channel_id"), rest.strip(),
-                                    str(body.get("channel_name") or ""), token_team, client))
+                                    str(body.get("channel_name") or ""), bot_team, client))
 
 
 def register(app: App, deps: BotDeps) -> None:
