@@ -63,6 +63,40 @@ def paste_window() -> float:
     return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
 
 
+# A message its sender deleted (`message_deleted`) before it was answered: a log pasted in the
+# wrong channel, or with a secret in it, taken back within the paste window. Noted this long,
+# so the closer of its paste, or a delivery of it that comes late, answers nothing for it: no
+# diagnosis under "This message was deleted.", no charge.
+DELETED_NOTED_S = 3600
+
+
+def _note_deleted(deps: BotDeps, team: str, event: dict[str, Any]) -> None:
+    channel, ts = event.get("channel"), event.get("deleted_ts")
+    if not (isinstance(channel, str) and channel and isinstance(ts, str) and ts):
+        return
+    try:
+        deps.store.dedupe.first_time(team, f"deleted:{channel}:{ts}", DELETED_NOTED_S)
+    except (StoreUnavailable, ValueError) as exc:
+        log.info("deletion of a message in team=%s not noted: %s", team, type(exc).__name__)
+
+
+def _deleted(deps: BotDeps, where: Where, ts: str) -> bool:
+    return deps.store.dedupe.seen(where.team_id, f"deleted:{where.channel}:{ts}")
+
+
+def _kept(deps: BotDeps, where: Where, parts: list[Part]) -> list[Part]:
+    """The parts of a paste its sender has not deleted meanwhile."""
+    kept = []
+    for part in parts:
+        if _deleted(deps, where, part.ts):
+            _take_local((where.team_id, where.channel, part.ts))
+            log.info("a pasted message in team=%s channel=%s was deleted before its answer: not read",
+                     where.team_id, where.channel)
+        else:
+            kept.append(part)
+    return kept
+
+
 # A reply in the thread of a message still being answered waits for that answer this long at
 # most (a download may take DENPEX_DOWNLOAD_DEADLINE_S, 120 s), looking every PARENT_POLL_S.
 PARENT_WAIT_S = 180.0
@@ -176,8 +210,11 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         # answer, so this part is answered alone rather than dropped.
         log.info("a paste burst in team=%s channel=%s expired before it closed", where.team_id, where.channel)
         own = _take_local((where.team_id, where.channel, where.ts))
-        if own is not None:
+        if own is not None and not _deleted(deps, where, where.ts):
             _alone(deps, client, where, own, strong=strong, direct=direct, announce=announce, place=place)
+        return
+    parts = _kept(deps, where, parts)
+    if not parts:
         return
     if announce and len(parts) == 1:
         _take_local((where.team_id, where.channel, where.ts))
@@ -349,6 +386,10 @@ def message_text(event: dict[str, Any]) -> str:
 def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool) -> Callable[[], None] | None:
     """Act on a message; returns what must still run after the paste window, if anything."""
     store, team, channel, ts, user = deps.store, where.team_id, where.channel, where.ts, where.user
+    if _deleted(deps, where, ts):
+        # Deleted before this delivery of it was read (a retry, a late event): nothing to answer.
+        log.info("a message in team=%s channel=%s was deleted before it was read", team, channel)
+        return None
     thread_ts = event.get("thread_ts")
     text = message_text(event)
     strength = logdetect.strength(text, deps.keywords)
@@ -524,6 +565,9 @@ def register(app: App, deps: BotDeps) -> None:
         # Whatever this event decides (another bot's upload gets nothing), the upload's
         # `file_shared` leaves it to this event (bot.slack.listeners.uploads).
         mark_files(deps, context["workspace_id"], event)
+        if event.get("subtype") == "message_deleted":
+            _note_deleted(deps, context["workspace_id"], event)
+            return
         if event.get("bot_id") or event.get("subtype") not in _HANDLED_SUBTYPES:
             return
         user = event.get("user")
