@@ -78,15 +78,15 @@ def typed(body: dict[str, Any]) -> str:
 
 # What an id copied from a reply (where it is inline code), quoted, or lifted from a sentence
 # ("see cuda-oom.") or mrkdwn emphasis may carry around it; no id starts or ends with these.
-_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_#"
+ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_#"
 
 
 def _show(deps: BotDeps, call: Invocation) -> Answer:
-    wanted = call.rest.strip(_ID_WRAPPING)
+    wanted = call.rest.strip(ID_WRAPPING)
     rule = deps.denpex.entry(wanted) if wanted else None
     if rule is None and wanted:
         # `show cuda-oom please`: the id is the first word.
-        first = _word_and_rest(call.rest)[0].strip(_ID_WRAPPING)
+        first = _word_and_rest(call.rest)[0].strip(ID_WRAPPING)
         rule = deps.denpex.entry(first) if first else None
     if rule is None and wanted and "_" in wanted:
         # `show cuda_oom`: ids join their words with hyphens.

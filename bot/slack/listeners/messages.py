@@ -22,6 +22,7 @@ from bot.slack import files, logdetect, recovery, timers
 from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import SlackReplier, Where, classify, read_message, tell
+from bot.slack.listeners.commands import ID_WRAPPING
 from bot.slack.listeners.uploads import mark_files
 from bot.slack.outage import unavailable_in_thread
 from bot.slack.user_limits import FOLLOWUP
@@ -454,6 +455,22 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
     return None
 
 
+# `show <id>` typed in a diagnosis thread, where Slack refuses slash commands ("/denpex is
+# not supported in threads"): as text, with or without the command's name, or to the bot.
+_SHOW_TYPED = regex.compile(r"(?:/?denpex\s+)?show:?\s+(?P<id>\S+)", regex.IGNORECASE)
+
+
+def _entry_asked(deps: BotDeps, text: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The entry a message asks for by id (`show cuda-oom-fragmentation`, an id the diagnosis
+    names among its related entries), as `/denpex show` gives it; None for anything else
+    ("show me the lines" is a question for the follow-up)."""
+    asked = _SHOW_TYPED.fullmatch(logdetect.clean(text).strip())
+    rule = deps.denpex.entry(asked.group("id").strip(ID_WRAPPING)) if asked else None
+    if rule is None:
+        return None
+    return ui.entry_message(rule, [r for rid in rule.related if (r := deps.denpex.entry(rid))], full=False)
+
+
 def _asks(text: str) -> bool:
     """Words that ask something ("what now?", "any idea?", a lone "?"), not addressed to a colleague."""
     return "?" in logdetect.clean(text) and not between_people(text)
@@ -542,6 +559,10 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
     store = deps.store
     if ctx is not None:
         if mentioned or not between_people(text):
+            entry = _entry_asked(deps, text)
+            if entry is not None:
+                tell(client, there or where, entry)
+                return
             follow_up(deps, client, there or where, logdetect.clean(text), ctx)
         return
     if strength is not None:
