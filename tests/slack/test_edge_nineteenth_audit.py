@@ -189,3 +189,27 @@ def test_show_typed_in_a_diagnosis_thread_posts_that_entry(bot: Bot, fake_slack:
             assert "The lines that matched cuda-oom" in sent[0].params["text"], typed
         else:
             assert f"`{entry}`" in all_text(sent[0]) and "The lines that matched" not in all_text(sent[0]), typed
+
+
+def test_show_asked_of_the_bot_in_a_mention_or_its_dm_posts_the_entry(bot: Bot, fake_slack: FakeSlack) -> None:
+    """`@denpex show cuda-oom` in a channel, `show nccl-socket-ifname` in the bot's DM: the
+    entry in the message's thread (was the help); words naming no entry still get the help,
+    and `show cuda-oom` to colleagues in a channel gets nothing."""
+    asks = [(f"<@{BOT_USER_ID}> show cuda-oom", CHANNEL, "channel", "cuda-oom"),
+            ("show nccl-socket-ifname", "D0DM19", "im", "nccl-socket-ifname"),
+            (f"<@{BOT_USER_ID}> show me something", CHANNEL, "channel", None),
+            ("show cuda-oom", "C0TALK19", "channel", "")]
+    for n, (text, channel, kind, entry) in enumerate(asks, start=1):
+        ts = f"17019004{n:02d}.000100"
+        before = len(posts(fake_slack, channel))
+        bot.event(message(text, ts, channel=channel, channel_type=kind))
+        wait_handled(bot, ts, channel=channel, timeout=30)
+        sent = posts(fake_slack, channel)[before:]
+        if entry == "":
+            assert sent == [], text
+            continue
+        assert len(sent) == 1 and sent[0].params["thread_ts"] == ts, text
+        if entry is None:
+            assert sent[0].params["text"].startswith(HELP), text
+        else:
+            assert f"`{entry}`" in all_text(sent[0]) and not sent[0].params["text"].startswith(HELP), text

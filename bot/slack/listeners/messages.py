@@ -456,7 +456,8 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
 
 
 # `show <id>` typed in a diagnosis thread, where Slack refuses slash commands ("/denpex is
-# not supported in threads"): as text, with or without the command's name, or to the bot.
+# not supported in threads"): as text, with or without the command's name, or to the bot; or
+# asked of the bot in a mention or its DM.
 _SHOW_TYPED = regex.compile(r"(?:/?denpex\s+)?show:?\s+(?P<id>\S+)", regex.IGNORECASE)
 
 
@@ -578,7 +579,8 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
         tell(client, where, ui.thread_expired_message(store.config.thread_ttl_s))
         return
     if mentioned or _direct(event):
-        tell(client, where, ui.help_message())
+        # `@denpex show cuda-oom`, or `show cuda-oom` in its DM: the entry, not the help.
+        tell(client, where, _entry_asked(deps, text) or ui.help_message())
 
 
 def register(app: App, deps: BotDeps) -> None:
