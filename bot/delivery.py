@@ -194,7 +194,9 @@ def diagnose(store: DiagnosisStore, reply: Replier, place: Place, read: Callable
         reply.finished("over_quota")
         return "over_quota"
     except InputError as exc:
-        reply.problem(f"I could not read this log: {exc}.")
+        reason = str(exc)
+        # A reason ending in a question ("is the bot allowed to see it (files:read)?") ends the sentence.
+        reply.problem(f"I could not read this log: {reason}{'' if reason.endswith(('.', '?', '!')) else '.'}")
         reply.finished("failed")
         return "failed"
     except StoreUnavailable:

@@ -27,7 +27,7 @@ from slack_sdk.http_retry.state import RetryState
 from bot.ingest import InputError
 from bot.masking import Masker
 from bot.slack import timers
-from bot.slack.webapi import download_retry_handlers, slack_said, unknown_outcome
+from bot.slack.webapi import RATE_LIMIT_ERRORS, download_retry_handlers, slack_said, unknown_outcome
 
 log = logging.getLogger("denpex.slack")
 
@@ -196,8 +196,8 @@ def file_info(client: WebClient, file_id: str, max_bytes: int, api_url: str) -> 
         if unknown_outcome(error):
             said = error if slack_said(error) else "an answer that was not Slack's JSON"
             raise InputError(f"could not read the file from Slack ({said}): a hiccup on Slack's side; try again in a minute") from None
-        if error == "ratelimited":  # a Retry-After longer than the person should wait
-            raise InputError("could not read the file from Slack (ratelimited): Slack is rate-limiting the bot; "
+        if error in RATE_LIMIT_ERRORS:  # a Retry-After longer than the person should wait
+            raise InputError(f"could not read the file from Slack ({error}): Slack is rate-limiting the bot; "
                              "try again in a few minutes") from None
         if error in GONE_ERRORS:
             # Deleted between the upload and our read: no scope would help, the upload would.

@@ -101,13 +101,19 @@ def retry_after_s(response: Any) -> float | None:
     return None
 
 
+# The error codes of a rate limit: `ratelimited` (the Web API's common error, with its
+# Retry-After) and `rate_limited`, which chat.postMessage and others list apart ("Application
+# has posted too many messages"). Either way Slack did nothing, so the call may be made again.
+RATE_LIMIT_ERRORS = ("ratelimited", "rate_limited")
+
+
 def rate_limited(response: Any) -> bool:
-    """A 429, or `ratelimited` in an HTTP 200 body (a proxy or an older edge answers so; the
-    Web API's error list names it with its Retry-After): either way Slack did nothing."""
+    """A 429, or a rate limit's error code in an HTTP 200 body (a proxy or an older edge
+    answers so; the Web API's error lists name both codes): either way Slack did nothing."""
     if response.status_code == 429:
         return True
     body = getattr(response, "body", None)
-    return isinstance(body, dict) and body.get("ok") is False and body.get("error") == "ratelimited"
+    return isinstance(body, dict) and body.get("ok") is False and body.get("error") in RATE_LIMIT_ERRORS
 
 
 class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):

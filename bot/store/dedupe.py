@@ -31,6 +31,11 @@ class Dedupe:
         return bool(self._client.redis.set(keys.dedupe(team_id, key), "1", nx=True, ex=ttl))
 
     @guarded
+    def seen(self, team_id: str, key: str) -> bool:
+        """Whether `key` is marked (by `first_time`), without marking it."""
+        return bool(self._client.redis.exists(keys.dedupe(team_id, key)))
+
+    @guarded
     def forget(self, team_id: str, key: str) -> None:
         """Drop a marker, so a redelivery is processed (for work that failed before replying)."""
         self._client.redis.delete(keys.dedupe(team_id, key))

@@ -18,6 +18,15 @@ def test_first_time_then_repeat(store: Store) -> None:
     assert store.dedupe.first_time("T1", "event:Ev2") is True
 
 
+def test_seen_reads_a_mark_without_making_one(store: Store) -> None:
+    """`seen` tells a marked key from an unmarked one and marks nothing itself."""
+    assert store.dedupe.seen("T1", "deleted:C1:1.1") is False
+    assert store.dedupe.seen("T1", "deleted:C1:1.1") is False
+    assert store.dedupe.first_time("T1", "deleted:C1:1.1") is True
+    assert store.dedupe.seen("T1", "deleted:C1:1.1") is True
+    assert store.dedupe.seen("T2", "deleted:C1:1.1") is False
+
+
 def test_concurrent_repeats_have_one_winner(store: Store) -> None:
     """50 simultaneous deliveries of one event: exactly one is first."""
     barrier = threading.Barrier(50)

@@ -35,6 +35,7 @@ CALLS: dict[str, Any] = {
     "codes.redeem": lambda s: s.codes.redeem("T1", "U1", "DNPX-0000-0000-0000"),
     "dedupe.first_time": lambda s: s.dedupe.first_time("T1", "event:Ev1"),
     "dedupe.forget": lambda s: s.dedupe.forget("T1", "event:Ev1"),
+    "dedupe.seen": lambda s: s.dedupe.seen("T1", "event:Ev1"),
     "threads.save": lambda s: s.threads.save("T1", "C1", "1.1", CTX),
     "threads.load": lambda s: s.threads.load("T1", "C1", "1.1"),
     "threads.expired": lambda s: s.threads.expired("T1", "C1", "1.1"),

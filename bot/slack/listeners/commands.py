@@ -46,30 +46,47 @@ class Invocation:
     client: WebClient | None = None  # the workspace's Web API client (alerts connect asks Slack)
 
 
+# Blank for a command: whitespace and the zero-width characters a copy from a page or a
+# document carries (a text of only those is an empty `/denpex`: help, not "No entry matches").
+_BLANK = "\u200b\u200c\u200d\u2060\ufeff"
+# Who the text is addressed to, at its start: the bot named as in a mention (`@denpex help`,
+# slash command and mention mixed up), written as typed or as Slack's escaped mention.
+_ADDRESSED = regex.compile(r"(?:<@[UW][A-Z0-9]+(?:\|[^>]*)?>|@(?P<name>[\w.-]+))\s*")
+
+
+def _trimmed(text: str) -> str:
+    return text.strip().strip(_BLANK).strip()
+
+
 def typed(body: dict[str, Any]) -> str:
     """The command's text as the person typed it: Slack escapes &, < and > in it, and exactly
     that is undone (replies escape again). The command's own name typed again at its start
-    (`/denpex /denpex help`, a line copied from the help after typing the command) is dropped."""
-    text = logdetect.unescape(body.get("text") or "").strip()
+    (`/denpex /denpex help`, a line copied from the help after typing the command), or the bot
+    addressed there as in a mention (`/denpex @denpex help`, `<@U…>`), is dropped."""
+    text = _trimmed(logdetect.unescape(body.get("text") or ""))
     command = body.get("command")
     if isinstance(command, str) and command and text.lower().startswith(command.lower()):
         rest = text[len(command):]
         if not rest or rest[0].isspace():
-            return rest.strip()
+            text = _trimmed(rest)
+    addressed = _ADDRESSED.match(text)
+    if addressed and (addressed.group("name") is None
+                      or (isinstance(command, str) and addressed.group("name").lower() == command.lstrip("/").lower())):
+        text = _trimmed(text[addressed.end():])
     return text
 
 
 # What an id copied from a reply (where it is inline code), quoted, or lifted from a sentence
 # ("see cuda-oom.") or mrkdwn emphasis may carry around it; no id starts or ends with these.
-_ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_#"
+ID_WRAPPING = "`'\"\u2018\u2019\u201c\u201d .,;:!?()[]*_#"
 
 
 def _show(deps: BotDeps, call: Invocation) -> Answer:
-    wanted = call.rest.strip(_ID_WRAPPING)
+    wanted = call.rest.strip(ID_WRAPPING)
     rule = deps.denpex.entry(wanted) if wanted else None
     if rule is None and wanted:
         # `show cuda-oom please`: the id is the first word.
-        first = _word_and_rest(call.rest)[0].strip(_ID_WRAPPING)
+        first = _word_and_rest(call.rest)[0].strip(ID_WRAPPING)
         rule = deps.denpex.entry(first) if first else None
     if rule is None and wanted and "_" in wanted:
         # `show cuda_oom`: ids join their words with hyphens.
@@ -113,6 +130,11 @@ SUBCOMMANDS: dict[str, Callable[[BotDeps, Invocation], Answer]] = {
 }
 
 
+# What may wrap a subcommand typed as a word of a sentence or in mrkdwn: `help.`, `Help!`,
+# `` `quota` ``, `*help*`, `show: cuda-oom`.
+_WORD_WRAPPING = "`*_'\".,;:!?\u2018\u2019\u201c\u201d"
+
+
 def _word_and_rest(text: str) -> tuple[str, str]:
     """The first word and the rest, split at any whitespace: a tab, a new line or the
     no-break space some keyboards type (Option+Space) separates a subcommand too."""
@@ -120,11 +142,16 @@ def _word_and_rest(text: str) -> tuple[str, str]:
     return (parts[0], parts[1] if len(parts) > 1 else "") if parts else ("", "")
 
 
+def _subcommand(word: str) -> str:
+    """The subcommand a first word names, unwrapped and in lower case."""
+    return word.strip(_WORD_WRAPPING).lower()
+
+
 def is_lookup(body: dict[str, Any]) -> bool:
     """Error text to look up: not empty, not a subcommand, not one bare word (a typo of one),
     and not help asked as a flag or a question mark (`--help`, `-h`, `?`)."""
     text = typed(body)
-    return (bool(text) and _word_and_rest(text)[0].lower() not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
+    return (bool(text) and _subcommand(_word_and_rest(text)[0]) not in SUBCOMMANDS and not _BARE_WORD.fullmatch(text)
             and not _HELP_ASKED.fullmatch(text))
 
 
@@ -143,9 +170,9 @@ def changes_something(body: dict[str, Any]) -> bool:
     if is_lookup(body):
         return False
     word, rest = _word_and_rest(typed(body))
-    if word.lower() not in _CHANGES:
+    if _subcommand(word) not in _CHANGES:
         return False
-    words = _CHANGES[word.lower()]
+    words = _CHANGES[_subcommand(word)]
     return words is None or _word_and_rest(rest)[0].lower() in words
 
 
@@ -171,7 +198,7 @@ def respond_to(deps: BotDeps, body: dict[str, Any], team: str, bot_team: str | N
                client: WebClient | None = None) -> Answer:
     """The ephemeral answer to a `/denpex` that is not a lookup, in workspace `team`."""
     word, rest = _word_and_rest(typed(body))
-    handler = SUBCOMMANDS.get(word.lower())
+    handler = SUBCOMMANDS.get(_subcommand(word))
     if handler is None:
         # Nothing, or one bare word that is not a subcommand: a typo, not an error string.
         return ui.help_message()

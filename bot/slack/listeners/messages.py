@@ -22,6 +22,7 @@ from bot.slack import files, logdetect, recovery, timers
 from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import SlackReplier, Where, classify, read_message, tell
+from bot.slack.listeners.commands import ID_WRAPPING
 from bot.slack.listeners.uploads import mark_files
 from bot.slack.outage import unavailable_in_thread
 from bot.slack.user_limits import FOLLOWUP
@@ -61,6 +62,40 @@ _PART_PLACEHOLDER_STRIDE = 1000
 
 def paste_window() -> float:
     return timers.seconds("DENPEX_PASTE_WINDOW_S", PASTE_WINDOW_S)
+
+
+# A message its sender deleted (`message_deleted`) before it was answered: a log pasted in the
+# wrong channel, or with a secret in it, taken back within the paste window. Noted this long,
+# so the closer of its paste, or a delivery of it that comes late, answers nothing for it: no
+# diagnosis under "This message was deleted.", no charge.
+DELETED_NOTED_S = 3600
+
+
+def _note_deleted(deps: BotDeps, team: str, event: dict[str, Any]) -> None:
+    channel, ts = event.get("channel"), event.get("deleted_ts")
+    if not (isinstance(channel, str) and channel and isinstance(ts, str) and ts):
+        return
+    try:
+        deps.store.dedupe.first_time(team, f"deleted:{channel}:{ts}", DELETED_NOTED_S)
+    except (StoreUnavailable, ValueError) as exc:
+        log.info("deletion of a message in team=%s not noted: %s", team, type(exc).__name__)
+
+
+def _deleted(deps: BotDeps, where: Where, ts: str) -> bool:
+    return deps.store.dedupe.seen(where.team_id, f"deleted:{where.channel}:{ts}")
+
+
+def _kept(deps: BotDeps, where: Where, parts: list[Part]) -> list[Part]:
+    """The parts of a paste its sender has not deleted meanwhile."""
+    kept = []
+    for part in parts:
+        if _deleted(deps, where, part.ts):
+            _take_local((where.team_id, where.channel, part.ts))
+            log.info("a pasted message in team=%s channel=%s was deleted before its answer: not read",
+                     where.team_id, where.channel)
+        else:
+            kept.append(part)
+    return kept
 
 
 # A reply in the thread of a message still being answered waits for that answer this long at
@@ -176,8 +211,11 @@ def _close_burst(deps: BotDeps, client: WebClient, where: Where, place: str, seq
         # answer, so this part is answered alone rather than dropped.
         log.info("a paste burst in team=%s channel=%s expired before it closed", where.team_id, where.channel)
         own = _take_local((where.team_id, where.channel, where.ts))
-        if own is not None:
+        if own is not None and not _deleted(deps, where, where.ts):
             _alone(deps, client, where, own, strong=strong, direct=direct, announce=announce, place=place)
+        return
+    parts = _kept(deps, where, parts)
+    if not parts:
         return
     if announce and len(parts) == 1:
         _take_local((where.team_id, where.channel, where.ts))
@@ -349,6 +387,10 @@ def message_text(event: dict[str, Any]) -> str:
 def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, mentioned: bool) -> Callable[[], None] | None:
     """Act on a message; returns what must still run after the paste window, if anything."""
     store, team, channel, ts, user = deps.store, where.team_id, where.channel, where.ts, where.user
+    if _deleted(deps, where, ts):
+        # Deleted before this delivery of it was read (a retry, a late event): nothing to answer.
+        log.info("a message in team=%s channel=%s was deleted before it was read", team, channel)
+        return None
     thread_ts = event.get("thread_ts")
     text = message_text(event)
     strength = logdetect.strength(text, deps.keywords)
@@ -411,6 +453,23 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         return paste(deps, client, where, place, logdetect.clean(text), strong=False, direct=_direct(event))
     _reply(deps, client, event, where, mentioned, text, strength, ctx)
     return None
+
+
+# `show <id>` typed in a diagnosis thread, where Slack refuses slash commands ("/denpex is
+# not supported in threads"): as text, with or without the command's name, or to the bot; or
+# asked of the bot in a mention or its DM.
+_SHOW_TYPED = regex.compile(r"(?:/?denpex\s+)?show:?\s+(?P<id>\S+)", regex.IGNORECASE)
+
+
+def _entry_asked(deps: BotDeps, text: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The entry a message asks for by id (`show cuda-oom-fragmentation`, an id the diagnosis
+    names among its related entries), as `/denpex show` gives it; None for anything else
+    ("show me the lines" is a question for the follow-up)."""
+    asked = _SHOW_TYPED.fullmatch(logdetect.clean(text).strip())
+    rule = deps.denpex.entry(asked.group("id").strip(ID_WRAPPING)) if asked else None
+    if rule is None:
+        return None
+    return ui.entry_message(rule, [r for rid in rule.related if (r := deps.denpex.entry(rid))], full=False)
 
 
 def _asks(text: str) -> bool:
@@ -501,6 +560,10 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
     store = deps.store
     if ctx is not None:
         if mentioned or not between_people(text):
+            entry = _entry_asked(deps, text)
+            if entry is not None:
+                tell(client, there or where, entry)
+                return
             follow_up(deps, client, there or where, logdetect.clean(text), ctx)
         return
     if strength is not None:
@@ -516,7 +579,8 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
         tell(client, where, ui.thread_expired_message(store.config.thread_ttl_s))
         return
     if mentioned or _direct(event):
-        tell(client, where, ui.help_message())
+        # `@denpex show cuda-oom`, or `show cuda-oom` in its DM: the entry, not the help.
+        tell(client, where, _entry_asked(deps, text) or ui.help_message())
 
 
 def register(app: App, deps: BotDeps) -> None:
@@ -524,6 +588,9 @@ def register(app: App, deps: BotDeps) -> None:
         # Whatever this event decides (another bot's upload gets nothing), the upload's
         # `file_shared` leaves it to this event (bot.slack.listeners.uploads).
         mark_files(deps, context["workspace_id"], event)
+        if event.get("subtype") == "message_deleted":
+            _note_deleted(deps, context["workspace_id"], event)
+            return
         if event.get("bot_id") or event.get("subtype") not in _HANDLED_SUBTYPES:
             return
         user = event.get("user")
