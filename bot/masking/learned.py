@@ -17,10 +17,13 @@ from collections.abc import Callable, Iterable
 from bot.literals import DIGITS_AS_ZERO, Words, one_byte
 from bot.masking.state import LogState, wordlike_login
 
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ALNUM = _LETTERS | frozenset(b"0123456789")
 _DASH = ord("-")
 # A learned login run into the word before it still stands as one before its `@`: a prompt
 # whose terminal title lost its escape and bell (`]0;hfischer@gpu3: ~/llmhfischer@gpu3:~/llm$`).
+# Run into a letter only: after a digit it may be the tail of an address (`10.0.0.1aaa@`), which
+# masking it would turn into a bounded address on a second pass.
 _AT = ord("@")
 _LT = ord("<")
 # Not after one of these: a name inside a longer word, or inside one of our placeholders (`<USER-1>`).
@@ -98,7 +101,7 @@ def _accept(
     if not shaped:
 
         def whole_word(start: int, end: int) -> bool:
-            if end < size and data[end] == _AT and start and data[start - 1] in _ALNUM:
+            if end < size and data[end] == _AT and start and data[start - 1] in _LETTERS:
                 return True  # a prompt run into what stood before it: `~/llmhfischer@gpu3:~$`
             return (start == 0 or data[start - 1] not in before) and (end == size or data[end] not in _ALNUM)
 
@@ -106,7 +109,7 @@ def _accept(
 
     def learned_or_sibling(start: int, end: int) -> bool:
         if start and data[start - 1] in before:
-            return end < size and data[end] == _AT and data[start - 1] != _LT  # as whole_word's
+            return end < size and data[end] == _AT and data[start - 1] in _LETTERS  # as whole_word's
         if end == size:
             return True
         after = data[end]
