@@ -147,20 +147,20 @@ def test_supportive_line_alone_stays_below_the_floor(absent: str, log: str) -> N
 RCCL_INIT_ONLY = [
     pytest.param(
         # ROCm/vllm#390: a vLLM TP=2 host; the paste stops after RCCL's init lines
-        'supllm:402:402 [0] /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/'
+        'vllm-host:402:402 [0] /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/'
         'out/ubuntu-22.04/22.04/build/rccl/hipify/src/init.cc:179 NCCL WARN Missing "iommu=pt" from kernel command line '
         "which can lead to system instablity or hang!\n"
-        "supllm:402:402 [0] NCCL INFO RCCL version : 2.22.3-HEAD:271856d\n"
-        "supllm:461:461 [1] NCCL INFO Bootstrap : Using enp203s0:192.168.100.86<0>\n"
-        "supllm:461:461 [1] NCCL INFO NET/Plugin: Could not find: librccl-net.so. Using internal network plugin.\n",
+        "vllm-host:402:402 [0] NCCL INFO RCCL version : 2.22.3-HEAD:271856d\n"
+        "vllm-host:461:461 [1] NCCL INFO Bootstrap : Using enp203s0:192.168.10.20<0>\n"
+        "vllm-host:461:461 [1] NCCL INFO NET/Plugin: Could not find: librccl-net.so. Using internal network plugin.\n",
         id="ROCm-vllm-390",
     ),
     pytest.param(
         # kyuz0/amd-strix-halo-vllm-toolboxes#80: a Ray worker of vLLM, with the Ray prefixes
-        "(EngineCore pid=6685) (RayWorkerProc pid=4775, ip=192.168.100.2) [2026-08-13 19:37:01] toolbox:4775:4775 [0] "
+        "(EngineCore pid=6685) (RayWorkerProc pid=4775, ip=192.168.10.2) [2026-08-13 19:37:01] toolbox:4775:4775 [0] "
         "/__w/rockrel/rockrel/build/comm-libs/rccl/build/hipify/src/init.cc:303 NCCL WARN Missing \"iommu=pt\" from "
         "kernel command line which can lead to system instablity or hang!\n"
-        "(EngineCore pid=6685) (RayWorkerProc pid=4775, ip=192.168.100.2) toolbox:4775:4775 [0] NCCL INFO RCCL version : "
+        "(EngineCore pid=6685) (RayWorkerProc pid=4775, ip=192.168.10.2) toolbox:4775:4775 [0] NCCL INFO RCCL version : "
         "2.30.4-HEAD:2b22ab0\n",
         id="kyuz0-amd-strix-halo-vllm-toolboxes-80",
     ),
