@@ -144,6 +144,58 @@ def test_supportive_line_alone_stays_below_the_floor(absent: str, log: str) -> N
     assert absent not in {m.id for m in MATCHER.diagnose(log).matches}
 
 
+RCCL_INIT_ONLY = [
+    pytest.param(
+        # ROCm/vllm#390: a vLLM TP=2 host; the paste stops after RCCL's init lines
+        'vllm-host:402:402 [0] /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/'
+        'out/ubuntu-22.04/22.04/build/rccl/hipify/src/init.cc:179 NCCL WARN Missing "iommu=pt" from kernel command line '
+        "which can lead to system instablity or hang!\n"
+        "vllm-host:402:402 [0] NCCL INFO RCCL version : 2.22.3-HEAD:271856d\n"
+        "vllm-host:461:461 [1] NCCL INFO Bootstrap : Using enp203s0:192.168.10.20<0>\n"
+        "vllm-host:461:461 [1] NCCL INFO NET/Plugin: Could not find: librccl-net.so. Using internal network plugin.\n",
+        id="ROCm-vllm-390",
+    ),
+    pytest.param(
+        # kyuz0/amd-strix-halo-vllm-toolboxes#80: a Ray worker of vLLM, with the Ray prefixes
+        "(EngineCore pid=6685) (RayWorkerProc pid=4775, ip=192.168.10.2) [2026-08-13 19:37:01] toolbox:4775:4775 [0] "
+        "/__w/rockrel/rockrel/build/comm-libs/rccl/build/hipify/src/init.cc:303 NCCL WARN Missing \"iommu=pt\" from "
+        "kernel command line which can lead to system instablity or hang!\n"
+        "(EngineCore pid=6685) (RayWorkerProc pid=4775, ip=192.168.10.2) toolbox:4775:4775 [0] NCCL INFO RCCL version : "
+        "2.30.4-HEAD:2b22ab0\n",
+        id="kyuz0-amd-strix-halo-vllm-toolboxes-80",
+    ),
+]
+
+
+@pytest.mark.parametrize("log", RCCL_INIT_ONLY)
+def test_rccls_iommu_warning_alone_names_no_hang(log: str) -> None:
+    """RCCL warns about iommu=pt at every init on such a host, healthy runs too: no diagnosis from it."""
+    assert MATCHER.diagnose(log).matches == []
+
+
+def test_rccls_iommu_warning_does_not_outrank_the_ipc_refusal_that_ended_the_run() -> None:
+    """ROCm/rccl#2188: the warning at init, then hipIpcGetMemHandle refused on the joining process."""
+    log = (ROOT / "tests" / "data" / "threads" / "nccl-cuda-invalid-argument--ROCm-rccl-2188.log").read_text(encoding="utf-8")
+    assert [m.id for m in MATCHER.diagnose(log).matches] == ["nccl-cuda-invalid-argument"]
+
+
+def test_a_bare_no_grad_fn_error_is_not_called_checkpointing() -> None:
+    """Without a checkpointing line the loss lost its graph some other way (frozen weights, no_grad, detach)."""
+    d = MATCHER.diagnose("RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n")
+    assert [m.id for m in d.matches] == ["backward-no-grad-fn"]
+
+
+def test_checkpointing_in_the_run_arguments_names_the_checkpointing_pitfall() -> None:
+    """A TrainingArguments dump with gradient_checkpointing=True is enough to read the same error as checkpointing."""
+    d = MATCHER.diagnose(
+        "TrainingArguments(bf16=True, gradient_accumulation_steps=8, gradient_checkpointing=True, "
+        "gradient_checkpointing_kwargs=None, learning_rate=0.0002)\n"
+        "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"
+    )
+    assert d.root is not None and d.root.id == "grad-checkpointing-no-grad", [m.id for m in d.matches]
+    assert "backward-no-grad-fn" in [c.id for c in d.collateral]
+
+
 def test_a_dead_ray_worker_is_not_read_as_a_scheduling_wait() -> None:
     log = (ROOT / "tests" / "data" / "threads" / "ray-actor-died--ray-project-ray-47759.log").read_text(encoding="utf-8")
     assert "ray-resources-unschedulable" not in [m.id for m in MATCHER.diagnose(log).matches]
