@@ -31,24 +31,15 @@ import re
 
 from bot.masking.edits import Edit
 
-# Each IBAN country's length (ISO 13616 registry), for the countries a log is likely to show.
-_IBAN_LENGTHS = {
-    "AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
-    "DK": 18, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GI": 23, "GL": 18, "GR": 27,
-    "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LI": 21,
-    "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MT": 31, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PT": 25, "QA": 29,
-    "RO": 24, "RS": 22, "SA": 24, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TN": 24, "TR": 26, "UA": 29, "XK": 20,
-}  # fmt: skip
-
 # Line gate: the shapes (ASCII digits only, as gate.py asks) and the labels. `cc` and `pan`
 # are in the trigger with what follows them, not anchor words: as bare substrings they are on
-# every `accuracy`, `success` and `expand` line of a training log. An IBAN's is what
-# `_IBAN_RX` needs for an edit: a known country after no word character, then 11 more or two
-# spaced groups of 4. Any two capitals, two digits and 8 more let in every line of an
-# upper-case hex request id or a base64 header (most of botocore's DEBUG lines).
+# every `accuracy`, `success` and `expand` line of a training log. An IBAN's part asks what
+# `_IBAN_RX` needs: no word character before, then 11 more or two spaced groups of 4 (two
+# capitals, two digits and any 8 let in botocore's DEBUG lines, their upper-case hex request
+# ids and base64 headers: most of such a log went through every regex below).
 IDENTITY_TRIGGER = (
     r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}"
-    r"|(?:^|[^0-9A-Za-z_/:\n-])(?:" + "|".join(sorted(_IBAN_LENGTHS)) + r")[0-9]{2}(?:[A-Z0-9]{11}| [A-Z0-9]{4} [A-Z0-9]{4})"
+    r"|(?:^|[^0-9A-Za-z_/:\n-])[A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11}| [A-Z0-9]{4} [A-Z0-9]{4})"
     r"|(?i:\b(?:cc|pan)(?:[ _-]?n[ou]|[\x22' \t:=#]*[0-9]))"
     r"|[A-Z]{2} [0-9]{2} [0-9]{2} [0-9]{2} [A-D]|(?i:\bni(?:no|[ _-]?(?:number|num|no)))"
 )
@@ -78,6 +69,14 @@ _LABELLED_NINO_RX = re.compile(
     r"[\x22']?[ \t]*[:=#]?[ \t]*[\x22']?(?P<v>" + _NINO + r" ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D])(?![\w/:-])"
 )
 _SEPARATORS = re.compile(r"[ -]")
+# Each IBAN country's length (ISO 13616 registry), for the countries a log is likely to show.
+_IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
+    "DK": 18, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GI": 23, "GL": 18, "GR": 27,
+    "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LI": 21,
+    "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MT": 31, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PT": 25, "QA": 29,
+    "RO": 24, "RS": 22, "SA": 24, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TN": 24, "TR": 26, "UA": 29, "XK": 20,
+}  # fmt: skip
 _IBAN_RX = re.compile(
     r"(?<![\w/:-])(?P<v>[A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?))(?![\w/:-]| [A-Z0-9]{1,4}\b)"
 )
