@@ -85,11 +85,16 @@ def find_encoded_credentials(text: str, edits: list[Edit]) -> None:
                     break
         pos = max(pos, end)  # a run is read once, masked or not (a long dump is no quadratic)
         joined = "".join(letters)
-        if joined.startswith("LS0tLS1CRUdJTi") or kind_of_value(joined) is not None:
-            continue  # a PEM block or a vendor's token in base64: their own rows name them
         if joined not in judged:
+            # Decoded first: most runs (a request's random id, a digest) are binary, and
+            # telling a vendor's token by its shape cost several times the decoding.
             decoded = _decoded_text(joined)
-            judged[joined] = decoded is not None and _holds_credential(decoded)
+            judged[joined] = (
+                decoded is not None
+                # A PEM block or a vendor's token in base64: their own rows name them.
+                and not (joined.startswith("LS0tLS1CRUdJTi") or kind_of_value(joined) is not None)
+                and _holds_credential(decoded)
+            )
         if not judged[joined]:
             continue
         edits.append((m.start(), end, "encoded-credentials", joined))

@@ -296,7 +296,32 @@ _IMAGE_LEADS = (
 _IMAGE_LITERALS = frozenset(literal for literal, _ in _IMAGE_LEADS)
 # Names no position holds as a host: a launcher's rank label, `localhost`.
 _NOT_POSITION_HOSTS = ("rank", "default", "local")
-_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
+class _OnLinesHolding:
+    """`rx.finditer(text)` for a pattern whose every match lies within one line that holds
+    `lead` (any case): tried on those lines only. `re` tries a `(?m)^` alternative at every
+    position of the text (iblinkinfo's `CA: ` header: 10-20 ms a MB on every NCCL log whose
+    `NCCL_IB_HCA set to mlx5_0,...` made ` mlx5_` present), and finds the lead itself in C."""
+
+    __slots__ = ("_lead", "_rx")
+
+    def __init__(self, lead: str, rx: re.Pattern[str]) -> None:
+        self._lead = re.compile(re.escape(lead), re.IGNORECASE)
+        self._rx = rx
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        end = -1
+        for hit in self._lead.finditer(text):
+            if hit.start() < end:
+                continue  # a line already read
+            # (`^` matches at a start just after a newline: the line is read as in the text.)
+            start = text.rfind("\n", 0, hit.start()) + 1
+            end = text.find("\n", hit.end())
+            if end < 0:
+                end = len(text)
+            yield from self._rx.finditer(text, start, end)
+
+
+_POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern | _OnLinesHolding]] = [
     # A port, not torchrun's `[default0]:2023-10-02 ...` line prefix. (Those names are passed
     # over in the pattern too: c10d's `[localhost]:29500` is on every line of a retry flood.)
     ("]:", re.compile(r"\[(?!" + "|".join(_NOT_POSITION_HOSTS) + ")" + _H + r"\]:\d{1,5}(?![\d:.-])")),
@@ -338,7 +363,8 @@ _POSITIONS: list[tuple[str, re.Pattern[str] | LinePattern]] = [
     # far end of a link (`==>  22   1[  ] "centos-data-202 HCA-1" ( )`; `--line`'s local end
     # padded inside its quotes, `"       ib-test-7 mlx4_0"`). A node that was never named keeps
     # the vendor's words (`"MT25408 ConnectX Mellanox Technologies"`).
-    *((lead, re.compile(r"(?:^[ \t]*CA: |\"[ \t]*)" + _H + f"(?i:{lead})" + r"\w{1,16}[\":]", re.M)) for lead in (" mlx5_", " mlx4_", " hca-")),
+    *((lead, _OnLinesHolding(lead, re.compile(r"(?:^[ \t]*CA: |\"[ \t]*)" + _H + f"(?i:{lead})" + r"\w{1,16}[\":]", re.M)))
+      for lead in (" mlx5_", " mlx4_", " hca-")),
     # nslookup's answer: `Non-authoritative answer:` then `Name:	login01.acme.de`; the name
     # it was asked for (`$ nslookup gw3.cs.ethz.ch`).
     ("answer:", re.compile(r"answer:\r?\nName:[ \t]+" + _H)),

@@ -33,9 +33,13 @@ from bot.masking.edits import Edit
 
 # Line gate: the shapes (ASCII digits only, as gate.py asks) and the labels. `cc` and `pan`
 # are in the trigger with what follows them, not anchor words: as bare substrings they are on
-# every `accuracy`, `success` and `expand` line of a training log.
+# every `accuracy`, `success` and `expand` line of a training log. An IBAN's part asks what
+# `_IBAN_RX` needs: no word character before, then 11 more or two spaced groups of 4 (two
+# capitals, two digits and any 8 let in botocore's DEBUG lines, their upper-case hex request
+# ids and base64 headers: most of such a log went through every regex below).
 IDENTITY_TRIGGER = (
-    r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}|[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}"
+    r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}"
+    r"|(?:^|[^0-9A-Za-z_/:\n-])[A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11}| [A-Z0-9]{4} [A-Z0-9]{4})"
     r"|(?i:\b(?:cc|pan)(?:[ _-]?n[ou]|[\x22' \t:=#]*[0-9]))"
     r"|[A-Z]{2} [0-9]{2} [0-9]{2} [0-9]{2} [A-D]|(?i:\bni(?:no|[ _-]?(?:number|num|no)))"
 )
