@@ -108,8 +108,9 @@ def _line_shapes(digits: bytes) -> bytes:
 # skeleton differ only in hex digits: in the hex numbers and ids `_line_shapes` reads as `0x`
 # (a server's request lines, a new id each), or elsewhere (`USER=dan`, `USER=ben`).
 _HEX_AS_ZERO = bytes.maketrans(b"abcdefABCDEF", b"000000000000")
-# Skeletons remembered, each with the first snippet read of it (a few a log: ~1 KB each).
-_SKELETONS_MAX = 2_000
+# Skeletons remembered, each with the first snippet read of it: a log has a few that recur (a
+# snippet is ~1 KB, a table's up to ~15 KB, kept three times over once it recurs).
+_SKELETONS_MAX = 512
 
 
 def _outside_ids(digits: bytes) -> int:
