@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
 
-from bot.literals import DIGITS_AS_ZERO, Words
+from bot.literals import DIGITS_AS_ZERO, LinesWith, Words
 from bot.masking.anchors import GATE_ONLY, WORDS, find_anchors, present_words
 from bot.masking.cloud import ACCOUNT_TEACHING_WORDS
 from bot.masking.containerlog import mask_entries
@@ -48,11 +48,13 @@ _TEACHING_WORDS = [
 ]
 # A container log's entries hold their line ends JSON-escaped (`10:42 AM\\n"`): the words
 # that end a line are looked for that way too (bot/masking/containerlog.py).
-_TEACHING = Words(dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]), fixed=True)
 # Anchor words whose rows read them only as a word of their own: glued to a letter they are
 # another word, and its line teaches nothing. NCCL's `nRanks 16 nNodes 2` holds `nodes ` on
 # every comm line (150-200 lines of each MB of an NCCL log, a fifth of its learning's CPU).
-_WHOLE_WORDS = frozenset({b"nodes "})
+_TEACHING = LinesWith(
+    dict.fromkeys([*_TEACHING_WORDS, *(w.replace("\n", "\\n") for w in _TEACHING_WORDS if "\n" in w)]),
+    not_after_letter=("nodes ",),
+)
 
 
 # Table headers teach with the rows under them (sacct, squeue, sinfo, ps, kubectl get pods):
@@ -82,6 +84,43 @@ _HEX_RUN = re.compile(rb"[0a-fA-F][0a-fA-F-]{7,}")
 def _hex_ids_as_one(shaped: bytes) -> bytes:
     """`_HEX_ID.sub(b"0x", shaped)`: each hex id of a digit-shaped line read as `0x`."""
     return _HEX_RUN.sub(_hex_run_as_one, shaped)
+
+
+# A base64 id on a digit-shaped line (S3's `x-amz-id-2` and its like, new on every response):
+# 16 or more base64 characters that mix capitals, small letters and digits, ended by their
+# padding. The padding is asked for: a path or a login of mixed case and digits
+# (`/scratch/JohnSmith0/Exp0`) spells no base64 id, and only an encoding ends in `=`. As with
+# hex ids, two such values in lines of one shape are learned once, not twice.
+_B64_ID = re.compile(
+    rb"(?<![A-Za-z0-9+/=])(?=[A-Za-z0+/]*0)(?=[A-Za-z0+/]*[A-Z])(?=[A-Za-z0+/]*[a-z])[A-Za-z0+/]{16,}={1,2}(?![A-Za-z0-9+/=])"
+)
+
+
+def _line_shapes(digits: bytes) -> bytes:
+    """The shape a teaching snippet is remembered by (its digits already 0): its base64 ids,
+    hex numbers and hex ids each read as `0x`."""
+    if b"=" in digits:  # (a base64 id ends in its padding; the regex costs ~20 ns a byte)
+        digits = _B64_ID.sub(b"0x", digits)
+    return _hex_ids_as_one(_HEX_NUMBER.sub(b"0x", digits))
+
+
+# A digit-shaped snippet with every hex digit read as 0: its skeleton. Two snippets of one
+# skeleton differ only in hex digits: in the hex numbers and ids `_line_shapes` reads as `0x`
+# (a server's request lines, a new id each), or elsewhere (`USER=dan`, `USER=ben`).
+_HEX_AS_ZERO = bytes.maketrans(b"abcdefABCDEF", b"000000000000")
+# Skeletons remembered, each with the first snippet read of it: a log has a few that recur (a
+# snippet is ~1 KB, a table's up to ~15 KB, kept three times over once it recurs).
+_SKELETONS_MAX = 512
+
+
+def _outside_ids(digits: bytes) -> int:
+    """A digit-shaped snippet as a mask: 0xFF at each byte outside its hex numbers and hex ids
+    (what `_line_shapes` keeps), 0 inside them; as a number, to AND with another's XOR."""
+    kept = bytearray(b"\xff") * len(digits)
+    for pattern in (_B64_ID, _HEX_NUMBER, _HEX_ID):
+        for m in pattern.finditer(digits):
+            kept[m.start() : m.end()] = bytes(m.end() - m.start())
+    return int.from_bytes(kept)
 
 
 def _hex_run_as_one(run: re.Match[bytes]) -> bytes:
@@ -129,6 +168,9 @@ class Masker:
         # numbers, and those teach nothing new (as within a piece, where lines that differ
         # only in digits are read once). Bounded: a log of endlessly new shapes forgets.
         self._taught: set[bytes] = set()
+        # The first snippet read of each skeleton (`_HEX_AS_ZERO`), its lines among `_taught`;
+        # once a second comes, as a number and where its ids are not (`_outside_ids`).
+        self._read: dict[bytes, bytes | tuple[int, int]] = {}
 
     def mask(self, text: str) -> MaskedText:
         """Mask one piece of text (whole lines) and return it."""
@@ -169,34 +211,37 @@ class Masker:
                     end = len(data)
                     break
             lines.setdefault(data[begin:end], None)
-        end = -1
-
-        def whole(start: int, stop: int) -> bool:
-            return not (data[start - 1 : start].isalpha() and data[start:stop].lower() in _WHOLE_WORDS)
-
-        for _, start, _ in _TEACHING.find(data, accept=whole):
-            if start <= end:
-                continue  # another anchor on a line already taken
-            begin = data.rfind(b"\n", 0, start) + 1
-            end = data.find(b"\n", start)
-            if end < 0:
-                end = len(data)
+        for end in _TEACHING.ends(data):
+            begin = data.rfind(b"\n", 0, end) + 1
             # The line and the one after it: a key can stand on one line and its value on the
             # next (`- name: DB_PASSWORD` / `value: ...`); of that line, as far as a value goes.
             after = data.find(b"\n", end + 1, end + 1 + _VALUE_LINE_BYTES)
             lines.setdefault(data[begin : min(len(data), end + 1 + _VALUE_LINE_BYTES) if after < 0 else after], None)
-        taught = self._taught
+        taught, read = self._taught, self._read
         if len(taught) > _TAUGHT_MAX:
             taught.clear()
+            read.clear()  # (its snippets' lines are no longer known to be taught)
+        if len(read) > _SKELETONS_MAX:
+            read.clear()
         new = []
         for snippet in lines:
             # A snippet of lines all read before (a key line and its value line, a table
             # header and its rows) teaches nothing new; a new line, key or value, is read with
             # the lines around it, which give it its meaning.
-            shaped = _HEX_NUMBER.sub(b"0x", snippet.translate(DIGITS_AS_ZERO))
-            if taught.issuperset(shaped.split(b"\n")):
-                continue
-            line_shapes = _hex_ids_as_one(shaped).split(b"\n")
+            digits = snippet.translate(DIGITS_AS_ZERO)
+            skeleton = digits.translate(_HEX_AS_ZERO)
+            known = read.get(skeleton)
+            if known is None:
+                read[skeleton] = digits
+            else:
+                if isinstance(known, bytes):  # its second snippet: worth the regexes
+                    known = read[skeleton] = (int.from_bytes(known), _outside_ids(known))
+                # Found in C: a snippet that differs from the first of its skeleton only inside
+                # that one's hex numbers and ids (a request line's new id) reads as it did. (Its
+                # own ids need not be ids by `_HEX_ID`'s letter: `00000000` for `0f3a9c0b`.)
+                if not (int.from_bytes(digits) ^ known[0]) & known[1]:
+                    continue
+            line_shapes = _line_shapes(digits).split(b"\n")
             if not taught.issuperset(line_shapes):
                 taught.update(line_shapes)
                 new.append(snippet)
