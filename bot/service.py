@@ -22,6 +22,7 @@ from bot.matcher import Diagnosis, Evidence, Matcher, Rule, Stats, default_match
 from bot.matcher.lookup import Lookup, LookupHit
 from bot.report import Report, build_report
 from bot.spaces import ascii_spaces
+from bot.unwrap import MAX_UNWRAP_BYTES, unwrap_terminal
 
 if TYPE_CHECKING:
     # Follow-ups and thread context live with the store (redis): the command line, which
@@ -95,6 +96,7 @@ class Denpex:
         masker = Masker()
         scan = self.matcher.scan(whole=whole)
         raw_bytes = 0
+        unwrapped = 0
 
         def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
             # Bytes of the log as read: before long lines are cut and a final newline is added.
@@ -106,6 +108,11 @@ class Denpex:
         status = ReadStatus()
         for piece in _whole_lines(counted(read_log(chunks, limits, status))):
             piece = ascii_spaces(piece)  # a log copied from a web page: no-break spaces
+            if unwrapped + len(piece) <= MAX_UNWRAP_BYTES:
+                # A log copied out of tmux: lines cut at its width. That is a screenful, so only
+                # the log's first pieces are looked at, up to MAX_UNWRAP_BYTES.
+                unwrapped += len(piece)
+                piece = unwrap_terminal(piece)
             scan.feed(piece)
             if mask:
                 masker.learn(piece)

@@ -53,6 +53,7 @@ INITIATORS = [
     ("elastic-child-failed--huggingface-accelerate-1519.log", 4),  # the second node's first failure is earlier
     ("host-oom-sigkill--lmzpai-roboMamba-10.log", 5),  # the agent's `failed (exitcode: -9) local_rank: 5`
     ("dataloader-worker-killed--alibaba-Pai-Megatron-Patch-583.log", 0),
+    ("cuda-oom-fragmentation--modelscope-ms-swift-6301.log", 11),  # the agent's SIGTERMs follow rank 11's OOM
 ]
 
 
