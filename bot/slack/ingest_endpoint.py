@@ -58,6 +58,17 @@ _STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Paymen
                 429: "Too Many Requests", 502: "Bad Gateway", 503: "Service Unavailable"}
 
 
+def bearer_token(header: str) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, or None without one. The scheme
+    is case-insensitive (RFC 9110, 11.1: `bearer`, as some HTTP clients write it, is Bearer),
+    and quotes a token was copied with from a shell or an env file are not part of it."""
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = token.strip().strip("\"'").strip()
+    return token or None
+
+
 class Ingest:
     """The endpoint as a WSGI callable over the bot's deps and its Bolt app (for the clients)."""
 
@@ -91,10 +102,9 @@ class Ingest:
             return _no(400, "bad Content-Length")
         if length > MAX_BODY_BYTES:
             return _no(413, f"body of {length:,} bytes; an alert is at most {MAX_BODY_BYTES:,}")
-        auth = environ.get("HTTP_AUTHORIZATION") or ""
-        if not auth.startswith("Bearer "):
+        token = bearer_token(environ.get("HTTP_AUTHORIZATION") or "")
+        if token is None:
             return _no(401, "no ingest token: send `Authorization: Bearer <token>` (from /denpex alerts connect)")
-        token = auth[len("Bearer "):].strip()
         store = self.deps.store
         checked = store.alerts.check(token)
         if checked.state in ("malformed", "unknown"):
