@@ -649,7 +649,8 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
     if (in_thread and (mentioned or _direct(event) or not between_people(text))
             and store.threads.expired(where.team_id, where.channel, thread_ts)):
         # A question in a diagnosis thread past its context: say so, not help as to a stranger.
-        tell(client, where, ui.thread_expired_message(store.config.thread_ttl_s))
+        # `help` or `quota` typed there needs no diagnosis: the command's answer.
+        tell(client, where, _command_asked(deps, where, text) or ui.thread_expired_message(store.config.thread_ttl_s))
         return
     if mentioned or _direct(event):
         # `@denpex show cuda-oom`, or `show cuda-oom` in its DM: the entry, not the help.
