@@ -64,10 +64,11 @@ def edit(ts: str, at: str, text: str, *, prev: str = DISK_PASTE, thread_ts: str 
 
 
 def handled_after(bot: Bot, ts: str) -> None:
-    """A person's chatter at `ts`, sent after the events a test says get nothing, waited for:
-    by the time its claim is done (a paste window later), those events' listeners, which
-    return at once, have run."""
-    bot.event(message("thanks all", ts, channel="C0CONTROL"))
+    """A person's log at `ts` in another channel (charged: one diagnosis), sent after the
+    events a test says get nothing, waited for: by the time it is answered, a paste window
+    later, those events' listeners, which return at once, have run, and any claim they made
+    has been waited for too (`wait_handled` waits for every open claim)."""
+    bot.event(message(OOM_PASTE, ts, channel="C0CONTROL"))
     wait_handled(bot, ts, channel="C0CONTROL", timeout=30)
 
 
@@ -119,7 +120,7 @@ def test_an_edit_after_the_answer_or_by_slack_itself_changes_nothing(bot: Bot, f
     sent = posts(fake_slack)
     assert [c.params["thread_ts"] for c in sent] == [ts, other]
     assert all("CUDA Out of Memory" in c.params["text"] for c in sent)
-    assert used(bot) == 2
+    assert used(bot) == 3  # the two, and the control's
 
 
 # --- 2. Slackbot's messages ---------------------------------------------------------------------------
@@ -131,8 +132,9 @@ def test_a_log_posted_by_slackbot_is_not_answered(bot: Bot, fake_slack: FakeSlac
     bot.event({"type": "app_mention", "channel": CHANNEL, "user": "USLACKBOT", "ts": "1702100051.000100",
                "text": "Reminder: <@UBOT0001> " + OOM_PASTE})
     handled_after(bot, "1702100052.000100")
-    assert posts(fake_slack) == [] and not fake_slack.of("reactions.add")
-    assert used(bot) == 0
+    assert posts(fake_slack) == []
+    assert not [c for c in fake_slack.of("reactions.add") if c.params.get("channel") == CHANNEL]
+    assert used(bot) == 1  # the control's
 
 
 # --- 3. `help` and `quota` typed in a diagnosis thread --------------------------------------------------
