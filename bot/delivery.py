@@ -117,7 +117,12 @@ def _refund_later(store: DiagnosisStore, team_id: str, day: date, give_up_after_
 
 
 class NotDelivered(Exception):
-    """The edge knows its answer did not reach the user (refused, or checked and absent)."""
+    """The edge knows its answer did not reach the user (refused, or checked and absent).
+    `error`: Slack's error code when Slack refused it (`not_in_channel`, `is_archived`)."""
+
+    def __init__(self, message: str, error: str | None = None) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 class Replier(Protocol):

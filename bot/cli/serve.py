@@ -105,7 +105,7 @@ def serve_health(host: str, port: int, connected: Callable[[], bool], redis_ok: 
             from bot.slack.http import ALERTS_PATH
             from bot.slack.ingest_endpoint import answer_http
 
-            if ingest is None or self.path.split("?")[0] != ALERTS_PATH:
+            if ingest is None or self.path.split("?")[0].rstrip("/") != ALERTS_PATH:
                 self.send_error(404)
                 return
             answer_http(ingest, self)

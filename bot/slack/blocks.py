@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -418,16 +419,32 @@ def unknown_shortcut_view(callback_id: str) -> dict[str, Any]:
             "close": {"type": "plain_text", "text": "Close"}, "blocks": [section(text)]}
 
 
-NOT_A_LOG_ADVICE = ("I can't read the text in a screenshot or a document: paste the error as text (in a code block), "
-                    "or upload the log file itself (`.log`, `.txt`, `.out`, `.err`, or `.gz` of one).")
+# Why a file was not read, by what it is (bot.slack.files.what_it_is): a zip is not a
+# screenshot, and telling its sender the bot "can't read the text in a screenshot" leaves them
+# wondering what was wrong with their archive.
+_NOT_READ_BECAUSE = (
+    (("an archive",), "I don't open archives"),
+    (("an image", "a video", "a recording"), "I can't read the text in a screenshot or a recording"),
+    (("a PDF", "a document"), "I can't read the text in a document"),
+)
+_SEND_INSTEAD = ("paste the error as text (in a code block), "
+                 "or upload the log file itself (`.log`, `.txt`, `.out`, `.err`, or `.gz` of one).")
 
 
-def not_a_log_message(unread: list[str]) -> tuple[str, Blocks]:
+def not_a_log_advice(kinds: Sequence[str]) -> str:
+    """Why files of these kinds ("an archive", "an image", ...) were not read, and what to send instead."""
+    why = [reason for named, reason in _NOT_READ_BECAUSE if any(k in named for k in kinds)]
+    if not why:  # only files Slack does not let the app open: nothing about their kind to say
+        return _SEND_INSTEAD[0].upper() + _SEND_INSTEAD[1:]
+    return "; ".join(why) + ": " + _SEND_INSTEAD
+
+
+def not_a_log_message(unread: list[str], kinds: Sequence[str] = ("a document",)) -> tuple[str, Blocks]:
     """Files not read, sent with no log, each said in a phrase ("x.png is an image, not a log
-    file I read"), and what to send instead. The phrases carry the user's file names (masked):
-    escaped like any problem."""
+    file I read"), and what to send instead, for files of `kinds`. The phrases carry the user's
+    file names (masked): escaped like any problem."""
     named = "; ".join(unread)
-    text = esc(f":information_source: {cut(named, SECTION_CHARS - 400)}. ") + NOT_A_LOG_ADVICE
+    text = esc(f":information_source: {cut(named, SECTION_CHARS - 400)}. ") + not_a_log_advice(kinds)
     return text, [section(text)]
 
 

@@ -178,7 +178,7 @@ def post_verified(client: WebClient, where: Where, message: tuple[str, list[dict
                 continue
             if status < 500 and not unknown_outcome(error):
                 # refused (not_in_channel, ratelimited past retries...): not posted
-                raise NotDelivered(f"Slack refused the post: {error}") from None
+                raise NotDelivered(f"Slack refused the post: {error}", error=str(error)) from None
             problem, looks = (f"HTTP {status}" if status >= 500 else str(error)[:60]), looks_after_5xx()
         except ValueError:
             # A body that starts as JSON and is cut off (a proxy, a dropped connection): slack_sdk

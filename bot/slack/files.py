@@ -352,7 +352,7 @@ def download(
     except urllib.error.HTTPError as exc:
         if exc.code == 429:
             raise InputError(f"Slack is rate-limiting downloads of {file.name} (HTTP 429); try again in a minute") from None
-        raise InputError(f"downloading {file.name} failed (HTTP {exc.code})") from None
+        raise InputError(_refused(file.name, exc.code)) from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         if isinstance(getattr(exc, "reason", exc), TimeoutError):
             raise InputError(f"downloading {file.name} stalled: Slack sent nothing for {timeout_s:.0f} s; try again") from None
@@ -377,6 +377,17 @@ def download(
             if waited > deadline_s:
                 raise InputError(f"downloading {file.name} took over {deadline_s:.0f} s; try again, or upload the part around the failure") from None
             yield chunk
+
+
+def _refused(name: str, status: int) -> str:
+    """A download Slack refused, with what to do about it: the status alone ("failed (HTTP
+    403)") leaves the person guessing whether to retry, reinstall or re-upload."""
+    if status in (401, 403):
+        return (f"Slack refused the bot the download of {name} (HTTP {status}): the app needs the files:read scope "
+                "(a workspace admin can reinstall Denpex to grant it); meanwhile, paste the error as text")
+    if status in (404, 410):
+        return f"{name} is gone from Slack (HTTP {status}): it was deleted, or its link expired; upload it again"
+    return f"downloading {name} failed (HTTP {status}); try again in a minute"
 
 
 def download_timeout() -> float:

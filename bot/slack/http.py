@@ -305,7 +305,9 @@ def wsgi_app(app: App, store: Store, signing_secret: str | None = None,
     slack = SlackRequestHandler(app)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if ingest is not None and environ.get("PATH_INFO") == ALERTS_PATH:
+        # `/denpex/alerts/` too: a URL written with a trailing slash (a watcher's config, a
+        # curl by hand) would otherwise get a bare "Not Found" and read as a bot that is down.
+        if ingest is not None and (environ.get("PATH_INFO") or "").rstrip("/") == ALERTS_PATH:
             return ingest(environ, start_response)
         if environ.get("REQUEST_METHOD") == "POST" and environ.get("PATH_INFO") == EVENTS_PATH:
             screened = screen(environ, signing_secret)

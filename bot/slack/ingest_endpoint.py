@@ -58,6 +58,17 @@ _STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Paymen
                 429: "Too Many Requests", 502: "Bad Gateway", 503: "Service Unavailable"}
 
 
+def bearer_token(header: str) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, or None without one. The scheme
+    is case-insensitive (RFC 9110, 11.1: `bearer`, as some HTTP clients write it, is Bearer),
+    and quotes a token was copied with from a shell or an env file are not part of it."""
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = token.strip().strip("\"'").strip()
+    return token or None
+
+
 class Ingest:
     """The endpoint as a WSGI callable over the bot's deps and its Bolt app (for the clients)."""
 
@@ -91,10 +102,9 @@ class Ingest:
             return _no(400, "bad Content-Length")
         if length > MAX_BODY_BYTES:
             return _no(413, f"body of {length:,} bytes; an alert is at most {MAX_BODY_BYTES:,}")
-        auth = environ.get("HTTP_AUTHORIZATION") or ""
-        if not auth.startswith("Bearer "):
+        token = bearer_token(environ.get("HTTP_AUTHORIZATION") or "")
+        if token is None:
             return _no(401, "no ingest token: send `Authorization: Bearer <token>` (from /denpex alerts connect)")
-        token = auth[len("Bearer "):].strip()
         store = self.deps.store
         checked = store.alerts.check(token)
         if checked.state in ("malformed", "unknown"):
@@ -176,13 +186,15 @@ class Ingest:
         except SlackApiError as exc:  # the final alert's update of the first
             self._undo(team, alert, charged)
             error = exc.response.get("error") if exc.response is not None else "error"
-            return _no(502, f"Slack refused the alert: {error}")
+            advice = CHANNEL_ADVICE.get(str(error))
+            return _no(502, f"Slack refused the alert: {error}" + (f": {advice}" if advice else ""))
         except NotDelivered as exc:
             # Refused (not_in_channel), or neither confirmed nor shown for minutes: let the
             # watcher's retry post it (a second message is then possible; a lost alert is worse).
             self._undo(team, alert, charged)
             log.warning("alert in team=%s channel=%s not posted: %s", team, channel, exc)
-            return _no(502, str(exc))
+            advice = CHANNEL_ADVICE.get(exc.error or "")
+            return _no(502, f"{exc}: {advice}" if advice else str(exc))
         except BaseException:
             # The store went away, the network broke, a bug: nothing was posted, so nothing
             # stays charged or claimed (a retry posts it).
@@ -251,6 +263,17 @@ class Ingest:
         except (StoreUnavailable, ValueError) as exc:
             log.warning("alert context not kept for team=%s: %s", team, type(exc).__name__)
 
+
+# What the person at the node can do about Slack's refusal of the connected channel: the
+# watcher prints the error, and a bare `not_in_channel` leaves them guessing whose fault it is.
+CHANNEL_ADVICE = {
+    "not_in_channel": "invite Denpex to the channel (`/invite @Denpex`); the watcher retries meanwhile",
+    "is_archived": "the channel is archived: unarchive it, or run `/denpex alerts connect` in another channel",
+    "channel_not_found": "the channel was deleted or is closed to Denpex: run `/denpex alerts connect` in a channel "
+                         "Denpex is in",
+    "restricted_action": "the channel lets only some members post: allow Denpex to post there, or connect another "
+                         "channel",
+}
 
 # chat.update's refusals of the message itself, not of the channel or the token: the final
 # alert goes out as a new message instead.

@@ -103,6 +103,9 @@ class Part:
     # Does the part look like a log by itself? A burst of weak parts only (a sentence naming
     # an error) is chatter: answered only if an entry matches, like a weak message alone.
     strong: bool = True
+    # The ts of its sender's edit, when the part is read as edited (`Bursts.edit_of`): a
+    # replica's own raw copy of the part, taken before the edit, is then not its text.
+    edited: str = ""
 
 
 class Bursts:
@@ -129,6 +132,25 @@ class Bursts:
         seq = int(self._join(keys=self._keys(team_id, place),
                              args=[payload, max(1, int(lifetime_s * 1000)), part.ts, "1" if part.strong else "0"]))
         return None if seq < 0 else seq
+
+    @guarded
+    def note_edit(self, team_id: str, channel: str, part: Part, noted_s: float) -> None:
+        """Note its sender's edit of the message at `part.ts` (masked) for `noted_s`: the burst
+        it is a part of reads it as edited when it closes, whichever of the message and its
+        edit was read first (Slack delivers them in any order, on any replica)."""
+        require_masked(part.text, "edited part")
+        payload = json.dumps([part.ts, part.thread_ts, part.text, part.strong, part.edited])
+        self._client.redis.set(self._edit_key(team_id, channel, part.ts), payload, px=max(1, int(noted_s * 1000)))
+
+    @guarded
+    def edit_of(self, team_id: str, channel: str, ts: str) -> Part | None:
+        """Its sender's latest edit of the message at `ts`, noted by `note_edit`, or None."""
+        raw = self._client.redis.get(self._edit_key(team_id, channel, ts))
+        return _parts([raw])[0] if raw else None
+
+    @staticmethod
+    def _edit_key(team_id: str, channel: str, ts: str) -> str:
+        return keys.dedupe(team_id, f"burst-edit:{channel}:{ts}")
 
     @guarded
     def is_open(self, team_id: str, place: str) -> bool:
@@ -182,7 +204,10 @@ def _parts(raw: list[bytes]) -> list[Part]:
     """Stored parts, in the order Slack stamped them."""
     parts = []
     for item in raw:
-        # A part joined by a replica of the version before `strong` has three fields.
-        ts, thread_ts, text, *strong = json.loads(item)
-        parts.append(Part(ts, thread_ts, MaskedText.restored(text), bool(strong[0]) if strong else True))
+        # A part joined by a replica of the version before `strong` has three fields; a part
+        # as first sent, four; an edit (`note_edit`), five.
+        ts, thread_ts, text, *rest = json.loads(item)
+        strong = bool(rest[0]) if rest else True
+        edited = str(rest[1]) if len(rest) > 1 and rest[1] else ""
+        parts.append(Part(ts, thread_ts, MaskedText.restored(text), strong, edited))
     return sorted(parts, key=lambda p: float(p.ts))

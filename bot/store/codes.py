@@ -58,6 +58,9 @@ class RedeemResult:
     reason: str  # redeemed | unknown | already_used | rate_limited
     plan: str | None = None
     expires_at: datetime | None = None
+    # already_used by the workspace asking again (a second `/denpex redeem` of the code that
+    # switched its plan on): no wrong guess, and its plan is what to tell.
+    by_this_workspace: bool = False
 
 
 # Creates a code's record unless one with that hash exists.
@@ -87,7 +90,7 @@ if not rec[1] or tonumber(rec[5]) <= tonumber(ARGV[3]) then
   return {'unknown'}
 end
 if rec[3] == 'used' or (rec[3] == 'claimed' and rec[4] ~= ARGV[1]) then
-  return {'already_used'}
+  return {'already_used', rec[4] == ARGV[1] and '1' or '0'}
 end
 redis.call('HSET', KEYS[1], 'state', 'claimed', 'team', ARGV[1], 'user', ARGV[2],
   'claimed_at', ARGV[3])
@@ -186,7 +189,7 @@ class Codes:
         if own_wrong and self._ratelimit.count(team_id, None, "redeem:wrong", cfg.redeem_team_window_s) >= cfg.redeem_team_limit:
             return RedeemResult(False, RATE_LIMITED)
         result = self._redeem(team_id, user_id, code)
-        if result.reason in (UNKNOWN, ALREADY_USED):
+        if result.reason in (UNKNOWN, ALREADY_USED) and not result.by_this_workspace:
             self._ratelimit.record(team_id, user_id, "redeem:wrong", cfg.redeem_user_window_s)
             self._ratelimit.record(team_id, None, "redeem:wrong", cfg.redeem_team_window_s)
         return result
@@ -205,7 +208,7 @@ class Codes:
         now = self._clock.now()
         claim = self._claim(keys=[code_key], args=[team_id, user_id, to_epoch(now)])
         if claim[0] != "claimed":
-            return RedeemResult(False, claim[0])
+            return RedeemResult(False, claim[0], by_this_workspace=len(claim) > 1 and claim[1] == "1")
         plan, days = claim[1], int(claim[2])
         try:
             state = self._plans.grant(

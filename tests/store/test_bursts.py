@@ -78,3 +78,15 @@ def test_the_thread_a_log_is_answered_in_is_kept_a_moment(store: Store) -> None:
     assert store.bursts.recent_answer(TEAM, "C1:top:U9") is None
     time.sleep(0.1)
     assert store.bursts.recent_answer(TEAM, "C1:top:U8") is None
+
+
+def test_an_edit_is_noted_per_message_and_read_back_masked(store: Store) -> None:
+    """The latest edit of a message is what `edit_of` gives, with its strength and the edit's
+    ts; another message, or another channel's message of the same ts, has none."""
+    assert store.bursts.edit_of("T1", "C1", "1.1") is None
+    store.bursts.note_edit("T1", "C1", Part("1.1", "1.0", mask("first edit").text, False, "1.2"), 5)
+    store.bursts.note_edit("T1", "C1", Part("1.1", "1.0", mask("alice@example.com wrote").text, True, "1.3"), 5)
+    edit = store.bursts.edit_of("T1", "C1", "1.1")
+    assert edit is not None and (edit.ts, edit.thread_ts, edit.strong, edit.edited) == ("1.1", "1.0", True, "1.3")
+    assert "alice@example.com" not in edit.text
+    assert store.bursts.edit_of("T1", "C2", "1.1") is None and store.bursts.edit_of("T1", "C1", "1.2") is None

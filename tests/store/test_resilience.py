@@ -53,6 +53,8 @@ CALLS: dict[str, Any] = {
     "bursts.after_upload": lambda s: s.bursts.after_upload("T1", "C1:top:U1"),
     "bursts.note_answer": lambda s: s.bursts.note_answer("T1", "C1:top:U1", "1.9", 5),
     "bursts.recent_answer": lambda s: s.bursts.recent_answer("T1", "C1:top:U1"),
+    "bursts.note_edit": lambda s: s.bursts.note_edit("T1", "C1", Part("1.1", "1.1", mask("edited").text, True, "1.2"), 5),
+    "bursts.edit_of": lambda s: s.bursts.edit_of("T1", "C1", "1.1"),
     "claims.claim": lambda s: s.claims.claim("T1", "event:Ev1", {"channel": "C1"}, 30),
     "claims.renew": lambda s: s.claims.renew(CLAIM, 30),
     "claims.finish": lambda s: s.claims.finish(CLAIM),

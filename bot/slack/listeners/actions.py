@@ -141,6 +141,13 @@ def record_feedback(deps: BotDeps, client: WebClient, body: dict[str, Any], team
     channel, thread_ts = _thread(body)
     user = (body.get("user") or {}).get("id") or "unknown"
     if deps.denpex.entry(rule_id) is None:
+        # A button of a diagnosis whose entry was renamed or removed since (the knowledge base
+        # was updated): Slack shows nothing for a click, so without a word the person would
+        # take the vote as counted. A button of no entry at all (a hand-made payload) says nothing.
+        if rule_id and channel and user != "unknown":
+            _ephemeral(client, channel, user, "Your feedback was not recorded: this diagnosis names an entry Denpex's "
+                       "knowledge base no longer has (it was renamed or removed since). Paste the log again for a "
+                       "diagnosis from the current entries.", thread_ts=thread_ts)
         return
     try:
         deps.store.feedback.vote(team, rule_id, user, right, thread_key=f"{channel}:{thread_ts}")

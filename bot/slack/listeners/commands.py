@@ -118,6 +118,16 @@ def _redeem(deps: BotDeps, call: Invocation) -> Answer:
     if result.ok:
         msg = f":tada: The *{result.plan}* plan is on for this workspace until {result.expires_at:%Y-%m-%d %H:%M} UTC."
         return msg, [ui.section(msg)]
+    if result.by_this_workspace:
+        # The code that switched this workspace's plan on, sent again (a second try after a
+        # slow answer, a colleague with the same email): what it did, not "already used".
+        state = deps.store.plans.get(call.team)
+        if state.expires_at is not None:
+            msg = (f"This workspace redeemed that code already: the *{state.plan}* plan is on until "
+                   f"{state.expires_at:%Y-%m-%d %H:%M} UTC.")
+        else:
+            msg = "This workspace redeemed that code already, and the plan it gave has ended: ask for a new code."
+        return msg, [ui.section(msg)]
     return ui.error_message(_REDEEM_REASONS.get(result.reason, "That code could not be redeemed."))
 
 

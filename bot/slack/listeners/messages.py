@@ -41,6 +41,12 @@ _HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
 _DIRECT_CHANNEL_TYPES = ("im", "app_home")
 
 
+# Slackbot's own user id: its messages (a reminder, "Reminder: check the run", a custom
+# response, a workflow's step posted as Slackbot) are no person's, like another bot's: a
+# reminder that quotes a log would otherwise be diagnosed, and charged, every time it fires.
+SLACKBOT = "USLACKBOT"
+
+
 def _direct(event: dict[str, Any]) -> bool:
     return event.get("channel_type") in _DIRECT_CHANNEL_TYPES
 
@@ -54,7 +60,7 @@ PASTE_WINDOW_S = 3.0
 # This process keeps the raw text of the parts it received, for this long, so the part that
 # closes a burst reads the log as typed where it can (Redis holds only masked copies).
 _LOCAL_PARTS_S = 120.0
-_local_parts: dict[tuple[str, str, str], tuple[float, str]] = {}
+_local_parts: dict[tuple[str, str, str], tuple[float, str, str]] = {}  # (kept at, text, its edit's ts)
 _local_lock = threading.Lock()
 # Placeholders of the n-th part known only masked are numbered from n * this (see _apart).
 _PART_PLACEHOLDER_STRIDE = 1000
@@ -81,12 +87,48 @@ def _note_deleted(deps: BotDeps, team: str, event: dict[str, Any]) -> None:
         log.info("deletion of a message in team=%s not noted: %s", team, type(exc).__name__)
 
 
+def _note_edit(deps: BotDeps, team: str, event: dict[str, Any], bot_user_id: str | None) -> None:
+    """A message edited by its sender (`message_changed`): noted for the paste window, so a
+    paste it is a part of, still open, reads it as edited (a typo fixed, the wrong run's log
+    replaced, a secret taken out), not as first sent. An edit after the paste closed changes
+    nothing: the answer is out, or being written from what was sent."""
+    edited = event.get("message")
+    channel = event.get("channel")
+    if not (isinstance(edited, dict) and isinstance(edited.get("edited"), dict) and isinstance(channel, str)):
+        return  # not a person's edit: a link preview added, a reply counted
+    user, ts, thread_ts = edited.get("user"), edited.get("ts"), edited.get("thread_ts")
+    if (edited.get("bot_id") or not isinstance(user, str) or user in (bot_user_id, SLACKBOT)
+            or not isinstance(ts, str) or not ts):
+        return
+    text = logdetect.clean(message_text(edited))
+    edit_ts = str(edited["edited"].get("ts") or event.get("ts") or "edited")
+    thread = thread_ts if isinstance(thread_ts, str) and thread_ts else ts
+    try:
+        part = Part(ts, thread, deps.denpex.mask_query(text), logdetect.strength(text, deps.keywords) == "strong",
+                    edit_ts)
+        deps.store.bursts.note_edit(team, channel, part, noted_s=_noted_s())
+    except (StoreUnavailable, ValueError) as exc:
+        log.info("edit of a message in team=%s not noted: %s", team, type(exc).__name__)
+        return
+    _keep_local((team, channel, ts), text, edit_ts)
+
+
+def _as_edited(deps: BotDeps, where: Where, part: Part) -> Part:
+    """The part as its sender last edited it, if they did while the paste was open."""
+    edit = deps.store.bursts.edit_of(where.team_id, where.channel, part.ts)
+    if edit is None:
+        return part
+    log.info("a pasted message in team=%s channel=%s was edited before its answer: read as edited",
+             where.team_id, where.channel)
+    return replace(part, text=edit.text, strong=edit.strong, edited=edit.edited)
+
+
 def _deleted(deps: BotDeps, where: Where, ts: str) -> bool:
     return deps.store.dedupe.seen(where.team_id, f"deleted:{where.channel}:{ts}")
 
 
 def _kept(deps: BotDeps, where: Where, parts: list[Part]) -> list[Part]:
-    """The parts of a paste its sender has not deleted meanwhile."""
+    """The parts of a paste its sender has not deleted meanwhile, each as they last edited it."""
     kept = []
     for part in parts:
         if _deleted(deps, where, part.ts):
@@ -94,7 +136,7 @@ def _kept(deps: BotDeps, where: Where, parts: list[Part]) -> list[Part]:
             log.info("a pasted message in team=%s channel=%s was deleted before its answer: not read",
                      where.team_id, where.channel)
         else:
-            kept.append(part)
+            kept.append(_as_edited(deps, where, part))
     return kept
 
 
@@ -108,18 +150,20 @@ PARENT_POLL_S = 0.2
 MENTION_GRACE_S = 1.0
 
 
-def _keep_local(key: tuple[str, str, str], text: str) -> None:
+def _keep_local(key: tuple[str, str, str], text: str, edited: str = "") -> None:
     now = time.monotonic()
     with _local_lock:
-        for k in [k for k, (at, _) in _local_parts.items() if now - at > _LOCAL_PARTS_S]:
+        for k in [k for k, (at, _, _) in _local_parts.items() if now - at > _LOCAL_PARTS_S]:
             del _local_parts[k]
-        _local_parts[key] = (now, text)
+        _local_parts[key] = (now, text, edited)
 
 
-def _take_local(key: tuple[str, str, str]) -> str | None:
+def _take_local(key: tuple[str, str, str], edited: str | None = None) -> str | None:
+    """This process's raw copy of a part, taken; with `edited`, only if it is that version of
+    the part (the edit of that ts, or "" for the text as first sent)."""
     with _local_lock:
         item = _local_parts.pop(key, None)
-    return item[1] if item else None
+    return item[1] if item and (edited is None or item[2] == edited) else None
 
 
 def _ack(ack: Ack) -> None:
@@ -416,7 +460,7 @@ def _act(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where, 
         if unread and not pasted and (not own_text(event).strip() or mentioned or _direct(event)):
             # Only screenshots or documents, sent alone or to the bot: what they are and what
             # it reads instead. Beside talk in a channel they are people's, like the talk.
-            tell(client, where, ui.not_a_log_message([u.said for u in unread]))
+            tell(client, where, ui.not_a_log_message([u.said for u in unread], [u.what for u in unread if not u.closed]))
             return None
         # Only images beside a pasted log, or files beside talk: the text decides, as without files.
     # A part of a pasted log: a log itself, or any text by the same person while a burst of
@@ -470,6 +514,35 @@ def _entry_asked(deps: BotDeps, text: str) -> tuple[str, list[dict[str, Any]]] |
     if rule is None:
         return None
     return ui.entry_message(rule, [r for rid in rule.related if (r := deps.denpex.entry(rid))], full=False)
+
+
+# `help` or `quota` typed in a diagnosis thread, where Slack refuses `/denpex` ("not supported
+# in threads"): alone, with the command's name, or wrapped as in the help's mrkdwn
+# (`` `quota` ``, `help?`). The other subcommands change something or show a secret (a code,
+# an ingest token) and are not run from a thread's text: their sender is told where to type them.
+_COMMAND_TYPED = regex.compile(r"(?:/?denpex:?\s+)?(?P<word>help|quota)", regex.IGNORECASE)
+_COMMAND_ELSEWHERE = regex.compile(r"/?denpex:?\s+(?P<word>redeem|alerts)\b.*", regex.IGNORECASE | regex.DOTALL)
+_COMMAND_WRAPPING = "`*_'\".,;:!?\u2018\u2019\u201c\u201d "
+
+
+def _command_asked(deps: BotDeps, where: Where, text: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """What `/denpex help` or `/denpex quota` would answer, for the same words typed as a
+    message (in a thread, or to the bot); where to run `/denpex redeem` or `/denpex alerts`
+    when typed so; None for anything else."""
+    typed = logdetect.clean(text).strip().strip(_COMMAND_WRAPPING)
+    asked = _COMMAND_TYPED.fullmatch(typed)
+    if asked and asked.group("word").lower() == "help":
+        return ui.help_message()
+    if asked:
+        said = ui.quota_text(deps.store.quotas.status(where.team_id))
+        return said, [ui.section(said)]
+    elsewhere = _COMMAND_ELSEWHERE.fullmatch(typed)
+    if elsewhere:
+        word = elsewhere.group("word").lower()
+        said = (f"Slack runs `/denpex {word}` only from the message box of a channel or of a DM with Denpex, not in a "
+                f"thread or as text: type it there{' (in the DM, the code stays private)' if word == 'redeem' else ''}.")
+        return said, [ui.section(said)]
+    return None
 
 
 def _asks(text: str) -> bool:
@@ -532,7 +605,7 @@ def _announced(deps: BotDeps, where: Where, place: str, mentioned: bool) -> tupl
 
 def _part_texts(where: Where, parts: list[Part], *, strong_only: bool = False) -> list[str]:
     """Each part's text: this process's own copy of it, else its masked copy renumbered (_apart)."""
-    return [_take_local((where.team_id, where.channel, p.ts)) or _apart(p.text, i + 1)
+    return [_take_local((where.team_id, where.channel, p.ts), p.edited) or _apart(p.text, i + 1)
             for i, p in enumerate(parts) if p.strong or not strong_only]
 
 
@@ -560,7 +633,7 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
     store = deps.store
     if ctx is not None:
         if mentioned or not between_people(text):
-            entry = _entry_asked(deps, text)
+            entry = _entry_asked(deps, text) or _command_asked(deps, there or where, text)
             if entry is not None:
                 tell(client, there or where, entry)
                 return
@@ -576,11 +649,12 @@ def _reply(deps: BotDeps, client: WebClient, event: dict[str, Any], where: Where
     if (in_thread and (mentioned or _direct(event) or not between_people(text))
             and store.threads.expired(where.team_id, where.channel, thread_ts)):
         # A question in a diagnosis thread past its context: say so, not help as to a stranger.
-        tell(client, where, ui.thread_expired_message(store.config.thread_ttl_s))
+        # `help` or `quota` typed there needs no diagnosis: the command's answer.
+        tell(client, where, _command_asked(deps, where, text) or ui.thread_expired_message(store.config.thread_ttl_s))
         return
     if mentioned or _direct(event):
         # `@denpex show cuda-oom`, or `show cuda-oom` in its DM: the entry, not the help.
-        tell(client, where, _entry_asked(deps, text) or ui.help_message())
+        tell(client, where, _entry_asked(deps, text) or _command_asked(deps, where, text) or ui.help_message())
 
 
 def register(app: App, deps: BotDeps) -> None:
@@ -591,11 +665,14 @@ def register(app: App, deps: BotDeps) -> None:
         if event.get("subtype") == "message_deleted":
             _note_deleted(deps, context["workspace_id"], event)
             return
+        if event.get("subtype") == "message_changed":
+            _note_edit(deps, context["workspace_id"], event, context.get("bot_user_id"))
+            return
         if event.get("bot_id") or event.get("subtype") not in _HANDLED_SUBTYPES:
             return
         user = event.get("user")
         bot_user_id = context.get("bot_user_id")
-        if not user or user == bot_user_id:
+        if not user or user in (bot_user_id, SLACKBOT):
             return
         # A mention arrives as this event and as an app_mention: the first to claim the
         # message answers it. This one says whether the channel is public; the other cannot.
@@ -604,7 +681,7 @@ def register(app: App, deps: BotDeps) -> None:
 
     def on_mention(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
         mark_files(deps, context["workspace_id"], event)
-        if event.get("bot_id") or not event.get("user"):
+        if event.get("bot_id") or not event.get("user") or event.get("user") == SLACKBOT:
             return
         if event.get("edited"):
             # Slack sends a mention again when its message is edited (a new event id, the
