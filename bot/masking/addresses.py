@@ -483,6 +483,25 @@ def find_csv_serials(text: str, present: set[str], edits: list[Edit]) -> None:
             pos = end + 1
 
 
+# `nvme list` (nvme-cli) heads its table with `Node  [Generic]  SN  Model ...` over a ruler of
+# dashes, a drive a row (`/dev/nvme0n1  /dev/ng0n1  S64ANS0T123456  SAMSUNG MZQL23T8HCLS-00A07 ...`):
+# the serial is the row's word that starts in the SN column.
+_NVME_HEADER = re.compile(r"^(?P<lead>[ \t]*Node[ \t]+(?:Generic[ \t]+)?)SN[ \t]+Model\b[^\n]*\n(?:[ \t]*-{4,}[ -]*\r?\n)?", re.M)
+_NVME_ROW = re.compile(r"[ \t]*/dev/nvme[^\n]*")
+NVME_WORDS = ("/dev/nvme",)
+
+
+def find_nvme_serials(text: str, edits: list[Edit]) -> None:
+    """Mask the SN column of `nvme list` as <SERIAL-n>."""
+    for header in _NVME_HEADER.finditer(text):
+        col, pos = len(header.group("lead")), header.end()
+        while (row := _NVME_ROW.match(text, pos)) is not None:
+            cell = re.match(r"[A-Za-z0-9][A-Za-z0-9_-]{4,39}(?=[ \t])", row.group()[col:])
+            if cell is not None and any(c.isdigit() for c in cell.group()):
+                edits.append((pos + col, pos + col + cell.end(), "serial", cell.group()))
+            pos = row.end() + 1
+
+
 def find_serials(text: str, edits: list[Edit]) -> None:
     """Mask hardware serial numbers (GPU boards, FRUs, chassis) as <SERIAL-n>."""
     for rx in _SERIAL_RXS:

@@ -115,3 +115,57 @@ def test_mysql_pipeline_role_stays_and_its_client_address_goes() -> None:
     out = _mask_log(log)
     assert "10.42.7.19" not in out
     assert "Access denied for user 'etl'@'<IP-1>' (using password: YES)" in out
+
+
+def test_nvme_list_serial_column() -> None:
+    # nvme-cli 2.x's `nvme list` (the `Generic` column is new in 2.x; 1.x has none).
+    log = (
+        "$ sudo nvme list\n"
+        "Node                  Generic               SN                   Model                                    Namespace  Usage                      Format           FW Rev\n"
+        "--------------------- --------------------- -------------------- ---------------------------------------- ---------- -------------------------- ---------------- --------\n"
+        "/dev/nvme0n1          /dev/ng0n1            S64ANS0T123456       SAMSUNG MZQL23T8HCLS-00A07               0x1          3.84  TB /   3.84  TB    512   B +  0 B   GDC5602Q\n"
+        "/dev/nvme1n1          /dev/ng1n1            S64ANS0T123457       SAMSUNG MZQL23T8HCLS-00A07               0x1          3.84  TB /   3.84  TB    512   B +  0 B   GDC5602Q\n"
+        "OSError: [Errno 5] Input/output error: '/raid/ckpt/step_1200/model.safetensors'\n"
+    )
+    out = _mask_log(log)
+    assert "S64ANS0T123456" not in out and "S64ANS0T123457" not in out
+    assert "/dev/ng0n1            <SERIAL-1>       SAMSUNG MZQL23T8HCLS-00A07" in out
+    assert "<SERIAL-2>" in out
+    assert "GDC5602Q" in out and "OSError: [Errno 5] Input/output error: '/raid/ckpt/step_1200/model.safetensors'" in out
+
+
+def test_nvme_list_of_nvme_cli_1_without_generic() -> None:
+    log = (
+        "Node             SN                   Model                                    Namespace Usage                      Format           FW Rev\n"
+        "---------------- -------------------- ---------------------------------------- --------- -------------------------- ---------------- --------\n"
+        "/dev/nvme0n1     PHLJ912345AB4P0DGN   INTEL SSDPE2KX040T8                      1           4.00  TB /   4.00  TB    512   B +  0 B   VDV10131\n"
+    )
+    out = _mask_log(log)
+    assert "PHLJ912345AB4P0DGN" not in out
+    assert "/dev/nvme0n1     <SERIAL-1>   INTEL SSDPE2KX040T8" in out
+
+
+@pytest.mark.parametrize(
+    ("log", "secret", "kept"),
+    [
+        (
+            "POST https://events.pagerduty.com/integration/e93facc04764012d7bfb002500d5d1a6/enqueue -> 400 Bad Request\n",
+            "e93facc04764012d7bfb002500d5d1a6",
+            "https://events.pagerduty.com/integration/<SECRET:pagerduty-key-1>/enqueue -> 400 Bad Request",
+        ),
+        (
+            "curl -fsS -m 10 --retry 5 -o /dev/null https://hc-ping.com/eb095278-f28d-448d-87fb-7b75c171a6aa/fail\n",
+            "eb095278-f28d-448d-87fb-7b75c171a6aa",
+            "https://hc-ping.com/<SECRET:healthcheck-url-1>/fail",
+        ),
+        (
+            "curl -m 10 https://hc-ping.com/fqOOd6-F4MMNuCEnzTU01w/backup-ckpt\n",
+            "fqOOd6-F4MMNuCEnzTU01w",
+            "https://hc-ping.com/<SECRET:healthcheck-url-1>/backup-ckpt",
+        ),
+    ],
+)
+def test_alerting_keys_in_url_paths(log: str, secret: str, kept: str) -> None:
+    out = _mask_log(log)
+    assert secret not in out
+    assert kept in out  # the service's public host stays, as api.telegram.org's does
