@@ -437,8 +437,9 @@ _SERIAL_RXS = (
     re.compile(r"<serial>(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})</serial>"),
     # Prose and tickets name the board by the word and its number alone (`GPU 3 serial
     # 1654923000123 Xid 79`, `serial no. 1321...`, `serial# WN15...`): a value of six digits or
-    # more, so `serial 3` and `serial console` stay.
-    re.compile(r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?(?:[ \t]*#|[ \t]*=|[ \t])[ \t]*(?P<v>(?=(?:[A-Za-z-]*\d){6})[A-Za-z0-9][A-Za-z0-9-]{5,39})(?![\w.:-])"),
+    # more, so `serial 3` and `serial console` stay. (lspci's `Device Serial Number b8-ce-f6-...`,
+    # eight dashed bytes, is a node GUID: the MAC pass owns it.)
+    re.compile(r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?(?:[ \t]*#|[ \t]*=|[ \t])[ \t]*(?![0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){7})(?P<v>(?=(?:[A-Za-z-]*\d){6})[A-Za-z0-9][A-Za-z0-9-]{5,39})(?![\w.:-])"),
 )
 SERIAL_WORDS = ("serial",)
 
