@@ -492,8 +492,10 @@ _NVME_ROW = re.compile(r"[ \t]*/dev/nvme[^\n]*")
 NVME_WORDS = ("/dev/nvme",)
 
 
-def find_nvme_serials(text: str, edits: list[Edit]) -> None:
+def find_nvme_serials(text: str, present: set[str], edits: list[Edit]) -> None:
     """Mask the SN column of `nvme list` as <SERIAL-n>."""
+    if "/dev/nvme" not in present:
+        return
     for header in _NVME_HEADER.finditer(text):
         col, pos = len(header.group("lead")), header.end()
         while (row := _NVME_ROW.match(text, pos)) is not None:
