@@ -435,6 +435,11 @@ _SERIAL_RXS = (
         r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?[ \t]*:[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})(?=[ \t\x22]|\\[nrt]|\r?$)", re.M
     ),
     re.compile(r"<serial>(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,39})</serial>"),
+    # Prose and tickets name the board by the word and its number alone (`GPU 3 serial
+    # 1654923000123 Xid 79`, `serial no. 1321...`, `serial# WN15...`): a value of six digits or
+    # more, so `serial 3` and `serial console` stay. (lspci's `Device Serial Number b8-ce-f6-...`,
+    # eight dashed bytes, is a node GUID: the MAC pass owns it.)
+    re.compile(r"(?i)\bserial(?:[ _]?(?:number|no\.?|num))?(?:[ \t]*#|[ \t]*=|[ \t])[ \t]*(?![0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){7})(?P<v>(?=(?:[A-Za-z-]*\d){6})[A-Za-z0-9][A-Za-z0-9-]{5,39})(?![\w.:-])"),
 )
 SERIAL_WORDS = ("serial",)
 
@@ -447,15 +452,22 @@ _CSV_SERIAL = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{4,39}")
 CSV_SERIAL_WORDS = ("serial",)
 
 
+# `--format=csv,noheader` prints no header: the fields are the command line's own
+# (`nvidia-smi --query-gpu=serial,pci.bus_id --format=csv,noheader`), the rows below it.
+_CSV_NOHEADER = re.compile(r"^[^\n]{0,400}?--query-gpu[= ][\"']?(?P<h>[a-z][\w.]*(?:,[a-z][\w.]*){0,30})(?![\w.,])[^\n]{0,400}\n", re.M)
+
+
 def find_csv_serials(text: str, present: set[str], edits: list[Edit]) -> None:
     """Mask the serial column of nvidia-smi's CSV query output as <SERIAL-n>."""
     if "serial" not in present:
         return
-    for m in _CSV_HEADER.finditer(text):
-        fields = [f.split(" [", 1)[0] for f in m.group("h").split(", ")]
-        if "serial" not in fields:
+    tables = [([f.split(" [", 1)[0] for f in m.group("h").split(", ")], m.end() + 1) for m in _CSV_HEADER.finditer(text)]
+    if "noheader" in text:
+        tables += [(m.group("h").split(","), m.end()) for m in _CSV_NOHEADER.finditer(text) if "noheader" in m.group()]
+    for fields, pos in tables:
+        if "serial" not in fields and "gpu_serial" not in fields:
             continue
-        col, pos = fields.index("serial"), m.end() + 1
+        col = fields.index("serial") if "serial" in fields else fields.index("gpu_serial")
         while pos < len(text):
             end = text.find("\n", pos)
             end = len(text) if end == -1 else end
@@ -464,10 +476,33 @@ def find_csv_serials(text: str, present: set[str], edits: list[Edit]) -> None:
                 break  # the table ends where a row of another shape begins
             start = pos + sum(len(c) + 2 for c in cells[:col])
             value = cells[col].strip()
+            if len(fields) == 1 and not _CSV_SERIAL.fullmatch(value) and value not in ("N/A", "[N/A]"):
+                break  # one column a row: the table ends at the first line no serial fills
             if _CSV_SERIAL.fullmatch(value) and any(c.isdigit() for c in value) and value.strip("0-"):
                 start += len(cells[col]) - len(cells[col].lstrip())
                 edits.append((start, start + len(value), "serial", value))
             pos = end + 1
+
+
+# `nvme list` (nvme-cli) heads its table with `Node  [Generic]  SN  Model ...` over a ruler of
+# dashes, a drive a row (`/dev/nvme0n1  /dev/ng0n1  S64ANS0T123456  SAMSUNG MZQL23T8HCLS-00A07 ...`):
+# the serial is the row's word that starts in the SN column.
+_NVME_HEADER = re.compile(r"^(?P<lead>[ \t]*Node[ \t]+(?:Generic[ \t]+)?)SN[ \t]+Model\b[^\n]*\n(?:[ \t]*-{4,}[ -]*\r?\n)?", re.M)
+_NVME_ROW = re.compile(r"[ \t]*/dev/nvme[^\n]*")
+NVME_WORDS = ("/dev/nvme",)
+
+
+def find_nvme_serials(text: str, present: set[str], edits: list[Edit]) -> None:
+    """Mask the SN column of `nvme list` as <SERIAL-n>."""
+    if "/dev/nvme" not in present:
+        return
+    for header in _NVME_HEADER.finditer(text):
+        col, pos = len(header.group("lead")), header.end()
+        while (row := _NVME_ROW.match(text, pos)) is not None:
+            cell = re.match(r"[A-Za-z0-9][A-Za-z0-9_-]{4,39}(?=[ \t])", row.group()[col:])
+            if cell is not None and any(c.isdigit() for c in cell.group()):
+                edits.append((pos + col, pos + col + cell.end(), "serial", cell.group()))
+            pos = row.end() + 1
 
 
 def find_serials(text: str, edits: list[Edit]) -> None:

@@ -88,6 +88,10 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str] | regex.Pattern[str]]] = [
     # Entra ID's refusals name both: `AADSTS700016: Application with identifier '<guid>' was
     # not found in the directory '<guid>'`.
     ("aadsts", "AADSTS", re.compile(r"(?:identifier|directory|tenant) '(?P<id>" + _GUID + r")'")),
+    # Azure Resource Manager's refusal names the caller's object id (and the scope's
+    # subscription): `(AuthorizationFailed) The client 'x@acme.io' with object id '<guid>' does
+    # not have authorization to perform action ...`.
+    ("arm-object-id", "object id '", re.compile(r"object id '(?P<id>" + _GUID + r")'")),
     # `az account list -o table`: `Name  CloudName  SubscriptionId  TenantId  State  IsDefault`,
     # each row's ids after its cloud's name (AzureCloud, AzureUSGovernment, AzureChinaCloud).
     ("az-table", "Azure", re.compile(r"(?<![\w-])Azure\w{0,16}[ \t]+(?P<id>" + _GUID + r")(?![\w-])")),

@@ -35,11 +35,13 @@ from bot.masking.addresses import (
     IPV6_TRIGGER,
     MAC_TRIGGER,
     MAC_WORDS,
+    NVME_WORDS,
     SERIAL_WORDS,
     find_csv_serials,
     find_ipv4,
     find_ipv6,
     find_macs,
+    find_nvme_serials,
     find_serials,
 )
 from bot.masking.blocks import find_pem_blocks, find_secret_data
@@ -253,6 +255,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("labelled-numbers", "addresses", lambda s: _labelled_numbers(s), ("serial", "phone"), line_anchors=(*SERIAL_WORDS, *PHONE_WORDS)),
     # nvidia-smi's CSV query output: the serial is a cell under its header's `serial`, on its own line.
     Detector("csv-serials", "addresses", lambda s: find_csv_serials(s.text, s.present, s.edits), ("serial",), CSV_SERIAL_WORDS),
+    # nvme-cli's `nvme list`: the drive's serial is the cell under its header's `SN`.
+    Detector("nvme-serials", "addresses", lambda s: find_nvme_serials(s.text, s.present, s.edits), ("serial",), NVME_WORDS),
     # International-format phone numbers standing as values (alert configs), no label needed.
     Detector("value-phones", "addresses", lambda s: find_value_phones(s.text, s.edits), ("phone",), line_trigger=VALUE_PHONE_TRIGGER),
     # North American numbers, no label needed: their 3-3-4 grouping says what they are.

@@ -50,6 +50,9 @@ PUBLIC_HOSTS = frozenset(
         # Notification and infrastructure services a job reports to (a bot's token is in the
         # path, masked on its own): Telegram's and Discord's APIs, HCP Terraform.
         "telegram.org", "discord.com", "discordapp.com", "terraform.io",
+        # On-call and monitoring services an alert goes to (the key in a URL's path is masked on
+        # its own): PagerDuty, Opsgenie, Healthchecks.io's ping host, Datadog.
+        "pagerduty.com", "opsgenie.com", "hc-ping.com", "healthchecks.io", "datadoghq.com", "datadoghq.eu",
         # The domain of GCP's default compute service account, `<number>-compute@developer.
         # gserviceaccount.com`: its number is masked, the domain is Google's. (Not the whole
         # `gserviceaccount.com`: `trainer@<project>.iam.gserviceaccount.com` is masked whole.)

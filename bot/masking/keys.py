@@ -435,6 +435,8 @@ TECHNICAL_USERS = frozenset(
         # Azure Pipelines' hosted agents run as `vsts` (azcopy's `/home/vsts/.azcopy`); a
         # container's service user named for its job (`user: trainer` in a pod's YAML).
         "vsts", "trainer",
+        # A database's role for a pipeline's loads (MySQL's `Access denied for user 'etl'@'...'`).
+        "etl",
         # The Ray project's images run as `ray` (`/home/ray/ray_results/...` in every Tune
         # trial's path); learned as a login, it took `ray.exceptions` and `ray start` with it.
         "ray",

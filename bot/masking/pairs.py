@@ -39,7 +39,7 @@ from bot.masking.keys import (
     username_ok,
 )
 from bot.masking.lines import NEXT_LINE, annotated_values, line_end, line_start, starts_line
-from bot.masking.owners import login_like
+from bot.masking.owners import login_like, names_a_tool
 from bot.masking.placeholders import PLACEHOLDER_RX
 from bot.masking.state import LogState
 from bot.masking.vendor import kind_of_value
@@ -663,6 +663,8 @@ class _PairScanner:
             return  # `owner: Hannah Fischer`: a person's name, the names pass masks it whole
         if owner and not login_like(value):
             return  # `"owner": "ml-platform"`, `airflow`: a team's or a tool's, kept like a team entity
+        if not owner and core.isupper() and names_a_tool(value.lower()):
+            return  # `POSTGRES_USER=mlflow`: a service's own account, kept as libpq's refusal keeps it
         if username_ok(value):
             self.edits.append((vstart, vstart + len(value), "user", value))
             if owner or core.isupper() or self._answers_whoami(vstart):

@@ -27,6 +27,13 @@ _PATH_TOKENS: list[tuple[str, re.Pattern[str], str, Callable[[str], bool] | None
      lambda value: _channel_token(value)),
     ("/webhooks/", re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,25}/(?P<v>[A-Za-z0-9_-]{40,100})"), "discord-webhook", None),
     ("telegram", re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<v>\d{5,12}:[A-Za-z0-9_-]{30,50})"), "telegram-token", None),
+    # PagerDuty's Events API v1 takes the service's integration key in the path
+    # (`https://events.pagerduty.com/integration/<key>/enqueue`): whoever holds it pages the rotation.
+    ("/integration/", re.compile(r"events\.(?:eu\.)?pagerduty\.com/integration/(?P<v>[0-9A-Za-z]{32})(?![0-9A-Za-z])"), "pagerduty-key", None),
+    # Healthchecks.io: a check's ping URL is its credential (`https://hc-ping.com/<uuid>[/fail]`,
+    # or the project's ping key before the check's slug, `hc-ping.com/<ping-key>/<slug>`).
+    ("hc-ping.com/", re.compile(r"hc-ping\.com/(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]{22}(?=/))"),
+     "healthcheck-url", None),
     # SMTP authentication as smtplib's debug output (`server.set_debuglevel(1)`) shows it:
     # `send: 'AUTH PLAIN AGFsZXJ0c0BhY21lLmlvAHMzY3JldA==\r\n'` is base64 of the user and the
     # password; AUTH LOGIN sends the user, then the password after the server's base64

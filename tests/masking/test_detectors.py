@@ -66,6 +66,10 @@ KIND_EXAMPLES: dict[str, tuple[str, str]] = {
         'requests.post("https://discord.com/api/webhooks/1234567890123456789/aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA", json=p)',
         "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY3zA5bC7dE9fG2hJ4kL6mN8pQ0rS2tU4vW6xY8zA",
     ),
+    # alertmanager's or a cron job's call to PagerDuty's Events API v1, and a Healthchecks.io ping.
+    "pagerduty-key": ("POST https://events.pagerduty.com/integration/e93facc04764012d7bfb002500d5d1a6/enqueue", "e93facc04764012d7bfb002500d5d1a6"),
+    "healthcheck-url": ("curl -fsS -m 10 --retry 5 -o /dev/null https://hc-ping.com/eb095278-f28d-448d-87fb-7b75c171a6aa/fail",
+                        "eb095278-f28d-448d-87fb-7b75c171a6aa"),
     "telegram-token": ('curl -s "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage"', "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
     "cookie": ("Cookie: session=eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ; theme=dark", "eyJ1c2VyIjoiaGZpc2NoZXIifQ.ZmFrZXNpZ25hdHVyZQ"),
     "stripe-key": ("STRIPE_KEY=sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8", "sk_live_aB3dE5fG7hJ9kL2mN4pQ6rS8"),
