@@ -54,6 +54,7 @@ INITIATORS = [
     ("host-oom-sigkill--lmzpai-roboMamba-10.log", 5),  # the agent's `failed (exitcode: -9) local_rank: 5`
     ("dataloader-worker-killed--alibaba-Pai-Megatron-Patch-583.log", 0),
     ("cuda-oom-fragmentation--modelscope-ms-swift-6301.log", 11),  # the agent's SIGTERMs follow rank 11's OOM
+    ("elastic-child-failed--Vision-CAIR-MiniGPT-4-237.log", 0),  # rank 1 failed too; the Root Cause block names rank 0
 ]
 
 
