@@ -58,6 +58,13 @@ _IRISH_PARTICLE = r"(?:Ó|Ní|Nic|Uí|Ua|Mac)"
 # `Hannah Fischer | PhD Candidate | Machine Learning Group`.
 _TITLE_WORDS = (r"(?:PhD|Ph\.D\.|Doctoral|Postdoc|Postdoctoral|Research|Senior|Staff|Principal|Lead|Student|Professor|Prof\.|"
                 r"Engineer|Scientist|Intern|Head|Director|Manager|Software|ML|Machine|Data|Associate|Assistant|MSc|Master|Visiting)\b")
+# (Found by the bar and the title's word: a table's ` | ` alone costs every Tune status table a scan.)
+_SIGNATURE_LITERALS = tuple(
+    f" | {w}"
+    for w in ("PhD", "Ph.D.", "Doctoral", "Postdoc", "Research", "Senior", "Staff", "Principal", "Lead", "Student", "Professor",
+              "Prof.", "Engineer", "Scientist", "Intern", "Head", "Director", "Manager", "Software", "ML", "Machine", "Data",
+              "Associate", "Assistant", "MSc", "Master", "Visiting")
+)  # fmt: skip
 _SIGNATURE_NAME = (
     r"(?:" + _CAP + _LOW + r"{1,30}(?:[ \t](?:" + _IRISH_PARTICLE + r"[ \t])?" + _FAMILY_WORD + r"){1,3}|" + _CJK + r"{2,5})"
 )
@@ -171,7 +178,7 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         r"[ \t]+(?P<whole>)(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:[ \t]" + _CAP + r"[\w'’.-]{0,40}){1,3})[ \t]*\r?$",
         re.M,
     )),
-    ((" | ",), LinePattern(
+    (_SIGNATURE_LITERALS, LinePattern(
         r"[ \t]*(?P<whole>)(?P<name>" + _SIGNATURE_NAME + r")[ \t]+\|[ \t]+" + _TITLE_WORDS,
         gate=r"[ \t]\|[ \t]+" + _TITLE_WORDS,
     )),
@@ -372,7 +379,7 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 continue  # `From: Data Platform`: a team's mailbox
             if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
                 continue  # `@Autowired Trainer t`: an annotation before a type
-            if literals == (" | ",) and _thing_words(raw.split()):
+            if literals is _SIGNATURE_LITERALS and _thing_words(raw.split()):
                 continue  # `Training Loss | Research notes`: a table's header, not a signature
             if literals in (_TEAMS_LITERALS, _CHAT_LITERALS) and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):
                 continue  # `[10:42 AM] Job Failed`, Slack's `Job Failed  10:41 AM`: a bot's event, not a sender
