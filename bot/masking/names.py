@@ -445,7 +445,7 @@ FULL_NAME = (
     # (A given name of two joined by a hyphen capitalises both: `Jean-Luc`, `Anne-Marie`.)
     r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40}|(?<=Mac)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
     r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
-    r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
+    r"|" + _CJK + r"{2,5}(?![\w]))"
 )
 _ROLE_KEY_NAME = re.compile(
     # (A Python module's dunder: `__author__ = "Hannah Fischer"`, `__maintainer__`.)
