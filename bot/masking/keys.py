@@ -73,6 +73,8 @@ _USER_EXACT = frozenset(
         "user_name", "pbs_o_logname", "hf_username",
         # LSF's job owner; Jenkins' build-user plugin (BUILD_USER is the display name).
         "lsb_jobuser", "build_user_id",
+        # MLflow's run info (`mlflow runs describe`, `run.info`): the login that started the run.
+        "user_id",
     )
 )
 # Keys that name who owns or started something: a JSON log's `"owner"`, a tracker's

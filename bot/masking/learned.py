@@ -29,6 +29,10 @@ _LT = ord("<")
 # Not after one of these: a name inside a longer word, or inside one of our placeholders (`<USER-1>`).
 _NOT_BEFORE_NAME = _ALNUM | {ord("<")}
 _NOT_BEFORE_SECRET = frozenset({ord("<")})
+# Before a login and its `@`, a letter (the run-in prompt above) or an address's bracket: cron's
+# `Subject: Cron <hfischer@gpu-ws01> ...` holds a machine's short name, no e-mail address, and
+# no placeholder of ours has an `@` after its type.
+_AFTER_A_LOGIN = _LETTERS | {_LT}
 # A login that is also an English word (`grant`, `frank`, `will`): learned from `USER=grant`
 # or a `ps` row, it is masked again only where a word of prose cannot stand, joined to a path,
 # an address, an assignment or a name made of it (`/home/grant/`, `grant@gpu3`, `USER=grant`,
@@ -101,7 +105,7 @@ def _accept(
     if not shaped:
 
         def whole_word(start: int, end: int) -> bool:
-            if end < size and data[end] == _AT and start and data[start - 1] in _LETTERS:
+            if end < size and data[end] == _AT and start and data[start - 1] in _AFTER_A_LOGIN:
                 return True  # a prompt run into what stood before it: `~/llmhfischer@gpu3:~$`
             return (start == 0 or data[start - 1] not in before) and (end == size or data[end] not in _ALNUM)
 
@@ -109,7 +113,7 @@ def _accept(
 
     def learned_or_sibling(start: int, end: int) -> bool:
         if start and data[start - 1] in before:
-            return end < size and data[end] == _AT and data[start - 1] in _LETTERS  # as whole_word's
+            return end < size and data[end] == _AT and data[start - 1] in _AFTER_A_LOGIN  # as whole_word's
         if end == size:
             return True
         after = data[end]

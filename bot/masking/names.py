@@ -48,6 +48,26 @@ _LOW = r"[a-zß-öø-ÿĀ-žơưạ-ỹά-ώа-џ'’-]"
 # A family name's word: capitalised again after an apostrophe or a hyphen (`O'Sullivan`, `El-Amin`).
 _FAMILY_WORD = _CAP + r"(?:" + _LOW + r"|(?<=['’-])" + _CAP + r"){1,40}"
 _PARTICLE_RX = "|".join(sorted(_PARTICLES, key=len, reverse=True))
+# A name written in Chinese, Japanese or Korean characters (`李雷`, `田中美咲`, `김민준`): no
+# capital, no blank between family and given name; two to five characters stand for a full
+# name, one or two for a given name a greeting uses (`Hi 芳,`).
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
+# (An Irish family name opens with a short word written capitalised: `Tomás Ó Briain`, `Aoife Ní Bhriain`.)
+_IRISH_PARTICLE = r"(?:Ó|Ní|Nic|Uí|Ua|Mac)"
+# A signature's first line puts the name before the sender's title, set off by bars:
+# `Hannah Fischer | PhD Candidate | Machine Learning Group`.
+_TITLE_WORDS = (r"(?:PhD|Ph\.D\.|Doctoral|Postdoc|Postdoctoral|Research|Senior|Staff|Principal|Lead|Student|Professor|Prof\.|"
+                r"Engineer|Scientist|Intern|Head|Director|Manager|Software|ML|Machine|Data|Associate|Assistant|MSc|Master|Visiting)\b")
+# (Found by the bar and the title's word: a table's ` | ` alone costs every Tune status table a scan.)
+_SIGNATURE_LITERALS = tuple(
+    f" | {w}"
+    for w in ("PhD", "Ph.D.", "Doctoral", "Postdoc", "Research", "Senior", "Staff", "Principal", "Lead", "Student", "Professor",
+              "Prof.", "Engineer", "Scientist", "Intern", "Head", "Director", "Manager", "Software", "ML", "Machine", "Data",
+              "Associate", "Assistant", "MSc", "Master", "Visiting")
+)  # fmt: skip
+_SIGNATURE_NAME = (
+    r"(?:" + _CAP + _LOW + r"{1,30}(?:[ \t](?:" + _IRISH_PARTICLE + r"[ \t])?" + _FAMILY_WORD + r"){1,3}|" + _CJK + r"{2,5})"
+)
 # Senders and authors that are services, not people.
 _NOT_PEOPLE = frozenset(
     (
@@ -158,19 +178,24 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str] | LinePattern]] = [
         r"[ \t]+(?P<whole>)(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:[ \t]" + _CAP + r"[\w'’.-]{0,40}){1,3})[ \t]*\r?$",
         re.M,
     )),
+    (_SIGNATURE_LITERALS, LinePattern(
+        r"[ \t]*(?P<whole>)(?P<name>" + _SIGNATURE_NAME + r")[ \t]+\|[ \t]+" + _TITLE_WORDS,
+        gate=r"[ \t]\|[ \t]+" + _TITLE_WORDS,
+    )),
     # A closing word above the sender's name ends a message in a thread: `Cheers,` / `Hannah Fischer`.
     (_CLOSING_LITERALS, LinePattern(
         # (`Best` alone only with its comma: `Best` is a word a log prints on a line.)
         r"[ \t]*(?:(?:Cheers|Thanks|Thank you|Many thanks|Best regards|Kind regards|Regards|Warm regards)[,!.]?|(?:Best|Best wishes|All the best)[,!])[ \t]*\r?\n"
         # (An Irish family name opens with a one-letter word: `Gráinne Ó Súilleabháin`.)
-        r"[ \t]*(?P<whole>)(?P<name>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,3})[ \t]*\r?$",
+        r"[ \t]*(?P<whole>)(?P<name>" + _CAP + _LOW + r"{1,30}(?:[ \t]" + _CAP + _LOW + r"{0,40}){0,3}|" + _CJK + r"{2,5})[ \t]*\r?$",
         re.M,
-        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards|Best|wishes|the best)[,!.]?[ \t]*\r?\n[ \t]*" + _CAP + _LOW,
+        gate=r"(?:Cheers|Thanks|Thank you|regards|Regards|Best|wishes|the best)[,!.]?[ \t]*\r?\n[ \t]*(?:" + _CAP + _LOW + "|" + _CJK + ")",
     )),
     (_CHAT_LITERALS, LinePattern(
         # Family names in several words ride along: `Ana de la Cruz`, `Rafael Ó Súilleabháin`.
         # A directory's `Family, Given` order too (`Fischer, Hannah  10:41 AM`), as Teams copies it.
-        r"[ \t]*(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:,?[ \t](?:" + _CAP + r"[\w'’.-]{0,40}|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,4})"
+        r"[ \t]*(?P<name>" + _CAP + r"[\w'’.-]{1,40}(?:,?[ \t](?:" + _CAP + r"[\w'’.-]{0,40}|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,4}"
+        r"|" + _CJK + r"{2,5})"
         # Pronouns and a status emoji may sit between the name and the clock:
         # `Hannah Fischer (she/her)  :palm_tree: 10:41 AM`.
         r"(?:[ \t]+\([^()\n]{1,20}\))?(?:[ \t]+:[a-z0-9_+-]{1,40}:)?[ \t]{1,8}(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?)[ \t]*$",
@@ -354,6 +379,8 @@ def find_names(text: str, present: set[str], edits: list[Edit], state: LogState)
                 continue  # `From: Data Platform`: a team's mailbox
             if literals == ("@",) and raw.split()[0].lower() in NOT_MENTIONS:
                 continue  # `@Autowired Trainer t`: an annotation before a type
+            if literals is _SIGNATURE_LITERALS and _thing_words(raw.split()):
+                continue  # `Training Loss | Research notes`: a table's header, not a signature
             if literals in (_TEAMS_LITERALS, _CHAT_LITERALS) and any(w.strip(",").lower() in _EVENT_WORDS for w in raw.split()):
                 continue  # `[10:42 AM] Job Failed`, Slack's `Job Failed  10:41 AM`: a bot's event, not a sender
             name = raw if groups.get("rest") is not None or "user" in groups or "q" in groups else _plausible(raw)
@@ -418,7 +445,7 @@ FULL_NAME = (
     # (A given name of two joined by a hyphen capitalises both: `Jean-Luc`, `Anne-Marie`.)
     r"(?P<name>" + _CAP + _SMALL + r"{1,40}(?:(?<=-)" + _CAP + _SMALL + r"{1,40})?(?:[ \t](?:" + _CAP + _SMALL + r"{0,40}(?:(?<=['’])" + _CAP + _SMALL + r"{1,40}|(?<=Mc)" + _CAP + _SMALL + r"{1,40}|(?<=Mac)" + _CAP + _SMALL + r"{1,40})?(?:-" + _CAP + _SMALL + r"{1,40})?"
     r"|(?:" + _PARTICLE_RX + r")(?=[ \t]))){1,3}"
-    r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}(?![\w]))"
+    r"|" + _CJK + r"{2,5}(?![\w]))"
 )
 _ROLE_KEY_NAME = re.compile(
     # (A Python module's dunder: `__author__ = "Hannah Fischer"`, `__maintainer__`.)
@@ -601,7 +628,7 @@ _GREETS = r"(?:[Pp]ing|[Tt]hanks|[Tt]hank you|[Tt]hx|[Cc][Cc]:?|[Hh]ey|[Hh]i|[Hh
 _GREETING = re.compile(
     # (A sign-off puts a comma after its thanks: `Thanks, Evander`.)
     r"(?<![\w@])(?:" + _GREETS + r"|[Tt]hanks,|[Cc]heers,|[Tt]hank you,|[Tt]hx,)[ \t]+"
-    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?)"
+    r"(?P<name>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?|" + _CJK + r"{1,5}(?!" + _CJK + r"))"
     # Two people greeted at once: `Hi Olivia and Marcus,`.
     # (The second with a family name too: `cc Aino Havili and Tahmina Tuilagi`.)
     r"(?:[ \t](?:and|&)[ \t](?P<also>" + _CAP + _LOW + r"{2,20}(?:[ \t]" + _FAMILY_WORD + r")?))?(?=[!,.:;?)]|[ \t]|\r?$)"
@@ -795,7 +822,7 @@ _GIT_HASH_CODES = frozenset(("H", "h", "T", "t", "P", "p"))
 # particles, so a subject after it (`%an %s`: `Hannah Fischer fix OOM`) is not taken with it.
 # (A bot's account carries its `[bot]`: `dependabot[bot]`, no one's name.)
 _GIT_NAME = (
-    r"[^\W\d_][\w'’.-]{0,40}(?:\[bot\]|(?:[ \t](?:" + _FAMILY_WORD + r"|(?:" + _PARTICLE_RX + r")(?=[ \t](?:" + _CAP
+    r"[^\W\d_][\w'’.-]{0,40}(?:\[bot\]|(?:[ \t](?:(?:" + _IRISH_PARTICLE + r"[ \t])?" + _FAMILY_WORD + r"|(?:" + _PARTICLE_RX + r")(?=[ \t](?:" + _CAP
     + r"|(?:" + _PARTICLE_RX + r")[ \t])))){0,5})"
 )
 # Words a commit's subject opens with, capitalised (`Hannah Fischer Fix OOM in ...`): where a

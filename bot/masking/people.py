@@ -27,7 +27,7 @@ from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
 
 # The literals this module tests a whole piece for, found by one scan (guards.py).
-declare("%40", "IdentityFile", "HostName", " Project ")
+declare("%40", "IdentityFile", "HostName", " Project ", "[at]", "(at)", "[AT]", "(AT)")
 
 # `regex` scans for the `@` literal first, so text without e-mails costs almost nothing.
 # The local part starts with a letter or digit: `.@x.com` left after a masked address is not
@@ -40,12 +40,35 @@ _EMAIL_RX = regex.compile(
 )
 
 
+# An address spelled out against scrapers in a signature or a chat: `hfischer [at] acme [dot] de`,
+# `hannah.fischer(at)uni-kassel.de`. The `at` in brackets is what says so; the domain's dots may
+# be spelled out too. Masked as the address it stands for, so the plain one shares its placeholder.
+_OBFUSCATED_AT = r"[ \t]?[\[(](?:at|AT)[\])][ \t]?"
+_OBFUSCATED_DOT = r"(?:[ \t]?[\[(](?:dot|DOT)[\])][ \t]?|\.)"
+_EMAIL_OBFUSCATED_RX = re.compile(
+    r"(?<![\w.%+-])(?P<local>[^\W_][\w.%+-]{0,63})" + _OBFUSCATED_AT
+    + r"(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:" + _OBFUSCATED_DOT + r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){1,10})"
+    r"(?![\w-])"
+)
+_SPELLED_DOT = re.compile(_OBFUSCATED_DOT)
+
+
+def _find_obfuscated_emails(text: str, edits: list[Edit]) -> None:
+    for m in _EMAIL_OBFUSCATED_RX.finditer(text):
+        domain = _SPELLED_DOT.sub(".", m.group("domain"))
+        if not re.search(r"\.[A-Za-z]{2,24}\Z", domain):
+            continue  # `rank [at] 3`: no domain after it
+        edits.append((m.start(), m.end(), "email", f"{m.group('local')}@{domain}"))
+
+
 def find_emails(text: str, edits: list[Edit], state: LogState | None = None) -> None:
     """Mask e-mail addresses; `git@github.com` is an ssh endpoint, not a person.
 
     A `first.last` local part is a person's account name too: it is learned (with its DNS
     form, `first-last`, as it shows in Kubernetes namespaces and pod names).
     """
+    if holds(text, "[at]") or holds(text, "(at)") or holds(text, "[AT]") or holds(text, "(AT)"):
+        _find_obfuscated_emails(text, edits)
     if holds(text, "%40"):
         # URL-encoded in a URL path or query: `.../serviceAccounts/ml-sa%40proj.iam.gserviceaccount.com`.
         for m in _EMAIL_ENCODED_RX.finditer(text):

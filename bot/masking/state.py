@@ -79,6 +79,7 @@ _NUMBERED_ACCOUNTS = frozenset(
 _ESCAPED = re.compile(r"[^a-z0-9]")
 # One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
 # One word of a name; a hyphen or apostrophe may join two (`Anne-Marie`, `Seo-yeon`, `D'Arcy`).
+_CJK_NAME = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}")
 _NAME_PART = re.compile(r"(?=.{2,30}\Z)[^\W\d_]{1,30}(?:[-'’][^\W\d_]{1,30})?\Z")
 # Letters that NFKD does not take apart: the ASCII a login or a bucket name spells them with.
 _FOLD = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th", "ð": "d"})
@@ -239,7 +240,8 @@ class LogState:
         (`hannah.fischer`, `hfischer`), which show in namespaces and pod names with no other
         hint of whose they are (`user-hannah-fischer`, `hfischer-sft-0`): learned as users.
         """
-        if 4 <= len(name) <= 128 and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
+        # (A name in Chinese or Japanese characters is two or three of them: `李雷`, `王芳`.)
+        if (4 <= len(name) <= 128 or _CJK_NAME.fullmatch(name)) and name.lower() not in _STOP_NAMES and any(c.isalpha() for c in name):
             self.names.setdefault(name, None)
             family, comma, given = name.partition(", ")
             # (A family name of several words too: `Bin Laden, Huda`, `van der Berg, Bram`.)

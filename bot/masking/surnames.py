@@ -56,5 +56,8 @@ _FAMILY_NAMES_TEXT = """
     guerrero mendez cabrera fuentes carrasco caballero nieto pascual herrero montero hidalgo gallego vazquez calvo
     velasco vidal soto rojas contreras salazar espinoza sandoval figueroa valenzuela cardenas pacheco campos orozco
     ochoa villanueva zamora acosta mejia ibarra hoang phan huynh duong truong dinh luong trinh quach vuong
+    schaefer schafer schaeffer schroeder neumann koch lefevre lefebvre leroy damico deluca moretti giordano rizzo
+    mancini santoro rinaldi caruso wrobel dabrowski kwiatkowski alfarsi alharbi alqahtani alghamdi alzahrani
+    alshehri kjaergaard thorsson ostby conceicao
 """
 FAMILY_NAMES = frozenset(_FAMILY_NAMES_TEXT.split())
