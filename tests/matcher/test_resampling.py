@@ -7,7 +7,17 @@ the suite's workers, which take a file each, run these two slow comparisons besi
 
 from __future__ import annotations
 
+import pytest
+
 from tests.matcher.test_equivalence import FAST, NAIVE, _generated_log, comparable
+
+# Each test is ~70 s of CPU, ~55 s of it the naive path on the env dump (11,559 lines at ~5 ms):
+# on a machine shared with other jobs both passed the suite's 300 s hang guard (a run beside
+# other test runs, 4-5x slower). Nothing here reads the clock (FAST and NAIVE have a 1 s regex
+# timeout), so a guard of their own, as test_flood_generated has; it still ends a real hang.
+# The dump cannot be smaller: one of 128 ranks (a 600 KB log) is sampled without leaving any
+# literal out, and a first choice that leaves some out is what the tests start from.
+_GUARD = pytest.mark.timeout(900)
 
 
 def _dump_then_iterations() -> str:
@@ -47,6 +57,7 @@ def _assert_chosen_anew_on_the_iterations(log: str) -> None:
     assert comparable(got, timeouts=False) == comparable(NAIVE.diagnose(log), timeouts=False)
 
 
+@_GUARD
 def test_a_log_that_changes_shape_is_sampled_again_and_the_diagnosis_stands(monkeypatch):
     """An env dump first, Megatron iterations after: the database chosen on the dump is chosen
     again on a later sample (it leaves out the literals the iterations repeat), and the
@@ -70,6 +81,7 @@ def _letters(n: int) -> str:
             return out
 
 
+@_GUARD
 def test_a_log_whose_pace_of_candidate_lines_jumps_is_sampled_again_sooner(monkeypatch):
     """An env dump, then Megatron iterations: long before RESAMPLE_EVERY, two stretches in a
     row bring many more candidate lines than the sample saw, and the scan samples again (it
