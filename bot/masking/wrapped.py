@@ -262,6 +262,54 @@ def url_cut_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+# A line a terminal or a pager cut at its window's width: exactly one of _WINDOW_WIDTHS wide, the
+# last column a `\\` when the pager marks its folds so (emacs, `most`). (One pass in C finds
+# the long lines; their widths are read below.)
+_LONG_LINE = re.compile(r"^[^\n]{80,200}$", re.M)
+# What a folded line's next line may hold before a value it carries on: the rest of the key's
+# name, its closing quote, the separator and the value's opening quote (`SSWORD=`, `KEN=`,
+# `word": "`, `'`); a value whose key or separator the fold cut is read only there.
+_LEAD = re.compile(r"[\w.-]{0,48}[\"']?[ \t]*(?:[:=][ \t]*)?[\"']?")
+# A line of its own after a line that happened to fill the window: an error, a level, a signal.
+# What it holds is never read as the value of a key the line above ends in.
+_DIAGNOSTIC = re.compile(
+    r"[ \t]*(?:Traceback \(|[\w.]*(?:Error|Exception|Warning|Fault|Interrupt|Exit)\b|Killed\b|Segmentation fault"
+    r"|NCCL (?:WARN|INFO)\b|(?:WARN(?:ING)?|ERROR|INFO|DEBUG|CRITICAL|FATAL|E\d{4}|W\d{4}|I\d{4})\b)"
+)
+
+
+def window_runs(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, marked) of each run of lines a terminal or a pager folded at its width: lines
+    of one window's width, then the line they go on in (`marked`: each full line's last column
+    is the pager's `\\`, no part of the line)."""
+    runs: list[tuple[int, int, bool]] = []
+    pos = 0
+    n = len(text)
+    while True:
+        m = _LONG_LINE.search(text, pos)
+        if m is None:
+            return runs
+        start, end = m.start(), m.end()
+        line_end = end - (text[end - 1 : end] == "\r")
+        width = line_end - start
+        pos = end + 1
+        if width not in _WINDOW_WIDTHS or end >= n - 1 or text[end + 1] in "\r\n":
+            continue
+        marked = text[line_end - 1] == "\\"
+        lines = 1
+        while lines < _MAX_RUN_LINES:
+            nxt = text.find("\n", end + 1)
+            nxt = n if nxt < 0 else nxt
+            nxt_end = nxt - (text[nxt - 1 : nxt] == "\r")
+            lines += 1
+            if nxt_end - (end + 1) != width or (text[nxt_end - 1] == "\\") != marked or nxt >= n - 1:
+                end = nxt
+                break
+            end = nxt
+        runs.append((start, end, marked))
+        pos = end + 1
+
+
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
     """Where a position of the joined line stands in the text; on a cut, the end of the line
     before it when it ends a span, the start of the line after when it starts one."""
@@ -271,17 +319,19 @@ def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_e
     return text_starts[i] + pos - joined_starts[i]
 
 
-def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
+def wrapped_edits(text: str, find: Callable[[str], list[Edit]], *, folds: bool = True) -> list[Edit]:
     """Edits `find` makes on each wrapped run read as one line, that reach across a cut, moved
     to where they stand in `text`; runs whose lines a box's frame or a chat header breaks
-    (frames.py) too, read without them."""
-    out = _run_edits(text, find)
+    (frames.py) too, read without them. `folds`: read lines a window's width folded too
+    (window_runs); not when the text's lines are pieces of a log put side by side (learning's
+    snippets), where a full line's next is no line it went on in."""
+    out = _run_edits(text, find, folds=folds)
     read = reading_view(text)
     if read is not None:
         spans, resumed = read
         view = "\n".join(text[start:end] for start, end in spans)
         view_starts = _line_starts(spans)
-        out.extend(_view_to_text(_run_edits(view, find, frozenset(view_starts[i] for i in resumed)), spans, view_starts))
+        out.extend(_view_to_text(_run_edits(view, find, frozenset(view_starts[i] for i in resumed), folds=folds), spans, view_starts))
     return out
 
 
@@ -314,23 +364,27 @@ def _view_to_text(edits: list[Edit], spans: list[tuple[int, int]], view_starts: 
     return out
 
 
-def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[int] = frozenset()) -> list[Edit]:
+def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[int] = frozenset(), *, folds: bool = True) -> list[Edit]:
     """wrapped_edits on `text` read as it stands."""
     out: list[Edit] = []
-    runs = [(start, end, False) for start, end in wrapped_runs(text, resumed)]
-    runs += [(start, end, True) for start, end in url_cut_runs(text)]
-    for start, end, whole in runs:
+    runs = [(start, end, "wrap") for start, end in wrapped_runs(text, resumed)]
+    runs += [(start, end, "url") for start, end in url_cut_runs(text)]
+    if folds:
+        runs += [(start, end, "marked" if marked else "window") for start, end, marked in window_runs(text)]
+    for start, end, mode in runs:
         physical = text[start:end]
-        pieces = physical.split("\n")
-        joined = "".join(piece.removesuffix("\r") for piece in pieces)
+        pieces = [piece.removesuffix("\r") for piece in physical.split("\n")]
+        if mode == "marked":
+            pieces[:-1] = [piece[:-1] for piece in pieces[:-1]]
+        joined = "".join(pieces)
         # Where each piece starts in the joined line and in the text.
         joined_starts: list[int] = []
         text_starts: list[int] = []
         jpos, tpos = 0, start
-        for piece in pieces:
+        for piece in physical.split("\n"):
             joined_starts.append(jpos)
             text_starts.append(tpos)
-            jpos += len(piece.removesuffix("\r"))
+            jpos += len(pieces[len(joined_starts) - 1])
             tpos += len(piece) + 1
 
         for a, b, kind, value in find(joined):
@@ -338,6 +392,41 @@ def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[
             last = _to_text(b, joined_starts, text_starts, at_end=True)
             # (Of a cut URL, every edit: its user stands on the first line whole, but only the
             # `@` on the next line says it is one.)
-            if whole or "\n" in text[first:last]:
+            if "\n" in text[first:last]:
+                if mode in ("url", "wrap", "marked") or _folded_tail(joined, a, b, kind, joined_starts):
+                    out.append((first, last, kind, value))
+            elif mode == "url" or (mode != "wrap" and _led_by_cut(joined, a, b, joined_starts)):
                 out.append((first, last, kind, value))
     return out
+
+
+# What a value's rest on a folded line holds that no token's letters do (a password's marks):
+# a run of token letters (wrapped_runs) cannot go on over it.
+_NOT_TOKEN = re.compile(r"[^" + _TOKEN + r"]")
+
+
+def _folded_tail(joined: str, a: int, b: int, kind: str, joined_starts: list[int]) -> bool:
+    """An edit across an unmarked fold whose rest wrapped_runs could not read: a password's with
+    its marks (`...#Ag@`), or its last few letters. A value's rest of token letters alone is
+    wrapped_runs' to judge (a whole key ending a full line, a word or a number below it)."""
+    i = bisect_right(joined_starts, b - 1) - 1
+    line_start = joined_starts[i]
+    if _DIAGNOSTIC.match(joined, line_start) is not None:
+        return False
+    tail = joined[line_start:b]
+    if _NOT_TOKEN.search(tail) is not None or (kind == "password" and len(tail) <= 3):
+        return True
+    # A rest the line goes on after (the next flag, a closing quote), not a number or a word.
+    line_end = joined_starts[i + 1] if i + 1 < len(joined_starts) else len(joined)
+    return b < line_end and _PLAIN_VALUE.fullmatch(tail) is None and (_DIGIT.search(tail) is not None or _WORDS.fullmatch(tail) is None)
+
+
+def _led_by_cut(joined: str, a: int, b: int, joined_starts: list[int]) -> bool:
+    """An edit on a folded run's later line that its key, cut by the fold, led to: the line holds
+    only the key's rest and its separator before it, and is no line of its own (an error)."""
+    i = bisect_right(joined_starts, a) - 1
+    line_start = joined_starts[i]
+    if i == 0 or _LEAD.fullmatch(joined, line_start, a) is None or _DIAGNOSTIC.match(joined, line_start) is not None:
+        return False
+    # A word alone (`Killed`, `ChildFailedError`) is a line's own, not a value the fold carried.
+    return _WORDS.fullmatch(joined, a, b) is None
