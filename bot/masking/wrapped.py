@@ -278,6 +278,27 @@ _DIAGNOSTIC = re.compile(
 )
 
 
+# A command a shell reads over lines: ` \\` ends each line but the last.
+_SHELL_CONTINUED = " \\\n"
+
+
+def shell_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each command continued over lines with ` \\` (a flag on one line, its
+    value on the next: `--db-password \\` then `    'value' \\`)."""
+    runs: list[tuple[int, int]] = []
+    pos = text.find(_SHELL_CONTINUED)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = pos + 2
+        while text.startswith(_SHELL_CONTINUED, text.find("\n", end + 1) - 2) and len(runs) < 100_000:
+            end = text.find("\n", end + 1)
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+        runs.append((start, end))
+        pos = text.find(_SHELL_CONTINUED, end)
+    return runs
+
+
 def window_runs(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, marked) of each run of lines a terminal or a pager folded at its width: lines
     of one window's width, then the line they go on in (`marked`: each full line's last column
@@ -371,10 +392,11 @@ def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[
     runs += [(start, end, "url") for start, end in url_cut_runs(text)]
     if folds:
         runs += [(start, end, "marked" if marked else "window") for start, end, marked in window_runs(text)]
+        runs += [(start, end, "shell") for start, end in shell_runs(text)]
     for start, end, mode in runs:
         physical = text[start:end]
         pieces = [piece.removesuffix("\r") for piece in physical.split("\n")]
-        if mode == "marked":
+        if mode in ("marked", "shell"):
             pieces[:-1] = [piece[:-1] for piece in pieces[:-1]]
         joined = "".join(pieces)
         # Where each piece starts in the joined line and in the text.
@@ -393,7 +415,7 @@ def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[
             # (Of a cut URL, every edit: its user stands on the first line whole, but only the
             # `@` on the next line says it is one.)
             if "\n" in text[first:last]:
-                if mode in ("url", "wrap", "marked") or _folded_tail(joined, a, b, kind, joined_starts):
+                if mode in ("url", "wrap", "marked") or (mode == "window" and _folded_tail(joined, a, b, kind, joined_starts)):
                     out.append((first, last, kind, value))
             elif mode == "url" or (mode != "wrap" and _led_by_cut(joined, a, b, joined_starts)):
                 out.append((first, last, kind, value))
@@ -416,6 +438,9 @@ def _folded_tail(joined: str, a: int, b: int, kind: str, joined_starts: list[int
     tail = joined[line_start:b]
     if _NOT_TOKEN.search(tail) is not None or (kind == "password" and len(tail) <= 3):
         return True
+    if a < joined_starts[i - 1]:
+        return True  # a whole folded line of the value above its rest: the value goes on
+    # (An Anthropic key's `AA` under it.)
     # A rest the line goes on after (the next flag, a closing quote), not a number or a word.
     line_end = joined_starts[i + 1] if i + 1 < len(joined_starts) else len(joined)
     return b < line_end and _PLAIN_VALUE.fullmatch(tail) is None and (_DIGIT.search(tail) is not None or _WORDS.fullmatch(tail) is None)
