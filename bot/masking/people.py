@@ -492,6 +492,8 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         # A `first.last` directory is a person's wherever it sits (a project is rarely named
         # so): learned with its DNS form, which a namespace or a pod name may show.
         state.learn_user(user)
+        if seg == "home" and user in state.users and len(state.home_users) < 4096:
+            state.home_users.setdefault(user, None)
     elif (
         seg == "scratch" or seg in _USER_ROOTS or (seg in _STORAGE_ROOTS and _DATA_HOME_NEXT.match(text, m.end("user")))
     ) and len(state.path_users) < 4096:
