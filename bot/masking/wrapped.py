@@ -92,7 +92,7 @@ _MAX_RUN_LINES = 64
 # (head at the line's end, the letters the rest may hold, the token's whole length; 0 when
 # the rest's own shape says it is whole)
 _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
-    (re.compile(r"(?<![\w-])(hf_[A-Za-z]{1,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
+    (re.compile(r"(?<![\w-])(hf_[A-Za-z]{0,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
     (re.compile(r"(?<![\w-])((?:gh[pousr]|npm)_[A-Za-z0-9]{1,35})\Z"), re.compile(r"[A-Za-z0-9]+"), 40),
     (re.compile(r"(?<![\w-])(glpat-[\w-]{1,19})\Z"), re.compile(r"[\w-]+"), 26),
     (re.compile(r"(?<![\w-])(github_pat_[A-Za-z0-9_]{1,81})\Z"), re.compile(r"[A-Za-z0-9_]+"), 93),
@@ -110,7 +110,7 @@ _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
     (re.compile(r"(?<![\w-])(nvapi-[\w-]{1,63})\Z"), re.compile(r"[\w-]+"), 70),
     (re.compile(r"(?<![\w-])(sk-[A-Za-z0-9]{1,47})\Z"), re.compile(r"[A-Za-z0-9]+"), 51),
     (
-        re.compile(r"(?i:aws_secret_access_key|secretaccesskey)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
+        re.compile(r"(?i:aws_secret_access_key|secretaccesskey|aws-secret-access-key)[\"']?[ \t]*[:= \t][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
         re.compile(r"[A-Za-z0-9+/]+"),
         40,
     ),
@@ -422,28 +422,42 @@ def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[
     return out
 
 
-# What a value's rest on a folded line holds that no token's letters do (a password's marks):
-# a run of token letters (wrapped_runs) cannot go on over it.
-_NOT_TOKEN = re.compile(r"[^" + _TOKEN + r"]")
+# What a password's rest on a folded line holds that no token's letters do: a run of token
+# letters (wrapped_runs) cannot go on over it. (Not a colon: a whole password ending a full
+# line, a `host:pid:tid` prefix or a prompt under it is no rest of it.)
+_PASSWORD_MARK = re.compile(r"[!#*@&$^]")
+_NOT_PASSWORD = re.compile(r"[:<>]")
+# What closes a value's rest on its line (as _CONTINUATION's `rest` opens).
+_CLOSERS = frozenset("\"'`\t ,;)]}>|&")
 
 
 def _folded_tail(joined: str, a: int, b: int, kind: str, joined_starts: list[int]) -> bool:
     """An edit across an unmarked fold whose rest wrapped_runs could not read: a password's with
-    its marks (`...#Ag@`), or its last few letters. A value's rest of token letters alone is
+    its marks (`...#Ag@`), or its last few letters; a rest the line goes on after. A value's rest of token letters alone is
     wrapped_runs' to judge (a whole key ending a full line, a word or a number below it)."""
     i = bisect_right(joined_starts, b - 1) - 1
     line_start = joined_starts[i]
     if _DIAGNOSTIC.match(joined, line_start) is not None:
         return False
     tail = joined[line_start:b]
-    if _NOT_TOKEN.search(tail) is not None or (kind == "password" and len(tail) <= 3):
+    if kind == "password" and (len(tail) <= 3 or (_PASSWORD_MARK.search(tail) is not None and _NOT_PASSWORD.search(tail) is None)):
         return True
-    if a < joined_starts[i - 1]:
+    if kind == "password" and b < len(joined) and joined[b] in "\"'" and a > 0 and joined[a - 1] == joined[b]:
+        return True  # the rest closed by the quote that opened the value (`...QRvS',`)
+    if a < joined_starts[i - 1] and "=" not in joined[a:b].rstrip("=") and (b == len(joined) or joined[b] in _CLOSERS):
         return True  # a whole folded line of the value above its rest: the value goes on
     # (An Anthropic key's `AA` under it.)
-    # A rest the line goes on after (the next flag, a closing quote), not a number or a word.
+    # A rest the line goes on after (the next flag, a closing quote) that mixes a digit and a
+    # letter as wrapped_runs' last line must, not a number or a step's name.
     line_end = joined_starts[i + 1] if i + 1 < len(joined_starts) else len(joined)
-    return b < line_end and _PLAIN_VALUE.fullmatch(tail) is None and (_DIGIT.search(tail) is not None or _WORDS.fullmatch(tail) is None)
+    return (
+        b < line_end
+        and joined[b] in _CLOSERS
+        and _NOT_PASSWORD.search(tail) is None
+        and _PLAIN_VALUE.fullmatch(tail) is None
+        and _DIGIT.search(tail) is not None
+        and _LETTER.search(tail) is not None
+    )
 
 
 def _led_by_cut(joined: str, a: int, b: int, joined_starts: list[int]) -> bool:
@@ -453,5 +467,6 @@ def _led_by_cut(joined: str, a: int, b: int, joined_starts: list[int]) -> bool:
     line_start = joined_starts[i]
     if i == 0 or _LEAD.fullmatch(joined, line_start, a) is None or _DIAGNOSTIC.match(joined, line_start) is not None:
         return False
-    # A word alone (`Killed`, `ChildFailedError`) is a line's own, not a value the fold carried.
-    return _WORDS.fullmatch(joined, a, b) is None
+    # A word alone (`Killed`, `ChildFailedError`) is a line's own, not a value the fold carried,
+    # and so is a `host:pid:tid` prefix or a prompt under a full line with an empty value.
+    return _WORDS.fullmatch(joined, a, b) is None and _NOT_PASSWORD.search(joined, a, b) is None
