@@ -299,6 +299,25 @@ def shell_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+# A secret key's words, one of which a fold that cut a key or a value has near its cut (the
+# key's name, or the key before a password's first letters): lines that merely fill the window
+# (a worker's metrics, stripped of their colours, all 120 wide) are not read again.
+_KEY_HINT = re.compile(r"(?i:pass|pwd|secret|token|key|auth|cred|sig|login|sid)")
+_HINT_REACH = 80
+
+
+def _key_near_cuts(text: str, start: int, end: int) -> bool:
+    """Whether a secret key's word stands near one of the cuts of the run text[start:end]."""
+    cut = text.find("\n", start, end)
+    while cut >= 0:
+        # (Read across the cut: a key's word may stand on both sides, `DB_PA` / `SSWORD`.)
+        near = text[max(start, cut - _HINT_REACH) : cut].rstrip("\r\\") + text[cut + 1 : min(end, cut + 24)]
+        if _KEY_HINT.search(near) is not None:
+            return True
+        cut = text.find("\n", cut + 1, end)
+    return False
+
+
 def window_runs(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, marked) of each run of lines a terminal or a pager folded at its width: lines
     of one window's width, then the line they go on in (`marked`: each full line's last column
@@ -327,7 +346,8 @@ def window_runs(text: str) -> list[tuple[int, int, bool]]:
                 end = nxt
                 break
             end = nxt
-        runs.append((start, end, marked))
+        if _key_near_cuts(text, start, end):
+            runs.append((start, end, marked))
         pos = end + 1
 
 
@@ -399,6 +419,8 @@ def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[
         if mode in ("marked", "shell"):
             pieces[:-1] = [piece[:-1] for piece in pieces[:-1]]
         joined = "".join(pieces)
+        if mode == "shell" and not _key_near_cuts(physical, 0, len(physical)):
+            continue
         # Where each piece starts in the joined line and in the text.
         joined_starts: list[int] = []
         text_starts: list[int] = []
