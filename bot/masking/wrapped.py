@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 
 from bot.literals import Words, one_byte
 from bot.masking.edits import Edit
@@ -262,10 +263,6 @@ def url_cut_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
-# A line a terminal or a pager cut at its window's width: exactly one of _WINDOW_WIDTHS wide, the
-# last column a `\\` when the pager marks its folds so (emacs, `most`). (One pass in C finds
-# the long lines; their widths are read below.)
-_LONG_LINE = re.compile(r"^[^\n]{80,200}$", re.M)
 # What a folded line's next line may hold before a value it carries on: the rest of the key's
 # name, its closing quote, the separator and the value's opening quote (`SSWORD=`, `KEN=`,
 # `word": "`, `'`); a value whose key or separator the fold cut is read only there.
@@ -322,33 +319,27 @@ def window_runs(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, marked) of each run of lines a terminal or a pager folded at its width: lines
     of one window's width, then the line they go on in (`marked`: each full line's last column
     is the pager's `\\`, no part of the line)."""
+    lines = text.split("\n")
+    # (Every line's width and start in C; the lines of a window's width are few.)
+    widths = [n - (line[-1:] == "\r") for n, line in zip(map(len, lines), lines, strict=True)] if "\r" in text else list(map(len, lines))
+    starts = [0, *accumulate(n + 1 for n in map(len, lines))]
     runs: list[tuple[int, int, bool]] = []
-    pos = 0
-    n = len(text)
-    while True:
-        m = _LONG_LINE.search(text, pos)
-        if m is None:
-            return runs
-        start, end = m.start(), m.end()
-        line_end = end - (text[end - 1 : end] == "\r")
-        width = line_end - start
-        pos = end + 1
-        if width not in _WINDOW_WIDTHS or end >= n - 1 or text[end + 1] in "\r\n":
+    last = len(lines) - 1
+    i = 0
+    while i < last:
+        width = widths[i]
+        if width not in _WINDOW_WIDTHS or widths[i + 1] == 0:
+            i += 1
             continue
-        marked = text[line_end - 1] == "\\"
-        lines = 1
-        while lines < _MAX_RUN_LINES:
-            nxt = text.find("\n", end + 1)
-            nxt = n if nxt < 0 else nxt
-            nxt_end = nxt - (text[nxt - 1 : nxt] == "\r")
-            lines += 1
-            if nxt_end - (end + 1) != width or (text[nxt_end - 1] == "\\") != marked or nxt >= n - 1:
-                end = nxt
-                break
-            end = nxt
+        marked = text[starts[i] + width - 1] == "\\"
+        j = i + 1
+        while j < last and j - i + 1 < _MAX_RUN_LINES and widths[j] == width and (text[starts[j] + width - 1] == "\\") == marked and widths[j + 1] != 0:
+            j += 1
+        start, end = starts[i], starts[j] + len(lines[j])
         if _key_near_cuts(text, start, end):
             runs.append((start, end, marked))
-        pos = end + 1
+        i = j + 1
+    return runs
 
 
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
