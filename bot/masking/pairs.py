@@ -119,6 +119,8 @@ _LINE_NEXT_ITEM = re.compile(
 )
 # openssl's options that take a pass phrase argument (`-passin pass:x`, `-passout pass:x`).
 _OPENSSL_PASS_OPTION = re.compile(r"(?<![\w-])-pass(?:in|out|word)?[ \t]+\Z")
+# A POSIX ACL entry's permissions, as getfacl prints them after a named user (`user:alice:r-x`).
+_ACL_PERMS = re.compile(r"[r-][w-][xXsStT-]")
 # A package manager's `config set KEY VALUE` (npm, pnpm, yarn): the key may follow a
 # registry's path (`//registry.npmjs.org/:_authToken`).
 _CONFIG_SET = re.compile(r"(?<![\w-])config[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?:[^\s:]{0,200}:)?\Z")
@@ -653,8 +655,9 @@ class _PairScanner:
             return
         user, colon, password = value.partition(":")
         if colon and core.lower() in ("user", "u"):
-            # curl/wget `--user alice:secret`
-            if password and not exempt_value(password):
+            # curl/wget `--user alice:secret` (getfacl's `user:alice:r-x` entry ends in its
+            # permissions, no password)
+            if password and not exempt_value(password) and _ACL_PERMS.fullmatch(password) is None:
                 pstart = vstart + len(user) + 1
                 self.edits.append((pstart, pstart + len(password), "password", password))
             value = user
