@@ -162,3 +162,12 @@ def test_a_hub_profile_s_owner_goes_and_the_hub_s_pages_stay() -> None:
     assert "huggingface.co/meta-llama huggingface.co/gpt2" not in out  # (sanity: the URLs keep their scheme)
     for kept in ("huggingface.co/meta-llama", "huggingface.co/gpt2", "huggingface.co/docs", "huggingface.co/pricing)"):
         assert kept in out, out
+
+
+def test_a_short_hub_profile_url_and_a_host_that_only_ends_in_hf_co() -> None:
+    # (The two hosts are read by a pattern each, led by its literal: the short host only where
+    # it stands alone, not as the end of another name.)
+    text = "model card: hf.co/tfischer.\nmirror: https://cdn.shelf.co/tfischer\nmirror: https://mirror-hf.co/bwagner\n"
+    out = mask(text).text
+    assert "hf.co/<USER-1>." in out and "tfischer" not in out, out
+    assert "mirror-hf.co/bwagner" in out, out
