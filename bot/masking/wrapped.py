@@ -283,7 +283,9 @@ def shell_runs(text: str) -> list[tuple[int, int]]:
     """(start, end) of each command continued over lines with ` \\` (a flag on one line, its
     value on the next: `--db-password \\` then `    'value' \\`)."""
     runs: list[tuple[int, int]] = []
-    pos = text.find(_SHELL_CONTINUED)
+    # (A backslash first, found by memchr: most logs hold none, and a search for the three
+    # characters stops at every line's end.)
+    pos = text.find(_SHELL_CONTINUED) if "\\" in text else -1
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
         end = pos + 2
@@ -301,7 +303,12 @@ def shell_runs(text: str) -> list[tuple[int, int]]:
 # (a worker's metrics, stripped of their colours, all 120 wide) are not read again. Matched on
 # the lowered text: `re` skips to a word's first letter there, where `(?i:...)` tried every
 # position (28 us a cut, 0.4 s of ray-train's 30 MB, every line of which is 120 wide).
-_KEY_HINT = re.compile(r"pass|pwd|secret|token|key|auth|cred|sig|login|sid")
+# (`sid` only before its separator, as Twilio's key ends: NCCL's `busId 3a000` on every
+# communicator's line, 132 wide on Ray's workers, is none.)
+_KEY_HINT = re.compile(r"pass|pwd|secret|token|key|auth|cred|sig|login|sid[\"']?[ \t]*[:=]")
+# (The words that can begin it, found in all of a text's runs at once by one Hyperscan scan:
+# a run at a time, `re` or `in` cost more than the rest of the fold reading.)
+_HINT_WORDS = Words(("pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "login", 'sid"', "sid'", "sid ", "sid\t", "sid:", "sid="), fixed=True)
 _HINT_REACH = 80
 
 
@@ -323,28 +330,34 @@ def window_runs(text: str) -> list[tuple[int, int, bool]]:
     is the pager's `\\`, no part of the line)."""
     lines = text.split("\n")
     last = len(lines) - 1
-    # (Every line's width, where each starts and which are a window's width, in C: the lines of
-    # a window's width are few, and a step of Python a line cost more than the split.)
+    # (Which lines are a window's wide, in C: they are few, and a step of Python a line cost
+    # more than the split. Where each starts is summed from the last one's, in C too.)
     widths = [n - (line[-1:] == "\r") for n, line in zip(map(len, lines), lines, strict=True)] if "\r" in text else list(map(len, lines))
-    full = list(compress(range(last), map(_WINDOW_WIDTHS.__contains__, widths)))
-    if not full:
-        return []
-    before = list(accumulate(map(len, lines), initial=0))  # (the line's start less its index)
     runs: list[tuple[int, int, bool]] = []
     after = 0
-    for i in full:
+    seen, seen_start = 0, 0  # (a line's index and its start)
+    for i in compress(range(last), map(_WINDOW_WIDTHS.__contains__, widths)):
         width = widths[i]
         if i < after or widths[i + 1] == 0:
             continue
-        marked = text[before[i] + i + width - 1] == "\\"
-        j = i + 1
-        while j < last and j - i + 1 < _MAX_RUN_LINES and widths[j] == width and (text[before[j] + j + width - 1] == "\\") == marked and widths[j + 1] != 0:
+        start = seen_start + sum(map(len, lines[seen:i])) + i - seen
+        seen, seen_start = i, start
+        marked = text[start + width - 1] == "\\"
+        j, end = i + 1, start + len(lines[i]) + 1  # (end: where line j starts)
+        while j < last and j - i + 1 < _MAX_RUN_LINES and widths[j] == width and (text[end + width - 1] == "\\") == marked and widths[j + 1] != 0:
+            end += len(lines[j]) + 1
             j += 1
-        start, end = before[i] + i, before[j] + j + len(lines[j])
-        if _key_near_cuts(text, start, end):
-            runs.append((start, end, marked))
+        end += len(lines[j])
+        runs.append((start, end, marked))
         after = j + 1
-    return runs
+    if not runs:
+        return runs
+    # Only runs that hold a key's word anywhere, read as one line (most hold none: two NCCL lines
+    # that happen to fill the window), are looked at cut by cut.
+    pieces = [text[start:end].replace("\n", "").replace("\r", "").replace("\\", "") for start, end, _ in runs]
+    offsets = list(accumulate((len(piece) + 1 for piece in pieces), initial=0))
+    hinted = {bisect_right(offsets, at) - 1 for _, at, _ in _HINT_WORDS.find(one_byte("\n".join(pieces)))}
+    return [run for k, run in enumerate(runs) if k in hinted and _key_near_cuts(text, run[0], run[1])]
 
 
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
