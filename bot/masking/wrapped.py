@@ -82,6 +82,7 @@ _MIN_WIDTH = 40
 # another width, not when that line is a whole id (_WHOLE_ID). (A key printed just before a
 # setting, `MISTRAL_API_KEY=...` above `TOKENIZERS_PARALLELISM=false`, is no run: `=`.)
 _WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
+_WINDOW_WIDTHS_CR = _WINDOW_WIDTHS | {width + 1 for width in _WINDOW_WIDTHS}  # (with a CRLF line's `\r`)
 # A key wrapped over more lines than this is a blob (a JWT at 40 columns is 25 lines): a run
 # is read again whole as one line, and a base64 dump under a key must not become one.
 _MAX_RUN_LINES = 64
@@ -330,21 +331,26 @@ def window_runs(text: str) -> list[tuple[int, int, bool]]:
     is the pager's `\\`, no part of the line)."""
     lines = text.split("\n")
     last = len(lines) - 1
-    # (Which lines are a window's wide, in C: they are few, and a step of Python a line cost
-    # more than the split. Where each starts is summed from the last one's, in C too.)
-    widths = [n - (line[-1:] == "\r") for n, line in zip(map(len, lines), lines, strict=True)] if "\r" in text else list(map(len, lines))
+    crlf = "\r" in text  # (a CRLF line's `\r` is no column; tqdm's bars hold `\r` mid-line)
+
+    def width(k: int) -> int:
+        return len(lines[k]) - (crlf and lines[k].endswith("\r"))
+
+    # (Which lines are a window's wide, by their length, in C: they are few, and a step of
+    # Python a line cost more than the split. Where each starts is summed from the last one's.)
+    lengths = _WINDOW_WIDTHS_CR if crlf else _WINDOW_WIDTHS
     runs: list[tuple[int, int, bool]] = []
     after = 0
     seen, seen_start = 0, 0  # (a line's index and its start)
-    for i in compress(range(last), map(_WINDOW_WIDTHS.__contains__, widths)):
-        width = widths[i]
-        if i < after or widths[i + 1] == 0:
+    for i in compress(range(last), map(lengths.__contains__, map(len, lines))):
+        full = width(i)
+        if i < after or full not in _WINDOW_WIDTHS or width(i + 1) == 0:
             continue
         start = seen_start + sum(map(len, lines[seen:i])) + i - seen
         seen, seen_start = i, start
-        marked = text[start + width - 1] == "\\"
+        marked = text[start + full - 1] == "\\"
         j, end = i + 1, start + len(lines[i]) + 1  # (end: where line j starts)
-        while j < last and j - i + 1 < _MAX_RUN_LINES and widths[j] == width and (text[end + width - 1] == "\\") == marked and widths[j + 1] != 0:
+        while j < last and j - i + 1 < _MAX_RUN_LINES and width(j) == full and (text[end + full - 1] == "\\") == marked and width(j + 1) != 0:
             end += len(lines[j]) + 1
             j += 1
         end += len(lines[j])
