@@ -101,6 +101,11 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str] | regex.Pattern[str]]] = [
     # (One shape a word, led by it: `re` then skips to the word; a shared `s/` let every path in.)
     *((f"gcp-{parent}", f"{parent}/", re.compile(parent + r"/(?<![\w-]" + parent + r"/)(?P<id>\d{6,20})(?![\w-])"))
       for parent in ("organizations", "folders")),
+    # Twilio's Account SID (`AC` and 32 hex) under its key alone, no auth token near it
+    # (`TWILIO_ACCOUNT_SID=AC...`, `account_sid: AC...`, the API's `"sid": "AC..."`), and in
+    # the API's paths as TwilioRestException prints them (`/2010-04-01/Accounts/AC.../Messages.json`).
+    ("twilio-sid", "", re.compile(r"(?i:sid)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<id>AC[0-9a-f]{32})(?![0-9A-Za-z])")),
+    ("twilio-path", "/Accounts/AC", re.compile(r"/Accounts/(?P<id>AC[0-9a-f]{32})(?![0-9A-Za-z])")),
     # An S3 owner's canonical user id (`<Owner><ID>...</ID>` in s3cmd's and botocore's
     # `b'<ListAllMyBucketsResult ...'`, a bucket ACL's `<Grantee><ID>`): the AWS account's.
     ("s3-canonical", "<ID>", re.compile(r"<ID>(?P<id>[0-9a-f]{64})</ID>")),
@@ -108,6 +113,7 @@ _ACCOUNT_SHAPES: list[tuple[str, str, re.Pattern[str] | regex.Pattern[str]]] = [
 # Case variants of the words the key shapes need (`in` runs in C; lowering the text would not).
 _KEY_SHAPES = {
     "key": ("ccount", "CCOUNT", "wner", "WNER"),
+    "twilio-sid": ("sid", "SID", "Sid"),
     "azure-key": ("ubscription", "UBSCRIPTION", "enant", "ENANT", "lient", "LIENT", "ppId", "pp_id", "PP_ID", "pplication",
                   "PPLICATION", "rincipal", "RINCIPAL", "bject", "BJECT"),
 }
@@ -116,6 +122,8 @@ _KEY_SHAPES = {
 # (Azure's id keys whole, `client_id`, `appId`: `client` alone is on every line of a c10d
 # retry flood, `The client socket has failed to connect`.)
 _AZURE_ID_KEYS = tuple(f"{who}{sep}id" for who in ("client", "app", "application", "principal", "object") for sep in ("", "_", " ", "-"))
+# Twilio's SID key as it ends before its value (`sid` alone is inside `residual`, `inside`).
+_TWILIO_SID_KEYS = ("sid=", "sid:", 'sid"', "sid'", "sid =", "sid :")
 ACCOUNT_LINE_WORDS: tuple[str, ...] = (
     *(literal for _, literal, _ in _ACCOUNT_SHAPES if literal),
     *_KEY_SHAPES["key"],
@@ -124,6 +132,7 @@ ACCOUNT_LINE_WORDS: tuple[str, ...] = (
     *_AZURE_ID_KEYS,
     *(f"A{p}" for p in _IAM_PREFIXES),
     '"id": "',
+    *_TWILIO_SID_KEYS,
 )
 # The lines that teach an account id to the learning pass (masker.py), so that a bare
 # recurrence of it is masked in every piece: each shape's literal.
@@ -132,7 +141,7 @@ ACCOUNT_LINE_WORDS: tuple[str, ...] = (
 ACCOUNT_TEACHING_WORDS: tuple[str, ...] = tuple(dict.fromkeys((
     *(literal.lower() for _, literal, _ in _ACCOUNT_SHAPES if literal),
     "subscription", "tenant", "client_id", "clientid", "appid", "app_id", "principalid", "principal_id", "objectid",
-    "object_id", "azurecloud",
+    "object_id", "azurecloud", *_TWILIO_SID_KEYS,
 )))  # fmt: skip
 # The shapes whose value is a GUID, and a GUID's middle (`re` finds its leading `-` fast).
 _GUID_SHAPES = frozenset(name for name, _, rx in _ACCOUNT_SHAPES if _GUID in rx.pattern)

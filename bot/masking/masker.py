@@ -310,7 +310,7 @@ def _mask_clean(text: str, state: LogState) -> str:
                 detector.find(sub)
                 scan.edits.extend(remap(sub.edits, joined_starts, text_starts))
         if stage == "secrets":
-            scan.edits.extend(wrapped_edits(text, partial(_line_edits, detectors=detectors, state=state)))
+            scan.edits.extend(wrapped_edits(text, partial(_line_edits, detectors=detectors, state=state), folds=not state.learning))
         masked = apply_edits(text, scan.edits, state.table)
         if masked is not text:
             carry_prefix_hosts(text, scan.edits, masked)  # (the leftover pass reads it again)

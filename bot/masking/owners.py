@@ -16,6 +16,7 @@ import re
 from bot.masking.buckets import GIVEN_NAMES
 from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, team_like
+from bot.masking.publishers import SHORT_FAMILIES
 from bot.masking.state import LogState
 from bot.masking.surnames import FAMILY_NAMES
 
@@ -126,6 +127,27 @@ def names_a_tool(value: str) -> bool:
     """Whether `value` (lowercase) is a tool's, a service's or a model's name (`mlflow`, `airflow`,
     `redis`): the account a service runs as is named for it."""
     return value in _NOT_LOGINS or value in _TOOL_LOGINS
+
+
+# An initial and a family name, as a home directory names its owner (`jli`, `ybenali`): the
+# first two letters begin no English word (a `y` before a consonant is an initial too).
+_INITIAL_AND_NAME = re.compile(r"[b-df-hj-np-tv-z][b-df-hj-np-tv-z][a-z]{2,13}\Z")
+
+
+def initial_and_name(login: str) -> bool:
+    """A login read from a home directory that is an initial and a family name: one of the
+    short family names (`jli`, `xwu`), or a longer name after an initial whose two letters
+    begin no English word and no tool's name (`ybenali`; not `cloud`, `tpu`, `mlflow`)."""
+    if not login.isalpha() or not login.islower() or names_a_tool(login):
+        return False
+    if 3 <= len(login) <= 6 and login[1:] in SHORT_FAMILIES:
+        return True
+    return (
+        _INITIAL_AND_NAME.match(login) is not None
+        and login[:2] not in _ONSETS
+        and not login.startswith(_TOOL_HEADS)
+        and any(c in "aeiou" for c in login[2:])
+    )
 
 
 def person_login(value: str) -> bool:

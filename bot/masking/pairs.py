@@ -119,6 +119,12 @@ _LINE_NEXT_ITEM = re.compile(
 )
 # openssl's options that take a pass phrase argument (`-passin pass:x`, `-passout pass:x`).
 _OPENSSL_PASS_OPTION = re.compile(r"(?<![\w-])-pass(?:in|out|word)?[ \t]+\Z")
+# A tuple of whole numbers, a tensor's shape as xformers lists its inputs (`No operator found for
+# \`memory_efficient_attention_forward\` with inputs:` / `key : shape=(2, 498, 8, 32) (torch.float16)`):
+# no secret, though its key is `key`.
+_SHAPE_TUPLE = re.compile(r"(?:shape=)?\([ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*,?[ \t]*\)")
+# A POSIX ACL entry's permissions, as getfacl prints them after a named user (`user:alice:r-x`).
+_ACL_PERMS = re.compile(r"[r-][w-][xXsStT-]")
 # A package manager's `config set KEY VALUE` (npm, pnpm, yarn): the key may follow a
 # registry's path (`//registry.npmjs.org/:_authToken`).
 _CONFIG_SET = re.compile(r"(?<![\w-])config[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?:[^\s:]{0,200}:)?\Z")
@@ -598,6 +604,8 @@ class _PairScanner:
             return  # `password= --password-stdin`: an empty value, then the next option
         if value in ("{", "[", "(", "{}", "[]"):
             return  # `"Credentials": {`: the key opens an object, its values are parsed on their own
+        if _SHAPE_TUPLE.match(self.text, vstart) is not None:
+            return  # xformers' inputs: `key : shape=(2, 498, 8, 32) (torch.float16)`, a tensor's shape
         lowered_value = value.lower()
         if lowered_value == core.lower() or lowered_value == core.rsplit("_", 1)[-1].lower():
             return  # `token=token`, `password=password` in shown source
@@ -653,8 +661,9 @@ class _PairScanner:
             return
         user, colon, password = value.partition(":")
         if colon and core.lower() in ("user", "u"):
-            # curl/wget `--user alice:secret`
-            if password and not exempt_value(password):
+            # curl/wget `--user alice:secret` (getfacl's `user:alice:r-x` entry ends in its
+            # permissions, no password)
+            if password and not exempt_value(password) and _ACL_PERMS.fullmatch(password) is None:
                 pstart = vstart + len(user) + 1
                 self.edits.append((pstart, pstart + len(password), "password", password))
             value = user

@@ -515,6 +515,8 @@ def _home_user(text: str, m: re.Match[str], seg: str, edits: list[Edit], state: 
         # A `first.last` directory is a person's wherever it sits (a project is rarely named
         # so): learned with its DNS form, which a namespace or a pod name may show.
         state.learn_user(user)
+        if seg == "home" and user in state.users and len(state.home_users) < 4096:
+            state.home_users.setdefault(user, None)
     elif (
         seg == "scratch" or seg in _USER_ROOTS or (seg in _STORAGE_ROOTS and _DATA_HOME_NEXT.match(text, m.end("user")))
     ) and len(state.path_users) < 4096:
@@ -877,6 +879,35 @@ def _hub_account(name: str, handles: bool = True) -> bool:
     )
 
 
+# A person's page on the Hub, its URL ending at the owner (`See https://huggingface.co/hfischer
+# for the model card`, `hf.co/hfischer.`): where no repository follows, the Hub's own pages
+# (`/docs`, `/pricing`) and the models published before owners (`huggingface.co/gpt2`,
+# `/bert-base-uncased`) stand too.
+# (Each host's pattern led by its own literal, `re`'s fast search skipping to it: an alternation
+# of the two has no literal prefix and was tried at every position of a piece that names the Hub
+# once, a quarter-second of ray-train's 30 MB where its warnings link the Hub's docs.)
+_HF_PROFILE_OWNER = r"(?P<user>[A-Za-z0-9][\w.-]{0,94}?)(?=[\s\"'<>)\]},;]|[.:!?](?:\s|\Z)|\Z|[?#])"
+_HF_PROFILE_RXS = (
+    ("huggingface.co", re.compile(r"huggingface\.co/" + _HF_PROFILE_OWNER)),
+    ("hf.co", re.compile(r"hf\.co/(?<![\w.-]hf\.co/)" + _HF_PROFILE_OWNER)),
+)
+_CANONICAL_MODEL = re.compile(r"(?:albert|bert|camembert|ctrl|distil\w*|flaubert|gpt2|openai-gpt|roberta|t5|transfo-xl|xlm|xlnet)(?:[-.]\w+)*\Z", re.I)
+
+
+_HUB_PAGES = frozenset(
+    ("docs", "pricing", "join", "login", "logout", "papers", "blog", "spaces", "models", "datasets", "collections", "posts",
+     "learn", "chat", "tasks", "enterprise", "organizations", "welcome", "inference-endpoints", "inference-api", "support",
+     "terms-of-service", "privacy", "changelog", "storage", "settings", "new", "new-space", "new-dataset", "notifications",
+     "search", "pro", "hub", "api", "languages", "licenses", "code-of-conduct", "content-guidelines", "brand", "jobs", "about")
+)  # fmt: skip
+
+
+def _hub_profile(name: str) -> bool:
+    """A profile URL's owner: a person's as a repository's owner is, not a model without one,
+    nor one of the Hub's own pages."""
+    return name.lower() not in _HUB_PAGES and _CANONICAL_MODEL.match(name) is None and _hub_account(name)
+
+
 def _hub_path_account(name: str) -> bool:
     """An owner where a local path may stand too: not a run's directory either, nor a handle of
     words alone, which a directory is named as often (`sft-output/checkpoint-100`)."""
@@ -1034,6 +1065,7 @@ def find_named_users(text: str, present: set[str], edits: list[Edit], state: Log
         ("users:", _KUBECONFIG_USER_RX.finditer, _kubeconfig_user),
         *((literal, rx.finditer, _hub_account) for literal, rx in _HF_OWNER_RXS),
         *((literal, rx.finditer, _hub_path_account) for literal, rx in _HF_PATH_OWNER_RXS),
+        *((literal, rx.finditer, _hub_profile) for literal, rx in _HF_PROFILE_RXS),
         ("github.com", _GITHUB_RX.finditer, _github_account),
         ("githubusercontent.com", _GITHUB_RAW_RX.finditer, _github_account),
         ("gist.github.com", _GIST_RX.finditer, _gist_author),

@@ -154,6 +154,9 @@ class LogState:
     # A learned login's other spellings (`ALICE`, `Alice` for `alice`) -> the login, so a banner
     # that shouts it takes the login's own placeholder.
     learned_cases: dict[str, str] = field(default_factory=dict)
+    # Logins read from a home directory (`/home/jli/`): a person's account for sure, so its
+    # upper-case spelling (`JLI` in a banner) is hers whatever its shape.
+    home_users: dict[str, None] = field(default_factory=dict)
     secrets_words: Words | None = None
     secrets_size: int = 0
     # The passes run to learn names (Masker.learn), their text thrown away.
@@ -179,6 +182,12 @@ class LogState:
         from bot.masking.owners import person_login  # (owners.py imports this module)
 
         cases: dict[str, str] = {}
+        from bot.masking.owners import initial_and_name  # (owners.py imports this module)
+
+        for user in self.home_users:
+            upper = user.upper()
+            if initial_and_name(user) and not wordlike_login(user) and upper not in self.names:
+                cases.setdefault(upper, user)
         for user in self.users:
             if len(user) < 4 or not user.islower() or wordlike_login(user) or not self._given_like(user.rstrip("0123456789")):
                 continue

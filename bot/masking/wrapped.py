@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import accumulate, compress
 
 from bot.literals import Words, one_byte
 from bot.masking.edits import Edit
@@ -81,6 +82,7 @@ _MIN_WIDTH = 40
 # another width, not when that line is a whole id (_WHOLE_ID). (A key printed just before a
 # setting, `MISTRAL_API_KEY=...` above `TOKENIZERS_PARALLELISM=false`, is no run: `=`.)
 _WINDOW_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
+_WINDOW_WIDTHS_CR = _WINDOW_WIDTHS | {width + 1 for width in _WINDOW_WIDTHS}  # (with a CRLF line's `\r`)
 # A key wrapped over more lines than this is a blob (a JWT at 40 columns is 25 lines): a run
 # is read again whole as one line, and a base64 dump under a key must not become one.
 _MAX_RUN_LINES = 64
@@ -92,7 +94,7 @@ _MAX_RUN_LINES = 64
 # (head at the line's end, the letters the rest may hold, the token's whole length; 0 when
 # the rest's own shape says it is whole)
 _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
-    (re.compile(r"(?<![\w-])(hf_[A-Za-z]{1,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
+    (re.compile(r"(?<![\w-])(hf_[A-Za-z]{0,33})\Z"), re.compile(r"[A-Za-z]+"), 37),
     (re.compile(r"(?<![\w-])((?:gh[pousr]|npm)_[A-Za-z0-9]{1,35})\Z"), re.compile(r"[A-Za-z0-9]+"), 40),
     (re.compile(r"(?<![\w-])(glpat-[\w-]{1,19})\Z"), re.compile(r"[\w-]+"), 26),
     (re.compile(r"(?<![\w-])(github_pat_[A-Za-z0-9_]{1,81})\Z"), re.compile(r"[A-Za-z0-9_]+"), 93),
@@ -110,7 +112,7 @@ _FIXED_LENGTH: tuple[tuple[re.Pattern[str], re.Pattern[str], int], ...] = (
     (re.compile(r"(?<![\w-])(nvapi-[\w-]{1,63})\Z"), re.compile(r"[\w-]+"), 70),
     (re.compile(r"(?<![\w-])(sk-[A-Za-z0-9]{1,47})\Z"), re.compile(r"[A-Za-z0-9]+"), 51),
     (
-        re.compile(r"(?i:aws_secret_access_key|secretaccesskey)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
+        re.compile(r"(?i:aws_secret_access_key|secretaccesskey|aws-secret-access-key)[\"']?[ \t]*[:= \t][ \t]*[\"']?([A-Za-z0-9+/]{1,39})\Z"),
         re.compile(r"[A-Za-z0-9+/]+"),
         40,
     ),
@@ -262,6 +264,108 @@ def url_cut_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+# What a folded line's next line may hold before a value it carries on: the rest of the key's
+# name, its closing quote, the separator and the value's opening quote (`SSWORD=`, `KEN=`,
+# `word": "`, `'`); a value whose key or separator the fold cut is read only there.
+_LEAD = re.compile(r"[\w.-]{0,48}[\"']?[ \t]*(?:[:=][ \t]*)?[\"']?")
+# A line of its own after a line that happened to fill the window: an error, a level, a signal.
+# What it holds is never read as the value of a key the line above ends in.
+_DIAGNOSTIC = re.compile(
+    r"[ \t]*(?:Traceback \(|[\w.]*(?:Error|Exception|Warning|Fault|Interrupt|Exit)\b|Killed\b|Segmentation fault"
+    r"|NCCL (?:WARN|INFO)\b|(?:WARN(?:ING)?|ERROR|INFO|DEBUG|CRITICAL|FATAL|E\d{4}|W\d{4}|I\d{4})\b)"
+)
+
+
+# A command a shell reads over lines: ` \\` ends each line but the last.
+_SHELL_CONTINUED = " \\\n"
+
+
+def shell_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each command continued over lines with ` \\` (a flag on one line, its
+    value on the next: `--db-password \\` then `    'value' \\`)."""
+    runs: list[tuple[int, int]] = []
+    # (A backslash first, found by memchr: most logs hold none, and a search for the three
+    # characters stops at every line's end.)
+    pos = text.find(_SHELL_CONTINUED) if "\\" in text else -1
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = pos + 2
+        while text.startswith(_SHELL_CONTINUED, text.find("\n", end + 1) - 2) and len(runs) < 100_000:
+            end = text.find("\n", end + 1)
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+        runs.append((start, end))
+        pos = text.find(_SHELL_CONTINUED, end)
+    return runs
+
+
+# A secret key's words, one of which a fold that cut a key or a value has near its cut (the
+# key's name, or the key before a password's first letters): lines that merely fill the window
+# (a worker's metrics, stripped of their colours, all 120 wide) are not read again. Matched on
+# the lowered text: `re` skips to a word's first letter there, where `(?i:...)` tried every
+# position (28 us a cut, 0.4 s of ray-train's 30 MB, every line of which is 120 wide).
+# (`sid` only before its separator, as Twilio's key ends: NCCL's `busId 3a000` on every
+# communicator's line, 132 wide on Ray's workers, is none.)
+_KEY_HINT = re.compile(r"pass|pwd|secret|token|key|auth|cred|sig|login|sid[\"']?[ \t]*[:=]")
+# (The words that can begin it, found in all of a text's runs at once by one Hyperscan scan:
+# a run at a time, `re` or `in` cost more than the rest of the fold reading.)
+_HINT_WORDS = Words(("pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "login", 'sid"', "sid'", "sid ", "sid\t", "sid:", "sid="), fixed=True)
+_HINT_REACH = 80
+
+
+def _key_near_cuts(text: str, start: int, end: int) -> bool:
+    """Whether a secret key's word stands near one of the cuts of the run text[start:end]."""
+    cut = text.find("\n", start, end)
+    while cut >= 0:
+        # (Read across the cut: a key's word may stand on both sides, `DB_PA` / `SSWORD`.)
+        near = text[max(start, cut - _HINT_REACH) : cut].rstrip("\r\\") + text[cut + 1 : min(end, cut + 24)]
+        if _KEY_HINT.search(near.lower()) is not None:
+            return True
+        cut = text.find("\n", cut + 1, end)
+    return False
+
+
+def window_runs(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, marked) of each run of lines a terminal or a pager folded at its width: lines
+    of one window's width, then the line they go on in (`marked`: each full line's last column
+    is the pager's `\\`, no part of the line)."""
+    lines = text.split("\n")
+    last = len(lines) - 1
+    crlf = "\r" in text  # (a CRLF line's `\r` is no column; tqdm's bars hold `\r` mid-line)
+
+    def width(k: int) -> int:
+        return len(lines[k]) - (crlf and lines[k].endswith("\r"))
+
+    # (Which lines are a window's wide, by their length, in C: they are few, and a step of
+    # Python a line cost more than the split. Where each starts is summed from the last one's.)
+    lengths = _WINDOW_WIDTHS_CR if crlf else _WINDOW_WIDTHS
+    runs: list[tuple[int, int, bool]] = []
+    after = 0
+    seen, seen_start = 0, 0  # (a line's index and its start)
+    for i in compress(range(last), map(lengths.__contains__, map(len, lines))):
+        full = width(i)
+        if i < after or full not in _WINDOW_WIDTHS or width(i + 1) == 0:
+            continue
+        start = seen_start + sum(map(len, lines[seen:i])) + i - seen
+        seen, seen_start = i, start
+        marked = text[start + full - 1] == "\\"
+        j, end = i + 1, start + len(lines[i]) + 1  # (end: where line j starts)
+        while j < last and j - i + 1 < _MAX_RUN_LINES and width(j) == full and (text[end + full - 1] == "\\") == marked and width(j + 1) != 0:
+            end += len(lines[j]) + 1
+            j += 1
+        end += len(lines[j])
+        runs.append((start, end, marked))
+        after = j + 1
+    if not runs:
+        return runs
+    # Only runs that hold a key's word anywhere, read as one line (most hold none: two NCCL lines
+    # that happen to fill the window), are looked at cut by cut.
+    pieces = [text[start:end].replace("\n", "").replace("\r", "").replace("\\", "") for start, end, _ in runs]
+    offsets = list(accumulate((len(piece) + 1 for piece in pieces), initial=0))
+    hinted = {bisect_right(offsets, at) - 1 for _, at, _ in _HINT_WORDS.find(one_byte("\n".join(pieces)))}
+    return [run for k, run in enumerate(runs) if k in hinted and _key_near_cuts(text, run[0], run[1])]
+
+
 def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_end: bool) -> int:
     """Where a position of the joined line stands in the text; on a cut, the end of the line
     before it when it ends a span, the start of the line after when it starts one."""
@@ -271,17 +375,19 @@ def _to_text(pos: int, joined_starts: list[int], text_starts: list[int], *, at_e
     return text_starts[i] + pos - joined_starts[i]
 
 
-def wrapped_edits(text: str, find: Callable[[str], list[Edit]]) -> list[Edit]:
+def wrapped_edits(text: str, find: Callable[[str], list[Edit]], *, folds: bool = True) -> list[Edit]:
     """Edits `find` makes on each wrapped run read as one line, that reach across a cut, moved
     to where they stand in `text`; runs whose lines a box's frame or a chat header breaks
-    (frames.py) too, read without them."""
-    out = _run_edits(text, find)
+    (frames.py) too, read without them. `folds`: read lines a window's width folded too
+    (window_runs); not when the text's lines are pieces of a log put side by side (learning's
+    snippets), where a full line's next is no line it went on in."""
+    out = _run_edits(text, find, folds=folds)
     read = reading_view(text)
     if read is not None:
         spans, resumed = read
         view = "\n".join(text[start:end] for start, end in spans)
         view_starts = _line_starts(spans)
-        out.extend(_view_to_text(_run_edits(view, find, frozenset(view_starts[i] for i in resumed)), spans, view_starts))
+        out.extend(_view_to_text(_run_edits(view, find, frozenset(view_starts[i] for i in resumed), folds=folds), spans, view_starts))
     return out
 
 
@@ -314,23 +420,30 @@ def _view_to_text(edits: list[Edit], spans: list[tuple[int, int]], view_starts: 
     return out
 
 
-def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[int] = frozenset()) -> list[Edit]:
+def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[int] = frozenset(), *, folds: bool = True) -> list[Edit]:
     """wrapped_edits on `text` read as it stands."""
     out: list[Edit] = []
-    runs = [(start, end, False) for start, end in wrapped_runs(text, resumed)]
-    runs += [(start, end, True) for start, end in url_cut_runs(text)]
-    for start, end, whole in runs:
+    runs = [(start, end, "wrap") for start, end in wrapped_runs(text, resumed)]
+    runs += [(start, end, "url") for start, end in url_cut_runs(text)]
+    if folds:
+        runs += [(start, end, "marked" if marked else "window") for start, end, marked in window_runs(text)]
+        runs += [(start, end, "shell") for start, end in shell_runs(text)]
+    for start, end, mode in runs:
         physical = text[start:end]
-        pieces = physical.split("\n")
-        joined = "".join(piece.removesuffix("\r") for piece in pieces)
+        pieces = [piece.removesuffix("\r") for piece in physical.split("\n")]
+        if mode in ("marked", "shell"):
+            pieces[:-1] = [piece[:-1] for piece in pieces[:-1]]
+        joined = "".join(pieces)
+        if mode == "shell" and not _key_near_cuts(physical, 0, len(physical)):
+            continue
         # Where each piece starts in the joined line and in the text.
         joined_starts: list[int] = []
         text_starts: list[int] = []
         jpos, tpos = 0, start
-        for piece in pieces:
+        for piece in physical.split("\n"):
             joined_starts.append(jpos)
             text_starts.append(tpos)
-            jpos += len(piece.removesuffix("\r"))
+            jpos += len(pieces[len(joined_starts) - 1])
             tpos += len(piece) + 1
 
         for a, b, kind, value in find(joined):
@@ -338,6 +451,59 @@ def _run_edits(text: str, find: Callable[[str], list[Edit]], resumed: frozenset[
             last = _to_text(b, joined_starts, text_starts, at_end=True)
             # (Of a cut URL, every edit: its user stands on the first line whole, but only the
             # `@` on the next line says it is one.)
-            if whole or "\n" in text[first:last]:
+            if "\n" in text[first:last]:
+                if mode in ("url", "wrap", "marked") or (mode == "window" and _folded_tail(joined, a, b, kind, joined_starts)):
+                    out.append((first, last, kind, value))
+            elif mode == "url" or (mode != "wrap" and _led_by_cut(joined, a, b, joined_starts)):
                 out.append((first, last, kind, value))
     return out
+
+
+# What a password's rest on a folded line holds that no token's letters do: a run of token
+# letters (wrapped_runs) cannot go on over it. (Not a colon: a whole password ending a full
+# line, a `host:pid:tid` prefix or a prompt under it is no rest of it.)
+_PASSWORD_MARK = re.compile(r"[!#*@&$^]")
+_NOT_PASSWORD = re.compile(r"[:<>]")
+# What closes a value's rest on its line (as _CONTINUATION's `rest` opens).
+_CLOSERS = frozenset("\"'`\t ,;)]}>|&")
+
+
+def _folded_tail(joined: str, a: int, b: int, kind: str, joined_starts: list[int]) -> bool:
+    """An edit across an unmarked fold whose rest wrapped_runs could not read: a password's with
+    its marks (`...#Ag@`), or its last few letters; a rest the line goes on after. A value's rest of token letters alone is
+    wrapped_runs' to judge (a whole key ending a full line, a word or a number below it)."""
+    i = bisect_right(joined_starts, b - 1) - 1
+    line_start = joined_starts[i]
+    if _DIAGNOSTIC.match(joined, line_start) is not None:
+        return False
+    tail = joined[line_start:b]
+    if kind == "password" and (len(tail) <= 3 or (_PASSWORD_MARK.search(tail) is not None and _NOT_PASSWORD.search(tail) is None)):
+        return True
+    if kind == "password" and b < len(joined) and joined[b] in "\"'" and a > 0 and joined[a - 1] == joined[b]:
+        return True  # the rest closed by the quote that opened the value (`...QRvS',`)
+    if a < joined_starts[i - 1] and "=" not in joined[a:b].rstrip("=") and (b == len(joined) or joined[b] in _CLOSERS):
+        return True  # a whole folded line of the value above its rest: the value goes on
+    # (An Anthropic key's `AA` under it.)
+    # A rest the line goes on after (the next flag, a closing quote) that mixes a digit and a
+    # letter as wrapped_runs' last line must, not a number or a step's name.
+    line_end = joined_starts[i + 1] if i + 1 < len(joined_starts) else len(joined)
+    return (
+        b < line_end
+        and joined[b] in _CLOSERS
+        and _NOT_PASSWORD.search(tail) is None
+        and _PLAIN_VALUE.fullmatch(tail) is None
+        and _DIGIT.search(tail) is not None
+        and _LETTER.search(tail) is not None
+    )
+
+
+def _led_by_cut(joined: str, a: int, b: int, joined_starts: list[int]) -> bool:
+    """An edit on a folded run's later line that its key, cut by the fold, led to: the line holds
+    only the key's rest and its separator before it, and is no line of its own (an error)."""
+    i = bisect_right(joined_starts, a) - 1
+    line_start = joined_starts[i]
+    if i == 0 or _LEAD.fullmatch(joined, line_start, a) is None or _DIAGNOSTIC.match(joined, line_start) is not None:
+        return False
+    # A word alone (`Killed`, `ChildFailedError`) is a line's own, not a value the fold carried,
+    # and so is a `host:pid:tid` prefix or a prompt under a full line with an empty value.
+    return _WORDS.fullmatch(joined, a, b) is None and _NOT_PASSWORD.search(joined, a, b) is None
