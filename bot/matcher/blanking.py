@@ -180,8 +180,11 @@ class Blanker:
             # holds twice the lines it was retired with: NCCL's chatter settles a new line now
             # and then and mostly moves on, and a try costs a compile and a substitution a
             # piece (nccl-native: a try every few pieces cost it more than its lines read one
-            # by one); doubling keeps the tries to a few, however long the log.
-            if group.usable or (group.retired_with and len(group.lines) >= 2 * group.retired_with):
+            # by one); doubling keeps the tries to a few, however long the log. A group in use
+            # keeps its misses: a new line settled does not excuse the pieces it did not pay
+            # in (nccl-native settled one a piece, and each kept a group that emptied ~700
+            # lines a MB compiling and substituting, 5 ms a piece).
+            if not group.usable and group.retired_with and len(group.lines) >= 2 * group.retired_with:
                 group.usable, group.misses = True, 0
         if raw[rank_at:rank_to] not in ranks:
             ranks.add(raw[rank_at:rank_to])

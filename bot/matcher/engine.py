@@ -168,7 +168,7 @@ def _extend(win: _Window, chunk: bytes, pos: int, end: int, reader: LineReader) 
 class _Plan:
     """What to do with a line, given the conditions it meets (shared by every such line)."""
 
-    __slots__ = ("digit_contexts", "floods", "probes", "rules", "shape", "windows")
+    __slots__ = ("digit_contexts", "floods", "nccl_init_only", "probes", "rules", "shape", "windows")
 
     def __init__(
         self, rules: tuple[tuple[Rule, tuple[Signature, ...], regex.Pattern[str] | None], ...], probes: frozenset[str]
@@ -197,6 +197,9 @@ class _Plan:
             and probes <= EXCEPTION_ONLY
             and (not one_line or (self.shape is not None and self.digit_contexts is not None))
         )
+        # NCCL's `Init START`/`Init COMPLETE` lines of a big job (one per rank and communicator,
+        # a line in twenty of nccl-native) with no rule to run: only NCCL's own prefix is read.
+        self.nccl_init_only = not rules and probes == _NCCL_INIT_ONLY
 
 
 
@@ -593,6 +596,9 @@ class Scan:
                 plan = plans.get(conditions) or plan_for(conditions)
                 line_no += chunk.count(b"\n", pos, start)
                 pos = start
+                if plan.nccl_init_only:
+                    facts.observe_nccl_init(_decode(chunk, start, stop))
+                    continue
                 if plan.floods and stop - start <= MAX_LINE_CHARS:
                     # A retry loop or a warning per step: once a line's shape and rank have left
                     # nothing for a repeat to change, a repeat only adds to counts (`_Flood`).

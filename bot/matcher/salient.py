@@ -307,9 +307,10 @@ class LogFacts:
         start = max(line.rfind(" ", 0, dev), line.rfind("]", 0, dev), line.rfind("[", 0, dev)) + 1
         m = _NCCL_INIT.search(line, start, 600)
         if m:
-            proc, width = (m["host"], int(m["pid"])), int(m["n"])
+            host, pid, rank, n = m.group("host", "pid", "rank", "n")
+            proc, width = (host, int(pid)), int(n)
             if width > self.nccl_rank_by_proc.get(proc, (0, 0))[0]:
-                self.nccl_rank_by_proc[proc] = (width, int(m["rank"]))
+                self.nccl_rank_by_proc[proc] = (width, int(rank))
 
     def _observe_node(self, message: str) -> None:
         for m in _RDZV_RANK_LIST.finditer(message):  # at most one: the pattern is anchored
