@@ -290,9 +290,13 @@ def shell_runs(text: str) -> list[tuple[int, int]]:
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
         end = pos + 2
-        while text.startswith(_SHELL_CONTINUED, text.find("\n", end + 1) - 2) and len(runs) < 100_000:
-            end = text.find("\n", end + 1)
-        nxt = text.find("\n", end + 1)
+        while True:
+            # The next line's end, if that line is continued too (none after the text's last
+            # line: `find` gives -1 there, which must not read the text's tail as a line end).
+            nxt = text.find("\n", end + 1)
+            if nxt < 0 or not text.startswith(_SHELL_CONTINUED, nxt - 2):
+                break
+            end = nxt
         end = len(text) if nxt < 0 else nxt
         runs.append((start, end))
         pos = text.find(_SHELL_CONTINUED, end)

@@ -7,7 +7,9 @@ Values are made up, in each vendor's format."""
 
 from __future__ import annotations
 
-from bot.masking import mask
+import pytest
+
+from bot.masking import Masker, mask
 
 _HF = "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"  # hf_ and 34 letters
 _PASSWORD = "Tr0ub4!dor#x9*Q@"
@@ -102,6 +104,19 @@ def test_a_flag_s_value_on_the_next_line_of_a_continued_command() -> None:
     out = mask(text).text
     assert _PASSWORD not in out and _HF not in out, out
     assert "    '<SECRET:password-1>' \\\n" in out and "    --db-password \\\n" in out, out
+
+
+@pytest.mark.timeout(30)
+def test_a_piece_whose_last_line_is_continued_ends() -> None:
+    """A piece ending in ` \\` and its newline (a command cut off by the paste, or a chunk
+    boundary of `denpex mask`): the search for the command's next line found no line end there
+    and read the text's tail as one, forever. Each piece is masked and ends."""
+    for piece in ("torchrun train.py --lr 3 \\\n", "export HF_TOKEN=hf_" + "a1B2c3D4e5" * 3 + "abcd \\\n",
+                  "docker run \\\n  --db-password \\\n"):
+        masker = Masker()
+        out = masker.mask(piece)
+        assert out.count("\n") == piece.count("\n") and out.endswith(" \\\n")
+        assert "a1B2c3D4e5" not in out
 
 
 def test_a_full_line_ending_in_a_key_does_not_take_the_error_below_it() -> None:
