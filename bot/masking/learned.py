@@ -22,8 +22,8 @@ _ALNUM = _LETTERS | frozenset(b"0123456789")
 _DASH = ord("-")
 # A learned login run into the word before it still stands as one before its `@`: a prompt
 # whose terminal title lost its escape and bell (`]0;hfischer@gpu3: ~/llmhfischer@gpu3:~/llm$`).
-# Run into a letter only: after a digit it may be the tail of an address (`10.0.0.1aaa@`), which
-# masking it would turn into a bounded address on a second pass.
+# Run into a letter or a digit (`~/llama3hfischer@gpu3`), but not into an address's last digit
+# (`10.0.0.1aaa@`): masking that login would leave a bounded address for a second pass.
 _AT = ord("@")
 _LT = ord("<")
 # Not after one of these: a name inside a longer word, or inside one of our placeholders (`<USER-1>`).
@@ -33,6 +33,16 @@ _NOT_BEFORE_SECRET = frozenset({ord("<")})
 # `Subject: Cron <hfischer@gpu-ws01> ...` holds a machine's short name, no e-mail address, and
 # no placeholder of ours has an `@` after its type.
 _AFTER_A_LOGIN = _LETTERS | {_LT}
+_DIGITS = frozenset(b"0123456789")
+_ADDRESS_TAIL = re.compile(rb"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}\Z")
+
+
+def _run_in(data: bytes, start: int) -> bool:
+    """The login at `start` is run into what stands before it, as a prompt's can be."""
+    before = data[start - 1]
+    if before in _AFTER_A_LOGIN:
+        return True
+    return before in _DIGITS and not _ADDRESS_TAIL.search(data, max(0, start - 16), start)
 # A login that is also an English word (`grant`, `frank`, `will`): learned from `USER=grant`
 # or a `ps` row, it is masked again only where a word of prose cannot stand, joined to a path,
 # an address, an assignment or a name made of it (`/home/grant/`, `grant@gpu3`, `USER=grant`,
@@ -105,7 +115,7 @@ def _accept(
     if not shaped:
 
         def whole_word(start: int, end: int) -> bool:
-            if end < size and data[end] == _AT and start and data[start - 1] in _AFTER_A_LOGIN:
+            if end < size and data[end] == _AT and start and _run_in(data, start):
                 return True  # a prompt run into what stood before it: `~/llmhfischer@gpu3:~$`
             return (start == 0 or data[start - 1] not in before) and (end == size or data[end] not in _ALNUM)
 
@@ -113,7 +123,7 @@ def _accept(
 
     def learned_or_sibling(start: int, end: int) -> bool:
         if start and data[start - 1] in before:
-            return end < size and data[end] == _AT and data[start - 1] in _AFTER_A_LOGIN  # as whole_word's
+            return end < size and data[end] == _AT and _run_in(data, start)  # as whole_word's
         if end == size:
             return True
         after = data[end]

@@ -20,6 +20,7 @@ All values are synthetic, in the real formats.
 
 from __future__ import annotations
 
+from bot.masking import mask
 from tests.masking.test_round12 import _mask_log  # learned whole first, then masked
 
 _SUB = "0b1c2d3e-4f5a-4b6c-8d7e-1f2a3b4c5d6e"
@@ -139,6 +140,17 @@ def test_iterm_shell_integration_and_a_title_that_lost_its_escape() -> None:
     )
     out = _masked(text, "mateo.iyer", "login80", "hannah21", "gpu-node-17")
     assert "\\033]1337;RemoteHost=<USER-1>@<HOST-1>\\007" in out, out
+
+
+def test_a_title_run_into_a_folder_ending_in_a_digit_and_an_address_s_tail() -> None:
+    """A prompt run into a folder whose name ends in a digit (`~/llama3hannah21@...`) still
+    loses its login; a login glued after an IPv4 address's last digit is left as it stands, so
+    that masking it does not make a bounded address for a second pass."""
+    text = "]0;hannah21@gpu-node-17: ~/llama3hannah21@gpu-node-17:~/llama3$ python train.py\n"
+    out = _masked(text, "hannah21", "gpu-node-17")
+    assert "~/llama3<USER-1>@<HOST-1>:~/llama3$" in out, out
+    glued = mask("USER=hannah21 see 10.0.0.1hannah21@fe80::1\n").text
+    assert mask(glued).text == glued
 
 
 def test_secret_access_key_in_an_sts_xml_body() -> None:
