@@ -122,7 +122,7 @@ _OPENSSL_PASS_OPTION = re.compile(r"(?<![\w-])-pass(?:in|out|word)?[ \t]+\Z")
 # A tuple of whole numbers, a tensor's shape as xformers lists its inputs (`No operator found for
 # \`memory_efficient_attention_forward\` with inputs:` / `key : shape=(2, 498, 8, 32) (torch.float16)`):
 # no secret, though its key is `key`.
-_SHAPE_TUPLE = re.compile(r"(?:shape=)?\([ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*,?[ \t]*\)")
+_SHAPE_TUPLE = re.compile(r"(?:shape=)?\([ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*,?[ \t]*\)(?=[\s,;]|\Z)")
 # A POSIX ACL entry's permissions, as getfacl prints them after a named user (`user:alice:r-x`).
 _ACL_PERMS = re.compile(r"[r-][w-][xXsStT-]")
 # A package manager's `config set KEY VALUE` (npm, pnpm, yarn): the key may follow a

@@ -35,3 +35,9 @@ def test_a_key_whose_value_only_opens_with_a_parenthesis_is_still_masked() -> No
     secret = "(k9Qz7Lm2Xv8Rt4Wp)"
     out = mask(f"api_key: {secret}\nkey = {secret}\n").text
     assert "k9Qz7Lm2Xv8Rt4Wp" not in out and out.count("<SECRET:") == 2, out
+
+
+def test_a_secret_that_opens_with_a_number_in_parentheses_is_still_masked() -> None:
+    """The shape is the whole value: `(42)` followed by more letters is a password's start."""
+    out = mask("DB_PASSWORD=(42)hunter2xyzQ\napi_key: (1)sk9XfAbcdEfgh12345\n").text
+    assert "hunter2xyzQ" not in out and "sk9XfAbcdEfgh12345" not in out, out
