@@ -108,11 +108,14 @@ class Denpex:
         status = ReadStatus()
         for piece in _whole_lines(counted(read_log(chunks, limits, status))):
             piece = ascii_spaces(piece)  # a log copied from a web page: no-break spaces
-            if unwrapped + len(piece) <= MAX_UNWRAP_BYTES:
+            if unwrapped < MAX_UNWRAP_BYTES:
                 # A log copied out of tmux: lines cut at its width. That is a screenful, so only
-                # the log's first pieces are looked at, up to MAX_UNWRAP_BYTES.
-                unwrapped += len(piece)
-                piece = unwrap_terminal(piece)
+                # the log's first MAX_UNWRAP_BYTES are looked at, in whole lines (a file's first
+                # piece is larger than that).
+                budget = MAX_UNWRAP_BYTES - unwrapped
+                head = len(piece) if len(piece) <= budget else piece.rfind(b"\n", 0, budget) + 1
+                unwrapped = unwrapped + head if head else MAX_UNWRAP_BYTES
+                piece = unwrap_terminal(piece[:head]) + piece[head:]
             scan.feed(piece)
             if mask:
                 masker.learn(piece)

@@ -56,7 +56,7 @@ def _looks_wrapped(run: list[bytes]) -> bool:
     # chance are all new records, and the line after them is no piece of theirs.
     if all(_NEW_RECORD.match(x) for x in run[1:-1]):
         return False
-    return any(a[-1:].isalnum() and b[:1].isalnum() for a, b in pairwise(run))
+    return any(a.rstrip(b"\r")[-1:].isalnum() and b[:1].isalnum() for a, b in pairwise(run))
 
 
 def unwrap_terminal(data: bytes) -> bytes:
@@ -103,7 +103,8 @@ def unwrap_terminal(data: bytes) -> bytes:
                 j += 1
                 parts.append(lines[j])
             if j > start:
-                out[start] = b"".join(parts)
+                # (A CRLF paste's pieces each end in `\r`: only the last piece's is the line's end.)
+                out[start] = b"".join(p.rstrip(b"\r") for p in parts[:-1]) + parts[-1]
                 for k in range(start + 1, j + 1):
                     out[k] = b""
             j += 1

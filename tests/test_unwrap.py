@@ -67,3 +67,17 @@ def test_wrapped_excerpts_keep_their_cause_once_joined(app: Denpex, name: str) -
 def test_records_that_share_a_length_are_not_joined(name: str) -> None:
     raw = (THREADS / name).read_bytes()
     assert unwrap_terminal(raw) == raw
+
+
+def test_a_crlf_copy_and_a_file_read_in_large_pieces_are_joined(app: Denpex) -> None:
+    """The same paste with Windows line ends, and as the start of a file bigger than the part
+    looked at (a file is read in pieces of a MB, more than MAX_UNWRAP_BYTES): both are read."""
+    raw = WRAPPED.read_bytes()
+    crlf = raw.replace(b"\n", b"\r\n")
+    first = unwrap_terminal(crlf).split(b"\n")[0]
+    assert b"ProcessGroupNCCL's watchdog got stuck for 480 seconds" in first, first[:200]
+    assert _root(app, crlf.decode("utf-8"))[0] == "nccl-watchdog-timeout"
+    filler = b"".join(b"{'loss': 1.%04d, 'learning_rate': 2e-05, 'epoch': 0.1}\n" % (i % 9999) for i in range(30_000))
+    assert len(raw + filler) > 1_000_000
+    outcome = app.diagnose_stream([raw + filler], mask=False)
+    assert outcome.diagnosis.root is not None and outcome.diagnosis.root.id == "nccl-watchdog-timeout"
