@@ -135,6 +135,9 @@ class LinesWith:
             raise ValueError("a word set needs words, and an empty word would match everywhere")
         rest = "[^\\n]*\\n"
         plain = "|".join(hyperscan_literal(w) for w in words if "\n" not in w and w not in not_after_letter)
+        if not plain:
+            # `(?:)[^\n]*\n` would report every line of every text.
+            raise ValueError("a line set needs a word that ends no line and counts after a letter")
         branches = [
             f"(?:{plain}){rest}",
             *(f"(?:^|[^A-Za-z]){hyperscan_literal(w)}{rest}" for w in not_after_letter),

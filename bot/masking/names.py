@@ -21,7 +21,7 @@ from bot.masking.edits import Edit
 from bot.masking.keys import TECHNICAL_USERS, team_like
 from bot.masking.lines import NEXT_LINE, LinePattern, annotated_values
 from bot.masking.people import NATIONAL_PHONE_TRIGGER, NOT_MENTIONS
-from bot.masking.state import LogState, ascii_folded
+from bot.masking.state import CJK_LETTER, LogState, ascii_folded
 from bot.masking.surnames import FAMILY_NAMES
 
 # The keys that hold a person's name; each holds the anchor word `_name` or `user.name`.
@@ -51,7 +51,7 @@ _PARTICLE_RX = "|".join(sorted(_PARTICLES, key=len, reverse=True))
 # A name written in Chinese, Japanese or Korean characters (`李雷`, `田中美咲`, `김민준`): no
 # capital, no blank between family and given name; two to five characters stand for a full
 # name, one or two for a given name a greeting uses (`Hi 芳,`).
-_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
+_CJK = CJK_LETTER
 # (An Irish family name opens with a short word written capitalised: `Tomás Ó Briain`, `Aoife Ní Bhriain`.)
 _IRISH_PARTICLE = r"(?:Ó|Ní|Nic|Uí|Ua|Mac)"
 # A signature's first line puts the name before the sender's title, set off by bars:

@@ -77,9 +77,12 @@ _NUMBERED_ACCOUNTS = frozenset(
      "group", "proj", "team", "guest", "trial", "lab", "hpc", "tenant", "ci", "build", "agent", "bench", "temp")
 )  # fmt: skip
 _ESCAPED = re.compile(r"[^a-z0-9]")
-# One word of a person's name, letters only (`Fischer`, `Müller`), no initials.
-# One word of a name; a hyphen or apostrophe may join two (`Anne-Marie`, `Seo-yeon`, `D'Arcy`).
-_CJK_NAME = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,5}")
+# A letter of a name written in Chinese, Japanese (kana) or Korean (Hangul) characters; such a
+# name is two to five of them (`李雷`, `田中美咲`). Shared with bot/masking/names.py.
+CJK_LETTER = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
+_CJK_NAME = re.compile(CJK_LETTER + r"{2,5}")
+# One word of a person's name, letters only (`Fischer`, `Müller`), no initials; a hyphen or
+# apostrophe may join two (`Anne-Marie`, `Seo-yeon`, `D'Arcy`).
 _NAME_PART = re.compile(r"(?=.{2,30}\Z)[^\W\d_]{1,30}(?:[-'’][^\W\d_]{1,30})?\Z")
 # Letters that NFKD does not take apart: the ASCII a login or a bucket name spells them with.
 _FOLD = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th", "ð": "d"})
@@ -177,12 +180,15 @@ class LogState:
         `Alice`, `AMARA.OYELARAN` in a prolog's banner), each mapped to its login; not a
         login that is a word, a tool's or a service's (`Will`, `Jenkins`, `UBUNTU`), nor one
         already learned as something else (`Hannah`, a name). Only a login that reads as a
-        person's (a name's shape, a number, a dot): a word learned as one (`error` of a
+        person's (a name's shape, a number, a dot), or a home directory's login of an initial
+        and a family name (`jli`, `ybenali`): a word learned as one (`error` of a
         `TODO(error)`) would take `ERROR` off every line."""
-        from bot.masking.owners import person_login  # (owners.py imports this module)
+        from bot.masking.owners import (  # (owners.py imports this module)
+            initial_and_name,
+            person_login,
+        )
 
         cases: dict[str, str] = {}
-        from bot.masking.owners import initial_and_name  # (owners.py imports this module)
 
         for user in self.home_users:
             upper = user.upper()
