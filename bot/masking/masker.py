@@ -90,16 +90,32 @@ def _hex_ids_as_one(shaped: bytes) -> bytes:
 # 16 or more base64 characters that mix capitals, small letters and digits, ended by their
 # padding. The padding is asked for: a path or a login of mixed case and digits
 # (`/scratch/JohnSmith0/Exp0`) spells no base64 id, and only an encoding ends in `=`. As with
-# hex ids, two such values in lines of one shape are learned once, not twice.
+# hex ids, two such values in lines of one shape are learned once, not twice, unless a secret's
+# key stands in the snippet (`_b64_ids`).
 _B64_ID = re.compile(
     rb"(?<![A-Za-z0-9+/=])(?=[A-Za-z0+/]*0)(?=[A-Za-z0+/]*[A-Z])(?=[A-Za-z0+/]*[a-z])[A-Za-z0+/]{16,}={1,2}(?![A-Za-z0-9+/=])"
 )
 
 
+# A secret's key among a snippet's words: its padded base64 values are then values, not ids
+# (`password: cGFzc3dvcmQ=` of a Kubernetes secret's data, twice with two values), each learned.
+# A key stands as a word before its `:` or `=`, not inside a base64 run (`...Kkey4X==`).
+_SECRET_WORDS = (b"pass", b"secret", b"token", b"key", b"auth", b"pwd", b"cred")
+_SECRET_KEY_WORD = re.compile(rb"(?i)(?<![A-Za-z0-9+/])(?:[a-z]+_)?(?:pass|secret|token|key|auth|pwd|cred)[\w-]*[\x22']?[ \t]*[:=]")
+
+
+def _b64_ids(digits: bytes) -> bool:
+    """Whether the snippet's padded base64 runs are ids (read as one shape) rather than values."""
+    if b"=" not in digits:
+        return False
+    lowered = digits.lower()  # (the words found by memchr first: most snippets hold none)
+    return not (any(word in lowered for word in _SECRET_WORDS) and _SECRET_KEY_WORD.search(digits))
+
+
 def _line_shapes(digits: bytes) -> bytes:
     """The shape a teaching snippet is remembered by (its digits already 0): its base64 ids,
     hex numbers and hex ids each read as `0x`."""
-    if b"=" in digits:  # (a base64 id ends in its padding; the regex costs ~20 ns a byte)
+    if _b64_ids(digits):  # (a base64 id ends in its padding; the regex costs ~20 ns a byte)
         digits = _B64_ID.sub(b"0x", digits)
     return _hex_ids_as_one(_HEX_NUMBER.sub(b"0x", digits))
 
@@ -117,7 +133,7 @@ def _outside_ids(digits: bytes) -> int:
     """A digit-shaped snippet as a mask: 0xFF at each byte outside its hex numbers and hex ids
     (what `_line_shapes` keeps), 0 inside them; as a number, to AND with another's XOR."""
     kept = bytearray(b"\xff") * len(digits)
-    for pattern in (_B64_ID, _HEX_NUMBER, _HEX_ID):
+    for pattern in (_B64_ID, _HEX_NUMBER, _HEX_ID) if _b64_ids(digits) else (_HEX_NUMBER, _HEX_ID):
         for m in pattern.finditer(digits):
             kept[m.start() : m.end()] = bytes(m.end() - m.start())
     return int.from_bytes(kept)

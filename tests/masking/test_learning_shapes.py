@@ -62,3 +62,15 @@ def test_teaching_lines_are_the_lines_with_an_anchor_word() -> None:
     # The lines `Words` finds a word on, read one by one, are the same.
     every = Words(words)
     assert [i for i, line in enumerate(lines) if every.find(line + b"\n")] == [0, 1, 2, 4, 5]  # (`nNodes ` too)
+
+
+def test_two_base64_values_under_one_secret_key_are_both_learned() -> None:
+    """Padded base64 ids of lines of one shape are read as one (S3's `x-amz-id-2`), but not
+    under a secret's key: the second password, in a later piece, is a value of its own, and
+    where it recurs bare it is masked."""
+    first, second = "QWxpY2VTZWNyZXQxMjM0NTY3OA==", "Qm9iU2VjcmV0OTg3NjU0MzIxMA=="
+    masker = Masker()
+    masker.learn(f"step 1\ndb_password: {first}\nstep 2\n".encode())
+    masker.learn(f"step 3\ndb_password: {second}\nstep 4\n".encode())
+    out = masker.mask(f"+ echo {second} | base64 -d\n+ echo {first} | base64 -d\n")
+    assert first not in out and second not in out, out
