@@ -337,11 +337,18 @@ def test_url_verification_with_a_bad_signature_is_refused(bot):
                          ids=["unknown", "path", "empty", "huge", "markup"])
 def test_a_stale_or_unknown_button_value_does_nothing(bot, fake_slack, action_id, value):
     """A button whose entry no longer exists (a removed entry, an old message) or whose value
-    is not an entry id: acked, nothing posted, no vote counted."""
+    is not an entry id: acked, nothing posted in the channel, no vote counted. A vote for such
+    an entry tells the person who clicked, privately, that it was not recorded (the twentieth
+    audit); the value itself is never echoed."""
     reply = bot.action(action_id, value)
     assert reply.status == 200
+    if value and action_id.startswith("denpex_feedback_"):
+        (note,) = fake_slack.wait_for("chat.postEphemeral", count=1)
+        assert note.params["user"] == "U0ALICE" and "not recorded" in note.params["text"]
+        assert value not in note.params["text"]
     time.sleep(0.3)
-    assert [c for c in fake_slack.calls if c.method in MESSAGE_METHODS] == []
+    noted = 1 if value and action_id.startswith("denpex_feedback_") else 0
+    assert len([c for c in fake_slack.calls if c.method in MESSAGE_METHODS]) == noted
     with store_for(bot) as store:
         assert store.feedback.summary() == []
 
