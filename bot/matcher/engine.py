@@ -597,6 +597,7 @@ class Scan:
                 line_no += chunk.count(b"\n", pos, start)
                 pos = start
                 if plan.nccl_init_only:
+                    # No rule to run: the line's one use is `_line`'s NCCL-init probe, read here.
                     facts.observe_nccl_init(_decode(chunk, start, stop))
                     continue
                 if plan.floods and stop - start <= MAX_LINE_CHARS:

@@ -106,9 +106,14 @@ def _alerts(deps: BotDeps, call: Invocation) -> Answer:
                           call.client)
 
 
-def _quota(deps: BotDeps, call: Invocation) -> Answer:
-    text = ui.quota_text(deps.store.quotas.status(call.team))
+def quota_answer(deps: BotDeps, team: str) -> Answer:
+    """Workspace `team`'s plan and today's usage, as `/denpex quota` answers it."""
+    text = ui.quota_text(deps.store.quotas.status(team))
     return text, [ui.section(text)]
+
+
+def _quota(deps: BotDeps, call: Invocation) -> Answer:
+    return quota_answer(deps, call.team)
 
 
 def _redeem(deps: BotDeps, call: Invocation) -> Answer:
@@ -142,7 +147,7 @@ SUBCOMMANDS: dict[str, Callable[[BotDeps, Invocation], Answer]] = {
 
 # What may wrap a subcommand typed as a word of a sentence or in mrkdwn: `help.`, `Help!`,
 # `` `quota` ``, `*help*`, `show: cuda-oom`.
-_WORD_WRAPPING = "`*_'\".,;:!?\u2018\u2019\u201c\u201d"
+WORD_WRAPPING = "`*_'\".,;:!?\u2018\u2019\u201c\u201d"
 
 
 def _word_and_rest(text: str) -> tuple[str, str]:
@@ -154,7 +159,7 @@ def _word_and_rest(text: str) -> tuple[str, str]:
 
 def _subcommand(word: str) -> str:
     """The subcommand a first word names, unwrapped and in lower case."""
-    return word.strip(_WORD_WRAPPING).lower()
+    return word.strip(WORD_WRAPPING).lower()
 
 
 def is_lookup(body: dict[str, Any]) -> bool:

@@ -22,7 +22,7 @@ from bot.slack import files, logdetect, recovery, timers
 from bot.slack.answerable import answerable, between_people
 from bot.slack.deps import BotDeps
 from bot.slack.diagnosis import SlackReplier, Where, classify, read_message, tell
-from bot.slack.listeners.commands import ID_WRAPPING
+from bot.slack.listeners.commands import ID_WRAPPING, WORD_WRAPPING, quota_answer
 from bot.slack.listeners.uploads import mark_files
 from bot.slack.outage import unavailable_in_thread
 from bot.slack.user_limits import FOLLOWUP
@@ -522,20 +522,18 @@ def _entry_asked(deps: BotDeps, text: str) -> tuple[str, list[dict[str, Any]]] |
 # an ingest token) and are not run from a thread's text: their sender is told where to type them.
 _COMMAND_TYPED = regex.compile(r"(?:/?denpex:?\s+)?(?P<word>help|quota)", regex.IGNORECASE)
 _COMMAND_ELSEWHERE = regex.compile(r"/?denpex:?\s+(?P<word>redeem|alerts)\b.*", regex.IGNORECASE | regex.DOTALL)
-_COMMAND_WRAPPING = "`*_'\".,;:!?\u2018\u2019\u201c\u201d "
 
 
 def _command_asked(deps: BotDeps, where: Where, text: str) -> tuple[str, list[dict[str, Any]]] | None:
     """What `/denpex help` or `/denpex quota` would answer, for the same words typed as a
     message (in a thread, or to the bot); where to run `/denpex redeem` or `/denpex alerts`
     when typed so; None for anything else."""
-    typed = logdetect.clean(text).strip().strip(_COMMAND_WRAPPING)
+    typed = logdetect.clean(text).strip().strip(WORD_WRAPPING + " ")
     asked = _COMMAND_TYPED.fullmatch(typed)
     if asked and asked.group("word").lower() == "help":
         return ui.help_message()
     if asked:
-        said = ui.quota_text(deps.store.quotas.status(where.team_id))
-        return said, [ui.section(said)]
+        return quota_answer(deps, where.team_id)
     elsewhere = _COMMAND_ELSEWHERE.fullmatch(typed)
     if elsewhere:
         word = elsewhere.group("word").lower()
